@@ -28,6 +28,8 @@ enum x86_insn_flag {
 
 enum { X86_MAX_MEM_OPERANDS = 2 };
 
+/* To name capstone register ids (X86_REG_RSP ...) next to this header, include
+ * "arch/x86_capstone.h", not <capstone/capstone.h>: see there for why. */
 struct x86_mem_operand {
     uint16_t base, index, segment; /* capstone x86_reg ids; 0 = none */
     int32_t scale;

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A TLS symbol's addr is its place in the PT_TLS initialization image
+ * (p_vaddr + st_value), not a per-thread address. */
 struct elf_symbol {
     uint64_t addr, size;
     const char *name;       /* without the @VERSION suffix */

@@ -1,0 +1,1367 @@
+/* execution: the scheduling loop of one run and everything a ptrace stop means.
+ *
+ * Invariant: at most one thread of the program is running; every other thread
+ * sits in a ptrace stop. A thread is stopped before its next visible operation
+ * (a breakpoint on a user instruction that touches shared memory, or on a
+ * modeled library entry), at an emulated syscall (futex, yield, sleep), or is
+ * blocked in mdat's futex model. Running "a step" means: let the chosen thread
+ * perform the operation it is stopped at and run on to its next one. */
+#include "supervisor/execution.h"
+#include "supervisor/futex_model.h"
+#include "supervisor/proc_maps.h"
+#include "supervisor/spawn.h"
+#include "supervisor/tracee.h"
+
+#include <errno.h>
+#include <linux/futex.h>
+#include <stdarg.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef CLONE_THREAD
+#define CLONE_THREAD 0x00010000
+#endif
+#ifndef CLONE_VM
+#define CLONE_VM 0x00000100
+#endif
+#ifndef CLONE_CHILD_CLEARTID
+#define CLONE_CHILD_CLEARTID 0x00200000
+#endif
+#ifndef CLONE_SETTLS
+#define CLONE_SETTLS 0x00080000
+#endif
+
+enum thread_state { TS_RUNNABLE, TS_BLOCKED, TS_EXITED };
+
+/* How the thread has to be resumed from the ptrace stop it sits in. */
+enum stop_kind {
+    STOP_PLAIN,         /* PTRACE_CONT is enough (new thread, emulated syscall, event stop) */
+    STOP_BREAKPOINT,    /* at an int3 of ours: step over the original instruction first */
+};
+
+/* What the thread will do when it next runs: the subject of its next step. */
+enum op_kind { OP_START, OP_ACCESS, OP_CALL, OP_YIELD, OP_SLEEP, OP_WOKEN, OP_TIMEDOUT };
+
+struct mthread {
+    int id;
+    pid_t tid;
+    enum thread_state state;
+    enum stop_kind stop;
+    uint8_t bp_orig;
+    struct user_regs_struct regs;
+
+    enum op_kind op;
+    const struct code_site *site;   /* OP_ACCESS */
+    uint64_t access_addr;           /* OP_ACCESS: first shared operand */
+    uint8_t access_size;
+    enum model_fn fn;               /* OP_CALL */
+
+    /* The modeled library call the thread is in, for naming what it waits on. */
+    bool in_call;
+    enum model_fn call_fn;
+    uint64_t call_arg[2];
+    uint64_t call_site;             /* return address of that call */
+
+    uint64_t last_user_pc;          /* last place in user code, for crash reports */
+    uint64_t start_routine;
+    uint64_t pending_start;         /* set by pthread_create, given to the clone */
+    uint64_t ctid;                  /* CLONE_CHILD_CLEARTID word */
+    uint64_t tls;                   /* struct pthread of this thread = pthread_t */
+    uint64_t stack_lo, stack_hi;    /* its own stack mapping, 0 until needed */
+    bool yielded;
+    bool timed_wait;
+};
+
+struct execution {
+    const struct exec_config *cfg;
+    struct exec_result *res;
+    pid_t pid;
+    int mem_fd;
+    struct mthread *threads;        /* index = id - 1 */
+    int n_threads, cap_threads;
+    struct futex_table futex;
+    struct tracee_event *queue;     /* stops of threads other than the one we wait for */
+    size_t n_queue, cap_queue;
+    pid_t *passive;                 /* threads of forked children, run without scheduling */
+    size_t n_passive, cap_passive;
+    uint64_t deadline_ns;
+    uint64_t steps;
+    int last_thread;
+    bool leader_gone;
+    int leader_status;
+    bool assert_seen;
+    int assert_thread;
+    char assert_text[400];
+    char assert_loc[160];
+    char assert_fn[96];
+    struct trace_event *event;      /* the event of the step being run */
+};
+
+/* What came of letting a thread run. */
+enum run_outcome {
+    RUN_NEXT_OP,        /* stopped before its next visible operation */
+    RUN_BLOCKED,        /* waiting in the futex model */
+    RUN_THREAD_EXITED,
+    RUN_PROCESS_EXITING,/* exit_group or fatal signal: the whole program ends */
+    RUN_PROCESS_GONE,   /* the leader has been reaped */
+    RUN_FAILED,         /* res->kind says what */
+    RUN_ERROR,          /* mdat failed; res->error says why */
+    RUN_TIMEOUT,
+};
+
+/* ---------- small helpers ---------- */
+
+static struct mthread *thread_by_tid(struct execution *ex, pid_t tid)
+{
+    for (int i = 0; i < ex->n_threads; i++)
+        if (ex->threads[i].tid == tid && ex->threads[i].state != TS_EXITED)
+            return &ex->threads[i];
+    return NULL;
+}
+
+static struct mthread *thread_by_id(struct execution *ex, int id)
+{
+    return id >= 1 && id <= ex->n_threads ? &ex->threads[id - 1] : NULL;
+}
+
+static struct mthread *add_thread(struct execution *ex, pid_t tid)
+{
+    if (ex->n_threads == ex->cap_threads) {
+        ex->cap_threads = ex->cap_threads ? ex->cap_threads * 2 : 16;
+        ex->threads = realloc(ex->threads, (size_t)ex->cap_threads * sizeof *ex->threads);
+        if (!ex->threads)
+            abort();
+    }
+    struct mthread *t = &ex->threads[ex->n_threads];
+    memset(t, 0, sizeof *t);
+    t->id = ++ex->n_threads;
+    t->tid = tid;
+    t->state = TS_RUNNABLE;
+    t->stop = STOP_PLAIN;
+    t->op = OP_START;
+    ex->cfg->strategy->ops->thread_created(ex->cfg->strategy, t->id);
+    return t;
+}
+
+static void set_error(struct execution *ex, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_error(struct execution *ex, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ex->res->error_message, sizeof ex->res->error_message, fmt, ap);
+    va_end(ap);
+    ex->res->error = true;
+}
+
+static bool is_passive(const struct execution *ex, pid_t tid)
+{
+    for (size_t i = 0; i < ex->n_passive; i++)
+        if (ex->passive[i] == tid)
+            return true;
+    return false;
+}
+
+static void add_passive(struct execution *ex, pid_t tid)
+{
+    if (ex->n_passive == ex->cap_passive) {
+        ex->cap_passive = ex->cap_passive ? ex->cap_passive * 2 : 8;
+        ex->passive = realloc(ex->passive, ex->cap_passive * sizeof *ex->passive);
+        if (!ex->passive)
+            abort();
+    }
+    ex->passive[ex->n_passive++] = tid;
+}
+
+static void remove_passive(struct execution *ex, pid_t tid)
+{
+    for (size_t i = 0; i < ex->n_passive; i++) {
+        if (ex->passive[i] == tid) {
+            ex->passive[i] = ex->passive[--ex->n_passive];
+            return;
+        }
+    }
+}
+
+static void enqueue(struct execution *ex, const struct tracee_event *ev)
+{
+    if (ex->n_queue == ex->cap_queue) {
+        ex->cap_queue = ex->cap_queue ? ex->cap_queue * 2 : 16;
+        ex->queue = realloc(ex->queue, ex->cap_queue * sizeof *ex->queue);
+        if (!ex->queue)
+            abort();
+    }
+    ex->queue[ex->n_queue++] = *ev;
+}
+
+static bool dequeue(struct execution *ex, pid_t tid, struct tracee_event *ev)
+{
+    for (size_t i = 0; i < ex->n_queue; i++) {
+        if (ex->queue[i].tid == tid) {
+            *ev = ex->queue[i];
+            memmove(&ex->queue[i], &ex->queue[i + 1], (ex->n_queue - i - 1) * sizeof *ex->queue);
+            ex->n_queue--;
+            return true;
+        }
+    }
+    return false;
+}
+
+static int stop_event(int status)
+{
+    return status >> 16;
+}
+
+static bool is_exit_status(int status)
+{
+    return WIFEXITED(status) || WIFSIGNALED(status);
+}
+
+/* ---------- naming addresses ---------- */
+
+static void format_code(struct execution *ex, uint64_t addr, char *buf, size_t len)
+{
+    if (addr && code_map_in_exe(ex->cfg->code, addr)) {
+        debuginfo_format_code(ex->cfg->exe, addr - code_map_bias(ex->cfg->code), buf, len);
+        return;
+    }
+    snprintf(buf, len, "0x%" PRIx64, addr);
+}
+
+static void format_line(struct execution *ex, uint64_t addr, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (addr && code_map_in_exe(ex->cfg->code, addr))
+        debuginfo_format_line(ex->cfg->exe, addr - code_map_bias(ex->cfg->code), buf, len);
+}
+
+static void format_function(struct execution *ex, uint64_t addr, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    struct src_loc loc;
+    if (addr && code_map_in_exe(ex->cfg->code, addr) &&
+        debuginfo_code_location(ex->cfg->exe, addr - code_map_bias(ex->cfg->code), &loc) && loc.function)
+        snprintf(buf, len, "%s", loc.function);
+}
+
+static void format_object(struct execution *ex, uint64_t addr, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (code_map_in_exe(ex->cfg->code, addr))
+        debuginfo_format_data(ex->cfg->exe, addr - code_map_bias(ex->cfg->code), buf, len);
+    if (!buf[0])
+        snprintf(buf, len, "0x%" PRIx64, addr);
+}
+
+/* Where a thread is, in user terms: inside a modeled call, the line that made it. */
+static uint64_t user_pc(const struct mthread *t)
+{
+    if (t->in_call && t->call_site)
+        return t->call_site - 1;    /* the call instruction, not the line after */
+    if (t->regs.rip && t->op == OP_ACCESS)
+        return t->regs.rip;
+    return t->last_user_pc ? t->last_user_pc : t->regs.rip;
+}
+
+static int thread_of_kernel_tid(struct execution *ex, pid_t tid)
+{
+    for (int i = 0; i < ex->n_threads; i++)
+        if (ex->threads[i].tid == tid && ex->threads[i].state != TS_EXITED)
+            return ex->threads[i].id;
+    return 0;
+}
+
+/* glibc keeps the owner's kernel tid in the mutex (__data.__owner, offset 8). */
+static int mutex_holder(struct execution *ex, uint64_t mutex)
+{
+    int32_t owner = 0;
+    if (!tracee_read(ex->mem_fd, mutex + 8, &owner, sizeof owner) || owner <= 0)
+        return 0;
+    return thread_of_kernel_tid(ex, owner);
+}
+
+static int thread_of_pthread(struct execution *ex, uint64_t pthread)
+{
+    for (int i = 0; i < ex->n_threads; i++)
+        if (ex->threads[i].tls == pthread)
+            return ex->threads[i].id;
+    return 0;
+}
+
+/* What a blocked thread waits on, and (through *holder) whom it waits for. */
+static void describe_wait(struct execution *ex, const struct mthread *t, char *buf, size_t len, int *holder)
+{
+    *holder = 0;
+    const struct futex_waiter *w = futex_table_get(&ex->futex, t->id);
+    uint64_t word = w ? w->addr : 0;
+    char name[96];
+    if (t->in_call) {
+        uint64_t obj = t->call_arg[0];
+        switch (t->call_fn) {
+        case MF_MUTEX_LOCK:
+        case MF_MUTEX_TIMEDLOCK:
+            format_object(ex, obj, name, sizeof name);
+            *holder = mutex_holder(ex, obj);
+            if (*holder)
+                snprintf(buf, len, "mutex %s (held by T%d)", name, *holder);
+            else
+                snprintf(buf, len, "mutex %s", name);
+            return;
+        case MF_COND_WAIT:
+        case MF_COND_TIMEDWAIT:
+            if (word >= t->call_arg[1] && word < t->call_arg[1] + 40) {
+                format_object(ex, t->call_arg[1], name, sizeof name);
+                *holder = mutex_holder(ex, t->call_arg[1]);
+                if (*holder)
+                    snprintf(buf, len, "mutex %s (held by T%d), to return from pthread_cond_wait", name, *holder);
+                else
+                    snprintf(buf, len, "mutex %s, to return from pthread_cond_wait", name);
+            } else {
+                format_object(ex, obj, name, sizeof name);
+                char mname[96];
+                format_object(ex, t->call_arg[1], mname, sizeof mname);
+                snprintf(buf, len, "condvar %s (with mutex %s)", name, mname);
+            }
+            return;
+        case MF_SEM_WAIT:
+        case MF_SEM_TIMEDWAIT:
+            format_object(ex, obj, name, sizeof name);
+            snprintf(buf, len, "semaphore %s", name);
+            return;
+        case MF_THREAD_JOIN:
+            *holder = thread_of_pthread(ex, obj);
+            if (*holder)
+                snprintf(buf, len, "join T%d", *holder);
+            else
+                snprintf(buf, len, "join of thread 0x%" PRIx64, obj);
+            return;
+        case MF_BARRIER_WAIT:
+            format_object(ex, obj, name, sizeof name);
+            snprintf(buf, len, "barrier %s", name);
+            return;
+        case MF_RWLOCK_RDLOCK:
+        case MF_RWLOCK_WRLOCK:
+            format_object(ex, obj, name, sizeof name);
+            snprintf(buf, len, "rwlock %s", name);
+            return;
+        default:
+            break;
+        }
+    }
+    format_object(ex, word, name, sizeof name);
+    snprintf(buf, len, "futex word %s", name);
+}
+
+/* ---------- trace events ---------- */
+
+static void begin_event(struct execution *ex, struct mthread *t, struct trace_event *ev)
+{
+    memset(ev, 0, sizeof *ev);
+    ev->step = ex->steps + 1;
+    ev->thread = t->id;
+    ev->switched = ex->last_thread != 0 && ex->last_thread != t->id;
+    switch (t->op) {
+    case OP_START:
+        snprintf(ev->op, sizeof ev->op, "start");
+        if (t->id == 1)
+            snprintf(ev->object, sizeof ev->object, "main thread");
+        else
+            format_code(ex, t->start_routine, ev->object, sizeof ev->object);
+        break;
+    case OP_ACCESS: {
+        const struct x86_insn *in = &t->site->insn;
+        bool rd = false, wr = false;
+        for (int i = 0; i < in->n_mem; i++) {
+            rd |= in->mem[i].read;
+            wr |= in->mem[i].write;
+        }
+        snprintf(ev->op, sizeof ev->op, "%s", (in->flags & X86_ATOMIC) ? "atomic" : rd && wr ? "RMW" : wr ? "W" : "R");
+        format_object(ex, t->access_addr, ev->object, sizeof ev->object);
+        if (rd && !wr && t->access_size > 0 && t->access_size <= 8) {
+            uint64_t v = 0;
+            if (tracee_read(ex->mem_fd, t->access_addr, &v, t->access_size))
+                snprintf(ev->value, sizeof ev->value, "-> %" PRId64,
+                         t->access_size == 8 ? (int64_t)v : t->access_size == 4 ? (int64_t)(int32_t)v
+                         : t->access_size == 2 ? (int64_t)(int16_t)v : (int64_t)(int8_t)v);
+        }
+        format_code(ex, t->regs.rip, ev->where, sizeof ev->where);
+        break;
+    }
+    case OP_CALL:
+        snprintf(ev->op, sizeof ev->op, "%s", model_fn_verb(t->fn));
+        if (t->fn == MF_THREAD_JOIN) {
+            int target = thread_of_pthread(ex, t->call_arg[0]);
+            if (target)
+                snprintf(ev->object, sizeof ev->object, "T%d", target);
+        } else if (t->fn == MF_THREAD_CREATE) {
+            format_code(ex, t->regs.rdx, ev->object, sizeof ev->object);
+            char *space = strchr(ev->object, ' ');
+            if (space)
+                memmove(ev->object, space + 1, strlen(space));  /* just the function name */
+        } else if (t->fn != MF_THREAD_EXIT) {
+            format_object(ex, t->call_arg[0], ev->object, sizeof ev->object);
+        }
+        format_code(ex, t->call_site ? t->call_site - 1 : t->regs.rip, ev->where, sizeof ev->where);
+        break;
+    case OP_YIELD:
+    case OP_SLEEP:
+        snprintf(ev->op, sizeof ev->op, "%s", t->op == OP_YIELD ? "yield" : "sleep");
+        format_code(ex, t->last_user_pc, ev->where, sizeof ev->where);
+        break;
+    case OP_WOKEN:
+    case OP_TIMEDOUT:
+        snprintf(ev->op, sizeof ev->op, "%s", t->op == OP_WOKEN ? "wakes" : "timeout");
+        if (t->in_call) {
+            format_object(ex, t->call_arg[0], ev->object, sizeof ev->object);
+            snprintf(ev->value, sizeof ev->value, "in %s", model_fn_verb(t->call_fn));
+        }
+        format_code(ex, user_pc(t), ev->where, sizeof ev->where);
+        break;
+    }
+}
+
+/* After a write, the value written. */
+static void note_written_value(struct execution *ex, struct mthread *t)
+{
+    struct trace_event *ev = ex->event;
+    if (!ev || t->op != OP_ACCESS || t->access_size == 0 || t->access_size > 8 || ev->value[0])
+        return;
+    uint64_t v = 0;
+    if (tracee_read(ex->mem_fd, t->access_addr, &v, t->access_size))
+        snprintf(ev->value, sizeof ev->value, ":= %" PRId64,
+                 t->access_size == 8 ? (int64_t)v : t->access_size == 4 ? (int64_t)(int32_t)v
+                 : t->access_size == 2 ? (int64_t)(int16_t)v : (int64_t)(int8_t)v);
+}
+
+static void finish_event(struct execution *ex, struct trace_event *ev)
+{
+    struct exec_result *res = ex->res;
+    res->recent[res->n_events % EXEC_RECENT_EVENTS] = *ev;
+    res->n_events++;
+    if (ex->cfg->on_event)
+        ex->cfg->on_event(ex->cfg->event_ctx, ev);
+}
+
+/* ---------- waiting ---------- */
+
+/* Handles a stop of a thread that belongs to a forked child: it runs free. */
+static void passive_stop(struct execution *ex, const struct tracee_event *ev)
+{
+    if (is_exit_status(ev->status)) {
+        remove_passive(ex, ev->tid);
+        return;
+    }
+    int event = stop_event(ev->status), sig = WSTOPSIG(ev->status);
+    int deliver = 0;
+    if (event == PTRACE_EVENT_CLONE || event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK) {
+        unsigned long child = 0;
+        ptrace(PTRACE_GETEVENTMSG, ev->tid, 0, &child);
+        add_passive(ex, (pid_t)child);
+        struct tracee_event early;
+        while (dequeue(ex, (pid_t)child, &early))
+            passive_stop(ex, &early);
+    } else if (event == 0 && sig != SIGTRAP) {
+        deliver = sig;
+    }
+    tracee_cont(ev->tid, deliver);
+}
+
+/* Waits for the next stop of tid, dealing with everyone else's meanwhile.
+ * Returns 1, 0 on timeout, -1 when tid is gone without a word. */
+static int wait_thread(struct execution *ex, pid_t tid, int *status)
+{
+    struct tracee_event ev;
+    if (dequeue(ex, tid, &ev)) {
+        *status = ev.status;
+        return 1;
+    }
+    for (;;) {
+        int r = tracee_wait_any(&ev, ex->deadline_ns);
+        if (r <= 0)
+            return r;
+        ex->res->ptrace_stops++;
+        if (ev.tid == tid) {
+            *status = ev.status;
+            return 1;
+        }
+        if (is_passive(ex, ev.tid))
+            passive_stop(ex, &ev);
+        else if (ev.tid == ex->pid && is_exit_status(ev.status)) {
+            ex->leader_gone = true;
+            ex->leader_status = ev.status;
+        } else
+            enqueue(ex, &ev);
+    }
+}
+
+/* ---------- process end ---------- */
+
+/* Lets every remaining thread die and reaps them all, children included. */
+static void drain(struct execution *ex, bool kill_it)
+{
+    if (kill_it && !ex->leader_gone)
+        kill(ex->pid, SIGKILL);
+    for (size_t i = 0; i < ex->n_passive; i++)
+        kill(ex->passive[i], SIGKILL);
+    uint64_t give_up = monotonic_ns() + 5000000000u;
+    bool killed = kill_it;
+    struct tracee_event ev;
+    /* Stops queued earlier need resuming too, or the thread never dies. */
+    for (size_t i = 0; i < ex->n_queue; i++)
+        if (!is_exit_status(ex->queue[i].status))
+            tracee_cont(ex->queue[i].tid, 0);
+    ex->n_queue = 0;
+    for (;;) {
+        int r = tracee_wait_any(&ev, killed ? give_up : ex->deadline_ns);
+        if (r < 0)
+            break;
+        if (r == 0) {
+            if (killed)
+                break;  /* should not happen: SIGKILL cannot be ignored */
+            killed = true;
+            give_up = monotonic_ns() + 5000000000u;
+            kill(ex->pid, SIGKILL);
+            for (size_t i = 0; i < ex->n_passive; i++)
+                kill(ex->passive[i], SIGKILL);
+            continue;
+        }
+        if (is_exit_status(ev.status)) {
+            if (ev.tid == ex->pid) {
+                ex->leader_gone = true;
+                ex->leader_status = ev.status;
+                for (size_t i = 0; i < ex->n_passive; i++)
+                    kill(ex->passive[i], SIGKILL);
+            }
+            remove_passive(ex, ev.tid);
+            continue;
+        }
+        int sig = WSTOPSIG(ev.status);
+        int deliver = stop_event(ev.status) == 0 && sig != SIGTRAP && sig != SIGSTOP ? sig : 0;
+        tracee_cont(ev.tid, is_passive(ex, ev.tid) ? deliver : 0);
+    }
+}
+
+/* ---------- futex emulation ---------- */
+
+/* Makes the syscall the thread is stopped at return result without running it. */
+static bool emulate_syscall(struct mthread *t, int64_t result)
+{
+    t->regs.orig_rax = (uint64_t)-1;
+    t->regs.rax = (uint64_t)result;
+    t->stop = STOP_PLAIN;
+    return tracee_set_regs(t->tid, &t->regs);
+}
+
+static void wake_thread(struct execution *ex, struct mthread *w)
+{
+    futex_table_remove(&ex->futex, w->id);
+    w->state = TS_RUNNABLE;
+    w->op = OP_WOKEN;
+    w->timed_wait = false;
+}
+
+/* Wakes up to n waiters of addr; which ones, when there are more, is a choice. */
+static int wake_waiters(struct execution *ex, uint64_t addr, uint32_t bitset, uint32_t n)
+{
+    int woken = 0;
+    while ((uint32_t)woken < n) {
+        int ids[256];
+        bool yielded[256] = {false};
+        size_t count = futex_table_find(&ex->futex, addr, bitset, ids, 256);
+        if (count == 0)
+            break;
+        if (count > 256)
+            count = 256;
+        size_t pick = 0;
+        if (count > n - (uint32_t)woken) {
+            struct choice_point cp = {ex->steps, ids, yielded, count, ex->last_thread};
+            pick = ex->cfg->strategy->ops->pick_waiter(ex->cfg->strategy, &cp);
+            schedule_add_choice(&ex->res->choices, ex->steps, CHOICE_WAKE, ids[pick]);
+        }
+        wake_thread(ex, thread_by_id(ex, ids[pick]));
+        woken++;
+    }
+    return woken;
+}
+
+static enum run_outcome handle_futex(struct execution *ex, struct mthread *t)
+{
+    struct futex_call fc;
+    futex_decode(&t->regs, &fc);
+    switch (fc.cmd) {
+    case FUTEX_CMD_WAIT: {
+        uint32_t value;
+        if (!tracee_read(ex->mem_fd, fc.uaddr, &value, sizeof value))
+            return emulate_syscall(t, -EFAULT) ? RUN_NEXT_OP + 100 : RUN_ERROR;
+        if (value != fc.val)
+            return emulate_syscall(t, -EAGAIN) ? RUN_NEXT_OP + 100 : RUN_ERROR;
+        if (!emulate_syscall(t, 0))
+            return RUN_ERROR;
+        t->state = TS_BLOCKED;
+        t->timed_wait = fc.timeout != 0;
+        futex_table_add(&ex->futex, t->id, fc.uaddr, fc.bitset, t->timed_wait);
+        return RUN_BLOCKED;
+    }
+    case FUTEX_CMD_WAKE: {
+        int woken = wake_waiters(ex, fc.uaddr, fc.bitset, fc.val);
+        return emulate_syscall(t, woken) ? RUN_NEXT_OP + 100 : RUN_ERROR;
+    }
+    case FUTEX_CMD_CMP_REQUEUE: {
+        if (fc.check_val3) {
+            uint32_t value;
+            if (!tracee_read(ex->mem_fd, fc.uaddr, &value, sizeof value) || value != fc.val3)
+                return emulate_syscall(t, -EAGAIN) ? RUN_NEXT_OP + 100 : RUN_ERROR;
+        }
+        int woken = wake_waiters(ex, fc.uaddr, FUTEX_BITSET_MATCH_ANY, fc.val);
+        int ids[256];
+        size_t count = futex_table_find(&ex->futex, fc.uaddr, FUTEX_BITSET_MATCH_ANY, ids, 256);
+        int moved = 0;
+        for (size_t i = 0; i < count && i < 256 && (uint32_t)moved < fc.nr_requeue; i++, moved++)
+            futex_table_move(&ex->futex, ids[i], fc.uaddr2);
+        return emulate_syscall(t, woken + moved) ? RUN_NEXT_OP + 100 : RUN_ERROR;
+    }
+    case FUTEX_CMD_UNSUPPORTED:
+        break;
+    }
+    set_error(ex, "the program uses %s, which mdat does not model (at %s)", futex_op_name(fc.raw_op), "futex");
+    char where[128];
+    format_code(ex, t->last_user_pc, where, sizeof where);
+    snprintf(ex->res->error_message, sizeof ex->res->error_message,
+             "the program uses %s, which mdat does not model yet (T%d, last at %s)", futex_op_name(fc.raw_op), t->id,
+             where);
+    return RUN_ERROR;
+}
+
+/* ---------- stops ---------- */
+
+static void note_stack(struct execution *ex, struct mthread *t)
+{
+    if (t->stack_hi && t->regs.rsp >= t->stack_lo && t->regs.rsp < t->stack_hi)
+        return;
+    struct proc_maps maps;
+    if (!proc_maps_read(ex->pid, &maps))
+        return;
+    const struct proc_mapping *m = proc_maps_find(&maps, t->regs.rsp);
+    if (m) {
+        t->stack_lo = m->start;
+        t->stack_hi = m->end;
+    }
+    proc_maps_free(&maps);
+}
+
+/* A breakpoint on a user instruction: visible unless every address it touches
+ * is the thread's own stack (pointers to locals, at -O0 mostly). */
+static bool site_is_visible(struct execution *ex, struct mthread *t, const struct code_site *site)
+{
+    const struct x86_insn *in = &site->insn;
+    if (in->flags & X86_ATOMIC) {
+        t->access_addr = in->n_mem ? x86_effective_address(in, 0, &t->regs) : 0;
+        t->access_size = in->n_mem ? in->mem[0].size : 0;
+        return true;
+    }
+    note_stack(ex, t);
+    for (int i = 0; i < in->n_mem; i++) {
+        uint64_t addr = x86_effective_address(in, i, &t->regs);
+        /* 128 bytes below rsp is the red zone, still this thread's. */
+        bool own_stack = addr >= t->stack_lo && addr < t->stack_hi;
+        bool below_main_stack = addr + 65536 >= t->regs.rsp && addr < t->stack_hi;
+        if (!own_stack && !below_main_stack) {
+            t->access_addr = addr;
+            t->access_size = in->mem[i].size;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The default action of sig kills the process, and the program neither
+ * catches nor ignores it. */
+static bool signal_is_fatal(struct execution *ex, pid_t tid, int sig)
+{
+    switch (sig) {
+    case SIGCHLD: case SIGCONT: case SIGURG: case SIGWINCH:
+    case SIGSTOP: case SIGTSTP: case SIGTTIN: case SIGTTOU:
+        return false;
+    default:
+        break;
+    }
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return true;
+    uint64_t caught = 0, ignored = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "SigCgt:", 7) == 0)
+            caught = strtoull(line + 7, NULL, 16);
+        else if (strncmp(line, "SigIgn:", 7) == 0)
+            ignored = strtoull(line + 7, NULL, 16);
+    }
+    fclose(f);
+    uint64_t bit = 1ull << (sig - 1);
+    return !((caught | ignored) & bit);
+}
+
+static void report_crash(struct execution *ex, struct mthread *t, int sig)
+{
+    struct exec_result *res = ex->res;
+    tracee_get_regs(t->tid, &t->regs);
+    uint64_t pc = code_map_in_exe(ex->cfg->code, t->regs.rip) ? t->regs.rip : user_pc(t);
+    res->thread = t->id;
+    if (sig == SIGABRT && ex->assert_seen) {
+        res->kind = FAIL_ASSERTION;
+        res->thread = ex->assert_thread;
+        snprintf(res->location, sizeof res->location, "%s", ex->assert_loc);
+        snprintf(res->function, sizeof res->function, "%s", ex->assert_fn);
+        snprintf(res->message, sizeof res->message, "T%d: %s", ex->assert_thread, ex->assert_text);
+        return;
+    }
+    res->kind = FAIL_CRASH;
+    char where[160];
+    format_code(ex, pc, where, sizeof where);
+    format_line(ex, pc, res->location, sizeof res->location);
+    format_function(ex, pc, res->function, sizeof res->function);
+    const char *detail = "";
+    char fault[64] = "";
+    if (sig == SIGSEGV || sig == SIGBUS) {
+        siginfo_t si;
+        if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) == 0) {
+            snprintf(fault, sizeof fault, " accessing 0x%" PRIx64, (uint64_t)(uintptr_t)si.si_addr);
+            detail = si.si_addr == NULL ? " (NULL pointer dereference)" : "";
+        }
+    }
+    snprintf(res->message, sizeof res->message, "T%d killed by %s%s%s at %s", t->id, sigabbrev_np(sig) ? sigabbrev_np(sig) : "signal",
+             fault, detail, where);
+    if (sigabbrev_np(sig)) {
+        /* "SEGV" reads better as "SIGSEGV". */
+        char tmp[512];
+        snprintf(tmp, sizeof tmp, "T%d killed by SIG%s%s%s at %s", t->id, sigabbrev_np(sig), fault, detail, where);
+        snprintf(res->message, sizeof res->message, "%s", tmp);
+    }
+}
+
+static void record_assert(struct execution *ex, struct mthread *t)
+{
+    char expr[200], file[160], func[96];
+    tracee_read_string(ex->mem_fd, t->regs.rdi, expr, sizeof expr);
+    tracee_read_string(ex->mem_fd, t->regs.rsi, file, sizeof file);
+    tracee_read_string(ex->mem_fd, t->regs.rcx, func, sizeof func);
+    const char *base = strrchr(file, '/');
+    base = base ? base + 1 : file;
+    ex->assert_seen = true;
+    ex->assert_thread = t->id;
+    snprintf(ex->assert_loc, sizeof ex->assert_loc, "%s:%u", base, (unsigned)t->regs.rdx);
+    snprintf(ex->assert_fn, sizeof ex->assert_fn, "%s", func);
+    snprintf(ex->assert_text, sizeof ex->assert_text, "assertion `%s' failed at %s:%u in %s()", expr, base,
+             (unsigned)t->regs.rdx, func);
+}
+
+static void new_thread_from_clone(struct execution *ex, struct mthread *parent, pid_t child)
+{
+    uint64_t flags = 0, ctid = 0, tls = 0;
+    if (parent->regs.orig_rax == SYS_clone3) {
+        uint64_t args[8] = {0};
+        tracee_read(ex->mem_fd, parent->regs.rdi, args, sizeof args);
+        flags = args[0];
+        ctid = args[2];
+        tls = args[7];
+    } else {
+        flags = parent->regs.rdi;
+        ctid = parent->regs.r10;
+        tls = parent->regs.r8;
+    }
+    if (!(flags & CLONE_THREAD)) {
+        add_passive(ex, child);
+        struct tracee_event early;
+        while (dequeue(ex, child, &early))
+            passive_stop(ex, &early);
+        return;
+    }
+    struct mthread *t = add_thread(ex, child);
+    parent = NULL; /* add_thread may have moved the array */
+    t->ctid = (flags & CLONE_CHILD_CLEARTID) ? ctid : 0;
+    t->tls = (flags & CLONE_SETTLS) ? tls : 0;
+}
+
+static void new_process(struct execution *ex, pid_t child, bool shares_memory)
+{
+    if (!shares_memory) {
+        int fd = tracee_open_mem(child);
+        if (fd >= 0) {
+            code_map_unplant(ex->cfg->code, fd);
+            close(fd);
+        }
+    }
+    add_passive(ex, child);
+    struct tracee_event early;
+    while (dequeue(ex, child, &early))
+        passive_stop(ex, &early);
+}
+
+/* Resumes t from its current stop; for a breakpoint, first executes the
+ * original instruction under single-step. Returns the status of the stop
+ * that ends the resumption through *status. */
+static int resume(struct execution *ex, struct mthread *t, bool first_op, int *status)
+{
+    if (t->stop == STOP_BREAKPOINT) {
+        uint64_t at = t->regs.rip;
+        static const uint8_t int3 = 0xcc;
+        if (!tracee_write(ex->mem_fd, at, &t->bp_orig, 1) || !tracee_step(t->tid, 0))
+            return -1;
+        int r = wait_thread(ex, t->tid, status);
+        tracee_write(ex->mem_fd, at, &int3, 1);
+        if (r <= 0)
+            return r;
+        t->stop = STOP_PLAIN;
+        if (!(WIFSTOPPED(*status) && WSTOPSIG(*status) == SIGTRAP && stop_event(*status) == 0))
+            return 1;   /* the instruction faulted, or the thread was killed: the caller looks */
+        if (first_op)
+            note_written_value(ex, t);
+    }
+    if (!tracee_cont(t->tid, 0))
+        return -1;
+    return wait_thread(ex, t->tid, status);
+}
+
+/* Runs t from where it is stopped to its next visible operation (or until it
+ * blocks, exits, or the program ends). */
+static enum run_outcome run_thread(struct execution *ex, struct mthread *t)
+{
+    int status;
+    bool first = true;
+    for (;;) {
+        int r = resume(ex, t, first, &status);
+        first = false;
+        if (r == 0)
+            return RUN_TIMEOUT;
+        if (r < 0) {
+            if (ex->leader_gone)
+                return RUN_PROCESS_GONE;
+            set_error(ex, "lost track of T%d (tid %d): %s", t->id, (int)t->tid, strerror(errno));
+            return RUN_ERROR;
+        }
+    again:
+        if (is_exit_status(status)) {
+            t->state = TS_EXITED;
+            if (t->tid == ex->pid) {
+                ex->leader_gone = true;
+                ex->leader_status = status;
+                return RUN_PROCESS_GONE;
+            }
+            return RUN_THREAD_EXITED;
+        }
+        int sig = WSTOPSIG(status), event = stop_event(status);
+        if (event == 0 || event == PTRACE_EVENT_STOP || event == PTRACE_EVENT_SECCOMP ||
+            event == PTRACE_EVENT_CLONE || event == PTRACE_EVENT_EXIT)
+            tracee_get_regs(t->tid, &t->regs);
+        switch (event) {
+        case PTRACE_EVENT_SECCOMP:
+            switch ((long)t->regs.orig_rax) {
+            case SYS_futex: {
+                enum run_outcome o = handle_futex(ex, t);
+                if (o == RUN_NEXT_OP + 100)
+                    continue;
+                return o;
+            }
+            case SYS_sched_yield:
+            case SYS_nanosleep:
+            case SYS_clock_nanosleep:
+                t->op = t->regs.orig_rax == SYS_sched_yield ? OP_YIELD : OP_SLEEP;
+                t->yielded = true;
+                return emulate_syscall(t, 0) ? RUN_NEXT_OP : RUN_ERROR;
+            default:
+                set_error(ex, "the program uses system call %ld, which mdat does not model yet",
+                          (long)t->regs.orig_rax);
+                return RUN_ERROR;
+            }
+        case PTRACE_EVENT_CLONE:
+        case PTRACE_EVENT_FORK:
+        case PTRACE_EVENT_VFORK: {
+            unsigned long child = 0;
+            ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &child);
+            int id = t->id;
+            if (event == PTRACE_EVENT_CLONE) {
+                new_thread_from_clone(ex, t, (pid_t)child);
+                t = thread_by_id(ex, id);
+                struct mthread *nt = thread_by_tid(ex, (pid_t)child);
+                if (nt) {
+                    nt->start_routine = t->pending_start;
+                    /* Consume the new thread's initial stop now, so that it
+                     * is a quiet, stopped thread like every other. */
+                    int st;
+                    if (wait_thread(ex, nt->tid, &st) <= 0 || !WIFSTOPPED(st)) {
+                        if (ex->leader_gone)
+                            return RUN_PROCESS_GONE;
+                        set_error(ex, "new thread %d did not stop", (int)child);
+                        return RUN_ERROR;
+                    }
+                }
+            } else {
+                new_process(ex, (pid_t)child, event == PTRACE_EVENT_VFORK);
+            }
+            continue;
+        }
+        case PTRACE_EVENT_EXEC:
+            /* exec replaces the program mdat was scheduling: from here on it runs
+             * on its own, as a forked child does. */
+            add_passive(ex, t->tid);
+            tracee_cont(t->tid, 0);
+            return RUN_PROCESS_EXITING;
+        case PTRACE_EVENT_EXIT: {
+            if ((long)t->regs.orig_rax == SYS_exit) {
+                t->state = TS_EXITED;
+                tracee_cont(t->tid, 0);
+                if (t->tid != ex->pid) {
+                    int st;
+                    int w = wait_thread(ex, t->tid, &st);
+                    if (w > 0 && !is_exit_status(st)) {
+                        status = st;    /* killed by a process exit racing with ours */
+                        tracee_cont(t->tid, 0);
+                    }
+                }
+                if (t->ctid) {
+                    int ids[256];
+                    size_t n = futex_table_find(&ex->futex, t->ctid, FUTEX_BITSET_MATCH_ANY, ids, 256);
+                    for (size_t i = 0; i < n && i < 256; i++)
+                        wake_thread(ex, thread_by_id(ex, ids[i]));
+                }
+                return RUN_THREAD_EXITED;
+            }
+            tracee_cont(t->tid, 0);
+            return RUN_PROCESS_EXITING;
+        }
+        case PTRACE_EVENT_STOP:
+            continue;
+        case 0:
+            break;
+        default:
+            continue;
+        }
+        /* A signal-delivery stop. */
+        if (sig == SIGTRAP) {
+            struct breakpoint_hit hit;
+            uint64_t at = t->regs.rip - 1;
+            if (code_map_lookup(ex->cfg->code, at, &hit)) {
+                t->regs.rip = at;
+                tracee_set_regs(t->tid, &t->regs);
+                t->stop = STOP_BREAKPOINT;
+                t->bp_orig = hit.orig;
+                switch (hit.kind) {
+                case BP_ENTRY: {
+                    char err[256];
+                    if (!code_map_plant_libs(ex->cfg->code, ex->pid, ex->mem_fd, err, sizeof err)) {
+                        set_error(ex, "%s", err);
+                        return RUN_ERROR;
+                    }
+                    t->stop = STOP_PLAIN;   /* the original byte is back for good */
+                    continue;
+                }
+                case BP_SITE:
+                    t->in_call = false;
+                    t->last_user_pc = at;
+                    if (!site_is_visible(ex, t, hit.site))
+                        continue;
+                    t->op = OP_ACCESS;
+                    t->site = hit.site;
+                    return RUN_NEXT_OP;
+                case BP_MODEL: {
+                    uint64_t ret = 0;
+                    tracee_read(ex->mem_fd, t->regs.rsp, &ret, sizeof ret);
+                    if (hit.fn == MF_ASSERT_FAIL) {
+                        t->last_user_pc = ret - 1;
+                        record_assert(ex, t);
+                        continue;
+                    }
+                    if (hit.fn == MF_THREAD_CREATE)
+                        t->pending_start = t->regs.rdx;
+                    if (!code_map_is_user_code(ex->cfg->code, ret)) {
+                        /* Called by library code (ld.so, libstdc++): part of
+                         * that library's step, not a scheduling point. Keep
+                         * the user's call as the context if there is one. */
+                        if (!t->in_call) {
+                            t->call_fn = hit.fn;
+                            t->call_arg[0] = t->regs.rdi;
+                            t->call_arg[1] = t->regs.rsi;
+                            t->in_call = true;
+                            t->call_site = 0;
+                        }
+                        continue;
+                    }
+                    t->in_call = true;
+                    t->call_fn = hit.fn;
+                    t->call_arg[0] = t->regs.rdi;
+                    t->call_arg[1] = t->regs.rsi;
+                    t->call_site = ret;
+                    t->last_user_pc = ret - 1;
+                    t->op = OP_CALL;
+                    t->fn = hit.fn;
+                    return RUN_NEXT_OP;
+                }
+                case BP_NONE:
+                    break;
+                }
+            }
+        }
+        if (!signal_is_fatal(ex, t->tid, sig)) {
+            if (!tracee_cont(t->tid, sig))
+                return RUN_ERROR;
+            int w = wait_thread(ex, t->tid, &status);
+            if (w == 0)
+                return RUN_TIMEOUT;
+            if (w < 0)
+                return ex->leader_gone ? RUN_PROCESS_GONE : RUN_ERROR;
+            goto again;
+        }
+        report_crash(ex, t, sig);
+        return RUN_FAILED;
+    }
+}
+
+/* ---------- reports ---------- */
+
+static void snapshot_threads(struct execution *ex)
+{
+    struct exec_result *res = ex->res;
+    res->threads = calloc((size_t)ex->n_threads + 1, sizeof *res->threads);
+    res->n_threads = ex->n_threads;
+    for (int i = 0; i < ex->n_threads; i++) {
+        struct mthread *t = &ex->threads[i];
+        struct failure_thread *ft = &res->threads[i];
+        ft->id = t->id;
+        snprintf(ft->state, sizeof ft->state, "%s",
+                 t->state == TS_EXITED ? "exited" : t->state == TS_BLOCKED ? "blocked" : "runnable");
+        if (t->state != TS_EXITED)
+            format_code(ex, user_pc(t), ft->location, sizeof ft->location);
+        if (t->state == TS_BLOCKED) {
+            int holder;
+            describe_wait(ex, t, ft->waiting_on, sizeof ft->waiting_on, &holder);
+        }
+        if (t->id == 1)
+            snprintf(ft->start, sizeof ft->start, "main");
+        else if (t->start_routine) {
+            format_function(ex, t->start_routine, ft->start, sizeof ft->start);
+            if (!ft->start[0])
+                snprintf(ft->start, sizeof ft->start, "0x%" PRIx64, t->start_routine);
+        }
+    }
+}
+
+static void report_deadlock(struct execution *ex)
+{
+    struct exec_result *res = ex->res;
+    res->kind = FAIL_DEADLOCK;
+    /* Each blocked thread waits for at most one other: follow the edges from
+     * every thread; a thread seen twice on one walk closes a cycle. */
+    int n = ex->n_threads;
+    int *next = calloc((size_t)n + 1, sizeof *next);
+    char first_wait[200] = "";
+    int first_blocked = 0;
+    for (int i = 0; i < n; i++) {
+        struct mthread *t = &ex->threads[i];
+        if (t->state != TS_BLOCKED)
+            continue;
+        char buf[200];
+        describe_wait(ex, t, buf, sizeof buf, &next[t->id]);
+        if (!first_blocked) {
+            first_blocked = t->id;
+            snprintf(first_wait, sizeof first_wait, "%s", buf);
+        }
+    }
+    char cycle[256] = "";
+    for (int start = 1; start <= n && !cycle[0]; start++) {
+        int *seen = calloc((size_t)n + 1, sizeof *seen);
+        int cur = start, k = 1;
+        while (cur && !seen[cur]) {
+            seen[cur] = k++;
+            cur = next[cur];
+        }
+        if (cur) {
+            int c = cur;
+            size_t len = 0;
+            do {
+                len += (size_t)snprintf(cycle + len, sizeof cycle - len, "T%d -> ", c);
+                c = next[c];
+            } while (c != cur && len < sizeof cycle - 16);
+            snprintf(cycle + len, sizeof cycle - len, "T%d", cur);
+        }
+        free(seen);
+    }
+    int blocked = 0;
+    for (int i = 0; i < n; i++)
+        blocked += ex->threads[i].state == TS_BLOCKED;
+    struct mthread *t = thread_by_id(ex, first_blocked);
+    res->thread = first_blocked;
+    if (t) {
+        format_line(ex, user_pc(t), res->location, sizeof res->location);
+        format_function(ex, user_pc(t), res->function, sizeof res->function);
+    }
+    if (cycle[0])
+        snprintf(res->message, sizeof res->message, "%d thread%s blocked, none can run; wait cycle %s", blocked,
+                 blocked == 1 ? "" : "s", cycle);
+    else
+        snprintf(res->message, sizeof res->message, "%d thread%s blocked, none can run; T%d waits on %s", blocked,
+                 blocked == 1 ? "" : "s", first_blocked, first_wait);
+    free(next);
+}
+
+static void report_timeout(struct execution *ex, struct mthread *t)
+{
+    struct exec_result *res = ex->res;
+    res->kind = FAIL_TIMEOUT;
+    res->thread = t ? t->id : 0;
+    if (!t) {
+        snprintf(res->message, sizeof res->message, "the execution took longer than %.0f s", ex->cfg->timeout_sec);
+        return;
+    }
+    /* Stop the runaway thread to see where it is. */
+    int status;
+    uint64_t saved = ex->deadline_ns;
+    ex->deadline_ns = monotonic_ns() + 1000000000u;
+    if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) == 0 && wait_thread(ex, t->tid, &status) > 0 && WIFSTOPPED(status))
+        tracee_get_regs(t->tid, &t->regs);
+    ex->deadline_ns = saved;
+    uint64_t pc = code_map_in_exe(ex->cfg->code, t->regs.rip) ? t->regs.rip : t->last_user_pc;
+    char where[160];
+    format_code(ex, pc, where, sizeof where);
+    format_line(ex, pc, res->location, sizeof res->location);
+    format_function(ex, pc, res->function, sizeof res->function);
+    snprintf(res->message, sizeof res->message,
+             "T%d ran for %.0f s without reaching a visible operation (spinning or blocked in the kernel) at %s", t->id,
+             ex->cfg->timeout_sec, where);
+}
+
+/* ---------- the scheduling loop ---------- */
+
+static void pick_timeout_waiter(struct execution *ex, int *ids, bool *yielded, size_t n)
+{
+    size_t pick = 0;
+    if (n > 1) {
+        struct choice_point cp = {ex->steps, ids, yielded, n, ex->last_thread};
+        pick = ex->cfg->strategy->ops->pick_thread(ex->cfg->strategy, &cp);
+        schedule_add_choice(&ex->res->choices, ex->steps, CHOICE_THREAD, ids[pick]);
+    }
+    struct mthread *t = thread_by_id(ex, ids[pick]);
+    wake_thread(ex, t);
+    t->op = OP_TIMEDOUT;
+    t->regs.rax = (uint64_t)-ETIMEDOUT;
+    tracee_set_regs(t->tid, &t->regs);
+}
+
+static bool schedule_loop(struct execution *ex)
+{
+    const struct exec_config *cfg = ex->cfg;
+    struct exec_result *res = ex->res;
+    int *ids = malloc(sizeof(int) * 16);
+    bool *yielded = malloc(sizeof(bool) * 16);
+    int cap = 16;
+    bool ok = true;
+    for (;;) {
+        if (ex->n_threads > cap) {
+            cap = ex->n_threads * 2;
+            ids = realloc(ids, sizeof(int) * (size_t)cap);
+            yielded = realloc(yielded, sizeof(bool) * (size_t)cap);
+        }
+        size_t n = 0, n_blocked = 0, n_timed = 0;
+        for (int i = 0; i < ex->n_threads; i++) {
+            struct mthread *t = &ex->threads[i];
+            if (t->state == TS_RUNNABLE) {
+                ids[n] = t->id;
+                yielded[n] = t->yielded;
+                n++;
+            } else if (t->state == TS_BLOCKED) {
+                n_blocked++;
+                n_timed += t->timed_wait;
+            }
+        }
+        if (n == 0 && n_timed > 0) {
+            /* Time only passes when nobody can run: one timed wait expires. */
+            size_t k = 0;
+            for (int i = 0; i < ex->n_threads; i++)
+                if (ex->threads[i].state == TS_BLOCKED && ex->threads[i].timed_wait) {
+                    ids[k] = ex->threads[i].id;
+                    yielded[k++] = false;
+                }
+            pick_timeout_waiter(ex, ids, yielded, k);
+            continue;
+        }
+        if (n == 0) {
+            if (n_blocked > 0) {
+                report_deadlock(ex);
+                snapshot_threads(ex);
+                drain(ex, true);
+            } else {
+                drain(ex, false);   /* every thread has exited; the leader is a zombie */
+            }
+            break;
+        }
+        if (ex->steps >= cfg->max_steps) {
+            res->kind = FAIL_STEP_LIMIT;
+            struct mthread *t = thread_by_id(ex, ex->last_thread);
+            if (t) {
+                res->thread = t->id;
+                format_line(ex, user_pc(t), res->location, sizeof res->location);
+                format_function(ex, user_pc(t), res->function, sizeof res->function);
+            }
+            snprintf(res->message, sizeof res->message,
+                     "more than %" PRIu64 " visible steps: livelock or a thread spinning on shared memory",
+                     cfg->max_steps);
+            snapshot_threads(ex);
+            drain(ex, true);
+            break;
+        }
+        size_t pick = 0;
+        if (n > 1) {
+            struct choice_point cp = {ex->steps, ids, yielded, n, ex->last_thread};
+            pick = cfg->strategy->ops->pick_thread(cfg->strategy, &cp);
+            if (cfg->strategy->diverged) {
+                set_error(ex, "replay diverged: %s", cfg->strategy->divergence);
+                drain(ex, true);
+                ok = false;
+                break;
+            }
+            schedule_add_choice(&res->choices, ex->steps, CHOICE_THREAD, ids[pick]);
+        }
+        struct mthread *t = thread_by_id(ex, ids[pick]);
+        t->yielded = false;
+        struct trace_event ev;
+        begin_event(ex, t, &ev);
+        ex->event = &ev;
+        int id = t->id;
+        enum run_outcome o = run_thread(ex, t);
+        t = thread_by_id(ex, id);
+        ex->event = NULL;
+        if (cfg->strategy->diverged) {
+            set_error(ex, "replay diverged: %s", cfg->strategy->divergence);
+            drain(ex, true);
+            ok = false;
+            break;
+        }
+        ex->steps++;
+        ex->last_thread = id;
+        switch (o) {
+        case RUN_NEXT_OP:
+            break;
+        case RUN_BLOCKED: {
+            int holder;
+            char what[200];
+            describe_wait(ex, t, what, sizeof what, &holder);
+            snprintf(ev.outcome, sizeof ev.outcome, "blocks on %s", what);
+            break;
+        }
+        case RUN_THREAD_EXITED:
+            snprintf(ev.outcome, sizeof ev.outcome, "exits");
+            break;
+        case RUN_PROCESS_EXITING:
+        case RUN_PROCESS_GONE:
+            snprintf(ev.outcome, sizeof ev.outcome, "program ends");
+            break;
+        case RUN_FAILED:
+            snprintf(ev.outcome, sizeof ev.outcome, "%s", res->message);
+            break;
+        case RUN_TIMEOUT:
+            snprintf(ev.outcome, sizeof ev.outcome, "does not come back (timeout)");
+            break;
+        case RUN_ERROR:
+            break;
+        }
+        finish_event(ex, &ev);
+        if (o == RUN_NEXT_OP || o == RUN_BLOCKED || o == RUN_THREAD_EXITED)
+            continue;
+        if (o == RUN_PROCESS_EXITING || o == RUN_PROCESS_GONE) {
+            drain(ex, false);
+            break;
+        }
+        if (o == RUN_FAILED) {
+            snapshot_threads(ex);
+            drain(ex, true);
+            break;
+        }
+        if (o == RUN_TIMEOUT) {
+            report_timeout(ex, t);
+            snapshot_threads(ex);
+            drain(ex, true);
+            break;
+        }
+        drain(ex, true);
+        ok = false;
+        break;
+    }
+    free(ids);
+    free(yielded);
+    return ok;
+}
+
+bool execution_run(const struct exec_config *cfg, struct exec_result *res)
+{
+    memset(res, 0, sizeof *res);
+    schedule_init(&res->choices);
+    struct execution ex = {.cfg = cfg, .res = res, .mem_fd = -1};
+    cfg->strategy->diverged = false;
+    cfg->strategy->ops->begin(cfg->strategy, cfg->exec_seed, cfg->estimated_steps);
+    tracee_block_sigchld();
+
+    char err[256];
+    struct spawn_request req = {cfg->path, cfg->argv, cfg->stdin_fd, cfg->stdout_fd, cfg->stderr_fd};
+    ex.pid = spawn_traced(&req, err, sizeof err);
+    if (ex.pid < 0) {
+        set_error(&ex, "%s", err);
+        return false;
+    }
+    ex.deadline_ns = cfg->timeout_sec > 0 ? monotonic_ns() + (uint64_t)(cfg->timeout_sec * 1e9) : 0;
+    ex.mem_fd = tracee_open_mem(ex.pid);
+    bool ok = ex.mem_fd >= 0;
+    if (!ok)
+        set_error(&ex, "cannot open /proc/%d/mem: %s", (int)ex.pid, strerror(errno));
+    if (ok && !code_map_plant_exe(cfg->code, ex.pid, ex.mem_fd, err, sizeof err)) {
+        set_error(&ex, "%s", err);
+        ok = false;
+    }
+    if (ok) {
+        add_thread(&ex, ex.pid);
+        ok = schedule_loop(&ex);
+    } else {
+        drain(&ex, true);
+    }
+    res->steps = ex.steps;
+    if (ex.leader_gone) {
+        res->exited = WIFEXITED(ex.leader_status);
+        res->exit_status = WIFEXITED(ex.leader_status) ? WEXITSTATUS(ex.leader_status) : 128 + WTERMSIG(ex.leader_status);
+        res->term_signal = WIFSIGNALED(ex.leader_status) ? WTERMSIG(ex.leader_status) : 0;
+        if (ok && res->kind == FAIL_NONE && WIFSIGNALED(ex.leader_status)) {
+            /* Killed from outside (a fatal signal mdat did not see delivered). */
+            res->kind = FAIL_CRASH;
+            snprintf(res->message, sizeof res->message, "the program was killed by signal %d",
+                     WTERMSIG(ex.leader_status));
+        }
+    }
+    if (ex.mem_fd >= 0)
+        close(ex.mem_fd);
+    free(ex.threads);
+    free(ex.queue);
+    free(ex.passive);
+    futex_table_free(&ex.futex);
+    return ok && !res->error;
+}
+
+void exec_result_free(struct exec_result *res)
+{
+    free(res->threads);
+    res->threads = NULL;
+    schedule_free(&res->choices);
+}
+
+int exec_result_recent(const struct exec_result *res, const struct trace_event **out, int max)
+{
+    uint64_t n = res->n_events < EXEC_RECENT_EVENTS ? res->n_events : EXEC_RECENT_EVENTS;
+    if ((uint64_t)max < n)
+        n = (uint64_t)max;
+    for (uint64_t i = 0; i < n; i++)
+        out[i] = &res->recent[(res->n_events - n + i) % EXEC_RECENT_EVENTS];
+    return (int)n;
+}

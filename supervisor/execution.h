@@ -1,0 +1,77 @@
+/* execution: one run of the program under mdat, from spawn to the end.
+ *
+ * Owns the scheduling loop (exactly one thread runs at a time, each stopped
+ * before its next visible operation), the handling of every ptrace stop, the
+ * futex emulation's effect on threads, and the detectors that turn what
+ * happened into a failure (deadlock, assertion, crash, step limit, timeout). */
+#ifndef MDAT_SUPERVISOR_EXECUTION_H
+#define MDAT_SUPERVISOR_EXECUTION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "supervisor/code_map.h"
+#include "supervisor/debuginfo.h"
+#include "supervisor/failure.h"
+#include "supervisor/schedule.h"
+#include "supervisor/strategy.h"
+
+/* One visible step, already in source terms. */
+struct trace_event {
+    uint64_t step;
+    int thread;
+    bool switched;          /* a different thread than the step before */
+    char op[16];            /* "R", "W", "RMW", "lock", "start", "yield", ... */
+    char object[96];        /* "counter", "lock_a", "0x7ffff7d8a010" */
+    char value[40];         /* "= 3" for reads and writes */
+    char where[128];        /* "lost_update.c:20 worker" */
+    char outcome[160];      /* "blocks on mutex lock_b held by T2", "exits" */
+};
+
+typedef void (*trace_sink)(void *ctx, const struct trace_event *ev);
+
+struct exec_config {
+    const debuginfo *exe;
+    code_map *code;
+    const char *path;               /* absolute path of the program */
+    char *const *argv;              /* argv[0] is the program */
+    struct strategy *strategy;
+    uint64_t exec_seed;
+    uint64_t estimated_steps;       /* for PCT */
+    uint64_t max_steps;
+    double timeout_sec;
+    int stdin_fd, stdout_fd, stderr_fd;  /* -1: inherit */
+    trace_sink on_event;            /* NULL: no per-event callback */
+    void *event_ctx;
+};
+
+enum { EXEC_RECENT_EVENTS = 12 };
+
+struct exec_result {
+    enum failure_kind kind;
+    bool error;                     /* mdat could not run or model the program */
+    char error_message[256];
+    char message[512];              /* what went wrong, one line */
+    char location[160];             /* "file.c:14" of the failure, "" if unknown */
+    char function[96];
+    int thread;                     /* mdat thread id that failed, 0 if none */
+    struct failure_thread *threads; /* every thread at the end (malloc'd) */
+    int n_threads;
+    bool exited;                    /* the program ran to its end */
+    int exit_status;
+    int term_signal;
+    uint64_t steps;
+    uint64_t ptrace_stops;
+    struct schedule choices;        /* only the choices are filled */
+    struct trace_event recent[EXEC_RECENT_EVENTS];  /* ring of the last events */
+    uint64_t n_events;
+};
+
+/* Runs one execution. Returns false (with res->error set) only when mdat
+ * itself failed; a failing program is a successful run with res->kind set. */
+bool execution_run(const struct exec_config *cfg, struct exec_result *res);
+void exec_result_free(struct exec_result *res);
+/* The last events in order, oldest first; returns how many were written. */
+int exec_result_recent(const struct exec_result *res, const struct trace_event **out, int max);
+
+#endif

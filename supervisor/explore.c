@@ -1,0 +1,579 @@
+/* explore: the batch driver behind `mdat run`. */
+#include "supervisor/explore.h"
+#include "supervisor/rng.h"
+#include "supervisor/sha256.h"
+#include "supervisor/tracee.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+enum { MAX_REPORTED = 16 };
+/* PCT needs an estimate of the execution length before the first one ran. */
+enum { FIRST_ESTIMATE = 1000 };
+
+bool program_load(struct program *p, const char *path, char *err, size_t errlen)
+{
+    memset(p, 0, sizeof *p);
+    char why[256];
+    p->debug = debuginfo_load(path, why, sizeof why);
+    if (!p->debug) {
+        snprintf(err, errlen, "%s: %s", path, why);
+        return false;
+    }
+    if (access(path, X_OK) != 0) {
+        snprintf(err, errlen, "%s: not executable (%s)", path, strerror(errno));
+        debuginfo_free(p->debug);
+        return false;
+    }
+    if (!realpath(path, p->path))
+        snprintf(p->path, sizeof p->path, "%s", path);
+    if (!sha256_file(p->path, p->sha256)) {
+        snprintf(err, errlen, "%s: cannot read it", path);
+        debuginfo_free(p->debug);
+        return false;
+    }
+    p->code = code_map_build(p->debug);
+    if (!p->code) {
+        snprintf(err, errlen, "out of memory analysing %s", path);
+        debuginfo_free(p->debug);
+        return false;
+    }
+    return true;
+}
+
+void program_free(struct program *p)
+{
+    code_map_free(p->code);
+    debuginfo_free(p->debug);
+    memset(p, 0, sizeof *p);
+}
+
+struct strategy *strategy_by_name(const char *name, int depth)
+{
+    if (strcmp(name, "random") == 0)
+        return strategy_random_new();
+    if (strcmp(name, "pct") == 0)
+        return strategy_pct_new(depth);
+    return NULL;
+}
+
+int run_checker(const char *cmd, int input_fd, char *first_line, size_t len)
+{
+    first_line[0] = '\0';
+    int out = memfd_create("mdat-checker", MFD_CLOEXEC);
+    if (out < 0)
+        return -1;
+    lseek(input_fd, 0, SEEK_SET);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(out);
+        return -1;
+    }
+    if (pid == 0) {
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        dup2(input_fd, 0);
+        dup2(out, 1);
+        dup2(out, 2);
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    lseek(out, 0, SEEK_SET);
+    ssize_t n = read(out, first_line, len - 1);
+    first_line[n > 0 ? n : 0] = '\0';
+    first_line[strcspn(first_line, "\n")] = '\0';
+    close(out);
+    if (WIFEXITED(status))
+        return WEXITSTATUS(status);
+    return 128 + WTERMSIG(status);
+}
+
+/* Where one execution's output goes. */
+struct run_io {
+    int out_fd, err_fd;     /* -1: the terminal */
+};
+
+static void rewind_fd(int fd)
+{
+    if (fd >= 0) {
+        if (ftruncate(fd, 0) != 0) {
+            /* a file we cannot truncate still works, only with stale bytes after */
+        }
+        lseek(fd, 0, SEEK_SET);
+    }
+}
+
+/* One execution plus the verdicts that need its output or exit status. */
+static bool run_one(struct program *prog, const struct explore_options *opt, struct strategy *strat, uint64_t index,
+                    uint64_t estimate, const struct run_io *io, trace_sink sink, void *sink_ctx,
+                    struct exec_result *res)
+{
+    rewind_fd(io->out_fd);
+    rewind_fd(io->err_fd);
+    int devnull = -1;
+    if (!opt->show_output)
+        devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    struct exec_config cfg = {
+        .exe = prog->debug,
+        .code = prog->code,
+        .path = prog->path,
+        .argv = opt->argv,
+        .strategy = strat,
+        .exec_seed = execution_seed(opt->seed, index),
+        .estimated_steps = estimate,
+        .max_steps = opt->max_steps,
+        .timeout_sec = opt->timeout_sec,
+        .stdin_fd = devnull,
+        .stdout_fd = io->out_fd,
+        .stderr_fd = io->err_fd,
+        .on_event = sink,
+        .event_ctx = sink_ctx,
+    };
+    bool ok = execution_run(&cfg, res);
+    if (devnull >= 0)
+        close(devnull);
+    if (!ok)
+        return false;
+    if (res->kind == FAIL_NONE && opt->fail_on_exit && res->exited && res->exit_status != 0) {
+        res->kind = FAIL_EXIT_STATUS;
+        snprintf(res->message, sizeof res->message, "the program exited with status %d", res->exit_status);
+    }
+    if (res->kind == FAIL_NONE && opt->check_cmd && io->out_fd >= 0) {
+        char line[400];
+        int st = run_checker(opt->check_cmd, io->out_fd, line, sizeof line);
+        if (st < 0) {
+            snprintf(res->error_message, sizeof res->error_message, "cannot run the checker: %s", strerror(errno));
+            res->error = true;
+            return false;
+        }
+        if (st != 0) {
+            res->kind = FAIL_CHECKER;
+            snprintf(res->message, sizeof res->message, "checker \"%s\" rejected the output (exit %d)%s%s",
+                     opt->check_cmd, st, line[0] ? ": " : "", line);
+        }
+    }
+    if (opt->show_output && io->out_fd >= 0) {
+        /* Captured only for the checker: now show it. */
+        lseek(io->out_fd, 0, SEEK_SET);
+        char buf[4096];
+        ssize_t n;
+        fflush(stdout);
+        while ((n = read(io->out_fd, buf, sizeof buf)) > 0)
+            if (write(1, buf, (size_t)n) < 0)
+                break;
+    }
+    return true;
+}
+
+/* What a worker tells the parent about one execution. */
+struct wire_result {
+    uint64_t index;
+    int32_t kind;
+    int32_t error;
+    uint64_t steps, stops;
+    int32_t exit_status;
+    char location[160];
+    char error_message[256];
+};
+
+/* Shared between parent and workers: the lowest failing index found so far,
+ * so that nobody runs executions that can no longer be reported. */
+struct shared_state {
+    volatile uint64_t lowest_failure;
+};
+
+static void pin_to_cpu(int nth)
+{
+    cpu_set_t allowed;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
+        return;
+    int count = CPU_COUNT(&allowed);
+    if (count <= 0)
+        return;
+    int want = nth % count;
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+        if (!CPU_ISSET(cpu, &allowed))
+            continue;
+        if (want-- == 0) {
+            cpu_set_t one;
+            CPU_ZERO(&one);
+            CPU_SET(cpu, &one);
+            sched_setaffinity(0, sizeof one, &one);
+            return;
+        }
+    }
+}
+
+static int open_capture(bool capture)
+{
+    return capture ? memfd_create("mdat-output", MFD_CLOEXEC) : -1;
+}
+
+/* Runs executions first, first+stride, ... and reports each through emit. */
+static void worker_loop(struct program *prog, const struct explore_options *opt, uint64_t first, uint64_t stride,
+                        uint64_t estimate, struct shared_state *shared,
+                        void (*emit)(void *ctx, const struct wire_result *w), void *emit_ctx)
+{
+    struct strategy *strat = strategy_by_name(opt->strategy, opt->depth);
+    bool capture = !opt->show_output || opt->check_cmd;
+    struct run_io io = {open_capture(capture), open_capture(!opt->show_output)};
+    for (uint64_t i = first; i < opt->schedules; i += stride) {
+        if (!opt->keep_going && i > __atomic_load_n(&shared->lowest_failure, __ATOMIC_RELAXED))
+            break;
+        struct exec_result res;
+        bool ok = run_one(prog, opt, strat, i, estimate, &io, opt->on_event, opt->event_ctx, &res);
+        struct wire_result w = {.index = i, .kind = res.kind, .error = !ok, .steps = res.steps,
+                                .stops = res.ptrace_stops, .exit_status = res.exit_status};
+        snprintf(w.location, sizeof w.location, "%s", res.location);
+        snprintf(w.error_message, sizeof w.error_message, "%s", res.error_message);
+        if ((res.kind != FAIL_NONE || !ok) && !opt->keep_going) {
+            uint64_t cur = __atomic_load_n(&shared->lowest_failure, __ATOMIC_RELAXED);
+            while (i < cur && !__atomic_compare_exchange_n(&shared->lowest_failure, &cur, i, false,
+                                                           __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+                ;
+        }
+        exec_result_free(&res);
+        emit(emit_ctx, &w);
+        if (!ok)
+            break;
+    }
+    if (io.out_fd >= 0)
+        close(io.out_fd);
+    if (io.err_fd >= 0)
+        close(io.err_fd);
+    strategy_free(strat);
+}
+
+/* The parent's book of what the executions found. */
+struct tally {
+    const struct explore_options *opt;
+    struct explore_summary *sum;
+    struct wire_result *found;      /* distinct failures (kind, location), lowest index each */
+    size_t n_found;
+    struct wire_result first_error;
+    bool have_error;
+    uint64_t done;
+    uint64_t failures_seen;
+};
+
+static void tally_add(void *ctx, const struct wire_result *w)
+{
+    struct tally *t = ctx;
+    t->done++;
+    t->sum->schedules_run++;
+    t->sum->steps_total += w->steps;
+    t->sum->ptrace_stops_total += w->stops;
+    if (w->index == 0)
+        t->sum->exit_status_first = (uint64_t)w->exit_status;
+    if (w->error) {
+        if (!t->have_error || w->index < t->first_error.index) {
+            t->first_error = *w;
+            t->have_error = true;
+        }
+    } else if (w->kind != FAIL_NONE) {
+        t->failures_seen++;
+        size_t i;
+        for (i = 0; i < t->n_found; i++)
+            if (t->found[i].kind == w->kind && strcmp(t->found[i].location, w->location) == 0)
+                break;
+        if (i < t->n_found) {
+            if (w->index < t->found[i].index)
+                t->found[i] = *w;
+        } else if (t->n_found < MAX_REPORTED) {
+            t->found[t->n_found++] = *w;
+        }
+    }
+    if (t->opt->progress)
+        t->opt->progress(t->opt->progress_ctx, t->done, t->opt->schedules, t->failures_seen);
+}
+
+static void emit_to_pipe(void *ctx, const struct wire_result *w)
+{
+    int fd = *(int *)ctx;
+    const char *p = (const char *)w;
+    size_t left = sizeof *w;
+    while (left > 0) {
+        ssize_t n = write(fd, p, left);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            _exit(3);
+        p += n;
+        left -= (size_t)n;
+    }
+}
+
+static bool run_workers(struct program *prog, const struct explore_options *opt, uint64_t start, uint64_t estimate,
+                        struct shared_state *shared, struct tally *tally, char *err, size_t errlen)
+{
+    int jobs = opt->jobs;
+    pid_t *pids = calloc((size_t)jobs, sizeof *pids);
+    struct pollfd *fds = calloc((size_t)jobs, sizeof *fds);
+    for (int w = 0; w < jobs; w++) {
+        int p[2];
+        if (pipe2(p, O_CLOEXEC) != 0) {
+            snprintf(err, errlen, "pipe: %s", strerror(errno));
+            jobs = w;
+            break;
+        }
+        pid_t pid = fork();
+        if (pid == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            close(p[0]);
+            pin_to_cpu(w);
+            worker_loop(prog, opt, start + (uint64_t)w, (uint64_t)opt->jobs, estimate, shared, emit_to_pipe, &p[1]);
+            _exit(0);
+        }
+        close(p[1]);
+        pids[w] = pid;
+        fds[w] = (struct pollfd){.fd = p[0], .events = POLLIN};
+    }
+    int open_fds = jobs;
+    size_t have[64] = {0};
+    struct wire_result partial[64];
+    while (open_fds > 0) {
+        if (poll(fds, (nfds_t)jobs, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        for (int w = 0; w < jobs; w++) {
+            if (fds[w].fd < 0 || !(fds[w].revents & (POLLIN | POLLHUP | POLLERR)))
+                continue;
+            size_t slot = (size_t)w % 64;
+            ssize_t n = read(fds[w].fd, (char *)&partial[slot] + have[slot], sizeof partial[slot] - have[slot]);
+            if (n <= 0) {
+                close(fds[w].fd);
+                fds[w].fd = -1;
+                open_fds--;
+                continue;
+            }
+            have[slot] += (size_t)n;
+            if (have[slot] == sizeof partial[slot]) {
+                tally_add(tally, &partial[slot]);
+                have[slot] = 0;
+            }
+        }
+    }
+    bool ok = true;
+    for (int w = 0; w < jobs; w++) {
+        int status;
+        while (waitpid(pids[w], &status, 0) < 0 && errno == EINTR)
+            ;
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+            snprintf(err, errlen, "worker %d died (%s)", w,
+                     WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "exit status");
+            ok = false;
+        }
+    }
+    free(pids);
+    free(fds);
+    return ok;
+}
+
+static int cmp_wire_index(const void *a, const void *b)
+{
+    uint64_t x = ((const struct wire_result *)a)->index, y = ((const struct wire_result *)b)->index;
+    return x < y ? -1 : x > y;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+struct trace_file_ctx {
+    FILE *f;
+    void (*format_event)(const struct trace_event *ev, char *buf, size_t len);
+};
+
+static void trace_to_file(void *ctx, const struct trace_event *ev)
+{
+    struct trace_file_ctx *t = ctx;
+    char line[768];
+    t->format_event(ev, line, sizeof line);
+    fprintf(t->f, "%s\n", line);
+}
+
+static bool copy_fd_to_file(int fd, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return false;
+    lseek(fd, 0, SEEK_SET);
+    char buf[65536];
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof buf)) > 0)
+        fwrite(buf, 1, (size_t)n, f);
+    return fclose(f) == 0;
+}
+
+/* Re-runs a failing execution with its trace recorded, and saves schedule,
+ * trace and output into the output directory. */
+static bool record_failure(struct program *prog, const struct explore_options *opt, const struct wire_result *w,
+                           uint64_t estimate, struct explore_failure *f, char *err, size_t errlen)
+{
+    memset(f, 0, sizeof *f);
+    f->execution = w->index;
+    f->found = (enum failure_kind)w->kind;
+    char stem[PATH_MAX];
+    snprintf(stem, sizeof stem, "%s/%s-%s-s%" PRIu64 "-e%" PRIu64, opt->out_dir, base_name(prog->path),
+             failure_kind_name(f->found), opt->seed, w->index);
+    snprintf(f->schedule_file, sizeof f->schedule_file, "%s.sched", stem);
+    snprintf(f->trace_file, sizeof f->trace_file, "%s.trace", stem);
+    snprintf(f->stdout_file, sizeof f->stdout_file, "%s.stdout", stem);
+    snprintf(f->stderr_file, sizeof f->stderr_file, "%s.stderr", stem);
+
+    struct trace_file_ctx tctx = {fopen(f->trace_file, "w"), opt->format_event};
+    if (!tctx.f) {
+        snprintf(err, errlen, "cannot write %s: %s", f->trace_file, strerror(errno));
+        return false;
+    }
+    struct explore_options quiet = *opt;
+    quiet.show_output = false;
+    struct run_io io = {open_capture(true), open_capture(true)};
+    struct strategy *strat = strategy_by_name(opt->strategy, opt->depth);
+    bool ok = run_one(prog, &quiet, strat, w->index, estimate, &io, trace_to_file, &tctx, &f->result);
+    strategy_free(strat);
+    fclose(tctx.f);
+    copy_fd_to_file(io.out_fd, f->stdout_file);
+    copy_fd_to_file(io.err_fd, f->stderr_file);
+    close(io.out_fd);
+    close(io.err_fd);
+    if (!ok) {
+        snprintf(err, errlen, "%s", f->result.error_message);
+        return false;
+    }
+    f->reproduced = f->result.kind == f->found;
+
+    struct schedule s;
+    schedule_init(&s);
+    schedule_set_program(&s, prog->path, opt->argv + 1, opt->argc - 1);
+    snprintf(s.sha256, sizeof s.sha256, "%s", prog->sha256);
+    snprintf(s.strategy, sizeof s.strategy, "%s", opt->strategy);
+    s.depth = opt->depth;
+    s.seed = opt->seed;
+    s.execution = w->index;
+    s.steps = f->result.steps;
+    s.max_steps = opt->max_steps;
+    s.timeout_sec = opt->timeout_sec;
+    s.fail_on_exit = opt->fail_on_exit;
+    s.check_cmd = opt->check_cmd ? strdup(opt->check_cmd) : NULL;
+    snprintf(s.failure, sizeof s.failure, "%s", failure_kind_name(f->result.kind));
+    for (size_t i = 0; i < f->result.choices.n_choices; i++) {
+        const struct choice *c = &f->result.choices.choices[i];
+        schedule_add_choice(&s, c->step, c->kind, c->thread);
+    }
+    bool written = schedule_write(&s, f->schedule_file, err, errlen);
+    schedule_free(&s);
+    return written;
+}
+
+bool explore_run(struct program *prog, const struct explore_options *opt, struct explore_summary *sum, char *err,
+                 size_t errlen)
+{
+    memset(sum, 0, sizeof *sum);
+    uint64_t t0 = monotonic_ns();
+    if (mkdir(opt->out_dir, 0777) != 0 && errno != EEXIST) {
+        snprintf(err, errlen, "cannot create %s: %s", opt->out_dir, strerror(errno));
+        return false;
+    }
+    struct shared_state *shared =
+        mmap(NULL, sizeof *shared, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (shared == MAP_FAILED) {
+        snprintf(err, errlen, "mmap: %s", strerror(errno));
+        return false;
+    }
+    shared->lowest_failure = UINT64_MAX;
+    struct tally tally = {.opt = opt, .sum = sum};
+    tally.found = calloc(MAX_REPORTED, sizeof *tally.found);
+
+    /* Execution 0 runs first, alone: its length is PCT's estimate for all
+     * others, which keeps every execution a function of (seed, index). */
+    worker_loop(prog, opt, 0, opt->schedules, FIRST_ESTIMATE, shared, tally_add, &tally);
+    uint64_t estimate = sum->steps_total > 0 ? sum->steps_total : FIRST_ESTIMATE;
+    bool ok = true;
+    if (opt->schedules > 1 && !tally.have_error && (opt->keep_going || tally.n_found == 0)) {
+        if (opt->jobs <= 1)
+            worker_loop(prog, opt, 1, 1, estimate, shared, tally_add, &tally);
+        else
+            ok = run_workers(prog, opt, 1, estimate, shared, &tally, err, errlen);
+    }
+    if (ok && tally.have_error && (tally.n_found == 0 || tally.first_error.index < tally.found[0].index)) {
+        snprintf(err, errlen, "%s", tally.first_error.error_message);
+        ok = false;
+    }
+    if (ok) {
+        qsort(tally.found, tally.n_found, sizeof *tally.found, cmp_wire_index);
+        size_t report = opt->keep_going ? tally.n_found : (tally.n_found > 0 ? 1 : 0);
+        sum->failures = calloc(report ? report : 1, sizeof *sum->failures);
+        for (size_t i = 0; i < report && ok; i++) {
+            uint64_t est = tally.found[i].index == 0 ? FIRST_ESTIMATE : estimate;
+            ok = record_failure(prog, opt, &tally.found[i], est, &sum->failures[i], err, errlen);
+            sum->n_failures = i + 1;
+        }
+    }
+    free(tally.found);
+    munmap(shared, sizeof *shared);
+    sum->elapsed_sec = (double)(monotonic_ns() - t0) / 1e9;
+    return ok;
+}
+
+void explore_summary_free(struct explore_summary *sum)
+{
+    for (size_t i = 0; i < sum->n_failures; i++)
+        exec_result_free(&sum->failures[i].result);
+    free(sum->failures);
+    memset(sum, 0, sizeof *sum);
+}
+
+bool explore_replay(struct program *prog, const struct schedule *sched, trace_sink sink, void *sink_ctx,
+                    bool show_output, struct exec_result *res, char *err, size_t errlen)
+{
+    char **argv = calloc((size_t)sched->n_args + 2, sizeof *argv);
+    argv[0] = sched->program;
+    for (int i = 0; i < sched->n_args; i++)
+        argv[i + 1] = sched->args[i];
+    struct explore_options opt = {
+        .argv = argv,
+        .argc = sched->n_args + 1,
+        .schedules = 1,
+        .seed = sched->seed,
+        .strategy = "replay",
+        .max_steps = sched->max_steps ? sched->max_steps : 1000000,
+        .timeout_sec = sched->timeout_sec > 0 ? sched->timeout_sec : 10,
+        .check_cmd = sched->check_cmd,
+        .fail_on_exit = sched->fail_on_exit,
+        .show_output = show_output,
+    };
+    struct strategy *strat = strategy_replay_new(sched);
+    bool capture = !show_output || opt.check_cmd;
+    struct run_io io = {open_capture(capture), open_capture(!show_output)};
+    bool ok = run_one(prog, &opt, strat, sched->execution, 0, &io, sink, sink_ctx, res);
+    if (io.out_fd >= 0)
+        close(io.out_fd);
+    if (io.err_fd >= 0)
+        close(io.err_fd);
+    strategy_free(strat);
+    free(argv);
+    if (!ok)
+        snprintf(err, errlen, "%s", res->error_message);
+    return ok;
+}

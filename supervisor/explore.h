@@ -1,0 +1,96 @@
+/* explore: many executions of one program, and what they found.
+ *
+ * Owns the batch: loading the program once (debug info, breakpoint plan,
+ * SHA-256), seeding execution i from (seed, i), parallel workers pinned to
+ * their own CPUs, output capture and the --check checker, choosing which
+ * failures to report (the lowest execution index first, so the answer does
+ * not depend on -j), and re-running each reported failure with its trace
+ * recorded into the output directory. */
+#ifndef MDAT_SUPERVISOR_EXPLORE_H
+#define MDAT_SUPERVISOR_EXPLORE_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "supervisor/code_map.h"
+#include "supervisor/debuginfo.h"
+#include "supervisor/execution.h"
+
+/* The program under test, loaded once. */
+struct program {
+    char path[PATH_MAX];        /* absolute */
+    char sha256[65];
+    debuginfo *debug;
+    code_map *code;
+};
+
+/* Validates and loads path. On failure: false and a one-line reason. */
+bool program_load(struct program *p, const char *path, char *err, size_t errlen);
+void program_free(struct program *p);
+
+struct explore_options {
+    char *const *argv;          /* argv[0] = program as the user named it */
+    int argc;
+    uint64_t schedules;
+    uint64_t seed;
+    const char *strategy;       /* "random" | "pct" */
+    int depth;
+    int jobs;
+    uint64_t max_steps;
+    double timeout_sec;
+    const char *check_cmd;      /* NULL: none */
+    bool fail_on_exit;
+    bool keep_going;
+    const char *out_dir;
+    trace_sink on_event;        /* --trace: every event of every execution */
+    /* Renders one event as a line (no newline) for the saved trace files. */
+    void (*format_event)(const struct trace_event *ev, char *buf, size_t len);
+    void *event_ctx;
+    bool show_output;           /* the program's output goes to the terminal */
+    /* Called after each execution with the number done so far (progress). */
+    void (*progress)(void *ctx, uint64_t done, uint64_t total, uint64_t failures);
+    void *progress_ctx;
+};
+
+struct explore_failure {
+    uint64_t execution;
+    struct exec_result result;  /* of the recorded re-run */
+    bool reproduced;            /* the re-run failed the same way */
+    enum failure_kind found;    /* what the exploring run saw */
+    char schedule_file[PATH_MAX];
+    char trace_file[PATH_MAX];
+    char stdout_file[PATH_MAX];
+    char stderr_file[PATH_MAX];
+};
+
+struct explore_summary {
+    uint64_t schedules_run;
+    double elapsed_sec;
+    uint64_t steps_total;
+    uint64_t ptrace_stops_total;
+    struct explore_failure *failures;
+    size_t n_failures;
+    uint64_t exit_status_first;     /* exit status of execution 0 */
+};
+
+/* Runs the exploration. Returns false with a one-line reason when mdat
+ * itself could not do its job (exit status 3). */
+bool explore_run(struct program *prog, const struct explore_options *opt, struct explore_summary *sum,
+                 char *err, size_t errlen);
+void explore_summary_free(struct explore_summary *sum);
+
+/* Re-executes a schedule (the replay strategy), judged with the settings it
+ * records. false with a reason when mdat failed or the run diverged. */
+bool explore_replay(struct program *prog, const struct schedule *sched, trace_sink sink, void *sink_ctx,
+                    bool show_output, struct exec_result *res, char *err, size_t errlen);
+
+/* Builds the strategy of that name; NULL for an unknown name. */
+struct strategy *strategy_by_name(const char *name, int depth);
+
+/* Runs the checker command with the file behind fd as its standard input.
+ * Returns its exit status (0 = output accepted); *first_line gets the first
+ * line it printed. -1 if it could not be started. */
+int run_checker(const char *cmd, int input_fd, char *first_line, size_t len);
+
+#endif

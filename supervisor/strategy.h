@@ -1,0 +1,52 @@
+/* strategy: who runs next.
+ *
+ * The execution asks its strategy at every choice point (more than one thread
+ * can run) which thread runs, and at every wake-up with more waiters than are
+ * woken which waiter wakes. Implementations: random, pct, replay. */
+#ifndef MDAT_SUPERVISOR_STRATEGY_H
+#define MDAT_SUPERVISOR_STRATEGY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "supervisor/schedule.h"
+
+struct choice_point {
+    uint64_t step;              /* visible steps executed so far */
+    const int *threads;         /* mdat thread ids that can run (or waiters that can wake) */
+    const bool *yielded;        /* per entry: the thread's last step was a yield/sleep */
+    size_t n;
+    int previous;               /* thread that ran the last step (0: none) */
+};
+
+struct strategy;
+
+struct strategy_ops {
+    const char *name;
+    /* Starts an execution. estimated_steps: length of earlier executions
+     * (PCT spreads its change points over it). */
+    void (*begin)(struct strategy *s, uint64_t exec_seed, uint64_t estimated_steps);
+    /* Index into cp->threads of the thread to run. */
+    size_t (*pick_thread)(struct strategy *s, const struct choice_point *cp);
+    /* Index into cp->threads of the waiter to wake. */
+    size_t (*pick_waiter)(struct strategy *s, const struct choice_point *cp);
+    void (*thread_created)(struct strategy *s, int thread);
+    void (*destroy)(struct strategy *s);
+};
+
+struct strategy {
+    const struct strategy_ops *ops;
+    void *state;
+    /* Set by the replay strategy when the execution no longer follows the file. */
+    bool diverged;
+    char divergence[256];
+};
+
+struct strategy *strategy_random_new(void);
+struct strategy *strategy_pct_new(int depth);
+/* Follows sched->choices; sched must outlive the strategy. */
+struct strategy *strategy_replay_new(const struct schedule *sched);
+void strategy_free(struct strategy *s);
+
+#endif

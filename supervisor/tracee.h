@@ -1,0 +1,41 @@
+/* tracee: thin, checked wrappers around ptrace and /proc/PID/mem.
+ *
+ * Owns the low-level conversation with traced threads: registers, memory,
+ * resuming, and waiting for the next stop with a deadline. Counts every ptrace
+ * stop it waits for, which is the cost figure mdat reports. */
+#ifndef MDAT_SUPERVISOR_TRACEE_H
+#define MDAT_SUPERVISOR_TRACEE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+/* Reads or writes len bytes of the address space behind mem_fd (an open
+ * /proc/PID/mem). Writes go through read-only text pages too (FOLL_FORCE). */
+bool tracee_read(int mem_fd, uint64_t addr, void *buf, size_t len);
+bool tracee_write(int mem_fd, uint64_t addr, const void *buf, size_t len);
+/* Reads a NUL-terminated string of at most cap-1 bytes; "" when unreadable. */
+void tracee_read_string(int mem_fd, uint64_t addr, char *buf, size_t cap);
+int tracee_open_mem(pid_t pid);
+
+bool tracee_get_regs(pid_t tid, struct user_regs_struct *regs);
+bool tracee_set_regs(pid_t tid, const struct user_regs_struct *regs);
+bool tracee_cont(pid_t tid, int sig);
+bool tracee_step(pid_t tid, int sig);
+
+/* One stop or exit reported by waitpid. */
+struct tracee_event {
+    pid_t tid;
+    int status;
+};
+
+/* Waits for the next event of any tracee until deadline_ns (CLOCK_MONOTONIC;
+ * 0 = no deadline). Returns 1 with *ev filled, 0 on timeout, -1 when there is
+ * no child left. SIGCHLD must be blocked in the caller (tracee_block_sigchld). */
+int tracee_wait_any(struct tracee_event *ev, uint64_t deadline_ns);
+void tracee_block_sigchld(void);
+uint64_t monotonic_ns(void);
+
+#endif

@@ -1,0 +1,461 @@
+/* Unit tests for arch/x86_insn: decoding, memory-operand classification,
+ * visibility, effective addresses and the frame-pointer prologue check.
+ *
+ * Byte sequences were assembled with GNU as (Intel syntax) and checked with
+ * objdump -d -M intel; the assembly is in the comment next to each. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "arch/x86_insn.h"
+#include "arch/x86_capstone.h" /* X86_REG_* ids used by struct x86_mem_operand */
+
+static int setup_decoder(void **state)
+{
+    x86_decoder *d = x86_decoder_new();
+    if (!d)
+        return -1;
+    *state = d;
+    return 0;
+}
+
+static int teardown_decoder(void **state)
+{
+    x86_decoder_free(*state);
+    return 0;
+}
+
+#define DECODE_AT(state, address, out, ...)                                              \
+    do {                                                                                 \
+        static const uint8_t bytes_[] = {__VA_ARGS__};                                   \
+        assert_true(x86_decode((x86_decoder *)*(state), bytes_, sizeof bytes_, (address), \
+                               (out)));                                                  \
+        assert_int_equal((out)->length, sizeof bytes_);                                  \
+    } while (0)
+
+#define DECODE(state, out, ...) DECODE_AT(state, 0x1000, out, __VA_ARGS__)
+
+static bool has_flag(const struct x86_insn *insn, uint32_t flag)
+{
+    return (insn->flags & flag) == flag;
+}
+
+static void assert_single_access(const struct x86_insn *insn, bool read, bool write)
+{
+    assert_int_equal(insn->n_mem, 1);
+    assert_int_equal(insn->mem[0].read, read);
+    assert_int_equal(insn->mem[0].write, write);
+    assert_int_equal(has_flag(insn, X86_MEM_READ), read);
+    assert_int_equal(has_flag(insn, X86_MEM_WRITE), write);
+}
+
+/* ---- rip-relative ------------------------------------------------------ */
+
+static void test_rip_relative_load_and_store(void **state)
+{
+    struct x86_insn insn;
+    DECODE(state, &insn, 0x8b, 0x05, 0xe6, 0x2e, 0x00, 0x00); /* mov eax, [rip+0x2ee6] */
+    assert_single_access(&insn, true, false);
+    assert_true(has_flag(&insn, X86_MEM_RIP_RELATIVE));
+    assert_int_equal(insn.rip_target, 0x1000 + 6 + 0x2ee6);
+    assert_int_equal(insn.mem[0].size, 4);
+    assert_true(x86_insn_may_be_visible(&insn, true));
+    assert_true(x86_insn_may_be_visible(&insn, false));
+    assert_string_equal(insn.text, "mov eax, dword ptr [rip + 0x2ee6]");
+
+    DECODE(state, &insn, 0x89, 0x05, 0xe6, 0x2e, 0x00, 0x00); /* mov [rip+0x2ee6], eax */
+    assert_single_access(&insn, false, true);
+    assert_true(has_flag(&insn, X86_MEM_RIP_RELATIVE));
+    assert_int_equal(insn.rip_target, 0x1000 + 6 + 0x2ee6);
+    assert_true(x86_insn_may_be_visible(&insn, true));
+    assert_string_equal(insn.text, "mov dword ptr [rip + 0x2ee6], eax");
+}
+
+/* ---- own stack --------------------------------------------------------- */
+
+static void test_rbp_local_depends_on_frame_pointer(void **state)
+{
+    struct x86_insn insn;
+    DECODE(state, &insn, 0x89, 0x7d, 0xfc); /* mov [rbp-4], edi */
+    assert_single_access(&insn, false, true);
+    assert_int_equal(insn.mem[0].base, X86_REG_RBP);
+    assert_int_equal(insn.mem[0].disp, -4);
+    assert_true(has_flag(&insn, X86_MEM_BP_BASED));
+    assert_false(has_flag(&insn, X86_MEM_SP_BASED));
+    assert_false(x86_insn_may_be_visible(&insn, true));
+    assert_true(x86_insn_may_be_visible(&insn, false));
+
+    DECODE(state, &insn, 0x0f, 0x9f, 0x45, 0xff); /* setg [rbp-1] */
+    assert_single_access(&insn, false, true);
+    assert_false(x86_insn_may_be_visible(&insn, true));
+}
+
+static void test_rsp_local_never_visible(void **state)
+{
+    struct x86_insn insn;
+    DECODE(state, &insn, 0x48, 0x8b, 0x44, 0x24, 0x08); /* mov rax, [rsp+8] */
+    assert_single_access(&insn, true, false);
+    assert_true(has_flag(&insn, X86_MEM_SP_BASED | X86_MEM_BP_BASED));
+    assert_false(x86_insn_may_be_visible(&insn, true));
+    assert_false(x86_insn_may_be_visible(&insn, false));
+}
+
+static void test_indexed_stack_access_is_visible(void **state)
+{
+    struct x86_insn insn;
+    DECODE(state, &insn, 0x8b, 0x04, 0x84); /* mov eax, [rsp+rax*4] */
+    assert_false(has_flag(&insn, X86_MEM_SP_BASED));
+    assert_true(x86_insn_may_be_visible(&insn, true));
+}
+
+/* With 0x67, [esp+8] is computed in 32 bits and zero-extended: not the stack
+ * of a 64-bit thread, so not provably own stack. */
+static void test_32bit_esp_base_is_not_own_stack(void **state)
+{
+    struct x86_insn insn;
+    DECODE(state, &insn, 0x67, 0x8b, 0x44, 0x24, 0x08); /* mov eax, [esp+8] */
+    assert_int_equal(insn.mem[0].base, X86_REG_ESP);
+    assert_false(has_flag(&insn, X86_MEM_SP_BASED));
+    assert_true(x86_insn_may_be_visible(&insn, true));
+}
+
+/* ---- read / write direction -------------------------------------------- */
+
+static void test_pointer_access_directions(void **state)
+{
+    struct x86_insn insn;
+    DECODE(state, &insn, 0x8b, 0x08); /* mov ecx, [rax] */
+    assert_single_access(&insn, true, false);
+    assert_int_equal(insn.mem[0].base, X86_REG_RAX);
+    assert_true(x86_insn_may_be_visible(&insn, true));
+
+    DECODE(state, &insn, 0x89, 0x08); /* mov [rax], ecx */
+    assert_single_access(&insn, false, true);
+    assert_true(x86_insn_may_be_visible(&insn, true));
+
+    DECODE(state, &insn, 0x83, 0x00, 0x01); /* add dword ptr [rax], 1 */
+    assert_single_access(&insn, true, true);
+    assert_false(has_flag(&insn, X86_ATOMIC));
+
+    DECODE(state, &insn, 0x83, 0x38, 0x00); /* cmp dword ptr [rax], 0 */
+    assert_single_access(&insn, true, false);
+}
+
+/* capstone 4 reports these wrongly; the decoder corrects them. */
+static void test_capstone_access_fixups(void **state)
+{
+    struct x86_insn insn;
+    DECODE(state, &insn, 0xf7, 0x00, 0x01, 0x00, 0x00, 0x00); /* test dword ptr [rax], 1 */
+    assert_single_access(&insn, true, false);
+
+    DECODE(state, &insn, 0x0f, 0x11, 0x08); /* movups [rax], xmm1 */
+    assert_single_access(&insn, false, true);
+    assert_int_equal(insn.mem[0].size, 16);
+
+    DECODE(state, &insn, 0xdd, 0x18); /* fstp qword ptr [rax] */
+    assert_single_access(&insn, false, true);
+
+    DECODE(state, &insn, 0xc1, 0x00, 0x03); /* rol dword ptr [rax], 3 */
+    assert_single_access(&insn, true, true);
+
+    DECODE(state, &insn, 0x48, 0x0f, 0xc7, 0x0f); /* cmpxchg16b [rdi] */
+    assert_single_access(&insn, true, true);
+    assert_true(has_flag(&insn, X86_ATOMIC));
+}
+
+/* ---- TLS --------------------------------------------------------------- */
+
+static void test_tls_access_not_visible(void **state)
+{
+    struct x86_insn insn;
+    DECODE(state, &insn, 0x64, 0x48, 0x8b, 0x04, 0x25, 0x28, 0x00, 0x00, 0x00); /* mov rax, fs:[0x28] */
+    assert_single_access(&insn, true, false);
+    assert_int_equal(insn.mem[0].segment, X86_REG_FS);
+    assert_true(has_flag(&insn, X86_MEM_TLS));
+    assert_false(has_flag(&insn, X86_MEM_RIP_RELATIVE));
+    assert_false(x86_insn_may_be_visible(&insn, true));
+    assert_false(x86_insn_may_be_visible(&insn, false));
+
+    DECODE(state, &insn, 0x65, 0x8b, 0x00); /* mov eax, gs:[rax] */
+    assert_true(has_flag(&insn, X86_MEM_TLS));
+    assert_false(x86_insn_may_be_visible(&insn, false));
+}
+
+/* ---- not memory accesses ----------------------------------------------- */
+
+static void assert_no_memory(const struct x86_insn *insn)
+{
+    assert_int_equal(insn->n_mem, 0);
+    assert_false(has_flag(insn, X86_MEM_READ));
+    assert_false(has_flag(insn, X86_MEM_WRITE));
+    assert_false(has_flag(insn, X86_MEM_RIP_RELATIVE));
+    assert_false(x86_insn_may_be_visible(insn, false));
+}
+
+static void test_address_only_instructions(void **state)
+{
+    struct x86_insn insn;
+    DECODE(state, &insn, 0x48, 0x8d, 0x05, 0x10, 0x00, 0x00, 0x00); /* lea rax, [rip+0x10] */
+    assert_no_memory(&insn);
+    assert_int_equal(insn.rip_target, 0);
+
+    DECODE(state, &insn, 0x66, 0x0f, 0x1f, 0x04, 0x00); /* nop word ptr [rax+rax] */
+    assert_no_memory(&insn);
+    assert_string_equal(insn.text, "nop word ptr [rax + rax]");
+
+    DECODE(state, &insn, 0x0f, 0x18, 0x08); /* prefetcht0 [rax] */
+    assert_no_memory(&insn);
+
+    DECODE(state, &insn, 0xf3, 0x0f, 0x1e, 0xfa); /* endbr64 */
+    assert_no_memory(&insn);
+    assert_string_equal(insn.text, "endbr64");
+
+    DECODE(state, &insn, 0xf2, 0xff, 0xe0); /* bnd jmp rax */
+    assert_no_memory(&insn);
+}
+
+/* ---- atomics ----------------------------------------------------------- */
+
+static void test_atomics_always_visible(void **state)
+{
+    struct x86_insn insn;
+    DECODE(state, &insn, 0xf0, 0x83, 0x00, 0x01); /* lock add dword ptr [rax], 1 */
+    assert_true(has_flag(&insn, X86_ATOMIC));
+    assert_single_access(&insn, true, true);
+    assert_true(x86_insn_may_be_visible(&insn, true));
+
+    DECODE(state, &insn, 0x87, 0x08); /* xchg [rax], ecx: implicitly locked */
+    assert_true(has_flag(&insn, X86_ATOMIC));
+    assert_single_access(&insn, true, true);
+
+    DECODE(state, &insn, 0x87, 0xc8); /* xchg eax, ecx: no memory, not atomic */
+    assert_false(has_flag(&insn, X86_ATOMIC));
+    assert_false(x86_insn_may_be_visible(&insn, false));
+
+    DECODE(state, &insn, 0xf0, 0x0f, 0xb1, 0x37); /* lock cmpxchg [rdi], esi */
+    assert_true(has_flag(&insn, X86_ATOMIC));
+    assert_single_access(&insn, true, true);
+
+    /* The seq_cst fence idiom: own stack, but a fence is a visible operation. */
+    DECODE(state, &insn, 0xf0, 0x48, 0x83, 0x0c, 0x24, 0x00); /* lock or qword ptr [rsp], 0 */
+    assert_true(has_flag(&insn, X86_ATOMIC | X86_MEM_SP_BASED));
+    assert_true(x86_insn_may_be_visible(&insn, false));
+    assert_true(x86_insn_may_be_visible(&insn, true));
+
+    DECODE(state, &insn, 0x0f, 0xc1, 0x07); /* xadd [rdi], eax (no lock) */
+    assert_false(has_flag(&insn, X86_ATOMIC));
+    assert_single_access(&insn, true, true);
+
+    DECODE(state, &insn, 0xf0, 0x0f, 0xc1, 0x07); /* lock xadd [rdi], eax */
+    assert_true(has_flag(&insn, X86_ATOMIC));
+
+    DECODE(state, &insn, 0xf2, 0xf0, 0x83, 0x00, 0x01); /* xacquire lock add [rax], 1 */
+    assert_true(has_flag(&insn, X86_ATOMIC));
+    DECODE(state, &insn, 0xf0, 0xf2, 0x83, 0x00, 0x01); /* same prefixes, other order */
+    assert_true(has_flag(&insn, X86_ATOMIC));
+}
+
+/* ---- string instructions ----------------------------------------------- */
+
+static void test_string_instructions(void **state)
+{
+    struct x86_insn insn;
+    DECODE(state, &insn, 0xf3, 0x48, 0xab); /* rep stosq */
+    assert_true(has_flag(&insn, X86_STRING));
+    assert_single_access(&insn, false, true);
+    assert_int_equal(insn.mem[0].base, X86_REG_RDI);
+    assert_int_equal(insn.mem[0].size, 8);
+    assert_true(x86_insn_may_be_visible(&insn, true));
+
+    DECODE(state, &insn, 0xa4); /* movsb */
+    assert_true(has_flag(&insn, X86_STRING | X86_MEM_READ | X86_MEM_WRITE));
+    assert_int_equal(insn.n_mem, 2);
+    assert_int_equal(insn.mem[0].base, X86_REG_RDI);
+    assert_false(insn.mem[0].read);
+    assert_true(insn.mem[0].write);
+    assert_int_equal(insn.mem[1].base, X86_REG_RSI);
+    assert_true(insn.mem[1].read);
+    assert_false(insn.mem[1].write);
+
+    DECODE(state, &insn, 0xa6); /* cmpsb: reads both */
+    assert_int_equal(insn.n_mem, 2);
+    assert_true(insn.mem[0].read && insn.mem[1].read);
+    assert_false(insn.mem[0].write || insn.mem[1].write);
+
+    DECODE(state, &insn, 0xf2, 0x0f, 0x10, 0x00); /* movsd xmm0, [rax]: SSE, not a string op */
+    assert_false(has_flag(&insn, X86_STRING));
+    assert_single_access(&insn, true, false);
+}
+
+/* ---- control flow ------------------------------------------------------ */
+
+static void test_syscall_flags(void **state)
+{
+    struct x86_insn insn;
+    DECODE(state, &insn, 0x0f, 0x05); /* syscall */
+    assert_true(has_flag(&insn, X86_SYSCALL));
+    assert_no_memory(&insn);
+    assert_string_equal(insn.text, "syscall");
+
+    DECODE(state, &insn, 0xcd, 0x80); /* int 0x80 */
+    assert_true(has_flag(&insn, X86_SYSCALL));
+
+    DECODE(state, &insn, 0x0f, 0x34); /* sysenter */
+    assert_true(has_flag(&insn, X86_SYSCALL));
+
+    DECODE(state, &insn, 0xcd, 0x03); /* int 3 (long form) */
+    assert_false(has_flag(&insn, X86_SYSCALL));
+}
+
+static void test_call_ret_push(void **state)
+{
+    struct x86_insn insn;
+    DECODE(state, &insn, 0xff, 0x15, 0x00, 0x10, 0x00, 0x00); /* call [rip+0x1000] (GOT) */
+    assert_true(has_flag(&insn, X86_CALL | X86_MEM_RIP_RELATIVE));
+    assert_single_access(&insn, true, false);
+    assert_int_equal(insn.rip_target, 0x1000 + 6 + 0x1000);
+
+    DECODE(state, &insn, 0xe8, 0x00, 0x00, 0x00, 0x00); /* call rel32 */
+    assert_true(has_flag(&insn, X86_CALL));
+    assert_no_memory(&insn);
+
+    DECODE(state, &insn, 0xc3); /* ret */
+    assert_true(has_flag(&insn, X86_RET));
+    assert_false(has_flag(&insn, X86_CALL));
+    assert_no_memory(&insn);
+
+    DECODE(state, &insn, 0x55); /* push rbp */
+    assert_no_memory(&insn);
+    assert_int_equal(insn.flags, 0);
+
+    DECODE(state, &insn, 0xff, 0x35, 0x00, 0x01, 0x00, 0x00); /* push [rip+0x100] */
+    assert_single_access(&insn, true, false);
+    assert_int_equal(insn.rip_target, 0x1000 + 6 + 0x100);
+}
+
+/* ---- effective addresses ----------------------------------------------- */
+
+static void test_effective_address(void **state)
+{
+    struct user_regs_struct regs;
+    memset(&regs, 0, sizeof regs);
+    regs.rax = 0x7fff00001234;
+    regs.rbx = 0x555555558000;
+    regs.rcx = 3;
+    regs.r14 = 0xdeadbeef00000002;
+    regs.r15 = 0xffffffff00001000;
+    regs.fs_base = 0x7ffff7d8a740;
+    regs.gs_base = 0x100000;
+    struct x86_insn insn;
+
+    DECODE(state, &insn, 0x8b, 0x44, 0x8b, 0x10); /* mov eax, [rbx+rcx*4+0x10] */
+    regs.rip = insn.address;
+    assert_int_equal(x86_effective_address(&insn, 0, &regs), 0x555555558000 + 3 * 4 + 0x10);
+
+    DECODE_AT(state, 0x401000, &insn, 0x8b, 0x05, 0xe6, 0x2e, 0x00, 0x00); /* mov eax, [rip+0x2ee6] */
+    regs.rip = insn.address;
+    assert_int_equal(x86_effective_address(&insn, 0, &regs), 0x401000 + 6 + 0x2ee6);
+    assert_int_equal(x86_effective_address(&insn, 0, &regs), insn.rip_target);
+
+    DECODE(state, &insn, 0x64, 0x48, 0x8b, 0x04, 0x25, 0x28, 0x00, 0x00, 0x00); /* mov rax, fs:[0x28] */
+    assert_int_equal(x86_effective_address(&insn, 0, &regs), 0x7ffff7d8a740 + 0x28);
+
+    /* Local-exec TLS variables sit below the thread pointer. */
+    DECODE(state, &insn, 0x64, 0x89, 0x04, 0x25, 0xfc, 0xff, 0xff, 0xff); /* mov fs:[-4], eax */
+    assert_single_access(&insn, false, true);
+    assert_int_equal(x86_effective_address(&insn, 0, &regs), 0x7ffff7d8a740 - 4);
+
+    DECODE(state, &insn, 0x64, 0x8a, 0x44, 0x4b, 0x08); /* mov al, fs:[rbx+rcx*2+8] */
+    assert_int_equal(x86_effective_address(&insn, 0, &regs),
+                     0x7ffff7d8a740 + 0x555555558000 + 3 * 2 + 8);
+
+    DECODE(state, &insn, 0x65, 0x8b, 0x00); /* mov eax, gs:[rax] */
+    assert_int_equal(x86_effective_address(&insn, 0, &regs), 0x100000 + 0x7fff00001234);
+
+    DECODE(state, &insn, 0x89, 0x7d, 0xfc); /* mov [rbp-4], edi */
+    regs.rbp = 0x7ffffffde000;
+    assert_int_equal(x86_effective_address(&insn, 0, &regs), 0x7ffffffde000 - 4);
+
+    /* 32-bit addressing uses the low halves and wraps at 4 GiB. */
+    DECODE(state, &insn, 0x67, 0x43, 0x8b, 0x44, 0xf7, 0x10); /* mov eax, [r15d+r14d*8+0x10] */
+    assert_int_equal(insn.mem[0].base, X86_REG_R15D);
+    assert_int_equal(insn.mem[0].index, X86_REG_R14D);
+    assert_int_equal(x86_effective_address(&insn, 0, &regs), 0x1000 + 2 * 8 + 0x10);
+
+    DECODE(state, &insn, 0xa4); /* movsb: mem[0] = [rdi], mem[1] = [rsi] */
+    regs.rdi = 0x601000;
+    regs.rsi = 0x602000;
+    assert_int_equal(x86_effective_address(&insn, 0, &regs), 0x601000);
+    assert_int_equal(x86_effective_address(&insn, 1, &regs), 0x602000);
+
+    DECODE(state, &insn, 0xd7); /* xlatb: reads [rbx + al] though capstone lists no operand */
+    assert_single_access(&insn, true, false);
+    assert_int_equal(x86_effective_address(&insn, 0, &regs), 0x555555558000 + 0x34);
+}
+
+/* ---- prologue ---------------------------------------------------------- */
+
+static void test_frame_pointer_prologue(void **state)
+{
+    (void)state;
+    static const uint8_t plain[] = {0x55, 0x48, 0x89, 0xe5, 0x89, 0x7d, 0xfc};
+    static const uint8_t other_mov[] = {0x55, 0x48, 0x8b, 0xec};
+    static const uint8_t with_endbr[] = {0xf3, 0x0f, 0x1e, 0xfa, 0x55, 0x48, 0x89, 0xe5};
+    static const uint8_t no_frame[] = {0xf3, 0x0f, 0x1e, 0xfa, 0x48, 0x83, 0xec, 0x08};
+    static const uint8_t mov_other_reg[] = {0x55, 0x48, 0x89, 0xe0}; /* mov rax, rsp */
+    static const uint8_t swapped[] = {0x48, 0x89, 0xe5, 0x55};
+    assert_true(x86_is_frame_pointer_prologue(plain, sizeof plain));
+    assert_true(x86_is_frame_pointer_prologue(other_mov, sizeof other_mov));
+    assert_true(x86_is_frame_pointer_prologue(with_endbr, sizeof with_endbr));
+    assert_false(x86_is_frame_pointer_prologue(no_frame, sizeof no_frame));
+    assert_false(x86_is_frame_pointer_prologue(mov_other_reg, sizeof mov_other_reg));
+    assert_false(x86_is_frame_pointer_prologue(swapped, sizeof swapped));
+    assert_false(x86_is_frame_pointer_prologue(plain, 3));
+    assert_false(x86_is_frame_pointer_prologue(with_endbr, 7));
+    assert_false(x86_is_frame_pointer_prologue(plain, 0));
+}
+
+/* ---- invalid input ----------------------------------------------------- */
+
+static void test_invalid_bytes(void **state)
+{
+    x86_decoder *d = *state;
+    struct x86_insn insn;
+    static const uint8_t push_es[] = {0x06};            /* invalid in 64-bit mode */
+    static const uint8_t truncated[] = {0x8b, 0x05, 0xe6}; /* mov eax, [rip+disp32] cut short */
+    assert_false(x86_decode(d, push_es, sizeof push_es, 0x1000, &insn));
+    assert_false(x86_decode(d, truncated, sizeof truncated, 0x1000, &insn));
+    assert_false(x86_decode(d, truncated, 0, 0x1000, &insn));
+
+    /* A failed decode leaves the decoder usable. */
+    static const uint8_t ret[] = {0xc3};
+    assert_true(x86_decode(d, ret, sizeof ret, 0x1000, &insn));
+    assert_true(has_flag(&insn, X86_RET));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_rip_relative_load_and_store, setup_decoder, teardown_decoder),
+        cmocka_unit_test_setup_teardown(test_rbp_local_depends_on_frame_pointer, setup_decoder, teardown_decoder),
+        cmocka_unit_test_setup_teardown(test_rsp_local_never_visible, setup_decoder, teardown_decoder),
+        cmocka_unit_test_setup_teardown(test_indexed_stack_access_is_visible, setup_decoder, teardown_decoder),
+        cmocka_unit_test_setup_teardown(test_32bit_esp_base_is_not_own_stack, setup_decoder, teardown_decoder),
+        cmocka_unit_test_setup_teardown(test_pointer_access_directions, setup_decoder, teardown_decoder),
+        cmocka_unit_test_setup_teardown(test_capstone_access_fixups, setup_decoder, teardown_decoder),
+        cmocka_unit_test_setup_teardown(test_tls_access_not_visible, setup_decoder, teardown_decoder),
+        cmocka_unit_test_setup_teardown(test_address_only_instructions, setup_decoder, teardown_decoder),
+        cmocka_unit_test_setup_teardown(test_atomics_always_visible, setup_decoder, teardown_decoder),
+        cmocka_unit_test_setup_teardown(test_string_instructions, setup_decoder, teardown_decoder),
+        cmocka_unit_test_setup_teardown(test_syscall_flags, setup_decoder, teardown_decoder),
+        cmocka_unit_test_setup_teardown(test_call_ret_push, setup_decoder, teardown_decoder),
+        cmocka_unit_test_setup_teardown(test_effective_address, setup_decoder, teardown_decoder),
+        cmocka_unit_test(test_frame_pointer_prologue),
+        cmocka_unit_test_setup_teardown(test_invalid_bytes, setup_decoder, teardown_decoder),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,98 @@
+/* cmd_replay: `mdat replay [--trace] FILE`, exact re-execution of a schedule. */
+#include <stdio.h>
+
+#include "ui/commands.h"
+#include "ui/report.h"
+#include "ui/trace_log.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <string.h>
+
+void print_replay_usage(FILE *f)
+{
+    fputs("usage: mdat replay [--trace] FILE\n"
+          "Re-execute the schedule in FILE exactly (as saved by mdat run).\n"
+          "\n"
+          "      --trace   print every step\n"
+          "  -h, --help    this help\n"
+          "\n"
+          "Exit status: 0 no failure, 1 the failure was reproduced, 2 usage error,\n"
+          "3 the schedule cannot be replayed (other binary, divergence, unreadable file).\n",
+          f);
+}
+
+int cmd_replay(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"trace", no_argument, NULL, 't'},
+        {"help", no_argument, NULL, 'h'},
+        {0, 0, 0, 0},
+    };
+    bool trace = false;
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+        if (c == 't')
+            trace = true;
+        else if (c == 'h') {
+            print_replay_usage(stdout);
+            return EXIT_NO_FAILURE;
+        } else {
+            fprintf(stderr, "mdat replay: unknown option %s (see mdat replay --help)\n", argv[optind - 1]);
+            return EXIT_USAGE;
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "mdat replay: give exactly one schedule file (usage: mdat replay [--trace] FILE)\n");
+        return EXIT_USAGE;
+    }
+    const char *file = argv[optind];
+    char err[512];
+    struct schedule sched;
+    if (!schedule_read(file, &sched, err, sizeof err)) {
+        fprintf(stderr, "mdat: %s\n", err);
+        return EXIT_CANNOT_RUN;
+    }
+    struct program prog;
+    if (!program_load(&prog, sched.program, err, sizeof err)) {
+        fprintf(stderr, "mdat: cannot replay %s: %s\n", file, err);
+        schedule_free(&sched);
+        return EXIT_CANNOT_RUN;
+    }
+    if (strcmp(prog.sha256, sched.sha256) != 0) {
+        fprintf(stderr, "mdat: cannot replay %s: %s is not the binary it was recorded with (SHA-256 differs; rebuild it from the same source or record a new schedule)\n",
+                file, sched.program);
+        program_free(&prog);
+        schedule_free(&sched);
+        return EXIT_CANNOT_RUN;
+    }
+    printf("mdat: replaying %s (%s, seed %" PRIu64 ", execution %" PRIu64 ", %zu choices)\n", file, sched.strategy,
+           sched.seed, sched.execution, sched.n_choices);
+    fflush(stdout);
+    struct exec_result res;
+    bool ok = explore_replay(&prog, &sched, trace ? trace_log_print : NULL, stdout, true, &res, err, sizeof err);
+    int status;
+    fflush(stdout);
+    if (!ok) {
+        fprintf(stderr, "mdat: %s\n", err);
+        status = EXIT_CANNOT_RUN;
+    } else if (strcmp(failure_kind_name(res.kind), sched.failure) != 0 || res.steps != sched.steps) {
+        fprintf(stderr, "mdat: replay diverged: the schedule recorded %s after %" PRIu64 " steps, this run gave %s after %" PRIu64 " steps\n",
+                sched.failure, sched.steps, failure_kind_name(res.kind), res.steps);
+        status = EXIT_CANNOT_RUN;
+    } else if (res.kind == FAIL_NONE) {
+        printf("mdat: replayed %" PRIu64 " steps, no failure (as recorded)\n", res.steps);
+        status = EXIT_NO_FAILURE;
+    } else {
+        printf("mdat: reproduced FAILURE %s after %" PRIu64 " steps\n", failure_kind_name(res.kind), res.steps);
+        report_failure_text(stdout, &res);
+        status = EXIT_FAILURE_FOUND;
+    }
+    if (ok)
+        exec_result_free(&res);
+    program_free(&prog);
+    schedule_free(&sched);
+    return status;
+}

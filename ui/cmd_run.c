@@ -1,0 +1,269 @@
+/* cmd_run: `mdat run [options] [--] PROG [ARGS...]`, batch exploration. */
+#include <stdio.h>
+
+#include "ui/commands.h"
+#include "ui/report.h"
+#include "ui/trace_log.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+void print_run_usage(FILE *f)
+{
+    fputs("usage: mdat run [options] [--] PROG [ARGS...]\n"
+          "Explore many schedules of PROG and stop at the first failure.\n"
+          "\n"
+          "  -n, --schedules N     executions to try (default 1000)\n"
+          "  -s, --seed S          base seed (default: from the clock; always printed)\n"
+          "      --strategy NAME   random | pct (default pct)\n"
+          "      --depth D         PCT bug depth (default 3)\n"
+          "  -j, --jobs N          parallel workers, each on its own CPU (default: CPUs available)\n"
+          "      --max-steps N     visible steps per execution before `step-limit' (default 1000000)\n"
+          "      --timeout SEC     wall seconds per execution before `timeout' (default 10)\n"
+          "      --check CMD       output checker, run through /bin/sh with the program's stdout on stdin\n"
+          "      --fail-on-exit    a non-zero exit status is a failure\n"
+          "      --keep-going      run all N executions and report every distinct failure\n"
+          "  -o, --out DIR         where schedules, traces and outputs of failures go (default ./mdat-out)\n"
+          "      --json FILE       write a machine-readable summary\n"
+          "      --trace           print the event trace of each execution (meant with -n 1)\n"
+          "  -h, --help            this help\n"
+          "\n"
+          "Exit status: 0 no failure, 1 failure found, 2 usage error, 3 PROG could not be run.\n",
+          f);
+}
+
+static bool parse_u64(const char *s, uint64_t *out)
+{
+    if (!s || !*s || *s == '-')
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end)
+        return false;
+    *out = v;
+    return true;
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "mdat run: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (see mdat run --help)\n");
+    return EXIT_USAGE;
+}
+
+static int available_cpus(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    return 1;
+}
+
+static uint64_t seed_from_clock(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t x = (uint64_t)ts.tv_sec * 1000000007u ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32);
+    /* Keep seeds short enough to type. */
+    return x % 1000000000u;
+}
+
+struct progress_state {
+    bool tty;
+};
+
+static void show_progress(void *ctx, uint64_t done, uint64_t total, uint64_t failures)
+{
+    struct progress_state *p = ctx;
+    if (!p->tty)
+        return;
+    fprintf(stderr, "\r  %" PRIu64 "/%" PRIu64 " executions, %" PRIu64 " failing\033[K", done, total, failures);
+    if (done == total)
+        fputs("\r\033[K", stderr);
+    fflush(stderr);
+}
+
+int cmd_run(int argc, char **argv)
+{
+    enum { OPT_STRATEGY = 256, OPT_DEPTH, OPT_MAX_STEPS, OPT_TIMEOUT, OPT_CHECK, OPT_FAIL_ON_EXIT, OPT_KEEP_GOING,
+           OPT_JSON, OPT_TRACE };
+    static const struct option longopts[] = {
+        {"schedules", required_argument, NULL, 'n'},
+        {"seed", required_argument, NULL, 's'},
+        {"strategy", required_argument, NULL, OPT_STRATEGY},
+        {"depth", required_argument, NULL, OPT_DEPTH},
+        {"jobs", required_argument, NULL, 'j'},
+        {"max-steps", required_argument, NULL, OPT_MAX_STEPS},
+        {"timeout", required_argument, NULL, OPT_TIMEOUT},
+        {"check", required_argument, NULL, OPT_CHECK},
+        {"fail-on-exit", no_argument, NULL, OPT_FAIL_ON_EXIT},
+        {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
+        {"out", required_argument, NULL, 'o'},
+        {"json", required_argument, NULL, OPT_JSON},
+        {"trace", no_argument, NULL, OPT_TRACE},
+        {"help", no_argument, NULL, 'h'},
+        {0, 0, 0, 0},
+    };
+    struct explore_options opt = {
+        .schedules = 1000,
+        .strategy = "pct",
+        .depth = 3,
+        .jobs = available_cpus(),
+        .max_steps = 1000000,
+        .timeout_sec = 10,
+        .out_dir = "mdat-out",
+    };
+    bool seed_given = false, trace = false;
+    const char *json_path = NULL;
+    uint64_t v;
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "+n:s:j:o:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'n':
+            if (!parse_u64(optarg, &opt.schedules) || opt.schedules == 0)
+                return usage_error("--schedules wants a positive number, not \"%s\"", optarg);
+            break;
+        case 's':
+            if (!parse_u64(optarg, &opt.seed))
+                return usage_error("--seed wants a non-negative number, not \"%s\"", optarg);
+            seed_given = true;
+            break;
+        case OPT_STRATEGY:
+            if (strcmp(optarg, "random") != 0 && strcmp(optarg, "pct") != 0)
+                return usage_error("unknown strategy \"%s\" (random or pct)", optarg);
+            opt.strategy = optarg;
+            break;
+        case OPT_DEPTH:
+            if (!parse_u64(optarg, &v) || v == 0 || v > 100)
+                return usage_error("--depth wants a number from 1 to 100, not \"%s\"", optarg);
+            opt.depth = (int)v;
+            break;
+        case 'j':
+            if (!parse_u64(optarg, &v) || v == 0 || v > 1024)
+                return usage_error("--jobs wants a number from 1 to 1024, not \"%s\"", optarg);
+            opt.jobs = (int)v;
+            break;
+        case OPT_MAX_STEPS:
+            if (!parse_u64(optarg, &opt.max_steps) || opt.max_steps == 0)
+                return usage_error("--max-steps wants a positive number, not \"%s\"", optarg);
+            break;
+        case OPT_TIMEOUT: {
+            char *end;
+            opt.timeout_sec = strtod(optarg, &end);
+            if (*end || !(opt.timeout_sec > 0))
+                return usage_error("--timeout wants a positive number of seconds, not \"%s\"", optarg);
+            break;
+        }
+        case OPT_CHECK:
+            opt.check_cmd = optarg;
+            break;
+        case OPT_FAIL_ON_EXIT:
+            opt.fail_on_exit = true;
+            break;
+        case OPT_KEEP_GOING:
+            opt.keep_going = true;
+            break;
+        case 'o':
+            opt.out_dir = optarg;
+            break;
+        case OPT_JSON:
+            json_path = optarg;
+            break;
+        case OPT_TRACE:
+            trace = true;
+            break;
+        case 'h':
+            print_run_usage(stdout);
+            return EXIT_NO_FAILURE;
+        default:
+            if (optopt)
+                fprintf(stderr, "mdat run: option -%c is unknown or needs a value (see mdat run --help)\n", optopt);
+            else
+                fprintf(stderr, "mdat run: %s is unknown or needs a value (see mdat run --help)\n", argv[optind - 1]);
+            return EXIT_USAGE;
+        }
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "mdat run: no program given (usage: mdat run [options] [--] PROG [ARGS...])\n");
+        return EXIT_USAGE;
+    }
+    opt.argv = argv + optind;
+    opt.argc = argc - optind;
+    if (!seed_given)
+        opt.seed = seed_from_clock();
+    if (opt.schedules == 1)
+        opt.show_output = true;
+    if (trace) {
+        opt.on_event = trace_log_print;
+        opt.event_ctx = stdout;
+        opt.jobs = 1;   /* traces of parallel executions would interleave */
+    }
+    opt.format_event = trace_log_format;
+    if ((uint64_t)opt.jobs > opt.schedules)
+        opt.jobs = (int)opt.schedules;
+    struct progress_state progress = {isatty(2) && !trace && !opt.show_output};
+    opt.progress = show_progress;
+    opt.progress_ctx = &progress;
+
+    char err[512];
+    struct program prog;
+    if (!program_load(&prog, opt.argv[0], err, sizeof err)) {
+        fprintf(stderr, "mdat: %s\n", err);
+        return EXIT_CANNOT_RUN;
+    }
+    printf("mdat: exploring %s with %s", opt.argv[0], opt.strategy);
+    if (strcmp(opt.strategy, "pct") == 0)
+        printf(" (depth %d)", opt.depth);
+    printf(", seed %" PRIu64 ", %" PRIu64 " schedule%s, %d job%s\n", opt.seed, opt.schedules,
+           opt.schedules == 1 ? "" : "s", opt.jobs, opt.jobs == 1 ? "" : "s");
+    if (!debuginfo_has_dwarf(prog.debug))
+        printf("mdat: %s has no debug information: locations are shown as symbols or addresses\n", opt.argv[0]);
+    fflush(stdout);
+
+    struct explore_summary sum;
+    bool ok = explore_run(&prog, &opt, &sum, err, sizeof err);
+    int status = EXIT_NO_FAILURE;
+    if (!ok) {
+        fprintf(stderr, "mdat: %s\n", err);
+        status = EXIT_CANNOT_RUN;
+    } else if (sum.n_failures == 0) {
+        printf("mdat: no failure in %" PRIu64 " execution%s (seed %" PRIu64 "; %" PRIu64 " visible steps, %.1f s)\n",
+               sum.schedules_run, sum.schedules_run == 1 ? "" : "s", opt.seed, sum.steps_total, sum.elapsed_sec);
+    } else {
+        status = EXIT_FAILURE_FOUND;
+        for (size_t i = 0; i < sum.n_failures; i++) {
+            const struct explore_failure *f = &sum.failures[i];
+            enum failure_kind kind = f->result.kind != FAIL_NONE ? f->result.kind : f->found;
+            printf("\nmdat: FAILURE %s in execution %" PRIu64 " (seed %" PRIu64 ")%s\n", failure_kind_name(kind),
+                   f->execution, opt.seed, f->reproduced ? "" : " -- NOT reproduced when re-run: the program is not deterministic under mdat");
+            report_failure_text(stdout, &f->result);
+            printf("  schedule: %s\n  trace:    %s\n  output:   %s, %s\n", f->schedule_file, f->trace_file,
+                   f->stdout_file, f->stderr_file);
+            printf("  replay:   mdat replay %s\n", f->schedule_file);
+        }
+        printf("\nmdat: %zu failure%s after %" PRIu64 " execution%s (seed %" PRIu64 "; %.1f s)\n", sum.n_failures,
+               sum.n_failures == 1 ? "" : "s", sum.schedules_run, sum.schedules_run == 1 ? "" : "s", opt.seed,
+               sum.elapsed_sec);
+    }
+    if (ok && json_path) {
+        struct run_description run = {prog.path, opt.argv + 1, opt.argc - 1, opt.strategy, opt.seed, opt.schedules};
+        if (!report_json_write(json_path, &run, &sum, err, sizeof err)) {
+            fprintf(stderr, "mdat: %s\n", err);
+            status = EXIT_CANNOT_RUN;
+        }
+    }
+    if (ok)
+        explore_summary_free(&sum);
+    program_free(&prog);
+    return status;
+}
