@@ -250,6 +250,13 @@ static void format_function(struct execution *ex, uint64_t addr, char *buf, size
         snprintf(buf, len, "%s", loc.function);
 }
 
+static void format_function_or_addr(struct execution *ex, uint64_t addr, char *buf, size_t len)
+{
+    format_function(ex, addr, buf, len);
+    if (!buf[0])
+        snprintf(buf, len, "0x%" PRIx64, addr);
+}
+
 static void format_object(struct execution *ex, uint64_t addr, char *buf, size_t len)
 {
     buf[0] = '\0';
@@ -259,12 +266,13 @@ static void format_object(struct execution *ex, uint64_t addr, char *buf, size_t
         snprintf(buf, len, "0x%" PRIx64, addr);
 }
 
-/* Where a thread is, in user terms: inside a modeled call, the line that made it. */
-static uint64_t user_pc(const struct mthread *t)
+/* Where a thread is, in user terms: inside a modeled call, the line that
+ * made it; inside other library code, the last user instruction it ran. */
+static uint64_t user_pc(struct execution *ex, const struct mthread *t)
 {
     if (t->in_call && t->call_site)
         return t->call_site - 1;    /* the call instruction, not the line after */
-    if (t->regs.rip && t->op == OP_ACCESS)
+    if (t->regs.rip && code_map_is_user_code(ex->cfg->code, t->regs.rip))
         return t->regs.rip;
     return t->last_user_pc ? t->last_user_pc : t->regs.rip;
 }
@@ -372,7 +380,7 @@ static void begin_event(struct execution *ex, struct mthread *t, struct trace_ev
         if (t->id == 1)
             snprintf(ev->object, sizeof ev->object, "main thread");
         else
-            format_code(ex, t->start_routine, ev->object, sizeof ev->object);
+            format_function_or_addr(ex, t->start_routine, ev->object, sizeof ev->object);
         break;
     case OP_ACCESS: {
         const struct x86_insn *in = &t->site->insn;
@@ -400,10 +408,7 @@ static void begin_event(struct execution *ex, struct mthread *t, struct trace_ev
             if (target)
                 snprintf(ev->object, sizeof ev->object, "T%d", target);
         } else if (t->fn == MF_THREAD_CREATE) {
-            format_code(ex, t->regs.rdx, ev->object, sizeof ev->object);
-            char *space = strchr(ev->object, ' ');
-            if (space)
-                memmove(ev->object, space + 1, strlen(space));  /* just the function name */
+            format_function_or_addr(ex, t->regs.rdx, ev->object, sizeof ev->object);
         } else if (t->fn != MF_THREAD_EXIT) {
             format_object(ex, t->call_arg[0], ev->object, sizeof ev->object);
         }
@@ -412,7 +417,8 @@ static void begin_event(struct execution *ex, struct mthread *t, struct trace_ev
     case OP_YIELD:
     case OP_SLEEP:
         snprintf(ev->op, sizeof ev->op, "%s", t->op == OP_YIELD ? "yield" : "sleep");
-        format_code(ex, t->last_user_pc, ev->where, sizeof ev->where);
+        if (t->last_user_pc)
+            format_code(ex, t->last_user_pc, ev->where, sizeof ev->where);
         break;
     case OP_WOKEN:
     case OP_TIMEDOUT:
@@ -421,7 +427,7 @@ static void begin_event(struct execution *ex, struct mthread *t, struct trace_ev
             format_object(ex, t->call_arg[0], ev->object, sizeof ev->object);
             snprintf(ev->value, sizeof ev->value, "in %s", model_fn_verb(t->call_fn));
         }
-        format_code(ex, user_pc(t), ev->where, sizeof ev->where);
+        format_code(ex, user_pc(ex, t), ev->where, sizeof ev->where);
         break;
     }
 }
@@ -712,7 +718,7 @@ static void report_crash(struct execution *ex, struct mthread *t, int sig)
 {
     struct exec_result *res = ex->res;
     tracee_get_regs(t->tid, &t->regs);
-    uint64_t pc = code_map_in_exe(ex->cfg->code, t->regs.rip) ? t->regs.rip : user_pc(t);
+    uint64_t pc = code_map_in_exe(ex->cfg->code, t->regs.rip) ? t->regs.rip : user_pc(ex, t);
     res->thread = t->id;
     if (sig == SIGABRT && ex->assert_seen) {
         res->kind = FAIL_ASSERTION;
@@ -1037,7 +1043,7 @@ static void snapshot_threads(struct execution *ex)
         snprintf(ft->state, sizeof ft->state, "%s",
                  t->state == TS_EXITED ? "exited" : t->state == TS_BLOCKED ? "blocked" : "runnable");
         if (t->state != TS_EXITED)
-            format_code(ex, user_pc(t), ft->location, sizeof ft->location);
+            format_code(ex, user_pc(ex, t), ft->location, sizeof ft->location);
         if (t->state == TS_BLOCKED) {
             int holder;
             describe_wait(ex, t, ft->waiting_on, sizeof ft->waiting_on, &holder);
@@ -1045,9 +1051,7 @@ static void snapshot_threads(struct execution *ex)
         if (t->id == 1)
             snprintf(ft->start, sizeof ft->start, "main");
         else if (t->start_routine) {
-            format_function(ex, t->start_routine, ft->start, sizeof ft->start);
-            if (!ft->start[0])
-                snprintf(ft->start, sizeof ft->start, "0x%" PRIx64, t->start_routine);
+            format_function_or_addr(ex, t->start_routine, ft->start, sizeof ft->start);
         }
     }
 }
@@ -1098,8 +1102,8 @@ static void report_deadlock(struct execution *ex)
     struct mthread *t = thread_by_id(ex, first_blocked);
     res->thread = first_blocked;
     if (t) {
-        format_line(ex, user_pc(t), res->location, sizeof res->location);
-        format_function(ex, user_pc(t), res->function, sizeof res->function);
+        format_line(ex, user_pc(ex, t), res->location, sizeof res->location);
+        format_function(ex, user_pc(ex, t), res->function, sizeof res->function);
     }
     if (cycle[0])
         snprintf(res->message, sizeof res->message, "%d thread%s blocked, none can run; wait cycle %s", blocked,
@@ -1205,8 +1209,8 @@ static bool schedule_loop(struct execution *ex)
             struct mthread *t = thread_by_id(ex, ex->last_thread);
             if (t) {
                 res->thread = t->id;
-                format_line(ex, user_pc(t), res->location, sizeof res->location);
-                format_function(ex, user_pc(t), res->function, sizeof res->function);
+                format_line(ex, user_pc(ex, t), res->location, sizeof res->location);
+                format_function(ex, user_pc(ex, t), res->function, sizeof res->function);
             }
             snprintf(res->message, sizeof res->message,
                      "more than %" PRIu64 " visible steps: livelock or a thread spinning on shared memory",

@@ -1,0 +1,258 @@
+#!/usr/bin/env bash
+# End-to-end tests: runs mdat on the target programs the way a user does and
+# asserts on what it prints, writes and exits with. One test per invocation:
+#   e2e.sh MDAT TARGET_DIR SOURCE_DIR TEST_NAME
+set -uo pipefail
+MDAT=$1 TARGETS=$2 SOURCES=$3 TEST=$4
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK"
+failures=0
+
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+# run_mdat ARGS...: runs mdat, keeps stdout in $WORK/out, stderr in $WORK/err, status in $status.
+run_mdat() { "$MDAT" "$@" >"$WORK/out" 2>"$WORK/err"; status=$?; }
+expect_status() { [ "$status" -eq "$1" ] || fail "exit status $status, expected $1 (mdat $*)"; }
+expect_out() { grep -qF -- "$1" "$WORK/out" || fail "stdout lacks: $1"; }
+expect_err() { grep -qF -- "$1" "$WORK/err" || fail "stderr lacks: $1"; }
+expect_json() { grep -qE -- "$1" "$2" || fail "$2 lacks /$1/"; }
+# line_of FILE MARKER: line number of the marker comment in a target's source.
+line_of() { grep -n -- "$2" "$SOURCES/$1" | head -n 1 | cut -d: -f1; }
+show() { echo "--- stdout"; cat "$WORK/out"; echo "--- stderr"; cat "$WORK/err"; }
+
+# The trace lines (step lines) of a replay --trace, without the report after it.
+replay_trace() { sed -n '/^mdat: replaying/,/^mdat: reproduced\|^mdat: replayed/p' "$1" | grep -E '^ +[0-9]+ '; }
+
+# expect_replay_identical SCHED: replaying reproduces the failure with the saved trace.
+expect_replay_identical() {
+    local sched=$1
+    "$MDAT" replay --trace "$sched" >"$WORK/replay.out" 2>"$WORK/replay.err"
+    local st=$?
+    [ "$st" -eq 1 ] || fail "replay exit $st, expected 1: $(cat "$WORK/replay.err")"
+    replay_trace "$WORK/replay.out" >"$WORK/replay.trace"
+    [ -s "$WORK/replay.trace" ] || fail "replay printed no trace"
+    diff -u "${sched%.sched}.trace" "$WORK/replay.trace" >"$WORK/trace.diff" ||
+        fail "replay trace differs from the recorded one: $(head -20 "$WORK/trace.diff")"
+}
+
+first_sched() { ls "$WORK"/out-dir/*.sched 2>/dev/null | head -n 1; }
+
+case "$TEST" in
+deadlock)
+    run_mdat run -n 300 -s 1 -o out-dir --json run.json "$TARGETS/deadlock_lock_order"
+    expect_status 1
+    expect_out "FAILURE deadlock"
+    expect_out "wait cycle T2 -> T3 -> T2"
+    expect_out "waiting on mutex lock_b (held by T"
+    expect_out "waiting on mutex lock_a (held by T"
+    expect_out "deadlock_lock_order.c:$(line_of deadlock_lock_order.c 'BUG:') thread_two"
+    expect_out "mdat replay out-dir/deadlock_lock_order-deadlock-s1-e"
+    expect_json '"kind": "deadlock"' run.json
+    expect_json '"waiting_on": "join T2"' run.json
+    expect_json '"location": "deadlock_lock_order.c:[0-9]+"' run.json
+    for f in mdat_version program args strategy seed schedules_requested schedules_run elapsed_seconds \
+             visible_steps_total ptrace_stops_total failures schedule_file message location threads; do
+        expect_json "\"$f\":" run.json
+    done
+    sched=$(first_sched)
+    [ -n "$sched" ] || fail "no schedule file written"
+    grep -q '^sha256 [0-9a-f]\{64\}$' "$sched" || fail "schedule lacks the binary's SHA-256"
+    expect_replay_identical "$sched"
+    ;;
+lost_update)
+    run_mdat run -n 300 -s 2 -o out-dir --json run.json "$TARGETS/lost_update"
+    expect_status 1
+    line=$(line_of lost_update.c 'FAILS:')
+    expect_out "FAILURE assertion"
+    expect_out "assertion \`counter == 2 * N' failed at lost_update.c:$line in main()"
+    expect_json "\"location\": \"lost_update.c:$line\"" run.json
+    expect_out "W counter := "
+    expect_replay_identical "$(first_sched)"
+    ;;
+condvar)
+    run_mdat run -n 500 -s 3 -o out-dir "$TARGETS/condvar_signal_lost"
+    expect_status 1
+    expect_out "FAILURE deadlock"
+    expect_out "waiting on condvar go_cond (with mutex go_lock)"
+    expect_replay_identical "$(first_sched)"
+    ;;
+semaphore)
+    run_mdat run -n 300 -s 4 -o out-dir "$TARGETS/semaphore_misuse"
+    expect_status 1
+    expect_out "FAILURE deadlock"
+    expect_out "waiting on semaphore full"
+    expect_out "semaphore_misuse.c:$(line_of semaphore_misuse.c 'BUG:') consumer"
+    ;;
+order_bug)
+    run_mdat run -n 300 -s 5 -o out-dir --json run.json "$TARGETS/order_bug_sleep"
+    expect_status 1
+    expect_out "FAILURE crash"
+    expect_out "killed by SIGSEGV accessing 0x0 (NULL pointer dereference) at order_bug_sleep.c:$(line_of order_bug_sleep.c 'BUG:') worker"
+    expect_json '"kind": "crash"' run.json
+    expect_replay_identical "$(first_sched)"
+    ;;
+correct)
+    # Correct programs never fail, whatever the schedule.
+    for p in correct_counter correct_prodcons correct_semaphores barrier_rwlock condvar_timedwait signals; do
+        for strategy in pct random; do
+            run_mdat run -n 250 -s 11 --strategy $strategy -o out-dir "$TARGETS/$p"
+            [ "$status" -eq 0 ] || { fail "$p under $strategy: exit $status"; show; }
+            expect_out "mdat: no failure in 250 executions"
+        done
+    done
+    ;;
+many_threads)
+    run_mdat run -n 10 -s 6 "$TARGETS/many_threads"
+    expect_status 0
+    expect_out "no failure in 10 executions"
+    run_mdat run -n 1 -s 6 --trace "$TARGETS/many_threads"
+    grep -qE '^ +[0-9]+ +\*? *T101 ' "$WORK/out" || fail "no step of thread T101 in the trace"
+    ;;
+cxx)
+    run_mdat run -n 100 -s 7 "$TARGETS/cxx_threads"
+    expect_status 0
+    run_mdat run -n 1 -s 7 --trace "$TARGETS/cxx_threads"
+    expect_out "lock "
+    ;;
+stripped)
+    run_mdat run -n 300 -s 2 -o out-dir "$TARGETS/stripped_lost_update"
+    expect_status 1
+    expect_out "has no debug information"
+    expect_out "FAILURE assertion"
+    grep -qE 'W 0x[0-9a-f]+ := ' "$WORK/out" || fail "stripped binary: writes not shown by address"
+    expect_replay_identical "$(first_sched)"
+    ;;
+static)
+    run_mdat run -n 300 -s 1 -o out-dir "$TARGETS/static_lock_order"
+    expect_status 1
+    expect_out "FAILURE deadlock"
+    expect_out "waiting on mutex lock_a (held by T"
+    expect_replay_identical "$(first_sched)"
+    ;;
+nopie)
+    run_mdat run -n 300 -s 2 -o out-dir "$TARGETS/lost_update_nopie"
+    expect_status 1
+    expect_out "failed at lost_update.c:$(line_of lost_update.c 'FAILS:')"
+    ;;
+fork)
+    run_mdat run -n 50 -s 8 "$TARGETS/fork_child"
+    expect_status 0
+    expect_out "no failure in 50 executions"
+    ;;
+timeout)
+    run_mdat run -n 2 -s 1 --timeout 1 -o out-dir "$TARGETS/spin_forever"
+    expect_status 1
+    expect_out "FAILURE timeout"
+    expect_out "at spin_forever.c:$(line_of spin_forever.c 'BUG:') spinner"
+    ;;
+step_limit)
+    run_mdat run -n 2 -s 1 --max-steps 3000 -o out-dir --json run.json "$TARGETS/livelock_flag"
+    expect_status 1
+    expect_out "FAILURE step-limit"
+    expect_out "more than 3000 visible steps"
+    expect_json '"kind": "step-limit"' run.json
+    ;;
+checker)
+    run_mdat run -n 300 -s 9 -o out-dir --check "$TARGETS/check_mutex_log.sh" "$TARGETS/output_checker"
+    expect_status 1
+    expect_out "FAILURE checker"
+    expect_out "mutual exclusion violated"
+    sched=$(first_sched)
+    [ -s "${sched%.sched}.stdout" ] || fail "the failing execution's output was not kept"
+    expect_replay_identical "$sched"
+    ;;
+exit_status)
+    run_mdat run -n 5 -s 1 "$TARGETS/exit_nonzero"
+    expect_status 0
+    run_mdat run -n 5 -s 1 --fail-on-exit -o out-dir "$TARGETS/exit_nonzero"
+    expect_status 1
+    expect_out "FAILURE exit-status"
+    expect_out "exited with status 3"
+    ;;
+bad_input)
+    for f in not_elf.txt script.sh elf32.bin empty_dir does-not-exist; do
+        run_mdat run -n 1 "$TARGETS/$f"
+        expect_status 3
+        [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "$f: error is not one line: $(cat "$WORK/err")"
+        [ ! -s "$WORK/out" ] || fail "$f: printed on stdout: $(cat "$WORK/out")"
+    done
+    run_mdat run -n 1 "$TARGETS/elf32.bin"
+    expect_err "32-bit ELF is not supported"
+    run_mdat run -n 1 "$TARGETS/empty_dir"
+    expect_err "is a directory"
+    run_mdat run -n 1 "$TARGETS/does-not-exist"
+    expect_err "no such file"
+    ;;
+usage)
+    run_mdat; expect_status 2
+    run_mdat run; expect_status 2
+    run_mdat run --strategy magic "$TARGETS/lost_update"; expect_status 2
+    expect_err "unknown strategy"
+    run_mdat run -n zero "$TARGETS/lost_update"; expect_status 2
+    run_mdat frobnicate; expect_status 2
+    run_mdat replay; expect_status 2
+    run_mdat --help; expect_status 0; expect_out "replay"
+    run_mdat run --help; expect_status 0; expect_out "--max-steps"
+    run_mdat --version; expect_status 0; expect_out "mdat 0."
+    ;;
+replay_refuses)
+    run_mdat run -n 300 -s 1 -o out-dir "$TARGETS/deadlock_lock_order"
+    sched=$(first_sched)
+    sed 's/^sha256 .*/sha256 0000000000000000000000000000000000000000000000000000000000000000/' "$sched" >other.sched
+    run_mdat replay other.sched
+    expect_status 3
+    expect_err "is not the binary it was recorded with"
+    # Point every choice at a thread that never exists: replay must say it diverged.
+    awk '/^choices/{c=1;print;next} c&&!/^end/{gsub(/:t[0-9]+/,":t99")} {print}' "$sched" >bad.sched
+    run_mdat replay bad.sched
+    expect_status 3
+    expect_err "diverged"
+    printf 'not a schedule\n' >junk.sched
+    run_mdat replay junk.sched
+    expect_status 3
+    expect_err "not an mdat schedule file"
+    ;;
+determinism)
+    # Same seed, same trace; and -j does not change which failure is reported.
+    "$MDAT" run -n 1 -s 42 --trace "$TARGETS/correct_prodcons" >t1 2>&1
+    "$MDAT" run -n 1 -s 42 --trace "$TARGETS/correct_prodcons" >t2 2>&1
+    diff <(grep -E '^ +[0-9]+ ' t1) <(grep -E '^ +[0-9]+ ' t2) >/dev/null || fail "two runs with seed 42 differ"
+    [ "$(grep -cE '^ +[0-9]+ ' t1)" -gt 10 ] || fail "trace too short: $(cat t1)"
+    run_mdat run -n 300 -s 5 -j 1 -o j1 "$TARGETS/lost_update"
+    grep -o 'in execution [0-9]*' "$WORK/out" >j1.txt
+    run_mdat run -n 300 -s 5 -j 2 -o j2 "$TARGETS/lost_update"
+    grep -o 'in execution [0-9]*' "$WORK/out" >j2.txt
+    [ -s j1.txt ] && cmp -s j1.txt j2.txt || fail "-j 1 and -j 2 report different executions: $(cat j1.txt) vs $(cat j2.txt)"
+    ;;
+keep_going)
+    run_mdat run -n 200 -s 3 --keep-going -o out-dir --json run.json "$TARGETS/lost_update"
+    expect_status 1
+    expect_out "after 200 executions"
+    ;;
+sigkill)
+    # Killing mdat with SIGKILL must not leave any traced process behind.
+    "$MDAT" run -n 100000 -s 1 -j 2 -o out-dir "$TARGETS/correct_prodcons" >/dev/null 2>&1 &
+    mdat_pid=$!
+    sleep 1.5
+    pgrep -f "$TARGETS/correct_prodcons" >/dev/null || fail "no tracee was running to begin with"
+    kill -KILL "$mdat_pid"
+    wait "$mdat_pid" 2>/dev/null
+    for _ in $(seq 50); do
+        pgrep -f "$TARGETS/correct_prodcons" >/dev/null || break
+        sleep 0.1
+    done
+    left=$(pgrep -af "$TARGETS/correct_prodcons")
+    [ -z "$left" ] || fail "processes left behind after SIGKILL: $left"
+    ;;
+*)
+    echo "unknown test $TEST"
+    exit 2
+    ;;
+esac
+
+if [ "$failures" -gt 0 ]; then
+    show
+    echo "$TEST: $failures assertion(s) failed"
+    exit 1
+fi
+echo "$TEST: ok"
