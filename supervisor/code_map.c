@@ -274,8 +274,10 @@ code_map *code_map_build(const debuginfo *exe)
                 scan_range(cm, dec, secs[i].addr, secs[i].addr + secs[i].size);
     }
     x86_decoder_free(dec);
-    qsort(cm->sites, cm->n_sites, sizeof *cm->sites, cmp_site);
-    qsort(cm->user, cm->n_user, sizeof *cm->user, cmp_range);
+    if (cm->n_sites > 1)
+        qsort(cm->sites, cm->n_sites, sizeof *cm->sites, cmp_site);
+    if (cm->n_user > 1)
+        qsort(cm->user, cm->n_user, sizeof *cm->user, cmp_range);
     build_patched_sections(cm);
     return cm;
 }
@@ -366,7 +368,8 @@ static void plant_model_entries(code_map *cm, const elf_image *img, uint64_t bia
             cm->entries[cm->n_entries++] = (struct entry_bp){addr, (enum model_fn)fn, orig};
         }
     }
-    qsort(cm->entries, cm->n_entries, sizeof *cm->entries, cmp_entry);
+    if (cm->n_entries > 1)
+        qsort(cm->entries, cm->n_entries, sizeof *cm->entries, cmp_entry);
 }
 
 bool code_map_plant_exe(code_map *cm, pid_t pid, int mem_fd, char *err, size_t errlen)

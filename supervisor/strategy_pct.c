@@ -51,7 +51,8 @@ static void pct_begin(struct strategy *s, uint64_t exec_seed, uint64_t estimated
 {
     struct pct_state *p = s->state;
     rng_seed(&p->rng, exec_seed);
-    memset(p->priority, 0, p->cap * sizeof *p->priority);
+    if (p->priority)
+        memset(p->priority, 0, p->cap * sizeof *p->priority);
     p->n_change = p->depth > 1 ? p->depth - 1 : 0;
     p->change_points = realloc(p->change_points, ((size_t)p->n_change + 1) * sizeof *p->change_points);
     uint64_t k = estimated_steps > 0 ? estimated_steps : 1;

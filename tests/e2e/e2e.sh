@@ -11,7 +11,14 @@ failures=0
 
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 # run_mdat ARGS...: runs mdat, keeps stdout in $WORK/out, stderr in $WORK/err, status in $status.
-run_mdat() { "$MDAT" "$@" >"$WORK/out" 2>"$WORK/err"; status=$?; }
+# In a sanitizer build (MDAT_SANITIZE=ON) any report from mdat itself is a failure.
+run_mdat() {
+    "$MDAT" "$@" >"$WORK/out" 2>"$WORK/err"
+    status=$?
+    if grep -qE 'runtime error:|ERROR: (Address|Leak)Sanitizer' "$WORK/err"; then
+        fail "sanitizer report from mdat $*: $(grep -m1 -E 'runtime error:|Sanitizer' "$WORK/err")"
+    fi
+}
 expect_status() { [ "$status" -eq "$1" ] || fail "exit status $status, expected $1 (mdat $*)"; }
 expect_out() { grep -qF -- "$1" "$WORK/out" || fail "stdout lacks: $1"; }
 expect_err() { grep -qF -- "$1" "$WORK/err" || fail "stderr lacks: $1"; }
