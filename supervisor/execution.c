@@ -368,6 +368,22 @@ static void describe_wait(struct execution *ex, const struct mthread *t, char *b
 
 /* ---------- trace events ---------- */
 
+/* The value at the thread's access address as a signed integer of the
+ * access's size ("-> 3" for a read, ":= 4" for a write); nothing for wider
+ * accesses. */
+static void format_access_value(struct execution *ex, const struct mthread *t, const char *arrow, char *buf,
+                                size_t len)
+{
+    uint64_t v = 0;
+    if (t->access_size == 0 || t->access_size > 8 || !tracee_read(ex->mem_fd, t->access_addr, &v, t->access_size))
+        return;
+    int64_t value = t->access_size == 8 ? (int64_t)v
+                    : t->access_size == 4 ? (int64_t)(int32_t)v
+                    : t->access_size == 2 ? (int64_t)(int16_t)v
+                                          : (int64_t)(int8_t)v;
+    snprintf(buf, len, "%s %" PRId64, arrow, value);
+}
+
 static void begin_event(struct execution *ex, struct mthread *t, struct trace_event *ev)
 {
     memset(ev, 0, sizeof *ev);
@@ -391,13 +407,8 @@ static void begin_event(struct execution *ex, struct mthread *t, struct trace_ev
         }
         snprintf(ev->op, sizeof ev->op, "%s", (in->flags & X86_ATOMIC) ? "atomic" : rd && wr ? "RMW" : wr ? "W" : "R");
         format_object(ex, t->access_addr, ev->object, sizeof ev->object);
-        if (rd && !wr && t->access_size > 0 && t->access_size <= 8) {
-            uint64_t v = 0;
-            if (tracee_read(ex->mem_fd, t->access_addr, &v, t->access_size))
-                snprintf(ev->value, sizeof ev->value, "-> %" PRId64,
-                         t->access_size == 8 ? (int64_t)v : t->access_size == 4 ? (int64_t)(int32_t)v
-                         : t->access_size == 2 ? (int64_t)(int16_t)v : (int64_t)(int8_t)v);
-        }
+        if (rd && !wr)
+            format_access_value(ex, t, "->", ev->value, sizeof ev->value);
         format_code(ex, t->regs.rip, ev->where, sizeof ev->where);
         break;
     }
@@ -436,13 +447,8 @@ static void begin_event(struct execution *ex, struct mthread *t, struct trace_ev
 static void note_written_value(struct execution *ex, struct mthread *t)
 {
     struct trace_event *ev = ex->event;
-    if (!ev || t->op != OP_ACCESS || t->access_size == 0 || t->access_size > 8 || ev->value[0])
-        return;
-    uint64_t v = 0;
-    if (tracee_read(ex->mem_fd, t->access_addr, &v, t->access_size))
-        snprintf(ev->value, sizeof ev->value, ":= %" PRId64,
-                 t->access_size == 8 ? (int64_t)v : t->access_size == 4 ? (int64_t)(int32_t)v
-                 : t->access_size == 2 ? (int64_t)(int16_t)v : (int64_t)(int8_t)v);
+    if (ev && t->op == OP_ACCESS && !ev->value[0])
+        format_access_value(ex, t, ":=", ev->value, sizeof ev->value);
 }
 
 static void finish_event(struct execution *ex, struct trace_event *ev)
