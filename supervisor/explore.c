@@ -198,11 +198,11 @@ struct shared_state {
     volatile uint64_t lowest_failure;
 };
 
-static void pin_to_cpu(int nth)
+/* Pins the calling process to the nth CPU of `allowed`: a ptrace stop costs
+ * several times more when tracer and tracee sit on different CPUs. */
+static void pin_to_cpu(const cpu_set_t *allowed_set, int nth)
 {
-    cpu_set_t allowed;
-    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
-        return;
+    cpu_set_t allowed = *allowed_set;
     int count = CPU_COUNT(&allowed);
     if (count <= 0)
         return;
@@ -320,7 +320,8 @@ static void emit_to_pipe(void *ctx, const struct wire_result *w)
 }
 
 static bool run_workers(struct program *prog, const struct explore_options *opt, uint64_t start, uint64_t estimate,
-                        struct shared_state *shared, struct tally *tally, char *err, size_t errlen)
+                        const cpu_set_t *cpus, struct shared_state *shared, struct tally *tally, char *err,
+                        size_t errlen)
 {
     int jobs = opt->jobs;
     pid_t *pids = calloc((size_t)jobs, sizeof *pids);
@@ -336,7 +337,7 @@ static bool run_workers(struct program *prog, const struct explore_options *opt,
         if (pid == 0) {
             prctl(PR_SET_PDEATHSIG, SIGKILL);
             close(p[0]);
-            pin_to_cpu(w);
+            pin_to_cpu(cpus, w);
             worker_loop(prog, opt, start + (uint64_t)w, (uint64_t)opt->jobs, estimate, shared, emit_to_pipe, &p[1]);
             _exit(0);
         }
@@ -507,14 +508,22 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
 
     /* Execution 0 runs first, alone: its length is PCT's estimate for all
      * others, which keeps every execution a function of (seed, index). */
+    cpu_set_t cpus;
+    bool have_cpus = sched_getaffinity(0, sizeof cpus, &cpus) == 0;
+    if (have_cpus)
+        pin_to_cpu(&cpus, 0);
     worker_loop(prog, opt, 0, opt->schedules, FIRST_ESTIMATE, shared, tally_add, &tally);
     uint64_t estimate = sum->steps_total > 0 ? sum->steps_total : FIRST_ESTIMATE;
     bool ok = true;
     if (opt->schedules > 1 && !tally.have_error && (opt->keep_going || tally.n_found == 0)) {
         if (opt->jobs <= 1)
             worker_loop(prog, opt, 1, 1, estimate, shared, tally_add, &tally);
-        else
-            ok = run_workers(prog, opt, 1, estimate, shared, &tally, err, errlen);
+        else if (have_cpus)
+            ok = run_workers(prog, opt, 1, estimate, &cpus, shared, &tally, err, errlen);
+        else {
+            snprintf(err, errlen, "cannot read the CPU affinity: %s", strerror(errno));
+            ok = false;
+        }
     }
     if (ok && tally.have_error && (tally.n_found == 0 || tally.first_error.index < tally.found[0].index)) {
         snprintf(err, errlen, "%s", tally.first_error.error_message);
@@ -532,6 +541,8 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
     }
     free(tally.found);
     munmap(shared, sizeof *shared);
+    if (have_cpus)
+        sched_setaffinity(0, sizeof cpus, &cpus);
     sum->elapsed_sec = (double)(monotonic_ns() - t0) / 1e9;
     return ok;
 }
@@ -564,6 +575,10 @@ bool explore_replay(struct program *prog, const struct schedule *sched, trace_si
         .show_output = show_output,
     };
     struct strategy *strat = strategy_replay_new(sched);
+    cpu_set_t cpus;
+    bool have_cpus = sched_getaffinity(0, sizeof cpus, &cpus) == 0;
+    if (have_cpus)
+        pin_to_cpu(&cpus, 0);
     bool capture = !show_output || opt.check_cmd;
     struct run_io io = {open_capture(capture), open_capture(!show_output)};
     bool ok = run_one(prog, &opt, strat, sched->execution, 0, &io, sink, sink_ctx, res);
@@ -573,6 +588,8 @@ bool explore_replay(struct program *prog, const struct schedule *sched, trace_si
         close(io.err_fd);
     strategy_free(strat);
     free(argv);
+    if (have_cpus)
+        sched_setaffinity(0, sizeof cpus, &cpus);
     if (!ok)
         snprintf(err, errlen, "%s", res->error_message);
     return ok;
