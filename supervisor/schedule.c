@@ -163,7 +163,7 @@ bool schedule_write(const struct schedule *s, const char *path, char *err, size_
     fprintf(f, "steps %" PRIu64 "\n", s->steps);
     fprintf(f, "failure %s\n", s->failure);
     fprintf(f, "max-steps %" PRIu64 "\n", s->max_steps);
-    fprintf(f, "timeout %g\n", s->timeout_sec);
+    fprintf(f, "timeout %.17g\n", s->timeout_sec);
     fprintf(f, "fail-on-exit %d\n", s->fail_on_exit ? 1 : 0);
     if (s->check_cmd) {
         fprintf(f, "check ");
