@@ -251,8 +251,8 @@ code_map *code_map_build(const debuginfo *exe)
         return NULL;
     }
     /* User code is what DWARF describes (in a static binary libc has none);
-     * without DWARF, every function but the startup code; without symbols,
-     * the whole .text. */
+     * without DWARF, every function of .symtab but the startup code; when
+     * stripped, the whole .text (.dynsym names only the few exported ones). */
     const struct addr_range *ranges;
     size_t n_ranges = debuginfo_cu_ranges(exe, &ranges);
     const struct elf_symbol *fns;
@@ -260,7 +260,7 @@ code_map *code_map_build(const debuginfo *exe)
     if (n_ranges > 0) {
         for (size_t i = 0; i < n_ranges; i++)
             scan_range(cm, dec, ranges[i].lo, ranges[i].hi);
-    } else if (n_fns > 0) {
+    } else if (n_fns > 0 && elf_image_has_symtab(img)) {
         for (size_t i = 0; i < n_fns; i++) {
             const struct elf_section *s = section_containing(img, fns[i].addr);
             if (s && s->exec && !is_runtime_startup(fns[i].name))

@@ -128,6 +128,11 @@ stripped)
     expect_out "FAILURE assertion"
     grep -qE 'W 0x[0-9a-f]+ := ' "$WORK/out" || fail "stripped binary: writes not shown by address"
     expect_replay_identical "$(first_sched)"
+    # A distribution binary: stripped, PIE, with a few exported functions in .dynsym.
+    run_mdat run -n 1 -s 1 --json ls.json /bin/ls /
+    expect_status 0
+    steps=$(sed -n 's/.*"visible_steps_total": \([0-9]*\).*/\1/p' ls.json)
+    [ "${steps:-0}" -gt 100 ] || fail "/bin/ls ran with only ${steps:-0} visible steps: its code was not instrumented"
     ;;
 static)
     run_mdat run -n 300 -s 1 -o out-dir "$TARGETS/static_lock_order"
