@@ -517,10 +517,16 @@ static int wait_thread(struct execution *ex, pid_t tid, int *status)
 /* Lets every remaining thread die and reaps them all, children included. */
 static void drain(struct execution *ex, bool kill_it)
 {
-    if (kill_it && !ex->leader_gone)
+    /* Without kill_it the program ends by itself (exit, or an exec'd image
+     * running to its end): forked children are killed once the leader is gone. */
+    if (kill_it && !ex->leader_gone) {
         kill(ex->pid, SIGKILL);
-    for (size_t i = 0; i < ex->n_passive; i++)
-        kill(ex->passive[i], SIGKILL);
+        for (size_t i = 0; i < ex->n_passive; i++)
+            kill(ex->passive[i], SIGKILL);
+    }
+    if (ex->leader_gone)
+        for (size_t i = 0; i < ex->n_passive; i++)
+            kill(ex->passive[i], SIGKILL);
     uint64_t give_up = monotonic_ns() + 5000000000u;
     bool killed = kill_it;
     struct tracee_event ev;
@@ -553,9 +559,10 @@ static void drain(struct execution *ex, bool kill_it)
             remove_passive(ex, ev.tid);
             continue;
         }
-        int sig = WSTOPSIG(ev.status);
-        int deliver = stop_event(ev.status) == 0 && sig != SIGTRAP && sig != SIGSTOP ? sig : 0;
-        tracee_cont(ev.tid, is_passive(ex, ev.tid) ? deliver : 0);
+        if (is_passive(ex, ev.tid))
+            passive_stop(ex, &ev);
+        else
+            tracee_cont(ev.tid, 0);
     }
 }
 

@@ -151,6 +151,17 @@ fork)
     expect_status 0
     expect_out "no failure in 50 executions"
     ;;
+exec)
+    # The traced program replaces itself with execve: the new image runs to its end.
+    run_mdat run -n 3 -s 1 /usr/bin/env true
+    expect_status 0
+    run_mdat run -n 1 -s 1 /usr/bin/env sh -c 'echo from-the-new-image'
+    expect_status 0
+    expect_out "from-the-new-image"
+    run_mdat run -n 2 -s 1 --fail-on-exit -o out-dir /usr/bin/env sh -c 'exit 4'
+    expect_status 1
+    expect_out "exited with status 4"
+    ;;
 timeout)
     run_mdat run -n 2 -s 1 --timeout 1 -o out-dir "$TARGETS/spin_forever"
     expect_status 1
