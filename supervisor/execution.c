@@ -106,6 +106,7 @@ struct execution {
 
 /* What came of letting a thread run. */
 enum run_outcome {
+    RUN_CONTINUE,       /* an emulated syscall returned: the thread runs on */
     RUN_NEXT_OP,        /* stopped before its next visible operation */
     RUN_BLOCKED,        /* waiting in the futex model */
     RUN_THREAD_EXITED,
@@ -617,9 +618,9 @@ static enum run_outcome handle_futex(struct execution *ex, struct mthread *t)
     case FUTEX_CMD_WAIT: {
         uint32_t value;
         if (!tracee_read(ex->mem_fd, fc.uaddr, &value, sizeof value))
-            return emulate_syscall(t, -EFAULT) ? RUN_NEXT_OP + 100 : RUN_ERROR;
+            return emulate_syscall(t, -EFAULT) ? RUN_CONTINUE : RUN_ERROR;
         if (value != fc.val)
-            return emulate_syscall(t, -EAGAIN) ? RUN_NEXT_OP + 100 : RUN_ERROR;
+            return emulate_syscall(t, -EAGAIN) ? RUN_CONTINUE : RUN_ERROR;
         if (!emulate_syscall(t, 0))
             return RUN_ERROR;
         t->state = TS_BLOCKED;
@@ -629,13 +630,13 @@ static enum run_outcome handle_futex(struct execution *ex, struct mthread *t)
     }
     case FUTEX_CMD_WAKE: {
         int woken = wake_waiters(ex, fc.uaddr, fc.bitset, fc.val);
-        return emulate_syscall(t, woken) ? RUN_NEXT_OP + 100 : RUN_ERROR;
+        return emulate_syscall(t, woken) ? RUN_CONTINUE : RUN_ERROR;
     }
     case FUTEX_CMD_CMP_REQUEUE: {
         if (fc.check_val3) {
             uint32_t value;
             if (!tracee_read(ex->mem_fd, fc.uaddr, &value, sizeof value) || value != fc.val3)
-                return emulate_syscall(t, -EAGAIN) ? RUN_NEXT_OP + 100 : RUN_ERROR;
+                return emulate_syscall(t, -EAGAIN) ? RUN_CONTINUE : RUN_ERROR;
         }
         int woken = wake_waiters(ex, fc.uaddr, FUTEX_BITSET_MATCH_ANY, fc.val);
         int ids[256];
@@ -643,17 +644,15 @@ static enum run_outcome handle_futex(struct execution *ex, struct mthread *t)
         int moved = 0;
         for (size_t i = 0; i < count && i < 256 && (uint32_t)moved < fc.nr_requeue; i++, moved++)
             futex_table_move(&ex->futex, ids[i], fc.uaddr2);
-        return emulate_syscall(t, woken + moved) ? RUN_NEXT_OP + 100 : RUN_ERROR;
+        return emulate_syscall(t, woken + moved) ? RUN_CONTINUE : RUN_ERROR;
     }
     case FUTEX_CMD_UNSUPPORTED:
         break;
     }
-    set_error(ex, "the program uses %s, which mdat does not model (at %s)", futex_op_name(fc.raw_op), "futex");
     char where[128];
     format_code(ex, t->last_user_pc, where, sizeof where);
-    snprintf(ex->res->error_message, sizeof ex->res->error_message,
-             "the program uses %s, which mdat does not model yet (T%d, last at %s)", futex_op_name(fc.raw_op), t->id,
-             where);
+    set_error(ex, "the program uses %s, which mdat does not model yet (T%d, last at %s)", futex_op_name(fc.raw_op),
+              t->id, where);
     return RUN_ERROR;
 }
 
@@ -755,14 +754,12 @@ static void report_crash(struct execution *ex, struct mthread *t, int sig)
             detail = si.si_addr == NULL ? " (NULL pointer dereference)" : "";
         }
     }
-    snprintf(res->message, sizeof res->message, "T%d killed by %s%s%s at %s", t->id, sigabbrev_np(sig) ? sigabbrev_np(sig) : "signal",
-             fault, detail, where);
-    if (sigabbrev_np(sig)) {
-        /* "SEGV" reads better as "SIGSEGV". */
-        char tmp[512];
-        snprintf(tmp, sizeof tmp, "T%d killed by SIG%s%s%s at %s", t->id, sigabbrev_np(sig), fault, detail, where);
-        snprintf(res->message, sizeof res->message, "%s", tmp);
-    }
+    char name[32];
+    if (sigabbrev_np(sig))
+        snprintf(name, sizeof name, "SIG%s", sigabbrev_np(sig));
+    else
+        snprintf(name, sizeof name, "signal %d", sig);
+    snprintf(res->message, sizeof res->message, "T%d killed by %s%s%s at %s", t->id, name, fault, detail, where);
 }
 
 static void record_assert(struct execution *ex, struct mthread *t)
@@ -802,8 +799,8 @@ static void new_thread_from_clone(struct execution *ex, struct mthread *parent, 
             passive_stop(ex, &early);
         return;
     }
+    /* add_thread may move the thread array: parent is not used after it. */
     struct mthread *t = add_thread(ex, child);
-    parent = NULL; /* add_thread may have moved the array */
     t->ctid = (flags & CLONE_CHILD_CLEARTID) ? ctid : 0;
     t->tls = (flags & CLONE_SETTLS) ? tls : 0;
 }
@@ -884,7 +881,7 @@ static enum run_outcome run_thread(struct execution *ex, struct mthread *t)
             switch ((long)t->regs.orig_rax) {
             case SYS_futex: {
                 enum run_outcome o = handle_futex(ex, t);
-                if (o == RUN_NEXT_OP + 100)
+                if (o == RUN_CONTINUE)
                     continue;
                 return o;
             }
@@ -1262,6 +1259,7 @@ static bool schedule_loop(struct execution *ex)
         ex->steps++;
         ex->last_thread = id;
         switch (o) {
+        case RUN_CONTINUE:  /* run_thread never returns it */
         case RUN_NEXT_OP:
             break;
         case RUN_BLOCKED: {
