@@ -487,12 +487,37 @@ static bool record_failure(struct program *prog, const struct explore_options *o
     return written;
 }
 
+/* mkdir -p: the output directory may be several levels deep. */
+static bool make_directories(const char *path)
+{
+    char buf[PATH_MAX];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+            return false;
+        *p = '/';
+    }
+    if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+        return false;
+    struct stat st;
+    if (stat(buf, &st) != 0)
+        return false;
+    if (!S_ISDIR(st.st_mode)) {
+        errno = ENOTDIR;
+        return false;
+    }
+    return true;
+}
+
 bool explore_run(struct program *prog, const struct explore_options *opt, struct explore_summary *sum, char *err,
                  size_t errlen)
 {
     memset(sum, 0, sizeof *sum);
     uint64_t t0 = monotonic_ns();
-    if (mkdir(opt->out_dir, 0777) != 0 && errno != EEXIST) {
+    if (!make_directories(opt->out_dir)) {
         snprintf(err, errlen, "cannot create %s: %s", opt->out_dir, strerror(errno));
         return false;
     }

@@ -84,11 +84,12 @@ condvar)
     expect_replay_identical "$(first_sched)"
     ;;
 semaphore)
-    run_mdat run -n 300 -s 4 -o out-dir "$TARGETS/semaphore_misuse"
+    run_mdat run -n 300 -s 4 -o out-dir/nested/deeper "$TARGETS/semaphore_misuse"
     expect_status 1
     expect_out "FAILURE deadlock"
     expect_out "waiting on semaphore full"
     expect_out "semaphore_misuse.c:$(line_of semaphore_misuse.c 'BUG:') consumer"
+    ls out-dir/nested/deeper/*.sched >/dev/null 2>&1 || fail "-o with missing parent directories: no schedule written"
     ;;
 order_bug)
     run_mdat run -n 300 -s 5 -o out-dir --json run.json "$TARGETS/order_bug_sleep"
