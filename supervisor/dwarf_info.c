@@ -7,6 +7,7 @@
  * DW_AT_specification / DW_AT_abstract_origin). libdwarf is closed when
  * loading ends; every string is interned in a pool owned by dwarf_info. */
 #include "supervisor/dwarf_info.h"
+#include "supervisor/error_text.h"
 
 #include <dwarf.h>
 #include <fcntl.h>
@@ -167,15 +168,6 @@ struct loader {
     bool unit_list_broken;     /* a CU header could not be read */
 };
 
-static void set_error(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || errlen == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 /* libdwarf allocates a Dwarf_Error for every failure; a failed attribute is
  * not fatal for us, so each one is released and the walk goes on. */
@@ -590,11 +582,11 @@ static bool index_functions(dwarf_info *dw)
 
 dwarf_info *dwarf_info_load(const elf_image *img, char *err, size_t errlen)
 {
-    set_error(err, errlen, "%s", "");
+    error_text(err, errlen, "%s", "");
     const char *path = elf_image_path(img);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
-        set_error(err, errlen, "cannot open %s", path);
+        error_text(err, errlen, "cannot open %s", path);
         return NULL;
     }
 
@@ -608,11 +600,11 @@ dwarf_info *dwarf_info_load(const elf_image *img, char *err, size_t errlen)
     int rc = dwarf_init_b(fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, &ld.dbg, &ld.error);
     if (rc != DW_DLV_OK) {
         if (rc == DW_DLV_ERROR) {
-            set_error(err, errlen, "unreadable DWARF (%s)", ld.error ? dwarf_errmsg(ld.error) : "?");
+            error_text(err, errlen, "unreadable DWARF (%s)", ld.error ? dwarf_errmsg(ld.error) : "?");
             if (ld.error)
                 dwarf_dealloc_error(ld.dbg, ld.error);
         } else {
-            set_error(err, errlen, "no DWARF");
+            error_text(err, errlen, "no DWARF");
         }
         close(fd);
         return NULL;
@@ -645,12 +637,12 @@ dwarf_info *dwarf_info_load(const elf_image *img, char *err, size_t errlen)
         ld.out_of_memory = !index_functions(dw);
     }
     if (ld.out_of_memory) {
-        set_error(err, errlen, "out of memory reading DWARF");
+        error_text(err, errlen, "out of memory reading DWARF");
         dwarf_info_free(dw);
         return NULL;
     }
     if (dw->row_count == 0 && dw->function_count == 0) {
-        set_error(err, errlen, "%s",
+        error_text(err, errlen, "%s",
                   ld.unit_list_broken  ? "unreadable DWARF (bad compilation unit header)"
                   : dw->cu_count ? "DWARF describes no code of this file"
                                  : "no DWARF");

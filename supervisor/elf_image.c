@@ -5,6 +5,7 @@
  * pointers into that mapping: nothing is copied except symbol names that carry
  * an @VERSION suffix (those need a shorter copy). */
 #include "supervisor/elf_image.h"
+#include "supervisor/error_text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -53,15 +54,6 @@ struct raw_symbol {
     unsigned char binding;
 };
 
-static void set_error(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || errlen == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 static const char *machine_name(unsigned machine)
 {
@@ -100,41 +92,41 @@ static bool check_elf_header(int fd, char *err, size_t errlen)
     unsigned char header[64];
     ssize_t got = pread(fd, header, sizeof header, 0);
     if (got < 0) {
-        set_error(err, errlen, "cannot read: %s", strerror(errno));
+        error_text(err, errlen, "cannot read: %s", strerror(errno));
         return false;
     }
     size_t len = (size_t)got;
     if (len == 0) {
-        set_error(err, errlen, "not an ELF file (empty file)");
+        error_text(err, errlen, "not an ELF file (empty file)");
         return false;
     }
     if (len < SELFMAG || memcmp(header, ELFMAG, SELFMAG) != 0) {
         if (len >= 2 && header[0] == '#' && header[1] == '!')
-            set_error(err, errlen, "not an ELF file (a script?)");
+            error_text(err, errlen, "not an ELF file (a script?)");
         else if (looks_like_text(header, len))
-            set_error(err, errlen, "not an ELF file (a text file?)");
+            error_text(err, errlen, "not an ELF file (a text file?)");
         else
-            set_error(err, errlen, "not an ELF file");
+            error_text(err, errlen, "not an ELF file");
         return false;
     }
     if (len < EI_NIDENT) {
-        set_error(err, errlen, "truncated ELF file");
+        error_text(err, errlen, "truncated ELF file");
         return false;
     }
     if (header[EI_CLASS] == ELFCLASS32) {
-        set_error(err, errlen, "32-bit ELF is not supported: mdat runs x86-64 programs");
+        error_text(err, errlen, "32-bit ELF is not supported: mdat runs x86-64 programs");
         return false;
     }
     if (header[EI_CLASS] != ELFCLASS64) {
-        set_error(err, errlen, "corrupt ELF file (unknown class %u)", header[EI_CLASS]);
+        error_text(err, errlen, "corrupt ELF file (unknown class %u)", header[EI_CLASS]);
         return false;
     }
     if (header[EI_DATA] != ELFDATA2LSB) {
-        set_error(err, errlen, "not an x86-64 ELF (big-endian)");
+        error_text(err, errlen, "not an x86-64 ELF (big-endian)");
         return false;
     }
     if (len < sizeof(Elf64_Ehdr)) {
-        set_error(err, errlen, "truncated ELF file");
+        error_text(err, errlen, "truncated ELF file");
         return false;
     }
     unsigned type = read_le16(header + offsetof(Elf64_Ehdr, e_type));
@@ -142,9 +134,9 @@ static bool check_elf_header(int fd, char *err, size_t errlen)
     if (machine != EM_X86_64) {
         const char *name = machine_name(machine);
         if (name)
-            set_error(err, errlen, "not an x86-64 ELF (machine %u, %s)", machine, name);
+            error_text(err, errlen, "not an x86-64 ELF (machine %u, %s)", machine, name);
         else
-            set_error(err, errlen, "not an x86-64 ELF (machine %u)", machine);
+            error_text(err, errlen, "not an x86-64 ELF (machine %u)", machine);
         return false;
     }
     switch (type) {
@@ -152,13 +144,13 @@ static bool check_elf_header(int fd, char *err, size_t errlen)
     case ET_DYN:
         return true;
     case ET_REL:
-        set_error(err, errlen, "not an executable (relocatable object)");
+        error_text(err, errlen, "not an executable (relocatable object)");
         return false;
     case ET_CORE:
-        set_error(err, errlen, "not an executable (core file)");
+        error_text(err, errlen, "not an executable (core file)");
         return false;
     default:
-        set_error(err, errlen, "not an executable (ELF type %u)", type);
+        error_text(err, errlen, "not an executable (ELF type %u)", type);
         return false;
     }
 }
@@ -168,28 +160,28 @@ static int open_regular_file(const char *path, char *err, size_t errlen)
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         if (errno == ENOENT)
-            set_error(err, errlen, "no such file");
+            error_text(err, errlen, "no such file");
         else if (errno == EACCES)
-            set_error(err, errlen, "permission denied");
+            error_text(err, errlen, "permission denied");
         else if (errno == ENOTDIR)
-            set_error(err, errlen, "no such file (a path component is not a directory)");
+            error_text(err, errlen, "no such file (a path component is not a directory)");
         else
-            set_error(err, errlen, "cannot open: %s", strerror(errno));
+            error_text(err, errlen, "cannot open: %s", strerror(errno));
         return -1;
     }
     struct stat st;
     if (fstat(fd, &st) != 0) {
-        set_error(err, errlen, "cannot stat: %s", strerror(errno));
+        error_text(err, errlen, "cannot stat: %s", strerror(errno));
         close(fd);
         return -1;
     }
     if (S_ISDIR(st.st_mode)) {
-        set_error(err, errlen, "is a directory");
+        error_text(err, errlen, "is a directory");
         close(fd);
         return -1;
     }
     if (!S_ISREG(st.st_mode)) {
-        set_error(err, errlen, "not a regular file");
+        error_text(err, errlen, "not a regular file");
         close(fd);
         return -1;
     }
@@ -452,9 +444,9 @@ static bool read_symbols(elf_image *img, uint64_t tls_vaddr)
 
 elf_image *elf_image_open(const char *path, char *err, size_t errlen)
 {
-    set_error(err, errlen, "%s", "");
+    error_text(err, errlen, "%s", "");
     if (!path || !*path) {
-        set_error(err, errlen, "no such file");
+        error_text(err, errlen, "no such file");
         return NULL;
     }
     int fd = open_regular_file(path, err, errlen);
@@ -467,7 +459,7 @@ elf_image *elf_image_open(const char *path, char *err, size_t errlen)
 
     elf_image *img = calloc(1, sizeof *img);
     if (!img) {
-        set_error(err, errlen, "out of memory");
+        error_text(err, errlen, "out of memory");
         close(fd);
         return NULL;
     }
@@ -477,12 +469,12 @@ elf_image *elf_image_open(const char *path, char *err, size_t errlen)
     img->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
     GElf_Ehdr ehdr;
     if (!img->path || !img->elf || elf_kind(img->elf) != ELF_K_ELF || !gelf_getehdr(img->elf, &ehdr)) {
-        set_error(err, errlen, "corrupt ELF file (%s)", elf_errmsg(-1));
+        error_text(err, errlen, "corrupt ELF file (%s)", elf_errmsg(-1));
         elf_image_close(img);
         return NULL;
     }
     if (is_truncated(img->elf, &ehdr)) {
-        set_error(err, errlen, "truncated ELF file");
+        error_text(err, errlen, "truncated ELF file");
         elf_image_close(img);
         return NULL;
     }
@@ -494,7 +486,7 @@ elf_image *elf_image_open(const char *path, char *err, size_t errlen)
         !read_symbols(img, tls_vaddr)) {
         int elf_error = elf_errno();
         const char *why = elf_error ? elf_errmsg(elf_error) : "malformed headers or out of memory";
-        set_error(err, errlen, "corrupt ELF file (%s)", why);
+        error_text(err, errlen, "corrupt ELF file (%s)", why);
         elf_image_close(img);
         return NULL;
     }
