@@ -278,21 +278,14 @@ static uint64_t user_pc(struct execution *ex, const struct mthread *t)
     return t->last_user_pc ? t->last_user_pc : t->regs.rip;
 }
 
-static int thread_of_kernel_tid(struct execution *ex, pid_t tid)
-{
-    for (int i = 0; i < ex->n_threads; i++)
-        if (ex->threads[i].tid == tid && ex->threads[i].state != TS_EXITED)
-            return ex->threads[i].id;
-    return 0;
-}
-
 /* glibc keeps the owner's kernel tid in the mutex (__data.__owner, offset 8). */
 static int mutex_holder(struct execution *ex, uint64_t mutex)
 {
     int32_t owner = 0;
     if (!tracee_read(ex->mem_fd, mutex + 8, &owner, sizeof owner) || owner <= 0)
         return 0;
-    return thread_of_kernel_tid(ex, owner);
+    const struct mthread *holder = thread_by_tid(ex, owner);
+    return holder ? holder->id : 0;
 }
 
 static int thread_of_pthread(struct execution *ex, uint64_t pthread)
@@ -586,6 +579,12 @@ static void wake_thread(struct execution *ex, struct mthread *w)
     w->timed_wait = false;
 }
 
+/* The futex call returns result and the thread runs on. */
+static enum run_outcome futex_returns(struct mthread *t, int64_t result)
+{
+    return emulate_syscall(t, result) ? RUN_CONTINUE : RUN_ERROR;
+}
+
 /* Wakes up to n waiters of addr; which ones, when there are more, is a choice. */
 static int wake_waiters(struct execution *ex, uint64_t addr, uint32_t bitset, uint32_t n)
 {
@@ -618,9 +617,9 @@ static enum run_outcome handle_futex(struct execution *ex, struct mthread *t)
     case FUTEX_CMD_WAIT: {
         uint32_t value;
         if (!tracee_read(ex->mem_fd, fc.uaddr, &value, sizeof value))
-            return emulate_syscall(t, -EFAULT) ? RUN_CONTINUE : RUN_ERROR;
+            return futex_returns(t, -EFAULT);
         if (value != fc.val)
-            return emulate_syscall(t, -EAGAIN) ? RUN_CONTINUE : RUN_ERROR;
+            return futex_returns(t, -EAGAIN);
         if (!emulate_syscall(t, 0))
             return RUN_ERROR;
         t->state = TS_BLOCKED;
@@ -630,13 +629,13 @@ static enum run_outcome handle_futex(struct execution *ex, struct mthread *t)
     }
     case FUTEX_CMD_WAKE: {
         int woken = wake_waiters(ex, fc.uaddr, fc.bitset, fc.val);
-        return emulate_syscall(t, woken) ? RUN_CONTINUE : RUN_ERROR;
+        return futex_returns(t, woken);
     }
     case FUTEX_CMD_CMP_REQUEUE: {
         if (fc.check_val3) {
             uint32_t value;
             if (!tracee_read(ex->mem_fd, fc.uaddr, &value, sizeof value) || value != fc.val3)
-                return emulate_syscall(t, -EAGAIN) ? RUN_CONTINUE : RUN_ERROR;
+                return futex_returns(t, -EAGAIN);
         }
         int woken = wake_waiters(ex, fc.uaddr, FUTEX_BITSET_MATCH_ANY, fc.val);
         int ids[256];
@@ -644,7 +643,7 @@ static enum run_outcome handle_futex(struct execution *ex, struct mthread *t)
         int moved = 0;
         for (size_t i = 0; i < count && i < 256 && (uint32_t)moved < fc.nr_requeue; i++, moved++)
             futex_table_move(&ex->futex, ids[i], fc.uaddr2);
-        return emulate_syscall(t, woken + moved) ? RUN_CONTINUE : RUN_ERROR;
+        return futex_returns(t, woken + moved);
     }
     case FUTEX_CMD_UNSUPPORTED:
         break;
@@ -941,12 +940,10 @@ static enum run_outcome run_thread(struct execution *ex, struct mthread *t)
                         tracee_cont(t->tid, 0);
                     }
                 }
-                if (t->ctid) {
-                    int ids[256];
-                    size_t n = futex_table_find(&ex->futex, t->ctid, FUTEX_BITSET_MATCH_ANY, ids, 256);
-                    for (size_t i = 0; i < n && i < 256; i++)
-                        wake_thread(ex, thread_by_id(ex, ids[i]));
-                }
+                /* The kernel cleared the tid word and woke its real
+                 * waiters; ours wait in the model (pthread_join). */
+                if (t->ctid)
+                    wake_waiters(ex, t->ctid, FUTEX_BITSET_MATCH_ANY, UINT32_MAX);
                 return RUN_THREAD_EXITED;
             }
             tracee_cont(t->tid, 0);
