@@ -225,14 +225,28 @@ static int open_capture(bool capture)
     return capture ? memfd_create("mdat-output", MFD_CLOEXEC) : -1;
 }
 
+/* Captures stdout when it is not shown or a checker reads it, stderr when it
+ * is not shown. */
+static struct run_io run_io_open(bool show_output, bool checker)
+{
+    return (struct run_io){open_capture(!show_output || checker), open_capture(!show_output)};
+}
+
+static void run_io_close(struct run_io *io)
+{
+    if (io->out_fd >= 0)
+        close(io->out_fd);
+    if (io->err_fd >= 0)
+        close(io->err_fd);
+}
+
 /* Runs executions first, first+stride, ... and reports each through emit. */
 static void worker_loop(struct program *prog, const struct explore_options *opt, uint64_t first, uint64_t stride,
                         uint64_t estimate, struct shared_state *shared,
                         void (*emit)(void *ctx, const struct wire_result *w), void *emit_ctx)
 {
     struct strategy *strat = strategy_by_name(opt->strategy, opt->depth);
-    bool capture = !opt->show_output || opt->check_cmd;
-    struct run_io io = {open_capture(capture), open_capture(!opt->show_output)};
+    struct run_io io = run_io_open(opt->show_output, opt->check_cmd != NULL);
     for (uint64_t i = first; i < opt->schedules; i += stride) {
         if (!opt->keep_going && i > __atomic_load_n(&shared->lowest_failure, __ATOMIC_RELAXED))
             break;
@@ -253,10 +267,7 @@ static void worker_loop(struct program *prog, const struct explore_options *opt,
         if (!ok)
             break;
     }
-    if (io.out_fd >= 0)
-        close(io.out_fd);
-    if (io.err_fd >= 0)
-        close(io.err_fd);
+    run_io_close(&io);
     strategy_free(strat);
 }
 
@@ -449,15 +460,14 @@ static bool record_failure(struct program *prog, const struct explore_options *o
     }
     struct explore_options quiet = *opt;
     quiet.show_output = false;
-    struct run_io io = {open_capture(true), open_capture(true)};
+    struct run_io io = run_io_open(false, false);
     struct strategy *strat = strategy_by_name(opt->strategy, opt->depth);
     bool ok = run_one(prog, &quiet, strat, w->index, estimate, &io, trace_to_file, &tctx, &f->result);
     strategy_free(strat);
     fclose(tctx.f);
     copy_fd_to_file(io.out_fd, f->stdout_file);
     copy_fd_to_file(io.err_fd, f->stderr_file);
-    close(io.out_fd);
-    close(io.err_fd);
+    run_io_close(&io);
     if (!ok) {
         snprintf(err, errlen, "%s", f->result.error_message);
         return false;
@@ -604,13 +614,9 @@ bool explore_replay(struct program *prog, const struct schedule *sched, trace_si
     bool have_cpus = sched_getaffinity(0, sizeof cpus, &cpus) == 0;
     if (have_cpus)
         pin_to_cpu(&cpus, 0);
-    bool capture = !show_output || opt.check_cmd;
-    struct run_io io = {open_capture(capture), open_capture(!show_output)};
+    struct run_io io = run_io_open(show_output, opt.check_cmd != NULL);
     bool ok = run_one(prog, &opt, strat, sched->execution, 0, &io, sink, sink_ctx, res);
-    if (io.out_fd >= 0)
-        close(io.out_fd);
-    if (io.err_fd >= 0)
-        close(io.err_fd);
+    run_io_close(&io);
     strategy_free(strat);
     free(argv);
     if (have_cpus)
