@@ -451,7 +451,7 @@ static void finish_event(struct execution *ex, struct trace_event *ev)
     res->recent[res->n_events % EXEC_RECENT_EVENTS] = *ev;
     res->n_events++;
     if (ex->cfg->on_event)
-        ex->cfg->on_event(ex->cfg->event_ctx, ev);
+        ex->cfg->on_event(ex->cfg->event_ctx, ev, NULL);
 }
 
 /* ---------- waiting ---------- */

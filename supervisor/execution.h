@@ -15,20 +15,7 @@
 #include "supervisor/failure.h"
 #include "supervisor/schedule.h"
 #include "supervisor/strategy.h"
-
-/* One visible step, already in source terms. */
-struct trace_event {
-    uint64_t step;
-    int thread;
-    bool switched;          /* a different thread than the step before */
-    char op[16];            /* "R", "W", "RMW", "lock", "start", "yield", ... */
-    char object[96];        /* "counter", "lock_a", "0x7ffff7d8a010" */
-    char value[40];         /* "= 3" for reads and writes */
-    char where[128];        /* "lost_update.c:20 worker" */
-    char outcome[160];      /* "blocks on mutex lock_b held by T2", "exits" */
-};
-
-typedef void (*trace_sink)(void *ctx, const struct trace_event *ev);
+#include "supervisor/trace.h"
 
 struct exec_config {
     const debuginfo *exe;
@@ -42,6 +29,7 @@ struct exec_config {
     double timeout_sec;
     int stdin_fd, stdout_fd, stderr_fd;  /* -1: inherit */
     trace_sink on_event;            /* NULL: no per-event callback */
+    bool want_state;                /* on_event also gets the exec_state after each step */
     void *event_ctx;
 };
 

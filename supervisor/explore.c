@@ -416,7 +416,7 @@ struct trace_file_ctx {
     void (*format_event)(const struct trace_event *ev, char *buf, size_t len);
 };
 
-static void trace_to_file(void *ctx, const struct trace_event *ev)
+static void trace_to_file(void *ctx, const struct trace_event *ev, const struct exec_state *state)
 {
     struct trace_file_ctx *t = ctx;
     char line[768];

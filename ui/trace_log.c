@@ -20,7 +20,7 @@ void trace_log_format(const struct trace_event *ev, char *buf, size_t len)
         buf[--l] = '\0';
 }
 
-void trace_log_print(void *ctx, const struct trace_event *ev)
+void trace_log_print(void *ctx, const struct trace_event *ev, const struct exec_state *state)
 {
     char line[768];
     trace_log_format(ev, line, sizeof line);

@@ -1,0 +1,123 @@
+/* trace: what an execution tells its observers, step by step.
+ *
+ * Owns the vocabulary shared by the supervisor and every renderer: one
+ * trace_event per visible step (already in source terms), and, when asked
+ * for, an exec_state after each step: every thread with its status and next
+ * visible operation, and every synchronisation object with holder, value and
+ * waiters. Renderers (ui/) turn the stream into text, tables or JSON; the
+ * supervisor never formats for a particular view. */
+#ifndef MDAT_SUPERVISOR_TRACE_H
+#define MDAT_SUPERVISOR_TRACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* One visible step. The strings are ready to print; the fields after them
+ * carry the same facts unformatted, for machine-readable views. */
+struct trace_event {
+    uint64_t step;
+    int thread;
+    bool switched;          /* a different thread than the step before */
+    char op[16];            /* "R", "W", "RMW", "atomic", "lock", "start", "yield", ... */
+    char object[96];        /* "counter", "queue.buf[3]", "heap#2 (malloc at q.c:9)+8", "0x7ffff7d8a010" */
+    char value[48];         /* "-> 3" for reads, ":= 4" for writes, "" when none */
+    char where[128];        /* "lost_update.c:20 worker" */
+    char outcome[160];      /* "blocks on mutex lock_b (held by T2)", "exits", "" */
+
+    uint64_t addr;          /* runtime address of the object, 0 if none */
+    uint64_t pc;            /* runtime address of the instruction or call, 0 if none */
+    char file[64];          /* basename of the source file, "" if unknown */
+    unsigned line;          /* 0 if unknown */
+    char function[64];      /* "" if unknown */
+};
+
+/* What a thread is doing, as a student would say it. */
+enum thread_status {
+    THREAD_RUNNING,         /* ran the last step */
+    THREAD_READY,
+    THREAD_WAITING_LOCK,    /* mutex, rwlock or spinlock */
+    THREAD_WAITING_SEM,
+    THREAD_WAITING_COND,
+    THREAD_WAITING_BARRIER,
+    THREAD_WAITING_JOIN,
+    THREAD_WAITING_FUTEX,   /* a futex word of hand-written code */
+    THREAD_SLEEPING,        /* called sleep/nanosleep/sched_yield: ready, but gave way */
+    THREAD_EXITED,
+    THREAD_STATUS_COUNT
+};
+
+/* "running", "ready", "waiting-lock", "waiting-sem", "waiting-cond",
+ * "waiting-barrier", "waiting-join", "waiting-futex", "sleeping", "exited". */
+const char *thread_status_name(enum thread_status s);
+
+struct state_thread {
+    int id;
+    enum thread_status status;
+    char start[64];             /* start function; "main" for T1 */
+    char location[128];         /* "restroom.c:41 female", "" once exited */
+    char waiting_on[200];       /* "mutex maleMutex (held by T2)", "" unless waiting */
+    int waits_for;              /* the thread this wait depends on (holder, join target), 0 none */
+    struct trace_event next;    /* its next visible operation: op/object/value/where; op "" once exited */
+};
+
+enum sync_kind {
+    SYNC_MUTEX, SYNC_SEMAPHORE, SYNC_CONDVAR, SYNC_BARRIER, SYNC_RWLOCK, SYNC_SPINLOCK, SYNC_FUTEX,
+    SYNC_KIND_COUNT
+};
+/* "mutex", "semaphore", "condvar", "barrier", "rwlock", "spinlock", "futex". */
+const char *sync_kind_name(enum sync_kind k);
+
+/* One synchronisation object the program has (declared as a global of a sync
+ * type, or used through a modeled call). Fields that do not apply to the
+ * kind are 0. */
+struct state_object {
+    enum sync_kind kind;
+    uint64_t addr;
+    char name[96];              /* "maleMutex", "queue.lock", "heap#1+16", "0x4040a0" */
+    char type[16];              /* mutex: "normal", "recursive", "errorcheck", "adaptive" */
+    int holder;                 /* mutex, spinlock, rwlock writer: thread id; 0 free; -1 held by no thread of ours */
+    int count;                  /* mutex: times locked by the holder (recursive);
+                                 * semaphore: its value (never negative: waiters are counted apart);
+                                 * barrier: threads arrived in the current round;
+                                 * rwlock: readers holding it;
+                                 * futex: the word's value */
+    int limit;                  /* barrier: threads it waits for */
+    uint64_t mutex;             /* condvar: the mutex its waiters hold/reacquire, 0 if none */
+    char mutex_name[96];
+    int n_waiters;
+    const int *waiters;         /* thread ids, in the order they started waiting */
+};
+
+/* The whole picture after one step. Pointers are valid until the next step
+ * (copy with exec_state_copy to keep it). */
+struct exec_state {
+    uint64_t step;
+    int current;                /* the thread that ran the step, 0 before the first */
+    int n_threads;
+    const struct state_thread *threads;
+    int n_objects;
+    const struct state_object *objects;
+};
+
+/* Deep copy that owns its arrays; free with exec_state_free. */
+struct exec_state *exec_state_copy(const struct exec_state *s);
+void exec_state_free(struct exec_state *s);
+
+/* Receives every event; state is NULL unless the execution was asked for it
+ * (exec_config.want_state). */
+typedef void (*trace_sink)(void *ctx, const struct trace_event *ev, const struct exec_state *state);
+
+/* A way of writing a trace to a file, for the files saved with a failure
+ * and for --trace: open a renderer on out, feed it every event, close it
+ * (close writes anything still pending, such as the final tables). */
+struct trace_format {
+    const char *name;           /* "log", "status", "json" */
+    const char *suffix;         /* ".trace", ".status", ".jsonl" */
+    bool needs_state;
+    void *(*open)(FILE *out, bool every_step);
+    void (*event)(void *r, const struct trace_event *ev, const struct exec_state *state);
+    void (*close)(void *r);
+};
+
+#endif
