@@ -35,7 +35,20 @@ static const struct {
     [MF_RWLOCK_UNLOCK] = {"pthread_rwlock_unlock", "rwunlock"},
     [MF_SPIN_LOCK] = {"pthread_spin_lock", "spin_lock"},
     [MF_SPIN_UNLOCK] = {"pthread_spin_unlock", "spin_unlock"},
+    [MF_MUTEX_INIT] = {"pthread_mutex_init", "mutex_init"},
+    [MF_MUTEX_DESTROY] = {"pthread_mutex_destroy", "mutex_destroy"},
+    [MF_COND_INIT] = {"pthread_cond_init", "cond_init"},
+    [MF_COND_DESTROY] = {"pthread_cond_destroy", "cond_destroy"},
+    [MF_SEM_INIT] = {"sem_init", "sem_init"},
+    [MF_SEM_DESTROY] = {"sem_destroy", "sem_destroy"},
+    [MF_BARRIER_INIT] = {"pthread_barrier_init", "barrier_init"},
+    [MF_RWLOCK_INIT] = {"pthread_rwlock_init", "rwlock_init"},
+    [MF_SPIN_INIT] = {"pthread_spin_init", "spin_init"},
     [MF_ASSERT_FAIL] = {"__assert_fail", "assert_fail"},
+    [MF_MALLOC] = {"malloc", "malloc"},
+    [MF_CALLOC] = {"calloc", "calloc"},
+    [MF_REALLOC] = {"realloc", "realloc"},
+    [MF_FREE] = {"free", "free"},
 };
 
 const char *model_fn_name(enum model_fn fn)
@@ -46,6 +59,16 @@ const char *model_fn_name(enum model_fn fn)
 const char *model_fn_verb(enum model_fn fn)
 {
     return fn < MF_COUNT ? model_fns[fn].verb : "?";
+}
+
+bool model_fn_is_scheduling_point(enum model_fn fn)
+{
+    return fn < MF_MUTEX_INIT;
+}
+
+bool model_fn_is_heap(enum model_fn fn)
+{
+    return fn >= MF_MALLOC && fn <= MF_FREE;
 }
 
 /* Runtime-startup code the compiler adds to every executable: it runs before
@@ -99,6 +122,7 @@ struct code_map {
     uint64_t entry_addr;
     uint8_t entry_orig;
     bool entry_planted;
+    bool track_heap;            /* this execution observes malloc and free */
     struct entry_bp *entries;
     size_t n_entries, cap_entries;
 
@@ -349,6 +373,8 @@ static bool entry_known(const code_map *cm, uint64_t addr)
 static void plant_model_entries(code_map *cm, const elf_image *img, uint64_t bias, int mem_fd)
 {
     for (int fn = 0; fn < MF_COUNT; fn++) {
+        if (model_fn_is_heap((enum model_fn)fn) && !cm->track_heap)
+            continue;
         uint64_t addrs[8];
         size_t n = elf_image_symbol_addrs(img, model_fns[fn].symbol, addrs, 8);
         for (size_t i = 0; i < n && i < 8; i++) {
@@ -372,8 +398,9 @@ static void plant_model_entries(code_map *cm, const elf_image *img, uint64_t bia
         qsort(cm->entries, cm->n_entries, sizeof *cm->entries, cmp_entry);
 }
 
-bool code_map_plant_exe(code_map *cm, pid_t pid, int mem_fd, char *err, size_t errlen)
+bool code_map_plant_exe(code_map *cm, pid_t pid, int mem_fd, bool track_heap, char *err, size_t errlen)
 {
+    cm->track_heap = track_heap;
     const elf_image *img = debuginfo_elf(cm->exe);
     cm->n_entries = 0;
     cm->entry_planted = false;

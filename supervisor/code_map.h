@@ -23,13 +23,22 @@ enum model_fn {
     MF_BARRIER_WAIT,
     MF_RWLOCK_RDLOCK, MF_RWLOCK_WRLOCK, MF_RWLOCK_TRYRDLOCK, MF_RWLOCK_TRYWRLOCK, MF_RWLOCK_UNLOCK,
     MF_SPIN_LOCK, MF_SPIN_UNLOCK,
+    /* Observed, never scheduling points: they name and check objects. */
+    MF_MUTEX_INIT, MF_MUTEX_DESTROY, MF_COND_INIT, MF_COND_DESTROY,
+    MF_SEM_INIT, MF_SEM_DESTROY, MF_BARRIER_INIT, MF_RWLOCK_INIT, MF_SPIN_INIT,
     MF_ASSERT_FAIL,
+    /* Heap allocation, observed only when events are described (heap names). */
+    MF_MALLOC, MF_CALLOC, MF_REALLOC, MF_FREE,
     MF_COUNT
 };
 
 const char *model_fn_name(enum model_fn fn);
 /* The short verb a trace uses: "lock", "unlock", "wait", "signal", "post"... */
 const char *model_fn_verb(enum model_fn fn);
+/* A call from user code to fn is a step of its own, where the strategy may
+ * switch threads (lock, wait, post, create...); false for the observed ones. */
+bool model_fn_is_scheduling_point(enum model_fn fn);
+bool model_fn_is_heap(enum model_fn fn);
 
 /* An instruction of user code that may be a visible operation. */
 struct code_site {
@@ -56,8 +65,9 @@ size_t code_map_site_count(const code_map *cm);
 /* Per execution: called at the exec stop. Computes the load bias, plants the
  * site breakpoints and those modeled entries that live in the executable
  * (static binaries), and a one-shot breakpoint at the entry point when shared
- * libraries still have to be loaded. */
-bool code_map_plant_exe(code_map *cm, pid_t pid, int mem_fd, char *err, size_t errlen);
+ * libraries still have to be loaded. The heap functions get breakpoints
+ * only with track_heap (for this execution and its code_map_plant_libs). */
+bool code_map_plant_exe(code_map *cm, pid_t pid, int mem_fd, bool track_heap, char *err, size_t errlen);
 /* Called at the entry breakpoint: plants the modeled entries of every loaded
  * shared object and removes the entry breakpoint. */
 bool code_map_plant_libs(code_map *cm, pid_t pid, int mem_fd, char *err, size_t errlen);

@@ -6,7 +6,7 @@
  * modeled library entry), at an emulated syscall (futex, yield, sleep), or is
  * blocked in mdat's futex model. Running "a step" means: let the chosen thread
  * perform the operation it is stopped at and run on to its next one. */
-#include "supervisor/execution.h"
+#include "supervisor/execution_internal.h"
 #include "supervisor/futex_model.h"
 #include "supervisor/proc_maps.h"
 #include "supervisor/spawn.h"
@@ -38,72 +38,6 @@
 #define CLONE_SETTLS 0x00080000
 #endif
 
-enum thread_state { TS_RUNNABLE, TS_BLOCKED, TS_EXITED };
-
-/* How the thread has to be resumed from the ptrace stop it sits in. */
-enum stop_kind {
-    STOP_PLAIN,         /* PTRACE_CONT is enough (new thread, emulated syscall, event stop) */
-    STOP_BREAKPOINT,    /* at an int3 of ours: step over the original instruction first */
-};
-
-/* What the thread will do when it next runs: the subject of its next step. */
-enum op_kind { OP_START, OP_ACCESS, OP_CALL, OP_YIELD, OP_SLEEP, OP_WOKEN, OP_TIMEDOUT };
-
-struct mthread {
-    int id;
-    pid_t tid;
-    enum thread_state state;
-    enum stop_kind stop;
-    uint8_t bp_orig;
-    struct user_regs_struct regs;
-
-    enum op_kind op;
-    const struct code_site *site;   /* OP_ACCESS */
-    uint64_t access_addr;           /* OP_ACCESS: first shared operand */
-    uint8_t access_size;
-    enum model_fn fn;               /* OP_CALL */
-
-    /* The modeled library call the thread is in, for naming what it waits on. */
-    bool in_call;
-    enum model_fn call_fn;
-    uint64_t call_arg[2];
-    uint64_t call_site;             /* return address of that call */
-
-    uint64_t last_user_pc;          /* last place in user code, for crash reports */
-    uint64_t start_routine;
-    uint64_t pending_start;         /* set by pthread_create, given to the clone */
-    uint64_t ctid;                  /* CLONE_CHILD_CLEARTID word */
-    uint64_t tls;                   /* struct pthread of this thread = pthread_t */
-    uint64_t stack_lo, stack_hi;    /* its own stack mapping, 0 until needed */
-    bool yielded;
-    bool timed_wait;
-};
-
-struct execution {
-    const struct exec_config *cfg;
-    struct exec_result *res;
-    pid_t pid;
-    int mem_fd;
-    struct mthread *threads;        /* index = id - 1 */
-    int n_threads, cap_threads;
-    struct futex_table futex;
-    struct tracee_event *queue;     /* stops of threads other than the one we wait for */
-    size_t n_queue, cap_queue;
-    pid_t *passive;                 /* threads of forked children, run without scheduling */
-    size_t n_passive, cap_passive;
-    uint64_t deadline_ns;
-    uint64_t steps;
-    int last_thread;
-    bool leader_gone;
-    int leader_status;
-    bool assert_seen;
-    int assert_thread;
-    char assert_text[400];
-    char assert_loc[160];
-    char assert_fn[96];
-    struct trace_event *event;      /* the event of the step being run */
-};
-
 /* What came of letting a thread run. */
 enum run_outcome {
     RUN_CONTINUE,       /* an emulated syscall returned: the thread runs on */
@@ -119,7 +53,7 @@ enum run_outcome {
 
 /* ---------- small helpers ---------- */
 
-static struct mthread *thread_by_tid(struct execution *ex, pid_t tid)
+struct mthread *exec_thread_by_tid(struct execution *ex, pid_t tid)
 {
     for (int i = 0; i < ex->n_threads; i++)
         if (ex->threads[i].tid == tid && ex->threads[i].state != TS_EXITED)
@@ -127,7 +61,7 @@ static struct mthread *thread_by_tid(struct execution *ex, pid_t tid)
     return NULL;
 }
 
-static struct mthread *thread_by_id(struct execution *ex, int id)
+struct mthread *exec_thread_by_id(struct execution *ex, int id)
 {
     return id >= 1 && id <= ex->n_threads ? &ex->threads[id - 1] : NULL;
 }
@@ -224,159 +158,7 @@ static bool is_exit_status(int status)
     return WIFEXITED(status) || WIFSIGNALED(status);
 }
 
-/* ---------- naming addresses ---------- */
-
-static void format_code(struct execution *ex, uint64_t addr, char *buf, size_t len)
-{
-    if (addr && code_map_in_exe(ex->cfg->code, addr)) {
-        debuginfo_format_code(ex->cfg->exe, addr - code_map_bias(ex->cfg->code), buf, len);
-        return;
-    }
-    snprintf(buf, len, "0x%" PRIx64, addr);
-}
-
-static void format_line(struct execution *ex, uint64_t addr, char *buf, size_t len)
-{
-    buf[0] = '\0';
-    if (addr && code_map_in_exe(ex->cfg->code, addr))
-        debuginfo_format_line(ex->cfg->exe, addr - code_map_bias(ex->cfg->code), buf, len);
-}
-
-static void format_function(struct execution *ex, uint64_t addr, char *buf, size_t len)
-{
-    buf[0] = '\0';
-    struct src_loc loc;
-    if (addr && code_map_in_exe(ex->cfg->code, addr) &&
-        debuginfo_code_location(ex->cfg->exe, addr - code_map_bias(ex->cfg->code), &loc) && loc.function)
-        snprintf(buf, len, "%s", loc.function);
-}
-
-static void format_function_or_addr(struct execution *ex, uint64_t addr, char *buf, size_t len)
-{
-    format_function(ex, addr, buf, len);
-    if (!buf[0])
-        snprintf(buf, len, "0x%" PRIx64, addr);
-}
-
-static void format_object(struct execution *ex, uint64_t addr, char *buf, size_t len)
-{
-    buf[0] = '\0';
-    if (code_map_in_exe(ex->cfg->code, addr))
-        debuginfo_format_data(ex->cfg->exe, addr - code_map_bias(ex->cfg->code), buf, len);
-    if (!buf[0])
-        snprintf(buf, len, "0x%" PRIx64, addr);
-}
-
-/* Where a thread is, in user terms: inside a modeled call, the line that
- * made it; inside other library code, the last user instruction it ran. */
-static uint64_t user_pc(struct execution *ex, const struct mthread *t)
-{
-    if (t->in_call && t->call_site)
-        return t->call_site - 1;    /* the call instruction, not the line after */
-    if (t->regs.rip && code_map_is_user_code(ex->cfg->code, t->regs.rip))
-        return t->regs.rip;
-    return t->last_user_pc ? t->last_user_pc : t->regs.rip;
-}
-
-/* glibc keeps the owner's kernel tid in the mutex (__data.__owner, offset 8). */
-static int mutex_holder(struct execution *ex, uint64_t mutex)
-{
-    int32_t owner = 0;
-    if (!tracee_read(ex->mem_fd, mutex + 8, &owner, sizeof owner) || owner <= 0)
-        return 0;
-    const struct mthread *holder = thread_by_tid(ex, owner);
-    return holder ? holder->id : 0;
-}
-
-static int thread_of_pthread(struct execution *ex, uint64_t pthread)
-{
-    for (int i = 0; i < ex->n_threads; i++)
-        if (ex->threads[i].tls == pthread)
-            return ex->threads[i].id;
-    return 0;
-}
-
-/* What a blocked thread waits on, and (through *holder) whom it waits for. */
-static void describe_wait(struct execution *ex, const struct mthread *t, char *buf, size_t len, int *holder)
-{
-    *holder = 0;
-    const struct futex_waiter *w = futex_table_get(&ex->futex, t->id);
-    uint64_t word = w ? w->addr : 0;
-    char name[96];
-    if (t->in_call) {
-        uint64_t obj = t->call_arg[0];
-        switch (t->call_fn) {
-        case MF_MUTEX_LOCK:
-        case MF_MUTEX_TIMEDLOCK:
-            format_object(ex, obj, name, sizeof name);
-            *holder = mutex_holder(ex, obj);
-            if (*holder)
-                snprintf(buf, len, "mutex %s (held by T%d)", name, *holder);
-            else
-                snprintf(buf, len, "mutex %s", name);
-            return;
-        case MF_COND_WAIT:
-        case MF_COND_TIMEDWAIT:
-            if (word >= t->call_arg[1] && word < t->call_arg[1] + 40) {
-                format_object(ex, t->call_arg[1], name, sizeof name);
-                *holder = mutex_holder(ex, t->call_arg[1]);
-                if (*holder)
-                    snprintf(buf, len, "mutex %s (held by T%d), to return from pthread_cond_wait", name, *holder);
-                else
-                    snprintf(buf, len, "mutex %s, to return from pthread_cond_wait", name);
-            } else {
-                format_object(ex, obj, name, sizeof name);
-                char mname[96];
-                format_object(ex, t->call_arg[1], mname, sizeof mname);
-                snprintf(buf, len, "condvar %s (with mutex %s)", name, mname);
-            }
-            return;
-        case MF_SEM_WAIT:
-        case MF_SEM_TIMEDWAIT:
-            format_object(ex, obj, name, sizeof name);
-            snprintf(buf, len, "semaphore %s", name);
-            return;
-        case MF_THREAD_JOIN:
-            *holder = thread_of_pthread(ex, obj);
-            if (*holder)
-                snprintf(buf, len, "join T%d", *holder);
-            else
-                snprintf(buf, len, "join of thread 0x%" PRIx64, obj);
-            return;
-        case MF_BARRIER_WAIT:
-            format_object(ex, obj, name, sizeof name);
-            snprintf(buf, len, "barrier %s", name);
-            return;
-        case MF_RWLOCK_RDLOCK:
-        case MF_RWLOCK_WRLOCK:
-            format_object(ex, obj, name, sizeof name);
-            snprintf(buf, len, "rwlock %s", name);
-            return;
-        default:
-            break;
-        }
-    }
-    format_object(ex, word, name, sizeof name);
-    snprintf(buf, len, "futex word %s", name);
-}
-
 /* ---------- trace events ---------- */
-
-/* The value at the thread's access address as a signed integer of the
- * access's size ("-> 3" for a read, ":= 4" for a write); nothing for wider
- * accesses. */
-static void format_access_value(struct execution *ex, const struct mthread *t, const char *arrow, char *buf,
-                                size_t len)
-{
-    uint64_t v = 0;
-    if (t->access_size == 0 || t->access_size > 8 || !tracee_read(ex->mem_fd, t->access_addr, &v, t->access_size))
-        return;
-    int64_t value = t->access_size == 8 ? (int64_t)v
-                    : t->access_size == 4 ? (int64_t)(int32_t)v
-                    : t->access_size == 2 ? (int64_t)(int16_t)v
-                                          : (int64_t)(int8_t)v;
-    snprintf(buf, len, "%s %" PRId64, arrow, value);
-}
 
 static void begin_event(struct execution *ex, struct mthread *t, struct trace_event *ev)
 {
@@ -384,65 +166,7 @@ static void begin_event(struct execution *ex, struct mthread *t, struct trace_ev
     ev->step = ex->steps + 1;
     ev->thread = t->id;
     ev->switched = ex->last_thread != 0 && ex->last_thread != t->id;
-    switch (t->op) {
-    case OP_START:
-        snprintf(ev->op, sizeof ev->op, "start");
-        if (t->id == 1)
-            snprintf(ev->object, sizeof ev->object, "main thread");
-        else
-            format_function_or_addr(ex, t->start_routine, ev->object, sizeof ev->object);
-        break;
-    case OP_ACCESS: {
-        const struct x86_insn *in = &t->site->insn;
-        bool rd = false, wr = false;
-        for (int i = 0; i < in->n_mem; i++) {
-            rd |= in->mem[i].read;
-            wr |= in->mem[i].write;
-        }
-        snprintf(ev->op, sizeof ev->op, "%s", (in->flags & X86_ATOMIC) ? "atomic" : rd && wr ? "RMW" : wr ? "W" : "R");
-        format_object(ex, t->access_addr, ev->object, sizeof ev->object);
-        if (rd && !wr)
-            format_access_value(ex, t, "->", ev->value, sizeof ev->value);
-        format_code(ex, t->regs.rip, ev->where, sizeof ev->where);
-        break;
-    }
-    case OP_CALL:
-        snprintf(ev->op, sizeof ev->op, "%s", model_fn_verb(t->fn));
-        if (t->fn == MF_THREAD_JOIN) {
-            int target = thread_of_pthread(ex, t->call_arg[0]);
-            if (target)
-                snprintf(ev->object, sizeof ev->object, "T%d", target);
-        } else if (t->fn == MF_THREAD_CREATE) {
-            format_function_or_addr(ex, t->regs.rdx, ev->object, sizeof ev->object);
-        } else if (t->fn != MF_THREAD_EXIT) {
-            format_object(ex, t->call_arg[0], ev->object, sizeof ev->object);
-        }
-        format_code(ex, t->call_site ? t->call_site - 1 : t->regs.rip, ev->where, sizeof ev->where);
-        break;
-    case OP_YIELD:
-    case OP_SLEEP:
-        snprintf(ev->op, sizeof ev->op, "%s", t->op == OP_YIELD ? "yield" : "sleep");
-        if (t->last_user_pc)
-            format_code(ex, t->last_user_pc, ev->where, sizeof ev->where);
-        break;
-    case OP_WOKEN:
-    case OP_TIMEDOUT:
-        snprintf(ev->op, sizeof ev->op, "%s", t->op == OP_WOKEN ? "wakes" : "timeout");
-        if (t->in_call) {
-            format_object(ex, t->call_arg[0], ev->object, sizeof ev->object);
-            snprintf(ev->value, sizeof ev->value, "in %s", model_fn_verb(t->call_fn));
-        }
-        format_code(ex, user_pc(ex, t), ev->where, sizeof ev->where);
-        break;
-    }
-}
-
-/* After a write, the value written. */
-static void note_written_value(struct execution *ex, struct mthread *t)
-{
-    struct trace_event *ev = ex->event;
-    if (ev && t->op == OP_ACCESS && !ev->value[0])
-        format_access_value(ex, t, ":=", ev->value, sizeof ev->value);
+    exec_describe_op(ex, t, ev);
 }
 
 static void finish_event(struct execution *ex, struct trace_event *ev)
@@ -451,7 +175,7 @@ static void finish_event(struct execution *ex, struct trace_event *ev)
     res->recent[res->n_events % EXEC_RECENT_EVENTS] = *ev;
     res->n_events++;
     if (ex->cfg->on_event)
-        ex->cfg->on_event(ex->cfg->event_ctx, ev, NULL);
+        ex->cfg->on_event(ex->cfg->event_ctx, ev, ex->cfg->want_state ? exec_build_state(ex) : NULL);
 }
 
 /* ---------- waiting ---------- */
@@ -603,7 +327,7 @@ static int wake_waiters(struct execution *ex, uint64_t addr, uint32_t bitset, ui
             pick = ex->cfg->strategy->ops->pick_waiter(ex->cfg->strategy, &cp);
             schedule_add_choice(&ex->res->choices, ex->steps, CHOICE_WAKE, ids[pick]);
         }
-        wake_thread(ex, thread_by_id(ex, ids[pick]));
+        wake_thread(ex, exec_thread_by_id(ex, ids[pick]));
         woken++;
     }
     return woken;
@@ -624,6 +348,7 @@ static enum run_outcome handle_futex(struct execution *ex, struct mthread *t)
             return RUN_ERROR;
         t->state = TS_BLOCKED;
         t->timed_wait = fc.timeout != 0;
+        t->wait_seq = ++ex->wait_seq;
         futex_table_add(&ex->futex, t->id, fc.uaddr, fc.bitset, t->timed_wait);
         return RUN_BLOCKED;
     }
@@ -649,10 +374,91 @@ static enum run_outcome handle_futex(struct execution *ex, struct mthread *t)
         break;
     }
     char where[128];
-    format_code(ex, t->last_user_pc, where, sizeof where);
+    exec_format_code(ex, t->last_user_pc, where, sizeof where);
     set_error(ex, "the program uses %s, which mdat does not model yet (T%d, last at %s)", futex_op_name(fc.raw_op),
               t->id, where);
     return RUN_ERROR;
+}
+
+/* ---------- heap calls (only while describing: they name heap blocks) ---------- */
+
+static struct return_bp *return_bp_at(struct execution *ex, uint64_t addr)
+{
+    for (size_t i = 0; i < ex->n_ret_bps; i++)
+        if (ex->ret_bps[i].addr == addr)
+            return &ex->ret_bps[i];
+    return NULL;
+}
+
+/* Makes the thread stop where the heap call returns, unless a breakpoint
+ * of the code map stops it there anyway. */
+static void add_return_bp(struct execution *ex, uint64_t addr)
+{
+    struct breakpoint_hit hit;
+    if (code_map_lookup(ex->cfg->code, addr, &hit))
+        return;
+    struct return_bp *bp = return_bp_at(ex, addr);
+    if (bp) {
+        bp->refs++;
+        return;
+    }
+    static const uint8_t int3 = 0xcc;
+    uint8_t orig;
+    if (!tracee_read(ex->mem_fd, addr, &orig, 1) || !tracee_write(ex->mem_fd, addr, &int3, 1))
+        return;
+    if (ex->n_ret_bps == ex->cap_ret_bps) {
+        ex->cap_ret_bps = ex->cap_ret_bps ? ex->cap_ret_bps * 2 : 8;
+        ex->ret_bps = realloc(ex->ret_bps, ex->cap_ret_bps * sizeof *ex->ret_bps);
+        if (!ex->ret_bps)
+            abort();
+    }
+    ex->ret_bps[ex->n_ret_bps++] = (struct return_bp){addr, orig, 1};
+}
+
+/* At the entry of malloc, calloc, realloc or free, called from user code. */
+static void heap_call(struct execution *ex, struct mthread *t, enum model_fn fn, uint64_t ret)
+{
+    if (fn == MF_FREE) {
+        heap_map_remove(&ex->heap, t->regs.rdi);
+        return;
+    }
+    t->heap_fn = fn;
+    t->heap_size = fn == MF_MALLOC ? t->regs.rdi : fn == MF_CALLOC ? t->regs.rdi * t->regs.rsi : t->regs.rsi;
+    t->heap_old = fn == MF_REALLOC ? t->regs.rdi : 0;
+    t->heap_ret = ret;
+    add_return_bp(ex, ret);
+}
+
+/* t stopped at a breakpoint at `at`. Finishes its heap call if this is
+ * where the call returns; true when `at` is one of the return breakpoints
+ * (then t is set up to go on), false when it is a code map breakpoint. */
+static bool heap_return(struct execution *ex, struct mthread *t, uint64_t at)
+{
+    bool mine = t->heap_ret == at;
+    if (mine) {
+        t->heap_ret = 0;
+        uint64_t block = t->regs.rax;
+        if (t->heap_old && (block || t->heap_size == 0))
+            heap_map_remove(&ex->heap, t->heap_old);
+        if (block)
+            heap_map_add(&ex->heap, block, t->heap_size, model_fn_name(t->heap_fn), at - 1);
+    }
+    struct return_bp *bp = return_bp_at(ex, at);
+    if (!bp)
+        return false;
+    t->regs.rip = at;
+    tracee_set_regs(t->tid, &t->regs);
+    if (mine)
+        bp->refs--;
+    if (bp->refs <= 0) {
+        tracee_write(ex->mem_fd, at, &bp->orig, 1);
+        *bp = ex->ret_bps[--ex->n_ret_bps];
+        t->stop = STOP_PLAIN;
+    } else {
+        t->stop = STOP_BREAKPOINT;  /* others still return through it */
+        t->bp_orig = bp->orig;
+    }
+    return true;
 }
 
 /* ---------- stops ---------- */
@@ -729,7 +535,7 @@ static void report_crash(struct execution *ex, struct mthread *t, int sig)
 {
     struct exec_result *res = ex->res;
     tracee_get_regs(t->tid, &t->regs);
-    uint64_t pc = code_map_in_exe(ex->cfg->code, t->regs.rip) ? t->regs.rip : user_pc(ex, t);
+    uint64_t pc = code_map_in_exe(ex->cfg->code, t->regs.rip) ? t->regs.rip : exec_user_pc(ex, t);
     res->thread = t->id;
     if (sig == SIGABRT && ex->assert_seen) {
         res->kind = FAIL_ASSERTION;
@@ -741,9 +547,9 @@ static void report_crash(struct execution *ex, struct mthread *t, int sig)
     }
     res->kind = FAIL_CRASH;
     char where[160];
-    format_code(ex, pc, where, sizeof where);
-    format_line(ex, pc, res->location, sizeof res->location);
-    format_function(ex, pc, res->function, sizeof res->function);
+    exec_format_code(ex, pc, where, sizeof where);
+    exec_format_line(ex, pc, res->location, sizeof res->location);
+    exec_format_function(ex, pc, res->function, sizeof res->function);
     const char *detail = "";
     char fault[64] = "";
     if (sig == SIGSEGV || sig == SIGBUS) {
@@ -810,6 +616,8 @@ static void new_process(struct execution *ex, pid_t child, bool shares_memory)
         int fd = tracee_open_mem(child);
         if (fd >= 0) {
             code_map_unplant(ex->cfg->code, fd);
+            for (size_t i = 0; i < ex->n_ret_bps; i++)
+                tracee_write(fd, ex->ret_bps[i].addr, &ex->ret_bps[i].orig, 1);
             close(fd);
         }
     }
@@ -837,7 +645,7 @@ static int resume(struct execution *ex, struct mthread *t, bool first_op, int *s
         if (!(WIFSTOPPED(*status) && WSTOPSIG(*status) == SIGTRAP && stop_event(*status) == 0))
             return 1;   /* the instruction faulted, or the thread was killed: the caller looks */
         if (first_op)
-            note_written_value(ex, t);
+            exec_note_written_value(ex, t);
     }
     if (!tracee_cont(t->tid, 0))
         return -1;
@@ -903,8 +711,8 @@ static enum run_outcome run_thread(struct execution *ex, struct mthread *t)
             int id = t->id;
             if (event == PTRACE_EVENT_CLONE) {
                 new_thread_from_clone(ex, t, (pid_t)child);
-                t = thread_by_id(ex, id);
-                struct mthread *nt = thread_by_tid(ex, (pid_t)child);
+                t = exec_thread_by_id(ex, id);
+                struct mthread *nt = exec_thread_by_tid(ex, (pid_t)child);
                 if (nt) {
                     nt->start_routine = t->pending_start;
                     /* Consume the new thread's initial stop now, so that it
@@ -960,6 +768,8 @@ static enum run_outcome run_thread(struct execution *ex, struct mthread *t)
         if (sig == SIGTRAP) {
             struct breakpoint_hit hit;
             uint64_t at = t->regs.rip - 1;
+            if ((t->heap_ret || ex->n_ret_bps) && heap_return(ex, t, at))
+                continue;
             if (code_map_lookup(ex->cfg->code, at, &hit)) {
                 t->regs.rip = at;
                 tracee_set_regs(t->tid, &t->regs);
@@ -991,9 +801,28 @@ static enum run_outcome run_thread(struct execution *ex, struct mthread *t)
                         record_assert(ex, t);
                         continue;
                     }
+                    bool from_user = code_map_is_user_code(ex->cfg->code, ret);
+                    if (model_fn_is_heap(hit.fn)) {
+                        if (from_user) {
+                            t->in_call = false;
+                            heap_call(ex, t, hit.fn, ret);
+                        }
+                        continue;
+                    }
+                    if (!model_fn_is_scheduling_point(hit.fn)) {
+                        /* init and destroy: observed, and judged, on the spot. */
+                        if (!from_user)
+                            continue;
+                        exec_register_call_objects(ex, t, hit.fn, t->regs.rdi, t->regs.rsi);
+                        t->in_call = false;     /* user code called: any earlier call has returned */
+                        t->last_user_pc = ret - 1;
+                        if (exec_check_misuse(ex, t, hit.fn, t->regs.rdi, t->regs.rsi))
+                            return RUN_FAILED;
+                        continue;
+                    }
                     if (hit.fn == MF_THREAD_CREATE)
                         t->pending_start = t->regs.rdx;
-                    if (!code_map_is_user_code(ex->cfg->code, ret)) {
+                    if (!from_user) {
                         /* Called by library code (ld.so, libstdc++): part of
                          * that library's step, not a scheduling point. Keep
                          * the user's call as the context if there is one. */
@@ -1006,6 +835,7 @@ static enum run_outcome run_thread(struct execution *ex, struct mthread *t)
                         }
                         continue;
                     }
+                    exec_register_call_objects(ex, t, hit.fn, t->regs.rdi, t->regs.rsi);
                     t->in_call = true;
                     t->call_fn = hit.fn;
                     t->call_arg[0] = t->regs.rdi;
@@ -1044,22 +874,14 @@ static void snapshot_threads(struct execution *ex)
     res->threads = calloc((size_t)ex->n_threads + 1, sizeof *res->threads);
     res->n_threads = ex->n_threads;
     for (int i = 0; i < ex->n_threads; i++) {
-        struct mthread *t = &ex->threads[i];
+        struct state_thread st;
+        exec_describe_thread(ex, &ex->threads[i], &st);
         struct failure_thread *ft = &res->threads[i];
-        ft->id = t->id;
-        snprintf(ft->state, sizeof ft->state, "%s",
-                 t->state == TS_EXITED ? "exited" : t->state == TS_BLOCKED ? "blocked" : "runnable");
-        if (t->state != TS_EXITED)
-            format_code(ex, user_pc(ex, t), ft->location, sizeof ft->location);
-        if (t->state == TS_BLOCKED) {
-            int holder;
-            describe_wait(ex, t, ft->waiting_on, sizeof ft->waiting_on, &holder);
-        }
-        if (t->id == 1)
-            snprintf(ft->start, sizeof ft->start, "main");
-        else if (t->start_routine) {
-            format_function_or_addr(ex, t->start_routine, ft->start, sizeof ft->start);
-        }
+        ft->id = st.id;
+        snprintf(ft->state, sizeof ft->state, "%s", thread_status_name(st.status));
+        snprintf(ft->location, sizeof ft->location, "%s", st.location);
+        snprintf(ft->waiting_on, sizeof ft->waiting_on, "%s", st.waiting_on);
+        snprintf(ft->start, sizeof ft->start, "%s", st.start);
     }
 }
 
@@ -1078,7 +900,7 @@ static void report_deadlock(struct execution *ex)
         if (t->state != TS_BLOCKED)
             continue;
         char buf[200];
-        describe_wait(ex, t, buf, sizeof buf, &next[t->id]);
+        exec_describe_wait(ex, t, buf, sizeof buf, &next[t->id]);
         if (!first_blocked) {
             first_blocked = t->id;
             snprintf(first_wait, sizeof first_wait, "%s", buf);
@@ -1106,11 +928,11 @@ static void report_deadlock(struct execution *ex)
     int blocked = 0;
     for (int i = 0; i < n; i++)
         blocked += ex->threads[i].state == TS_BLOCKED;
-    struct mthread *t = thread_by_id(ex, first_blocked);
+    struct mthread *t = exec_thread_by_id(ex, first_blocked);
     res->thread = first_blocked;
     if (t) {
-        format_line(ex, user_pc(ex, t), res->location, sizeof res->location);
-        format_function(ex, user_pc(ex, t), res->function, sizeof res->function);
+        exec_format_line(ex, exec_user_pc(ex, t), res->location, sizeof res->location);
+        exec_format_function(ex, exec_user_pc(ex, t), res->function, sizeof res->function);
     }
     if (cycle[0])
         snprintf(res->message, sizeof res->message, "%d thread%s blocked, none can run; wait cycle %s", blocked,
@@ -1139,15 +961,46 @@ static void report_timeout(struct execution *ex, struct mthread *t)
     ex->deadline_ns = saved;
     uint64_t pc = code_map_in_exe(ex->cfg->code, t->regs.rip) ? t->regs.rip : t->last_user_pc;
     char where[160];
-    format_code(ex, pc, where, sizeof where);
-    format_line(ex, pc, res->location, sizeof res->location);
-    format_function(ex, pc, res->function, sizeof res->function);
+    exec_format_code(ex, pc, where, sizeof where);
+    exec_format_line(ex, pc, res->location, sizeof res->location);
+    exec_format_function(ex, pc, res->function, sizeof res->function);
     snprintf(res->message, sizeof res->message,
              "T%d ran for %.0f s without reaching a visible operation (spinning or blocked in the kernel) at %s", t->id,
              ex->cfg->timeout_sec, where);
 }
 
 /* ---------- the scheduling loop ---------- */
+
+/* What came of the step, for its trace event. */
+static void describe_outcome(struct execution *ex, struct mthread *t, enum run_outcome o, struct trace_event *ev)
+{
+    switch (o) {
+    case RUN_CONTINUE:  /* run_thread never returns it */
+    case RUN_NEXT_OP:
+    case RUN_ERROR:
+        break;
+    case RUN_BLOCKED: {
+        int holder;
+        char what[200];
+        exec_describe_wait(ex, t, what, sizeof what, &holder);
+        snprintf(ev->outcome, sizeof ev->outcome, "blocks on %s", what);
+        break;
+    }
+    case RUN_THREAD_EXITED:
+        snprintf(ev->outcome, sizeof ev->outcome, "exits");
+        break;
+    case RUN_PROCESS_EXITING:
+    case RUN_PROCESS_GONE:
+        snprintf(ev->outcome, sizeof ev->outcome, "program ends");
+        break;
+    case RUN_FAILED:
+        snprintf(ev->outcome, sizeof ev->outcome, "%s", ex->res->message);
+        break;
+    case RUN_TIMEOUT:
+        snprintf(ev->outcome, sizeof ev->outcome, "does not come back (timeout)");
+        break;
+    }
+}
 
 static void pick_timeout_waiter(struct execution *ex, int *ids, bool *yielded, size_t n)
 {
@@ -1157,7 +1010,7 @@ static void pick_timeout_waiter(struct execution *ex, int *ids, bool *yielded, s
         pick = ex->cfg->strategy->ops->pick_thread(ex->cfg->strategy, &cp);
         schedule_add_choice(&ex->res->choices, ex->steps, CHOICE_THREAD, ids[pick]);
     }
-    struct mthread *t = thread_by_id(ex, ids[pick]);
+    struct mthread *t = exec_thread_by_id(ex, ids[pick]);
     wake_thread(ex, t);
     t->op = OP_TIMEDOUT;
     t->regs.rax = (uint64_t)-ETIMEDOUT;
@@ -1213,11 +1066,11 @@ static bool schedule_loop(struct execution *ex)
         }
         if (ex->steps >= cfg->max_steps) {
             res->kind = FAIL_STEP_LIMIT;
-            struct mthread *t = thread_by_id(ex, ex->last_thread);
+            struct mthread *t = exec_thread_by_id(ex, ex->last_thread);
             if (t) {
                 res->thread = t->id;
-                format_line(ex, user_pc(ex, t), res->location, sizeof res->location);
-                format_function(ex, user_pc(ex, t), res->function, sizeof res->function);
+                exec_format_line(ex, exec_user_pc(ex, t), res->location, sizeof res->location);
+                exec_format_function(ex, exec_user_pc(ex, t), res->function, sizeof res->function);
             }
             snprintf(res->message, sizeof res->message,
                      "more than %" PRIu64 " visible steps: livelock or a thread spinning on shared memory",
@@ -1238,14 +1091,20 @@ static bool schedule_loop(struct execution *ex)
             }
             schedule_add_choice(&res->choices, ex->steps, CHOICE_THREAD, ids[pick]);
         }
-        struct mthread *t = thread_by_id(ex, ids[pick]);
+        struct mthread *t = exec_thread_by_id(ex, ids[pick]);
         t->yielded = false;
         struct trace_event ev;
-        begin_event(ex, t, &ev);
-        ex->event = &ev;
+        if (ex->describe) {
+            begin_event(ex, t, &ev);
+            ex->event = &ev;
+        }
         int id = t->id;
-        enum run_outcome o = run_thread(ex, t);
-        t = thread_by_id(ex, id);
+        enum run_outcome o;
+        if (t->op == OP_CALL && exec_check_misuse(ex, t, t->fn, t->call_arg[0], t->call_arg[1]))
+            o = RUN_FAILED;     /* judged before the call runs: the thread stays where it is */
+        else
+            o = run_thread(ex, t);
+        t = exec_thread_by_id(ex, id);
         ex->event = NULL;
         if (cfg->strategy->diverged) {
             set_error(ex, "replay diverged: %s", cfg->strategy->divergence);
@@ -1255,34 +1114,10 @@ static bool schedule_loop(struct execution *ex)
         }
         ex->steps++;
         ex->last_thread = id;
-        switch (o) {
-        case RUN_CONTINUE:  /* run_thread never returns it */
-        case RUN_NEXT_OP:
-            break;
-        case RUN_BLOCKED: {
-            int holder;
-            char what[200];
-            describe_wait(ex, t, what, sizeof what, &holder);
-            snprintf(ev.outcome, sizeof ev.outcome, "blocks on %s", what);
-            break;
+        if (ex->describe) {
+            describe_outcome(ex, t, o, &ev);
+            finish_event(ex, &ev);
         }
-        case RUN_THREAD_EXITED:
-            snprintf(ev.outcome, sizeof ev.outcome, "exits");
-            break;
-        case RUN_PROCESS_EXITING:
-        case RUN_PROCESS_GONE:
-            snprintf(ev.outcome, sizeof ev.outcome, "program ends");
-            break;
-        case RUN_FAILED:
-            snprintf(ev.outcome, sizeof ev.outcome, "%s", res->message);
-            break;
-        case RUN_TIMEOUT:
-            snprintf(ev.outcome, sizeof ev.outcome, "does not come back (timeout)");
-            break;
-        case RUN_ERROR:
-            break;
-        }
-        finish_event(ex, &ev);
         if (o == RUN_NEXT_OP || o == RUN_BLOCKED || o == RUN_THREAD_EXITED)
             continue;
         if (o == RUN_PROCESS_EXITING || o == RUN_PROCESS_GONE) {
@@ -1314,6 +1149,7 @@ bool execution_run(const struct exec_config *cfg, struct exec_result *res)
     memset(res, 0, sizeof *res);
     schedule_init(&res->choices);
     struct execution ex = {.cfg = cfg, .res = res, .mem_fd = -1};
+    ex.describe = cfg->on_event != NULL || cfg->want_state || cfg->describe_events;
     cfg->strategy->diverged = false;
     cfg->strategy->ops->begin(cfg->strategy, cfg->exec_seed, cfg->estimated_steps);
     tracee_block_sigchld();
@@ -1330,7 +1166,7 @@ bool execution_run(const struct exec_config *cfg, struct exec_result *res)
     bool ok = ex.mem_fd >= 0;
     if (!ok)
         set_error(&ex, "cannot open /proc/%d/mem: %s", (int)ex.pid, strerror(errno));
-    if (ok && !code_map_plant_exe(cfg->code, ex.pid, ex.mem_fd, err, sizeof err)) {
+    if (ok && !code_map_plant_exe(cfg->code, ex.pid, ex.mem_fd, ex.describe, err, sizeof err)) {
         set_error(&ex, "%s", err);
         ok = false;
     }
@@ -1358,6 +1194,7 @@ bool execution_run(const struct exec_config *cfg, struct exec_result *res)
     free(ex.queue);
     free(ex.passive);
     futex_table_free(&ex.futex);
+    exec_view_free(&ex);
     return ok && !res->error;
 }
 

@@ -30,6 +30,7 @@ struct exec_config {
     int stdin_fd, stdout_fd, stderr_fd;  /* -1: inherit */
     trace_sink on_event;            /* NULL: no per-event callback */
     bool want_state;                /* on_event also gets the exec_state after each step */
+    bool describe_events;           /* fill the recent events even without on_event */
     void *event_ctx;
 };
 

@@ -6,7 +6,7 @@
 static const char *const names[FAIL_KIND_COUNT] = {
     [FAIL_NONE] = "none",           [FAIL_DEADLOCK] = "deadlock",     [FAIL_ASSERTION] = "assertion",
     [FAIL_CRASH] = "crash",         [FAIL_EXIT_STATUS] = "exit-status", [FAIL_STEP_LIMIT] = "step-limit",
-    [FAIL_TIMEOUT] = "timeout",     [FAIL_CHECKER] = "checker",
+    [FAIL_TIMEOUT] = "timeout",     [FAIL_CHECKER] = "checker",     [FAIL_MISUSE] = "misuse",
 };
 
 const char *failure_kind_name(enum failure_kind kind)

@@ -11,16 +11,17 @@ enum failure_kind {
     FAIL_STEP_LIMIT,
     FAIL_TIMEOUT,
     FAIL_CHECKER,
+    FAIL_MISUSE,            /* pthread API misuse: unlock by a non-owner, double join, ... */
     FAIL_KIND_COUNT
 };
 
-/* "deadlock", "assertion", "crash", "exit-status", "step-limit", "timeout", "checker", "none". */
+/* "deadlock", "assertion", "crash", "exit-status", "step-limit", "timeout", "checker", "misuse", "none". */
 const char *failure_kind_name(enum failure_kind kind);
 enum failure_kind failure_kind_from_name(const char *name);
 
 struct failure_thread {
     int id;
-    char state[16];         /* "runnable", "blocked", "exited" */
+    char state[16];         /* thread_status_name(): "ready", "waiting-lock", "exited", ... */
     char location[160];     /* "file.c:14 worker" */
     char waiting_on[200];   /* "mutex lock_b (held by T2)", "" */
     char start[64];         /* start function, "main" for T1 */

@@ -11,7 +11,7 @@ void report_failure_text(FILE *f, const struct exec_result *res)
         fprintf(f, "  threads:\n");
         for (int i = 0; i < res->n_threads; i++) {
             const struct failure_thread *t = &res->threads[i];
-            fprintf(f, "    T%-3d %-9s %-14s %s%s%s\n", t->id, t->state, t->start, t->location,
+            fprintf(f, "    T%-3d %-13s %-14s %s%s%s\n", t->id, t->state, t->start, t->location,
                     t->waiting_on[0] ? "  waiting on " : "", t->waiting_on);
         }
     }

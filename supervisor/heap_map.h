@@ -1,0 +1,35 @@
+/* heap_map: the live heap blocks of one execution, for naming addresses
+ * that no variable names ("heap#3 (malloc at prod.c:22)+8").
+ *
+ * Blocks are numbered in allocation order, which a schedule fixes, so the
+ * same replay gives the same names. */
+#ifndef MDAT_SUPERVISOR_HEAP_MAP_H
+#define MDAT_SUPERVISOR_HEAP_MAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct heap_block {
+    uint64_t addr, size;
+    unsigned id;            /* 1, 2, ... in allocation order */
+    uint64_t site;          /* runtime address of the allocating call */
+    const char *how;        /* "malloc", "calloc", "realloc" */
+};
+
+struct heap_map {
+    struct heap_block *blocks;  /* sorted by address, never overlapping */
+    size_t n, cap;
+    unsigned next_id;
+};
+
+void heap_map_init(struct heap_map *h);
+void heap_map_free(struct heap_map *h);
+/* Records a new block (replacing any stale one it overlaps); returns its id. */
+unsigned heap_map_add(struct heap_map *h, uint64_t addr, uint64_t size, const char *how, uint64_t site);
+/* Forgets the block that starts at addr; false when there is none. */
+bool heap_map_remove(struct heap_map *h, uint64_t addr);
+/* The block containing addr, or NULL. */
+const struct heap_block *heap_map_find(const struct heap_map *h, uint64_t addr);
+
+#endif
