@@ -434,6 +434,16 @@ bool x86_decode(x86_decoder *d, const uint8_t *code, size_t size, uint64_t addre
     out->flags = flags;
     out->flags |= location_flags(out);
 
+    bool plain_store = (insn->id == X86_INS_MOV || insn->id == X86_INS_MOVABS) && x86->op_count == 2 &&
+                       x86->operands[0].type == X86_OP_MEM && out->n_mem == 1 && !(flags & X86_STRING);
+    if (plain_store && x86->operands[1].type == X86_OP_REG) {
+        out->store_known = true;
+        out->store_reg = (uint16_t)x86->operands[1].reg;
+    } else if (plain_store && x86->operands[1].type == X86_OP_IMM) {
+        out->store_known = true;
+        out->store_imm = x86->operands[1].imm;
+    }
+
     if (out->n_mem > 0 && is_rip_relative(&out->mem[0])) {
         uint64_t target = address + out->length + (uint64_t)out->mem[0].disp;
         out->rip_target = out->mem[0].base == X86_REG_EIP ? (uint32_t)target : target;
@@ -540,6 +550,56 @@ uint64_t x86_effective_address(const struct x86_insn *insn, int i,
     else if (m->segment == X86_REG_GS)
         address += regs->gs_base;
     return address;
+}
+
+/* A general-purpose register by any of its names: the 64-bit value it is
+ * part of and where in it the name starts (8 for ah, bh, ch, dh). */
+static bool general_register(uint16_t reg, const struct user_regs_struct *r, uint64_t *full, int *shift)
+{
+    static const struct { uint16_t q, d, w, b; } names[] = {
+        {X86_REG_RAX, X86_REG_EAX, X86_REG_AX, X86_REG_AL}, {X86_REG_RBX, X86_REG_EBX, X86_REG_BX, X86_REG_BL},
+        {X86_REG_RCX, X86_REG_ECX, X86_REG_CX, X86_REG_CL}, {X86_REG_RDX, X86_REG_EDX, X86_REG_DX, X86_REG_DL},
+        {X86_REG_RSI, X86_REG_ESI, X86_REG_SI, X86_REG_SIL}, {X86_REG_RDI, X86_REG_EDI, X86_REG_DI, X86_REG_DIL},
+        {X86_REG_RBP, X86_REG_EBP, X86_REG_BP, X86_REG_BPL}, {X86_REG_RSP, X86_REG_ESP, X86_REG_SP, X86_REG_SPL},
+        {X86_REG_R8, X86_REG_R8D, X86_REG_R8W, X86_REG_R8B}, {X86_REG_R9, X86_REG_R9D, X86_REG_R9W, X86_REG_R9B},
+        {X86_REG_R10, X86_REG_R10D, X86_REG_R10W, X86_REG_R10B}, {X86_REG_R11, X86_REG_R11D, X86_REG_R11W, X86_REG_R11B},
+        {X86_REG_R12, X86_REG_R12D, X86_REG_R12W, X86_REG_R12B}, {X86_REG_R13, X86_REG_R13D, X86_REG_R13W, X86_REG_R13B},
+        {X86_REG_R14, X86_REG_R14D, X86_REG_R14W, X86_REG_R14B}, {X86_REG_R15, X86_REG_R15D, X86_REG_R15W, X86_REG_R15B},
+    };
+    static const uint16_t high_bytes[] = {X86_REG_AH, X86_REG_BH, X86_REG_CH, X86_REG_DH};
+    const unsigned long long *values[] = {&r->rax, &r->rbx, &r->rcx, &r->rdx, &r->rsi, &r->rdi, &r->rbp, &r->rsp,
+                                          &r->r8,  &r->r9,  &r->r10, &r->r11, &r->r12, &r->r13, &r->r14, &r->r15};
+    *shift = 0;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (reg == names[i].q || reg == names[i].d || reg == names[i].w || reg == names[i].b) {
+            *full = *values[i];
+            return true;
+        }
+    }
+    for (size_t i = 0; i < sizeof high_bytes / sizeof high_bytes[0]; i++) {
+        if (reg == high_bytes[i]) {
+            *full = *values[i];
+            *shift = 8;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool x86_store_value(const struct x86_insn *insn, const struct user_regs_struct *regs, uint64_t *value)
+{
+    if (!insn->store_known || insn->n_mem != 1)
+        return false;
+    uint64_t v = (uint64_t)insn->store_imm;
+    if (insn->store_reg) {
+        int shift;
+        if (!general_register(insn->store_reg, regs, &v, &shift))
+            return false;
+        v >>= shift;
+    }
+    unsigned size = insn->mem[0].size;
+    *value = size >= 8 ? v : v & ((1ull << (size * 8)) - 1);
+    return true;
 }
 
 bool x86_is_frame_pointer_prologue(const uint8_t *code, size_t size)

@@ -45,6 +45,11 @@ struct x86_insn {
     uint8_t n_mem;                 /* memory operands that really access memory (not lea, nop, prefetch) */
     struct x86_mem_operand mem[X86_MAX_MEM_OPERANDS];
     uint64_t rip_target;           /* for X86_MEM_RIP_RELATIVE: the absolute address of mem[0] */
+    /* A plain store (mov to memory): where the stored value comes from, so
+     * that it can be shown before the instruction runs. */
+    bool store_known;
+    uint16_t store_reg;            /* capstone register id, 0 for an immediate */
+    int64_t store_imm;
     char text[80];                 /* "mov dword ptr [rip + 0x2ee6], eax" */
 };
 
@@ -69,6 +74,11 @@ bool x86_insn_may_be_visible(const struct x86_insn *insn, bool frame_pointer);
  * operands add regs->fs_base / gs_base. */
 uint64_t x86_effective_address(const struct x86_insn *insn, int i,
                                const struct user_regs_struct *regs);
+
+/* The value a plain store (insn->store_known) is about to write, given the
+ * registers of the thread stopped at it, truncated to the store's size.
+ * False for other instructions and for registers not in user_regs_struct. */
+bool x86_store_value(const struct x86_insn *insn, const struct user_regs_struct *regs, uint64_t *value);
 
 /* True when code (the first bytes of a function) starts with the frame-pointer
  * prologue "[endbr64] push rbp; mov rbp, rsp". */

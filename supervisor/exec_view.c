@@ -250,20 +250,25 @@ void exec_describe_wait(struct execution *ex, const struct mthread *t, char *buf
 
 /* ---------- operations ---------- */
 
-/* The value at the thread's access address as a signed integer of the
- * access's size ("-> 3" for a read, ":= 4" for a write); nothing for wider
- * accesses. */
+/* A value of an access of `size` bytes as a signed integer ("-> 3" for a
+ * read, ":= 4" for a write). */
+static void format_sized(uint64_t v, unsigned size, const char *arrow, char *buf, size_t len)
+{
+    int64_t value = size == 8 ? (int64_t)v
+                    : size == 4 ? (int64_t)(int32_t)v
+                    : size == 2 ? (int64_t)(int16_t)v
+                                : (int64_t)(int8_t)v;
+    snprintf(buf, len, "%s %" PRId64, arrow, value);
+}
+
+/* The value now at the thread's access address; nothing for wider accesses. */
 static void format_access_value(struct execution *ex, const struct mthread *t, const char *arrow, char *buf,
                                 size_t len)
 {
     uint64_t v = 0;
     if (t->access_size == 0 || t->access_size > 8 || !tracee_read(ex->mem_fd, t->access_addr, &v, t->access_size))
         return;
-    int64_t value = t->access_size == 8 ? (int64_t)v
-                    : t->access_size == 4 ? (int64_t)(int32_t)v
-                    : t->access_size == 2 ? (int64_t)(int16_t)v
-                                          : (int64_t)(int8_t)v;
-    snprintf(buf, len, "%s %" PRId64, arrow, value);
+    format_sized(v, t->access_size, arrow, buf, len);
 }
 
 /* The object of a modeled call: a thread for a join, else the object's name. */
@@ -301,8 +306,11 @@ void exec_describe_op(struct execution *ex, const struct mthread *t, struct trac
         snprintf(ev->op, sizeof ev->op, "%s", (in->flags & X86_ATOMIC) ? "atomic" : rd && wr ? "RMW" : wr ? "W" : "R");
         ev->addr = t->access_addr;
         exec_name_object(ex, t->access_addr, ev->object, sizeof ev->object);
+        uint64_t stored;
         if (rd && !wr)
             format_access_value(ex, t, "->", ev->value, sizeof ev->value);
+        else if (wr && !rd && t->access_size <= 8 && x86_store_value(in, &t->regs, &stored))
+            format_sized(stored, t->access_size, ":=", ev->value, sizeof ev->value);
         set_where(ex, ev, t->regs.rip);
         break;
     }

@@ -419,6 +419,51 @@ static void test_frame_pointer_prologue(void **state)
     assert_false(x86_is_frame_pointer_prologue(plain, 0));
 }
 
+/* ---- values of stores -------------------------------------------------- */
+
+static void test_store_value(void **state)
+{
+    struct x86_insn insn;
+    struct user_regs_struct regs = {0};
+    regs.rax = 0x1122334455667788ull;
+    regs.rbx = 0xffffffffffffff05ull;
+    regs.r9 = 42;
+    uint64_t v;
+
+    DECODE(state, &insn, 0x89, 0x05, 0xe6, 0x2e, 0x00, 0x00);   /* mov [rip+0x2ee6], eax */
+    assert_true(x86_store_value(&insn, &regs, &v));
+    assert_int_equal(v, 0x55667788u);
+    DECODE(state, &insn, 0x48, 0x89, 0x03);                     /* mov [rbx], rax */
+    assert_true(x86_store_value(&insn, &regs, &v));
+    assert_int_equal(v, 0x1122334455667788ull);
+    DECODE(state, &insn, 0x88, 0x23);                           /* mov [rbx], ah */
+    assert_true(x86_store_value(&insn, &regs, &v));
+    assert_int_equal(v, 0x77);
+    DECODE(state, &insn, 0x88, 0x18);                           /* mov [rax], bl */
+    assert_true(x86_store_value(&insn, &regs, &v));
+    assert_int_equal(v, 0x05);
+    DECODE(state, &insn, 0x44, 0x89, 0x08);                     /* mov [rax], r9d */
+    assert_true(x86_store_value(&insn, &regs, &v));
+    assert_int_equal(v, 42);
+    DECODE(state, &insn, 0xc7, 0x05, 0x00, 0x10, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00); /* mov dword [rip+0x1000], 1 */
+    assert_true(x86_store_value(&insn, &regs, &v));
+    assert_int_equal(v, 1);
+    DECODE(state, &insn, 0x48, 0xc7, 0x00, 0xff, 0xff, 0xff, 0xff); /* mov qword [rax], -1 */
+    assert_true(x86_store_value(&insn, &regs, &v));
+    assert_int_equal(v, UINT64_MAX);
+    DECODE(state, &insn, 0x66, 0xc7, 0x00, 0x34, 0x12);         /* mov word [rax], 0x1234 */
+    assert_true(x86_store_value(&insn, &regs, &v));
+    assert_int_equal(v, 0x1234);
+
+    /* Not plain stores: the value depends on memory, or there is none. */
+    DECODE(state, &insn, 0x01, 0x05, 0xe6, 0x2e, 0x00, 0x00);   /* add [rip+0x2ee6], eax */
+    assert_false(x86_store_value(&insn, &regs, &v));
+    DECODE(state, &insn, 0x8b, 0x05, 0xe6, 0x2e, 0x00, 0x00);   /* mov eax, [rip+0x2ee6] */
+    assert_false(x86_store_value(&insn, &regs, &v));
+    DECODE(state, &insn, 0xf3, 0x48, 0xab);                     /* rep stosq */
+    assert_false(x86_store_value(&insn, &regs, &v));
+}
+
 /* ---- invalid input ----------------------------------------------------- */
 
 static void test_invalid_bytes(void **state)
@@ -455,6 +500,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_call_ret_push, setup_decoder, teardown_decoder),
         cmocka_unit_test_setup_teardown(test_effective_address, setup_decoder, teardown_decoder),
         cmocka_unit_test(test_frame_pointer_prologue),
+        cmocka_unit_test_setup_teardown(test_store_value, setup_decoder, teardown_decoder),
         cmocka_unit_test_setup_teardown(test_invalid_bytes, setup_decoder, teardown_decoder),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
