@@ -99,11 +99,14 @@ struct patched_section {
     const uint8_t *orig;
 };
 
-/* A shared object's symbols, kept across executions (same libraries, same
- * addresses, since ASLR is off). */
+/* A shared object's symbols and debug info, kept across executions (same
+ * libraries, same addresses, since ASLR is off), and where this execution
+ * has it mapped. */
 struct lib_cache {
     char path[256];
-    elf_image *img;     /* NULL when it could not be opened */
+    debuginfo *debug;   /* NULL when it could not be opened */
+    uint64_t lo, hi;    /* hi == 0: not mapped in this execution */
+    uint64_t bias;
 };
 
 struct code_map {
@@ -313,7 +316,7 @@ void code_map_free(code_map *cm)
     for (size_t i = 0; i < cm->n_patched; i++)
         free(cm->patched[i].bytes);
     for (size_t i = 0; i < cm->n_libs; i++)
-        elf_image_close(cm->libs[i].img);
+        debuginfo_free(cm->libs[i].debug);
     free(cm->libs);
     free(cm->patched);
     free(cm->sites);
@@ -456,20 +459,21 @@ bool code_map_plant_exe(code_map *cm, pid_t pid, int mem_fd, bool track_heap, ch
     return true;
 }
 
-static const elf_image *lib_image(code_map *cm, const char *path)
+static struct lib_cache *lib_entry(code_map *cm, const char *path)
 {
     for (size_t i = 0; i < cm->n_libs; i++)
         if (strcmp(cm->libs[i].path, path) == 0)
-            return cm->libs[i].img;
+            return &cm->libs[i];
     struct lib_cache *grown = realloc(cm->libs, (cm->n_libs + 1) * sizeof *grown);
     if (!grown)
         return NULL;
     cm->libs = grown;
     struct lib_cache *lc = &cm->libs[cm->n_libs++];
+    memset(lc, 0, sizeof *lc);
     snprintf(lc->path, sizeof lc->path, "%s", path);
     char err[256];
-    lc->img = elf_image_open(path, err, sizeof err);
-    return lc->img;
+    lc->debug = debuginfo_load(path, err, sizeof err);
+    return lc;
 }
 
 bool code_map_plant_libs(code_map *cm, pid_t pid, int mem_fd, char *err, size_t errlen)
@@ -483,18 +487,43 @@ bool code_map_plant_libs(code_map *cm, pid_t pid, int mem_fd, char *err, size_t 
         snprintf(err, errlen, "cannot read the memory map of process %d", (int)pid);
         return false;
     }
+    for (size_t i = 0; i < cm->n_libs; i++)
+        cm->libs[i].lo = cm->libs[i].hi = 0;
     for (size_t i = 0; i < maps.n; i++) {
         const struct proc_mapping *m = &maps.m[i];
-        if (m->offset != 0 || m->path[0] != '/' || strcmp(m->path, cm->exe_path) == 0)
+        if (m->path[0] != '/' || strcmp(m->path, cm->exe_path) == 0)
             continue;
-        const elf_image *img = lib_image(cm, m->path);
-        if (!img)
+        struct lib_cache *lc = lib_entry(cm, m->path);
+        if (!lc || !lc->debug)
             continue;
-        uint64_t bias = m->start - elf_image_base_vaddr(img);
-        plant_model_entries(cm, img, bias, mem_fd);
+        if (lc->hi == 0 || m->start < lc->lo)
+            lc->lo = m->start;
+        if (m->end > lc->hi)
+            lc->hi = m->end;
+        if (m->offset != 0)
+            continue;
+        const elf_image *img = debuginfo_elf(lc->debug);
+        lc->bias = m->start - elf_image_base_vaddr(img);
+        plant_model_entries(cm, img, lc->bias, mem_fd);
     }
     proc_maps_free(&maps);
     return true;
+}
+
+bool code_map_library_at(const code_map *cm, uint64_t addr, const debuginfo **debug, uint64_t *bias,
+                         const char **name)
+{
+    for (size_t i = 0; i < cm->n_libs; i++) {
+        const struct lib_cache *lc = &cm->libs[i];
+        if (lc->hi && addr >= lc->lo && addr < lc->hi) {
+            *debug = lc->debug;
+            *bias = lc->bias;
+            const char *slash = strrchr(lc->path, '/');
+            *name = slash ? slash + 1 : lc->path;
+            return true;
+        }
+    }
+    return false;
 }
 
 void code_map_unplant(const code_map *cm, int mem_fd)

@@ -4,7 +4,7 @@
  * visible operations, decoded once per batch), the list of modeled library
  * entry points (pthread_*, sem_*, __assert_fail) and, per execution, planting
  * them into a fresh address space and answering "what is the breakpoint at this
- * address". */
+ * address", and which loaded library an address belongs to. */
 #ifndef MDAT_SUPERVISOR_CODE_MAP_H
 #define MDAT_SUPERVISOR_CODE_MAP_H
 
@@ -80,6 +80,10 @@ bool code_map_in_exe(const code_map *cm, uint64_t addr);
 /* In the part of the executable that is the user's code (where sites are):
  * library calls made from anywhere else are not scheduling points. */
 bool code_map_is_user_code(const code_map *cm, uint64_t addr);
+/* The shared object that runtime address addr lies in (as mapped when
+ * code_map_plant_libs ran): its debug info, load bias and file name. */
+bool code_map_library_at(const code_map *cm, uint64_t addr, const debuginfo **debug, uint64_t *bias,
+                         const char **name);
 /* Looks up the breakpoint at runtime address addr. */
 bool code_map_lookup(const code_map *cm, uint64_t addr, struct breakpoint_hit *hit);
 

@@ -25,27 +25,72 @@ static uint64_t file_addr(struct execution *ex, uint64_t addr)
     return addr - code_map_bias(ex->cfg->code);
 }
 
+/* The debug info an address belongs to, the address as that file sees it,
+ * and the library's name (NULL for the executable). NULL when unknown. */
+static const debuginfo *module_of(struct execution *ex, uint64_t addr, uint64_t *faddr, const char **lib)
+{
+    *lib = NULL;
+    if (!addr)
+        return NULL;
+    if (in_exe(ex, addr)) {
+        *faddr = file_addr(ex, addr);
+        return ex->cfg->exe;
+    }
+    const debuginfo *di;
+    uint64_t bias;
+    if (!code_map_library_at(ex->cfg->code, addr, &di, &bias, lib))
+        return NULL;
+    *faddr = addr - bias;
+    return di;
+}
+
+/* " (libc.so.6)" after a name that comes from a library. */
+static void append_library(char *buf, size_t len, const char *lib)
+{
+    size_t n = strlen(buf);
+    if (lib && n + 1 < len)
+        snprintf(buf + n, len - n, " (%s)", lib);
+}
+
 void exec_format_code(struct execution *ex, uint64_t addr, char *buf, size_t len)
 {
-    if (in_exe(ex, addr)) {
-        debuginfo_format_code(ex->cfg->exe, file_addr(ex, addr), buf, len);
+    uint64_t fa;
+    const char *lib;
+    const debuginfo *di = module_of(ex, addr, &fa, &lib);
+    if (!di) {
+        snprintf(buf, len, "0x%" PRIx64, addr);
         return;
     }
-    snprintf(buf, len, "0x%" PRIx64, addr);
+    debuginfo_format_code(di, fa, buf, len);
+    if (lib && strncmp(buf, "0x", 2) == 0)
+        snprintf(buf, len, "%s+0x%" PRIx64, lib, fa);   /* no symbol: an offset in the file */
+    else
+        append_library(buf, len, lib);
 }
 
 void exec_format_line(struct execution *ex, uint64_t addr, char *buf, size_t len)
 {
     buf[0] = '\0';
-    if (in_exe(ex, addr))
-        debuginfo_format_line(ex->cfg->exe, file_addr(ex, addr), buf, len);
+    uint64_t fa;
+    const char *lib;
+    const debuginfo *di = module_of(ex, addr, &fa, &lib);
+    if (di)
+        debuginfo_format_line(di, fa, buf, len);
+}
+
+static bool code_location(struct execution *ex, uint64_t addr, struct src_loc *loc)
+{
+    uint64_t fa;
+    const char *lib;
+    const debuginfo *di = module_of(ex, addr, &fa, &lib);
+    return di && debuginfo_code_location(di, fa, loc);
 }
 
 void exec_format_function(struct execution *ex, uint64_t addr, char *buf, size_t len)
 {
     buf[0] = '\0';
     struct src_loc loc;
-    if (in_exe(ex, addr) && debuginfo_code_location(ex->cfg->exe, file_addr(ex, addr), &loc) && loc.function)
+    if (code_location(ex, addr, &loc) && loc.function)
         snprintf(buf, len, "%s", loc.function);
 }
 
@@ -62,7 +107,7 @@ static void set_where(struct execution *ex, struct trace_event *ev, uint64_t pc)
     ev->pc = pc;
     exec_format_code(ex, pc, ev->where, sizeof ev->where);
     struct src_loc loc;
-    if (in_exe(ex, pc) && debuginfo_code_location(ex->cfg->exe, file_addr(ex, pc), &loc)) {
+    if (code_location(ex, pc, &loc)) {
         snprintf(ev->file, sizeof ev->file, "%s", loc.basename ? loc.basename : "");
         ev->line = loc.line;
         snprintf(ev->function, sizeof ev->function, "%s", loc.function ? loc.function : "");
@@ -82,10 +127,15 @@ static const struct mthread *thread_with_stack(struct execution *ex, uint64_t ad
 void exec_name_object(struct execution *ex, uint64_t addr, char *buf, size_t len)
 {
     buf[0] = '\0';
-    if (in_exe(ex, addr))
-        debuginfo_format_data(ex->cfg->exe, file_addr(ex, addr), buf, len);
-    if (buf[0])
+    uint64_t fa;
+    const char *lib;
+    const debuginfo *di = module_of(ex, addr, &fa, &lib);
+    if (di)
+        debuginfo_format_data(di, fa, buf, len);
+    if (buf[0]) {
+        append_library(buf, len, lib);
         return;
+    }
     const struct heap_block *b = heap_map_find(&ex->heap, addr);
     if (b) {
         char site[96];

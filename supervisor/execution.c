@@ -564,7 +564,15 @@ static void report_crash(struct execution *ex, struct mthread *t, int sig)
         snprintf(name, sizeof name, "SIG%s", sigabbrev_np(sig));
     else
         snprintf(name, sizeof name, "signal %d", sig);
-    snprintf(res->message, sizeof res->message, "T%d killed by %s%s%s at %s", t->id, name, fault, detail, where);
+    char inside[128] = "";
+    if (pc != t->regs.rip) {
+        /* It died in library code the user's line called. */
+        char lib_where[100];
+        exec_format_code(ex, t->regs.rip, lib_where, sizeof lib_where);
+        snprintf(inside, sizeof inside, " (in %s)", lib_where);
+    }
+    snprintf(res->message, sizeof res->message, "T%d killed by %s%s%s at %s%s", t->id, name, fault, detail, where,
+             inside);
 }
 
 static void record_assert(struct execution *ex, struct mthread *t)
