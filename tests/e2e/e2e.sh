@@ -4,45 +4,8 @@
 #   e2e.sh MDAT TARGET_DIR SOURCE_DIR TEST_NAME
 set -uo pipefail
 MDAT=$1 TARGETS=$2 SOURCES=$3 TEST=$4
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-cd "$WORK"
-failures=0
-
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-# run_mdat ARGS...: runs mdat, keeps stdout in $WORK/out, stderr in $WORK/err, status in $status.
-# In a sanitizer build (MDAT_SANITIZE=ON) any report from mdat itself is a failure.
-run_mdat() {
-    "$MDAT" "$@" >"$WORK/out" 2>"$WORK/err"
-    status=$?
-    if grep -qE 'runtime error:|ERROR: (Address|Leak)Sanitizer' "$WORK/err"; then
-        fail "sanitizer report from mdat $*: $(grep -m1 -E 'runtime error:|Sanitizer' "$WORK/err")"
-    fi
-}
-expect_status() { [ "$status" -eq "$1" ] || fail "exit status $status, expected $1 (mdat $*)"; }
-expect_out() { grep -qF -- "$1" "$WORK/out" || fail "stdout lacks: $1"; }
-expect_err() { grep -qF -- "$1" "$WORK/err" || fail "stderr lacks: $1"; }
-expect_json() { grep -qE -- "$1" "$2" || fail "$2 lacks /$1/"; }
-# line_of FILE MARKER: line number of the marker comment in a target's source.
-line_of() { grep -n -- "$2" "$SOURCES/$1" | head -n 1 | cut -d: -f1; }
-show() { echo "--- stdout"; cat "$WORK/out"; echo "--- stderr"; cat "$WORK/err"; }
-
-# The trace lines (step lines) of a replay --trace, without the report after it.
-replay_trace() { sed -n '/^mdat: replaying/,/^mdat: reproduced\|^mdat: replayed/p' "$1" | grep -E '^ +[0-9]+ '; }
-
-# expect_replay_identical SCHED: replaying reproduces the failure with the saved trace.
-expect_replay_identical() {
-    local sched=$1
-    "$MDAT" replay --trace "$sched" >"$WORK/replay.out" 2>"$WORK/replay.err"
-    local st=$?
-    [ "$st" -eq 1 ] || fail "replay exit $st, expected 1: $(cat "$WORK/replay.err")"
-    replay_trace "$WORK/replay.out" >"$WORK/replay.trace"
-    [ -s "$WORK/replay.trace" ] || fail "replay printed no trace"
-    diff -u "${sched%.sched}.trace" "$WORK/replay.trace" >"$WORK/trace.diff" ||
-        fail "replay trace differs from the recorded one: $(head -20 "$WORK/trace.diff")"
-}
-
-first_sched() { ls "$WORK"/out-dir/*.sched 2>/dev/null | head -n 1; }
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
 
 case "$TEST" in
 deadlock)
@@ -274,9 +237,4 @@ sigkill)
     ;;
 esac
 
-if [ "$failures" -gt 0 ]; then
-    show
-    echo "$TEST: $failures assertion(s) failed"
-    exit 1
-fi
-echo "$TEST: ok"
+finish
