@@ -309,6 +309,24 @@ static enum run_outcome futex_returns(struct mthread *t, int64_t result)
     return emulate_syscall(t, result) ? RUN_CONTINUE : RUN_ERROR;
 }
 
+/* Asks the strategy to pick among ids (threads to run, or waiters to wake)
+ * and records the choice when there was more than one possibility. */
+static size_t ask_strategy(struct execution *ex, char kind, const int *ids, const bool *yielded, size_t n)
+{
+    struct strategy *s = ex->cfg->strategy;
+    struct choice_point cp = {ex->steps, ids, yielded, n, ex->last_thread, NULL, 0};
+    if (kind == CHOICE_WAKE)
+        cp.waker = ex->running;
+    if (s->wants_state)
+        cp.state = exec_build_state(ex);
+    size_t pick = kind == CHOICE_THREAD ? s->ops->pick_thread(s, &cp) : s->ops->pick_waiter(s, &cp);
+    if (pick >= n)
+        pick = 0;
+    if (n > 1)
+        schedule_add_choice(&ex->res->choices, ex->steps, kind, ids[pick]);
+    return pick;
+}
+
 /* Wakes up to n waiters of addr; which ones, when there are more, is a choice. */
 static int wake_waiters(struct execution *ex, uint64_t addr, uint32_t bitset, uint32_t n)
 {
@@ -322,11 +340,8 @@ static int wake_waiters(struct execution *ex, uint64_t addr, uint32_t bitset, ui
         if (count > 256)
             count = 256;
         size_t pick = 0;
-        if (count > n - (uint32_t)woken) {
-            struct choice_point cp = {ex->steps, ids, yielded, count, ex->last_thread};
-            pick = ex->cfg->strategy->ops->pick_waiter(ex->cfg->strategy, &cp);
-            schedule_add_choice(&ex->res->choices, ex->steps, CHOICE_WAKE, ids[pick]);
-        }
+        if (count > n - (uint32_t)woken)
+            pick = ask_strategy(ex, CHOICE_WAKE, ids, yielded, count);
         wake_thread(ex, exec_thread_by_id(ex, ids[pick]));
         woken++;
     }
@@ -1012,12 +1027,7 @@ static void describe_outcome(struct execution *ex, struct mthread *t, enum run_o
 
 static void pick_timeout_waiter(struct execution *ex, int *ids, bool *yielded, size_t n)
 {
-    size_t pick = 0;
-    if (n > 1) {
-        struct choice_point cp = {ex->steps, ids, yielded, n, ex->last_thread};
-        pick = ex->cfg->strategy->ops->pick_thread(ex->cfg->strategy, &cp);
-        schedule_add_choice(&ex->res->choices, ex->steps, CHOICE_THREAD, ids[pick]);
-    }
+    size_t pick = n > 1 ? ask_strategy(ex, CHOICE_THREAD, ids, yielded, n) : 0;
     struct mthread *t = exec_thread_by_id(ex, ids[pick]);
     wake_thread(ex, t);
     t->op = OP_TIMEDOUT;
@@ -1088,16 +1098,19 @@ static bool schedule_loop(struct execution *ex)
             break;
         }
         size_t pick = 0;
-        if (n > 1) {
-            struct choice_point cp = {ex->steps, ids, yielded, n, ex->last_thread};
-            pick = cfg->strategy->ops->pick_thread(cfg->strategy, &cp);
+        if (n > 1 || cfg->strategy->every_step) {
+            pick = ask_strategy(ex, CHOICE_THREAD, ids, yielded, n);
             if (cfg->strategy->diverged) {
                 set_error(ex, "replay diverged: %s", cfg->strategy->divergence);
                 drain(ex, true);
                 ok = false;
                 break;
             }
-            schedule_add_choice(&res->choices, ex->steps, CHOICE_THREAD, ids[pick]);
+            if (cfg->strategy->stop) {
+                res->stopped = true;
+                drain(ex, true);
+                break;
+            }
         }
         struct mthread *t = exec_thread_by_id(ex, ids[pick]);
         t->yielded = false;
@@ -1107,6 +1120,7 @@ static bool schedule_loop(struct execution *ex)
             ex->event = &ev;
         }
         int id = t->id;
+        ex->running = id;
         enum run_outcome o;
         if (t->op == OP_CALL && exec_check_misuse(ex, t, t->fn, t->call_arg[0], t->call_arg[1]))
             o = RUN_FAILED;     /* judged before the call runs: the thread stays where it is */
@@ -1157,7 +1171,7 @@ bool execution_run(const struct exec_config *cfg, struct exec_result *res)
     memset(res, 0, sizeof *res);
     schedule_init(&res->choices);
     struct execution ex = {.cfg = cfg, .res = res, .mem_fd = -1};
-    ex.describe = cfg->on_event != NULL || cfg->want_state || cfg->describe_events;
+    ex.describe = cfg->on_event != NULL || cfg->want_state || cfg->describe_events || cfg->strategy->wants_state;
     cfg->strategy->diverged = false;
     cfg->strategy->ops->begin(cfg->strategy, cfg->exec_seed, cfg->estimated_steps);
     tracee_block_sigchld();

@@ -47,6 +47,7 @@ struct exec_result {
     struct failure_thread *threads; /* every thread at the end (malloc'd) */
     int n_threads;
     bool exited;                    /* the program ran to its end */
+    bool stopped;                   /* the strategy ended it early (strategy.stop) */
     int exit_status;
     int term_signal;
     uint64_t steps;

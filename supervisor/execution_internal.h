@@ -86,6 +86,7 @@ struct execution {
     uint64_t deadline_ns;
     uint64_t steps;
     int last_thread;
+    int running;                    /* the thread running the current step */
     bool leader_gone;
     int leader_status;
     bool assert_seen;

@@ -2,7 +2,8 @@
  *
  * The execution asks its strategy at every choice point (more than one thread
  * can run) which thread runs, and at every wake-up with more waiters than are
- * woken which waiter wakes. Implementations: random, pct, replay. */
+ * woken which waiter wakes. Implementations: random, pct, replay, and
+ * interactive (a person chooses, through a chooser). */
 #ifndef MDAT_SUPERVISOR_STRATEGY_H
 #define MDAT_SUPERVISOR_STRATEGY_H
 
@@ -11,6 +12,7 @@
 #include <stdint.h>
 
 #include "supervisor/schedule.h"
+#include "supervisor/trace.h"
 
 struct choice_point {
     uint64_t step;              /* visible steps executed so far */
@@ -18,6 +20,9 @@ struct choice_point {
     const bool *yielded;        /* per entry: the thread's last step was a yield/sleep */
     size_t n;
     int previous;               /* thread that ran the last step (0: none) */
+    /* Only for strategies that ask for them (wants_state): */
+    const struct exec_state *state; /* everything as it is before the step */
+    int waker;                  /* waiter choices: the thread whose wake it is */
 };
 
 struct strategy;
@@ -41,6 +46,13 @@ struct strategy {
     /* Set by the replay strategy when the execution no longer follows the file. */
     bool diverged;
     char divergence[256];
+    /* Set by the strategy to end the execution after the current step (a
+     * person going back in time, or quitting): not a failure. */
+    bool stop;
+    /* Asked before every step, even when only one thread can run (a person
+     * stepping through), with cp->state filled in. Set when created. */
+    bool every_step;
+    bool wants_state;
 };
 
 struct strategy *strategy_random_new(void);
@@ -48,5 +60,21 @@ struct strategy *strategy_pct_new(int depth);
 /* Follows sched->choices; sched must outlive the strategy. */
 struct strategy *strategy_replay_new(const struct schedule *sched);
 void strategy_free(struct strategy *s);
+
+/* Answers an interactive strategy's questions: the id of the thread to run
+ * (or waiter to wake), one of cp->threads; 0 stops the execution. */
+struct chooser {
+    int (*thread)(void *ctx, const struct choice_point *cp);
+    int (*waiter)(void *ctx, const struct choice_point *cp);
+    void *ctx;
+};
+/* Asks the chooser before every step (every_step, wants_state). */
+struct strategy *strategy_interactive_new(const struct chooser *chooser);
+/* For the executions that follow: take prefix's choices for the steps before
+ * `until` without asking (going back to step `until` is re-execution). */
+void strategy_interactive_rewind(struct strategy *s, const struct schedule *prefix, uint64_t until);
+/* For the rest of this execution, let auto_strategy (begun by the caller,
+ * not owned) choose instead of the chooser; NULL asks the chooser again. */
+void strategy_interactive_delegate(struct strategy *s, struct strategy *auto_strategy);
 
 #endif

@@ -409,6 +409,96 @@ static void test_replay_follows(void **state)
     schedule_free(&sched);
 }
 
+/* A chooser that answers from a script and counts the questions. */
+struct scripted_chooser {
+    const int *answers;
+    int n_answers, asked, waiters_asked;
+    uint64_t last_step;
+};
+
+static int scripted_answer(void *ctx, const struct choice_point *cp)
+{
+    struct scripted_chooser *c = ctx;
+    c->last_step = cp->step;
+    return c->asked < c->n_answers ? c->answers[c->asked++] : 0;
+}
+
+static int scripted_waiter(void *ctx, const struct choice_point *cp)
+{
+    struct scripted_chooser *c = ctx;
+    c->waiters_asked++;
+    return cp->threads[cp->n - 1];
+}
+
+static void test_interactive_rewind_then_ask(void **state)
+{
+    (void)state;
+    static const int answers[] = {3, 1};
+    struct scripted_chooser sc = {answers, 2, 0, 0, 0};
+    struct chooser chooser = {scripted_answer, scripted_waiter, &sc};
+    struct strategy *s = strategy_interactive_new(&chooser);
+    assert_true(s->every_step);
+    assert_true(s->wants_state);
+
+    /* No prefix: asked at once, even with one thread; answers are ids. */
+    s->ops->begin(s, 0, 0);
+    static const int one[] = {1};
+    struct choice_point cp = cp_of(0, one, NO_YIELD, 1, 0);
+    assert_int_equal(s->ops->pick_thread(s, &cp), 0);
+    assert_int_equal(sc.asked, 1);      /* answered 3, not runnable: stops */
+    assert_true(s->stop);
+
+    /* Rewind to step 5: steps 0..4 follow the prefix silently. */
+    struct schedule sched;
+    build_schedule(&sched);
+    strategy_interactive_rewind(s, &sched, 5);
+    sc.asked = 0;
+    s->ops->begin(s, 0, 0);
+    assert_false(s->stop);
+    static const int order_a[] = {3, 1, 2}, order_b[] = {2, 3, 1};
+    cp = cp_of(0, order_a, NO_YIELD, 3, 0);
+    assert_int_equal(s->ops->pick_thread(s, &cp), 2);          /* T2 from the prefix */
+    cp = cp_of(0, one, NO_YIELD, 1, 2);
+    assert_int_equal(s->ops->pick_thread(s, &cp), 0);          /* no choice: not asked */
+    cp = cp_of(1, order_b, NO_YIELD, 3, 2);
+    assert_int_equal(s->ops->pick_thread(s, &cp), 2);          /* T1 */
+    static const int waiters[] = {5, 3};
+    cp = cp_of(1, waiters, NO_YIELD, 2, 1);
+    assert_int_equal(s->ops->pick_waiter(s, &cp), 1);          /* T3 */
+    cp = cp_of(4, T123, NO_YIELD, 3, 1);
+    assert_int_equal(s->ops->pick_thread(s, &cp), 2);          /* T3 */
+    assert_int_equal(sc.asked, 0);
+    assert_int_equal(sc.waiters_asked, 0);
+    /* Step 5: the chooser's turn (the prefix's choice at step 9 is dropped). */
+    cp = cp_of(5, T123, NO_YIELD, 3, 3);
+    assert_int_equal(s->ops->pick_thread(s, &cp), 2);          /* answered T3... */
+    sc.answers = answers + 1;
+    sc.asked = 0;
+    assert_int_equal(s->ops->pick_thread(s, &cp), 0);          /* ...then T1 again */
+    assert_int_equal(sc.last_step, 5);
+    cp = cp_of(5, waiters, NO_YIELD, 2, 1);
+    assert_int_equal(s->ops->pick_waiter(s, &cp), 1);          /* the chooser's waiter */
+    assert_int_equal(sc.waiters_asked, 1);
+    assert_false(s->diverged);
+
+    /* Handing over: the delegate answers, the chooser is not asked. */
+    struct strategy *replay = strategy_random_new();
+    replay->ops->begin(replay, 7, 0);
+    strategy_interactive_delegate(s, replay);
+    int before = sc.asked;
+    static const int t12[] = {1, 2};
+    for (uint64_t step = 6; step < 20; step++) {
+        cp = cp_of(step, t12, NO_YIELD, 2, 0);
+        assert_true(s->ops->pick_thread(s, &cp) < 2);
+    }
+    assert_int_equal(sc.asked, before);
+    assert_false(s->stop);
+
+    strategy_free(s);
+    strategy_free(replay);
+    schedule_free(&sched);
+}
+
 static void assert_contains(const char *haystack, const char *needle)
 {
     if (!strstr(haystack, needle))
@@ -558,6 +648,7 @@ int main(void)
         cmocka_unit_test(test_pct_first_pick_varies_with_seed),
         cmocka_unit_test(test_pct_change_point),
         cmocka_unit_test(test_replay_follows),
+        cmocka_unit_test(test_interactive_rewind_then_ask),
         cmocka_unit_test(test_replay_thread_not_enabled),
         cmocka_unit_test(test_replay_waiter_not_enabled),
         cmocka_unit_test(test_replay_step_differs),
