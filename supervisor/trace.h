@@ -104,6 +104,12 @@ struct exec_state {
 struct exec_state *exec_state_copy(const struct exec_state *s);
 void exec_state_free(struct exec_state *s);
 
+/* Field by field, strings by their text (never by the bytes after them). */
+bool trace_event_equal(const struct trace_event *a, const struct trace_event *b);
+/* The same threads and objects, in the same order, with the same fields and
+ * waiters. step and current are not compared: they say when, not what. */
+bool exec_state_same_picture(const struct exec_state *a, const struct exec_state *b);
+
 /* Receives every event; state is NULL unless the execution was asked for it
  * (exec_config.want_state). */
 typedef void (*trace_sink)(void *ctx, const struct trace_event *ev, const struct exec_state *state);
