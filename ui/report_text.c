@@ -20,7 +20,7 @@ void report_failure_text(FILE *f, const struct exec_result *res)
     if (n > 0) {
         fprintf(f, "  last steps:\n");
         for (int i = 0; i < n; i++) {
-            char line[768];
+            char line[TRACE_LOG_LINE_MAX];
             trace_log_format(recent[i], line, sizeof line);
             fprintf(f, "  %s\n", line);
         }
