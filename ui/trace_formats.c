@@ -40,15 +40,14 @@ bool trace_option_parse(const char *value, const struct trace_format **format, b
         *format = NULL;
     }
     if (!*format) {
-        int n = snprintf(err, errlen, "unknown trace format \"%.*s\" (", (int)name_len, value);
+        int n = snprintf(err, errlen, "unknown trace format \"%.*s\"; the formats are", (int)name_len, value);
         for (int i = 0; trace_formats[i] && n >= 0 && (size_t)n < errlen; i++)
-            n += snprintf(err + n, errlen - (size_t)n, "%s%s", i ? ", " : "", trace_formats[i]->name);
-        if (n >= 0 && (size_t)n < errlen)
-            snprintf(err + n, errlen - (size_t)n, ")");
+            n += snprintf(err + n, errlen - (size_t)n, "%s %s", i ? "," : "", trace_formats[i]->name);
         return false;
     }
     if (comma && strcmp(comma + 1, "every") != 0) {
-        snprintf(err, errlen, "unknown trace option \"%s\" (only \"every\", as in --trace=status,every)", comma + 1);
+        snprintf(err, errlen, "unknown trace option \"%s\"; the only one is \"every\", as in --trace=status,every",
+                 comma + 1);
         return false;
     }
     *every_step = comma != NULL;
