@@ -116,7 +116,11 @@ typedef void (*trace_sink)(void *ctx, const struct trace_event *ev, const struct
 
 /* A way of writing a trace to a file, for the files saved with a failure
  * and for --trace: open a renderer on out, feed it every event, close it
- * (close writes anything still pending, such as the final tables). */
+ * (close writes anything still pending, such as the final tables, and
+ * frees the renderer; out stays open). every_step asks a view that shows
+ * the state at context switches to show it after every step; views
+ * without such a summary ignore it. needs_state: the renderer has more to
+ * show when the execution is run with exec_config.want_state. */
 struct trace_format {
     const char *name;           /* "log", "status", "json" */
     const char *suffix;         /* ".trace", ".status", ".jsonl" */

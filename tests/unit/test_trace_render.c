@@ -110,10 +110,22 @@ static void build_scenario(struct scenario *s)
     }
 }
 
-static const char SCENARIO_LOG[] =
-    "     1   T1   start main thread\n"
-    "     2   T1   lock m                               prog.c:10 main\n"
-    "     3 * T2   lock m                               prog.c:21 worker  -> blocks on mutex m (held by T1)\n";
+/* The scenario's step lines, as the log prints them. */
+#define STEP_1 "     1   T1   start main thread\n"
+#define STEP_2 "     2   T1   lock m                               prog.c:10 main\n"
+#define STEP_3 "     3 * T2   lock m                               prog.c:21 worker  -> blocks on mutex m (held by T1)\n"
+static const char SCENARIO_LOG[] = STEP_1 STEP_2 STEP_3;
+
+/* The tables of the state after step 3, after tables of step 2 were shown:
+ * both threads and the mutex changed, the semaphore did not. */
+#define TABLES_3                                                                  \
+    "    thread  status        location          waiting on / next\n"            \
+    "  * T1      ready         prog.c:11 main    W x\n"                          \
+    "  * T2      waiting-lock  prog.c:21 worker  mutex m (held by T1)\n"         \
+    "    mutex  type    holder  waiting\n"                                       \
+    "  * m      normal  T1      T2\n"                                            \
+    "    semaphore  value  waiting\n"                                            \
+    "    sem        1      -\n"
 
 static void log_format_is_the_one_line_format(void **unused)
 {
@@ -150,8 +162,8 @@ static void status_prints_tables_at_switches_and_marks_changes(void **unused)
     build_scenario(&s);
     char *text = render(&status_trace_format, false, s.events, s.state_ptrs, 3);
     assert_string_equal(text,
-        "     1   T1   start main thread\n"
-        "     2   T1   lock m                               prog.c:10 main\n"
+        STEP_1
+        STEP_2
         "  state after step 2:\n"
         "    thread  status   location          waiting on / next\n"
         "    T1      running  prog.c:11 main    W x\n"
@@ -160,15 +172,9 @@ static void status_prints_tables_at_switches_and_marks_changes(void **unused)
         "    m      normal  T1      -\n"
         "    semaphore  value  waiting\n"
         "    sem        1      -\n"
-        "     3 * T2   lock m                               prog.c:21 worker  -> blocks on mutex m (held by T1)\n"
+        STEP_3
         "  final state after step 3:\n"
-        "    thread  status        location          waiting on / next\n"
-        "  * T1      ready         prog.c:11 main    W x\n"
-        "  * T2      waiting-lock  prog.c:21 worker  mutex m (held by T1)\n"
-        "    mutex  type    holder  waiting\n"
-        "  * m      normal  T1      T2\n"
-        "    semaphore  value  waiting\n"
-        "    sem        1      -\n");
+        TABLES_3);
     free(text);
 }
 
@@ -178,7 +184,7 @@ static void status_every_step_prints_tables_after_each_step(void **unused)
     build_scenario(&s);
     char *text = render(&status_trace_format, true, s.events, s.state_ptrs, 3);
     assert_string_equal(text,
-        "     1   T1   start main thread\n"
+        STEP_1
         "  state after step 1:\n"
         "    thread  status   location          waiting on / next\n"
         "    T1      running  prog.c:10 main    lock m\n"
@@ -187,7 +193,7 @@ static void status_every_step_prints_tables_after_each_step(void **unused)
         "    m      normal  free    -\n"
         "    semaphore  value  waiting\n"
         "    sem        1      -\n"
-        "     2   T1   lock m                               prog.c:10 main\n"
+        STEP_2
         "  state after step 2:\n"
         "    thread  status   location          waiting on / next\n"
         "  * T1      running  prog.c:11 main    W x\n"
@@ -196,15 +202,9 @@ static void status_every_step_prints_tables_after_each_step(void **unused)
         "  * m      normal  T1      -\n"
         "    semaphore  value  waiting\n"
         "    sem        1      -\n"
-        "     3 * T2   lock m                               prog.c:21 worker  -> blocks on mutex m (held by T1)\n"
+        STEP_3
         "  state after step 3:\n"
-        "    thread  status        location          waiting on / next\n"
-        "  * T1      ready         prog.c:11 main    W x\n"
-        "  * T2      waiting-lock  prog.c:21 worker  mutex m (held by T1)\n"
-        "    mutex  type    holder  waiting\n"
-        "  * m      normal  T1      T2\n"
-        "    semaphore  value  waiting\n"
-        "    sem        1      -\n");
+        TABLES_3);
     free(text);
 }
 
