@@ -30,10 +30,8 @@ void report_failure_text(FILE *f, const struct exec_result *res)
 void report_failure_files_text(FILE *out, const struct explore_failure *f)
 {
     fprintf(out, "  schedule: %s\n", f->schedule_file);
-    fprintf(out, "  traces:  ");
     for (int i = 0; i < f->n_traces; i++)
-        fprintf(out, "%s %s", i ? "," : "", f->traces[i].path);
-    fprintf(out, "%s\n", f->n_traces ? "" : " none");
+        fprintf(out, "  %-10s%s\n", i == 0 ? "traces:" : "", f->traces[i].path);
     fprintf(out, "  output:   %s, %s\n", f->stdout_file, f->stderr_file);
     fprintf(out, "  replay:   mdat replay %s\n", f->schedule_file);
 }
