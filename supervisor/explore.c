@@ -119,10 +119,12 @@ static void rewind_fd(int fd)
     }
 }
 
-/* One execution plus the verdicts that need its output or exit status. */
+/* One execution plus the verdicts that need its output or exit status,
+ * rendered through trace (NULL: not traced); its renderers live as long as
+ * the execution, so that each trace ends (final tables, end line) before
+ * any output shown after it. */
 static bool run_one(struct program *prog, const struct explore_options *opt, struct strategy *strat, uint64_t index,
-                    uint64_t estimate, const struct run_io *io, trace_sink sink, void *sink_ctx,
-                    struct exec_result *res)
+                    uint64_t estimate, const struct run_io *io, struct trace_tee *trace, struct exec_result *res)
 {
     rewind_fd(io->out_fd);
     rewind_fd(io->err_fd);
@@ -142,10 +144,15 @@ static bool run_one(struct program *prog, const struct explore_options *opt, str
         .stdin_fd = devnull,
         .stdout_fd = io->out_fd,
         .stderr_fd = io->err_fd,
-        .on_event = sink,
-        .event_ctx = sink_ctx,
+        .on_event = trace ? trace_tee_event : NULL,
+        .want_state = trace && trace_tee_needs_state(trace),
+        .event_ctx = trace,
     };
+    if (trace)
+        trace_tee_open(trace);
     bool ok = execution_run(&cfg, res);
+    if (trace)
+        trace_tee_close(trace);
     if (devnull >= 0)
         close(devnull);
     if (!ok)
@@ -247,11 +254,14 @@ static void worker_loop(struct program *prog, const struct explore_options *opt,
 {
     struct strategy *strat = strategy_by_name(opt->strategy, opt->depth);
     struct run_io io = run_io_open(opt->show_output, opt->check_cmd != NULL);
+    struct trace_tee live = {0};
+    if (opt->trace)
+        trace_tee_add(&live, opt->trace, opt->trace_out, opt->trace_every_step);
     for (uint64_t i = first; i < opt->schedules; i += stride) {
         if (!opt->keep_going && i > __atomic_load_n(&shared->lowest_failure, __ATOMIC_RELAXED))
             break;
         struct exec_result res;
-        bool ok = run_one(prog, opt, strat, i, estimate, &io, opt->on_event, opt->event_ctx, &res);
+        bool ok = run_one(prog, opt, strat, i, estimate, &io, opt->trace ? &live : NULL, &res);
         struct wire_result w = {.index = i, .kind = res.kind, .error = !ok, .steps = res.steps,
                                 .stops = res.ptrace_stops, .exit_status = res.exit_status};
         snprintf(w.location, sizeof w.location, "%s", res.location);
@@ -411,19 +421,6 @@ static const char *base_name(const char *path)
     return s ? s + 1 : path;
 }
 
-struct trace_file_ctx {
-    FILE *f;
-    void (*format_event)(const struct trace_event *ev, char *buf, size_t len);
-};
-
-static void trace_to_file(void *ctx, const struct trace_event *ev, const struct exec_state *state)
-{
-    struct trace_file_ctx *t = ctx;
-    char line[768];
-    t->format_event(ev, line, sizeof line);
-    fprintf(t->f, "%s\n", line);
-}
-
 static bool copy_fd_to_file(int fd, const char *path)
 {
     FILE *f = fopen(path, "w");
@@ -437,8 +434,47 @@ static bool copy_fd_to_file(int fd, const char *path)
     return fclose(f) == 0;
 }
 
-/* Re-runs a failing execution with its trace recorded, and saves schedule,
- * trace and output into the output directory. */
+/* Opens one file per format of opt->saved_trace_formats, named stem + its
+ * suffix, as branches of tee. */
+static bool open_saved_traces(const struct explore_options *opt, const char *stem, struct explore_failure *f,
+                              struct trace_tee *tee, char *err, size_t errlen)
+{
+    for (int i = 0; opt->saved_trace_formats && opt->saved_trace_formats[i]; i++) {
+        const struct trace_format *format = opt->saved_trace_formats[i];
+        if (f->n_traces == TRACE_TEE_MAX) {
+            snprintf(err, errlen, "more than %d trace formats to save", TRACE_TEE_MAX);
+            return false;
+        }
+        struct saved_trace *t = &f->traces[f->n_traces];
+        t->format = format->name;
+        snprintf(t->path, sizeof t->path, "%s%s", stem, format->suffix);
+        FILE *out = fopen(t->path, "w");
+        if (!out) {
+            snprintf(err, errlen, "cannot write %s: %s", t->path, strerror(errno));
+            return false;
+        }
+        trace_tee_add(tee, format, out, false);
+        f->n_traces++;
+    }
+    return true;
+}
+
+/* Closes the files of open_saved_traces; false with a reason if one could
+ * not be written completely. */
+static bool close_saved_traces(struct trace_tee *tee, const struct explore_failure *f, bool ok, char *err,
+                               size_t errlen)
+{
+    for (int i = 0; i < tee->n; i++) {
+        if (fclose(tee->branch[i].out) != 0 && ok) {
+            snprintf(err, errlen, "cannot write %s: %s", f->traces[i].path, strerror(errno));
+            ok = false;
+        }
+    }
+    return ok;
+}
+
+/* Re-runs a failing execution once with its trace recorded in every saved
+ * format, and saves schedule, traces and output into the output directory. */
 static bool record_failure(struct program *prog, const struct explore_options *opt, const struct wire_result *w,
                            uint64_t estimate, struct explore_failure *f, char *err, size_t errlen)
 {
@@ -449,29 +485,27 @@ static bool record_failure(struct program *prog, const struct explore_options *o
     snprintf(stem, sizeof stem, "%s/%s-%s-s%" PRIu64 "-e%" PRIu64, opt->out_dir, base_name(prog->path),
              failure_kind_name(f->found), opt->seed, w->index);
     snprintf(f->schedule_file, sizeof f->schedule_file, "%s.sched", stem);
-    snprintf(f->trace_file, sizeof f->trace_file, "%s.trace", stem);
     snprintf(f->stdout_file, sizeof f->stdout_file, "%s.stdout", stem);
     snprintf(f->stderr_file, sizeof f->stderr_file, "%s.stderr", stem);
 
-    struct trace_file_ctx tctx = {fopen(f->trace_file, "w"), opt->format_event};
-    if (!tctx.f) {
-        snprintf(err, errlen, "cannot write %s: %s", f->trace_file, strerror(errno));
-        return false;
-    }
+    struct trace_tee tee = {0};
+    if (!open_saved_traces(opt, stem, f, &tee, err, errlen))
+        return close_saved_traces(&tee, f, false, err, errlen);
     struct explore_options quiet = *opt;
     quiet.show_output = false;
     struct run_io io = run_io_open(false, false);
     struct strategy *strat = strategy_by_name(opt->strategy, opt->depth);
-    bool ok = run_one(prog, &quiet, strat, w->index, estimate, &io, trace_to_file, &tctx, &f->result);
+    bool ok = run_one(prog, &quiet, strat, w->index, estimate, &io, &tee, &f->result);
     strategy_free(strat);
-    fclose(tctx.f);
     copy_fd_to_file(io.out_fd, f->stdout_file);
     copy_fd_to_file(io.err_fd, f->stderr_file);
     run_io_close(&io);
     if (!ok) {
         snprintf(err, errlen, "%s", f->result.error_message);
-        return false;
+        return close_saved_traces(&tee, f, false, err, errlen);
     }
+    if (!close_saved_traces(&tee, f, true, err, errlen))
+        return false;
     f->reproduced = f->result.kind == f->found;
 
     struct schedule s;
@@ -582,6 +616,14 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
     return ok;
 }
 
+const char *explore_failure_trace(const struct explore_failure *f, const char *format)
+{
+    for (int i = 0; i < f->n_traces; i++)
+        if (strcmp(f->traces[i].format, format) == 0)
+            return f->traces[i].path;
+    return NULL;
+}
+
 void explore_summary_free(struct explore_summary *sum)
 {
     for (size_t i = 0; i < sum->n_failures; i++)
@@ -590,8 +632,8 @@ void explore_summary_free(struct explore_summary *sum)
     memset(sum, 0, sizeof *sum);
 }
 
-bool explore_replay(struct program *prog, const struct schedule *sched, trace_sink sink, void *sink_ctx,
-                    bool show_output, struct exec_result *res, char *err, size_t errlen)
+bool explore_replay(struct program *prog, const struct schedule *sched, struct trace_tee *trace, bool show_output,
+                    struct exec_result *res, char *err, size_t errlen)
 {
     char **argv = calloc((size_t)sched->n_args + 2, sizeof *argv);
     argv[0] = sched->program;
@@ -615,7 +657,7 @@ bool explore_replay(struct program *prog, const struct schedule *sched, trace_si
     if (have_cpus)
         pin_to_cpu(&cpus, 0);
     struct run_io io = run_io_open(show_output, opt.check_cmd != NULL);
-    bool ok = run_one(prog, &opt, strat, sched->execution, 0, &io, sink, sink_ctx, res);
+    bool ok = run_one(prog, &opt, strat, sched->execution, 0, &io, trace, res);
     run_io_close(&io);
     strategy_free(strat);
     free(argv);

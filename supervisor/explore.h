@@ -4,8 +4,8 @@
  * SHA-256), seeding execution i from (seed, i), parallel workers pinned to
  * their own CPUs, output capture and the --check checker, choosing which
  * failures to report (the lowest execution index first, so the answer does
- * not depend on -j), and re-running each reported failure with its trace
- * recorded into the output directory. */
+ * not depend on -j), and re-running each reported failure once with its
+ * trace recorded in every format into the output directory. */
 #ifndef MDAT_SUPERVISOR_EXPLORE_H
 #define MDAT_SUPERVISOR_EXPLORE_H
 
@@ -16,6 +16,7 @@
 #include "supervisor/code_map.h"
 #include "supervisor/debuginfo.h"
 #include "supervisor/execution.h"
+#include "supervisor/trace_tee.h"
 
 /* The program under test, loaded once. */
 struct program {
@@ -43,14 +44,23 @@ struct explore_options {
     bool fail_on_exit;
     bool keep_going;
     const char *out_dir;
-    trace_sink on_event;        /* --trace: every event of every execution */
-    /* Renders one event as a line (no newline) for the saved trace files. */
-    void (*format_event)(const struct trace_event *ev, char *buf, size_t len);
-    void *event_ctx;
+    /* --trace: every execution rendered on trace_out in this format; NULL: none. */
+    const struct trace_format *trace;
+    bool trace_every_step;
+    FILE *trace_out;
+    /* One trace file per format is saved with each failure (NULL-terminated;
+     * the ui passes its registry, since the supervisor knows no renderer). */
+    const struct trace_format *const *saved_trace_formats;
     bool show_output;           /* the program's output goes to the terminal */
     /* Called after each execution with the number done so far (progress). */
     void (*progress)(void *ctx, uint64_t done, uint64_t total, uint64_t failures);
     void *progress_ctx;
+};
+
+/* A trace file saved with a failure. */
+struct saved_trace {
+    const char *format;         /* its trace_format's name */
+    char path[PATH_MAX];
 };
 
 struct explore_failure {
@@ -59,7 +69,8 @@ struct explore_failure {
     bool reproduced;            /* the re-run failed the same way */
     enum failure_kind found;    /* what the exploring run saw */
     char schedule_file[PATH_MAX];
-    char trace_file[PATH_MAX];
+    struct saved_trace traces[TRACE_TEE_MAX];
+    int n_traces;
     char stdout_file[PATH_MAX];
     char stderr_file[PATH_MAX];
 };
@@ -80,10 +91,14 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
                  char *err, size_t errlen);
 void explore_summary_free(struct explore_summary *sum);
 
+/* The path of the failure's trace in that format, NULL if none was saved. */
+const char *explore_failure_trace(const struct explore_failure *f, const char *format);
+
 /* Re-executes a schedule (the replay strategy), judged with the settings it
- * records. false with a reason when mdat failed or the run diverged. */
-bool explore_replay(struct program *prog, const struct schedule *sched, trace_sink sink, void *sink_ctx,
-                    bool show_output, struct exec_result *res, char *err, size_t errlen);
+ * records, rendered through trace (NULL: not traced). false with a reason
+ * when mdat failed or the run diverged. */
+bool explore_replay(struct program *prog, const struct schedule *sched, struct trace_tee *trace, bool show_output,
+                    struct exec_result *res, char *err, size_t errlen);
 
 /* Builds the strategy of that name; NULL for an unknown name. */
 struct strategy *strategy_by_name(const char *name, int depth);

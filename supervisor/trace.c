@@ -1,5 +1,5 @@
-/* trace: names of thread statuses and object kinds, and owning copies of
- * an exec_state for views that compare one step with the next. */
+/* trace: names of thread statuses and object kinds, and owning copies and
+ * comparisons of an exec_state for views that compare one step with the next. */
 #include "supervisor/trace.h"
 
 #include <stdlib.h>
@@ -55,4 +55,45 @@ struct exec_state *exec_state_copy(const struct exec_state *s)
 void exec_state_free(struct exec_state *s)
 {
     free(s);
+}
+
+bool trace_event_equal(const struct trace_event *a, const struct trace_event *b)
+{
+    return a->step == b->step && a->thread == b->thread && a->switched == b->switched &&
+           strcmp(a->op, b->op) == 0 && strcmp(a->object, b->object) == 0 && strcmp(a->value, b->value) == 0 &&
+           strcmp(a->where, b->where) == 0 && strcmp(a->outcome, b->outcome) == 0 && a->addr == b->addr &&
+           a->pc == b->pc && strcmp(a->file, b->file) == 0 && a->line == b->line &&
+           strcmp(a->function, b->function) == 0;
+}
+
+static bool state_thread_equal(const struct state_thread *a, const struct state_thread *b)
+{
+    return a->id == b->id && a->status == b->status && strcmp(a->start, b->start) == 0 &&
+           strcmp(a->location, b->location) == 0 && strcmp(a->waiting_on, b->waiting_on) == 0 &&
+           a->waits_for == b->waits_for && trace_event_equal(&a->next, &b->next);
+}
+
+static bool state_object_equal(const struct state_object *a, const struct state_object *b)
+{
+    if (a->n_waiters != b->n_waiters)
+        return false;
+    for (int i = 0; i < a->n_waiters; i++)
+        if (a->waiters[i] != b->waiters[i])
+            return false;
+    return a->kind == b->kind && a->addr == b->addr && strcmp(a->name, b->name) == 0 &&
+           strcmp(a->type, b->type) == 0 && a->holder == b->holder && a->count == b->count &&
+           a->limit == b->limit && a->mutex == b->mutex && strcmp(a->mutex_name, b->mutex_name) == 0;
+}
+
+bool exec_state_same_picture(const struct exec_state *a, const struct exec_state *b)
+{
+    if (a->n_threads != b->n_threads || a->n_objects != b->n_objects)
+        return false;
+    for (int i = 0; i < a->n_threads; i++)
+        if (!state_thread_equal(&a->threads[i], &b->threads[i]))
+            return false;
+    for (int i = 0; i < a->n_objects; i++)
+        if (!state_object_equal(&a->objects[i], &b->objects[i]))
+            return false;
+    return true;
 }

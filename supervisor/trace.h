@@ -104,13 +104,23 @@ struct exec_state {
 struct exec_state *exec_state_copy(const struct exec_state *s);
 void exec_state_free(struct exec_state *s);
 
+/* Field by field, strings by their text (never by the bytes after them). */
+bool trace_event_equal(const struct trace_event *a, const struct trace_event *b);
+/* The same threads and objects, in the same order, with the same fields and
+ * waiters. step and current are not compared: they say when, not what. */
+bool exec_state_same_picture(const struct exec_state *a, const struct exec_state *b);
+
 /* Receives every event; state is NULL unless the execution was asked for it
  * (exec_config.want_state). */
 typedef void (*trace_sink)(void *ctx, const struct trace_event *ev, const struct exec_state *state);
 
 /* A way of writing a trace to a file, for the files saved with a failure
  * and for --trace: open a renderer on out, feed it every event, close it
- * (close writes anything still pending, such as the final tables). */
+ * (close writes anything still pending, such as the final tables, and
+ * frees the renderer; out stays open). every_step asks a view that shows
+ * the state at context switches to show it after every step; views
+ * without such a summary ignore it. needs_state: the renderer has more to
+ * show when the execution is run with exec_config.want_state. */
 struct trace_format {
     const char *name;           /* "log", "status", "json" */
     const char *suffix;         /* ".trace", ".status", ".jsonl" */

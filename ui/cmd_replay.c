@@ -1,9 +1,9 @@
-/* cmd_replay: `mdat replay [--trace] FILE`, exact re-execution of a schedule. */
+/* cmd_replay: `mdat replay [--trace[=FORMAT[,every]]] FILE`, exact re-execution of a schedule. */
 #include <stdio.h>
 
 #include "ui/commands.h"
 #include "ui/report.h"
-#include "ui/trace_log.h"
+#include "ui/trace_formats.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -11,10 +11,13 @@
 
 void print_replay_usage(FILE *f)
 {
-    fputs("usage: mdat replay [--trace] FILE\n"
+    fputs("usage: mdat replay [--trace[=FORMAT[,every]]] FILE\n"
           "Re-execute the schedule in FILE exactly (as saved by mdat run).\n"
           "\n"
-          "      --trace   print every step\n"
+          "      --trace[=FORMAT[,every]]\n"
+          "                print every step; FORMAT is log (default: one line per step), status\n"
+          "                (plus thread and sync-object tables at each context switch; with\n"
+          "                `every', after each step) or json (JSON Lines)\n"
           "  -h, --help    this help\n"
           "\n"
           "Exit status: 0 no failure, 1 the failure was reproduced, 2 usage error,\n"
@@ -25,18 +28,23 @@ void print_replay_usage(FILE *f)
 int cmd_replay(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"trace", no_argument, NULL, 't'},
+        {"trace", optional_argument, NULL, 't'},
         {"help", no_argument, NULL, 'h'},
         {0, 0, 0, 0},
     };
-    bool trace = false;
+    const struct trace_format *format = NULL;
+    bool every_step = false;
     int c;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-        if (c == 't')
-            trace = true;
-        else if (c == 'h') {
+        if (c == 't') {
+            char why[200];
+            if (!trace_option_parse(optarg, &format, &every_step, why, sizeof why)) {
+                fprintf(stderr, "mdat replay: %s (see mdat replay --help)\n", why);
+                return EXIT_USAGE;
+            }
+        } else if (c == 'h') {
             print_replay_usage(stdout);
             return EXIT_NO_FAILURE;
         } else {
@@ -45,7 +53,7 @@ int cmd_replay(int argc, char **argv)
         }
     }
     if (optind != argc - 1) {
-        fprintf(stderr, "mdat replay: give exactly one schedule file (usage: mdat replay [--trace] FILE)\n");
+        fprintf(stderr, "mdat replay: give exactly one schedule file (usage: mdat replay [--trace[=FORMAT]] FILE)\n");
         return EXIT_USAGE;
     }
     const char *file = argv[optind];
@@ -72,7 +80,10 @@ int cmd_replay(int argc, char **argv)
            sched.seed, sched.execution, sched.n_choices);
     fflush(stdout);
     struct exec_result res;
-    bool ok = explore_replay(&prog, &sched, trace ? trace_log_print : NULL, stdout, true, &res, err, sizeof err);
+    struct trace_tee trace = {0};
+    if (format)
+        trace_tee_add(&trace, format, stdout, every_step);
+    bool ok = explore_replay(&prog, &sched, format ? &trace : NULL, true, &res, err, sizeof err);
     int status;
     fflush(stdout);
     if (!ok) {

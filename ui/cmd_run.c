@@ -3,7 +3,7 @@
 
 #include "ui/commands.h"
 #include "ui/report.h"
-#include "ui/trace_log.h"
+#include "ui/trace_formats.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -31,7 +31,11 @@ void print_run_usage(FILE *f)
           "      --keep-going      run all N executions and report every distinct failure\n"
           "  -o, --out DIR         where schedules, traces and outputs of failures go (default ./mdat-out)\n"
           "      --json FILE       write a machine-readable summary\n"
-          "      --trace           print the event trace of each execution (meant with -n 1)\n"
+          "      --trace[=FORMAT[,every]]\n"
+          "                        print the trace of each execution (meant with -n 1); FORMAT is\n"
+          "                        log (default: one line per step), status (plus thread and\n"
+          "                        sync-object tables at each context switch; with `every', after\n"
+          "                        each step) or json (JSON Lines)\n"
           "  -h, --help            this help\n"
           "\n"
           "Exit status: 0 no failure, 1 failure found, 2 usage error, 3 PROG could not be run.\n",
@@ -108,7 +112,7 @@ int cmd_run(int argc, char **argv)
         {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
         {"out", required_argument, NULL, 'o'},
         {"json", required_argument, NULL, OPT_JSON},
-        {"trace", no_argument, NULL, OPT_TRACE},
+        {"trace", optional_argument, NULL, OPT_TRACE},
         {"help", no_argument, NULL, 'h'},
         {0, 0, 0, 0},
     };
@@ -121,7 +125,7 @@ int cmd_run(int argc, char **argv)
         .timeout_sec = 10,
         .out_dir = "mdat-out",
     };
-    bool seed_given = false, trace = false;
+    bool seed_given = false;
     const char *json_path = NULL;
     uint64_t v;
     int c;
@@ -179,9 +183,12 @@ int cmd_run(int argc, char **argv)
         case OPT_JSON:
             json_path = optarg;
             break;
-        case OPT_TRACE:
-            trace = true;
+        case OPT_TRACE: {
+            char why[200];
+            if (!trace_option_parse(optarg, &opt.trace, &opt.trace_every_step, why, sizeof why))
+                return usage_error("%s", why);
             break;
+        }
         case 'h':
             print_run_usage(stdout);
             return EXIT_NO_FAILURE;
@@ -203,15 +210,14 @@ int cmd_run(int argc, char **argv)
         opt.seed = seed_from_clock();
     if (opt.schedules == 1)
         opt.show_output = true;
-    if (trace) {
-        opt.on_event = trace_log_print;
-        opt.event_ctx = stdout;
+    if (opt.trace) {
+        opt.trace_out = stdout;
         opt.jobs = 1;   /* traces of parallel executions would interleave */
     }
-    opt.format_event = trace_log_format;
+    opt.saved_trace_formats = trace_formats;
     if ((uint64_t)opt.jobs > opt.schedules)
         opt.jobs = (int)opt.schedules;
-    struct progress_state progress = {isatty(2) && !trace && !opt.show_output};
+    struct progress_state progress = {isatty(2) && !opt.trace && !opt.show_output};
     opt.progress = show_progress;
     opt.progress_ctx = &progress;
 
@@ -247,9 +253,7 @@ int cmd_run(int argc, char **argv)
             printf("\nmdat: FAILURE %s in execution %" PRIu64 " (seed %" PRIu64 ")%s\n", failure_kind_name(kind),
                    f->execution, opt.seed, f->reproduced ? "" : " -- NOT reproduced when re-run: the program is not deterministic under mdat");
             report_failure_text(stdout, &f->result);
-            printf("  schedule: %s\n  trace:    %s\n  output:   %s, %s\n", f->schedule_file, f->trace_file,
-                   f->stdout_file, f->stderr_file);
-            printf("  replay:   mdat replay %s\n", f->schedule_file);
+            report_failure_files_text(stdout, f);
         }
         printf("\nmdat: %zu failure%s after %" PRIu64 " execution%s (seed %" PRIu64 "; %.1f s)\n", sum.n_failures,
                sum.n_failures == 1 ? "" : "s", sum.schedules_run, sum.schedules_run == 1 ? "" : "s", opt.seed,

@@ -13,7 +13,7 @@ static void print_usage(FILE *f)
           "\n"
           "commands:\n"
           "  run [options] [--] PROG [ARGS...]   explore schedules, stop at the first failure\n"
-          "  replay [--trace] FILE               re-execute a saved schedule exactly\n"
+          "  replay [--trace[=FORMAT]] FILE      re-execute a saved schedule exactly\n"
           "\n"
           "  mdat COMMAND --help   options of a command\n"
           "  mdat --version        version\n",

@@ -8,6 +8,8 @@
 
 /* The failure: kind, message, threads, last steps (text, for a terminal). */
 void report_failure_text(FILE *f, const struct exec_result *res);
+/* Where the failure's schedule, traces and output were saved, and how to replay it. */
+void report_failure_files_text(FILE *out, const struct explore_failure *f);
 
 struct run_description {
     const char *program;

@@ -13,7 +13,16 @@ static void write_failure(struct json_writer *w, const struct run_description *r
     json_uint(w, "seed", run->seed);
     json_uint(w, "execution", f->execution);
     json_string(w, "schedule_file", f->schedule_file);
-    json_string(w, "trace_file", f->trace_file);
+    /* trace_file (the log) predates the other formats: kept as it was. */
+    const char *log = explore_failure_trace(f, "log");
+    if (log)
+        json_string(w, "trace_file", log);
+    else
+        json_null(w, "trace_file");
+    json_begin_object(w, "trace_files");
+    for (int i = 0; i < f->n_traces; i++)
+        json_string(w, f->traces[i].format, f->traces[i].path);
+    json_end_object(w);
     json_string(w, "stdout_file", f->stdout_file);
     json_string(w, "stderr_file", f->stderr_file);
     json_string(w, "message", r->message);

@@ -20,9 +20,18 @@ void report_failure_text(FILE *f, const struct exec_result *res)
     if (n > 0) {
         fprintf(f, "  last steps:\n");
         for (int i = 0; i < n; i++) {
-            char line[768];
+            char line[TRACE_LOG_LINE_MAX];
             trace_log_format(recent[i], line, sizeof line);
             fprintf(f, "  %s\n", line);
         }
     }
+}
+
+void report_failure_files_text(FILE *out, const struct explore_failure *f)
+{
+    fprintf(out, "  schedule: %s\n", f->schedule_file);
+    for (int i = 0; i < f->n_traces; i++)
+        fprintf(out, "  %-10s%s\n", i == 0 ? "traces:" : "", f->traces[i].path);
+    fprintf(out, "  output:   %s, %s\n", f->stdout_file, f->stderr_file);
+    fprintf(out, "  replay:   mdat replay %s\n", f->schedule_file);
 }

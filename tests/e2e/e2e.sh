@@ -7,6 +7,38 @@ MDAT=$1 TARGETS=$2 SOURCES=$3 TEST=$4
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
+# The step lines of a log or status trace (status adds table lines between them).
+step_lines() { grep -E '^ *[0-9]+ [ *] T[0-9]' "$@"; }
+# JSON lines printed on stdout among mdat's and the program's own lines.
+json_lines() { grep -E '^\{' "$@"; }
+
+# check_jsonl FILE [LOG_TRACE]: FILE is JSON Lines, one event object per
+# line with every documented field, then one {"end": true} line; with
+# LOG_TRACE, the events are the steps of that log trace, in order.
+check_jsonl() {
+    python3 - "$@" >"$WORK/jsonl.err" 2>&1 <<'PY' || fail "$1 is not the expected JSON Lines: $(tail -n 1 "$WORK/jsonl.err")"
+import json, re, sys
+fields = ["step", "thread", "switched", "op", "object", "addr", "value", "file", "line", "function",
+          "where", "outcome", "pc"]
+with open(sys.argv[1], encoding="utf-8") as f:
+    lines = f.read().splitlines()
+assert len(lines) >= 2, "fewer than two lines"
+objs = [json.loads(l) for l in lines]
+assert all(isinstance(o, dict) for o in objs), "a line is not an object"
+*events, end = objs
+assert end.get("end") is True, "last line is not the end line: %r" % end
+for e in events:
+    missing = [k for k in fields if k not in e]
+    assert not missing, "step %s lacks %s" % (e.get("step"), missing)
+    assert isinstance(e["step"], int) and isinstance(e["switched"], bool)
+    assert e["addr"] is None or re.fullmatch(r"0x[0-9a-f]+", e["addr"]), e["addr"]
+if len(sys.argv) > 2:
+    with open(sys.argv[2]) as f:
+        steps = [int(l.split()[0]) for l in f if l.strip()]
+    assert [e["step"] for e in events] == steps, "steps differ from the log trace"
+PY
+}
+
 case "$TEST" in
 deadlock)
     run_mdat run -n 300 -s 1 -o out-dir --json run.json "$TARGETS/deadlock_lock_order"
@@ -215,6 +247,66 @@ keep_going)
     run_mdat run -n 200 -s 3 --keep-going -o out-dir --json run.json "$TARGETS/lost_update"
     expect_status 1
     expect_out "after 200 executions"
+    ;;
+trace_files)
+    # A failure's one re-run saves its trace in every format, and the reports name them.
+    run_mdat run -n 300 -s 1 -o out-dir --json run.json "$TARGETS/deadlock_lock_order"
+    expect_status 1
+    sched=$(first_sched)
+    stem=${sched%.sched}
+    for suffix in trace status jsonl; do
+        [ -s "$stem.$suffix" ] || fail "no .$suffix trace saved with the failure"
+        expect_out "out-dir/$(basename "$stem").$suffix"
+    done
+    expect_json "\"trace_file\": \"out-dir/[^\"]*\\.trace\"" run.json
+    expect_json "\"log\": \"out-dir/[^\"]*\\.trace\"" run.json
+    expect_json "\"status\": \"out-dir/[^\"]*\\.status\"" run.json
+    expect_json "\"json\": \"out-dir/[^\"]*\\.jsonl\"" run.json
+    step_lines "$stem.status" | diff -u "$stem.trace" - >status.diff ||
+        fail "the steps of the .status trace differ from the .trace: $(head -20 status.diff)"
+    check_jsonl "$stem.jsonl" "$stem.trace"
+    ;;
+trace_formats)
+    # --trace=FORMAT[,every] on run and replay.
+    run_mdat run -n 1 -s 1 --trace=json "$TARGETS/correct_counter"
+    expect_status 0
+    json_lines "$WORK/out" >run.jsonl
+    [ "$(wc -l <run.jsonl)" -gt 10 ] || fail "--trace=json printed too few JSON lines: $(cat run.jsonl)"
+    check_jsonl run.jsonl
+    run_mdat run -n 1 -s 1 --trace "$TARGETS/correct_counter"
+    step_lines "$WORK/out" >plain.trace
+    run_mdat run -n 1 -s 1 --trace=log "$TARGETS/correct_counter"
+    step_lines "$WORK/out" | diff -u plain.trace - >log.diff || fail "--trace=log differs from --trace: $(head log.diff)"
+    for spec in status status,every json,every log,every; do
+        run_mdat run -n 1 -s 1 --trace=$spec "$TARGETS/correct_counter"
+        expect_status 0
+        [ "$(step_lines "$WORK/out" | wc -l)" -gt 10 ] || [ "${spec%%,*}" = json ] ||
+            fail "--trace=$spec printed too few steps"
+    done
+    for bad in bogus status,sometimes ''; do
+        run_mdat run -n 1 --trace="$bad" "$TARGETS/correct_counter"
+        expect_status 2
+        [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "--trace=$bad: error is not one line: $(cat "$WORK/err")"
+    done
+    run_mdat run -n 1 --trace=bogus "$TARGETS/correct_counter"
+    expect_err 'unknown trace format "bogus"'
+    # Replay renders a saved schedule exactly as the failure's re-run did.
+    run_mdat run -n 300 -s 1 -o out-dir "$TARGETS/deadlock_lock_order"
+    sched=$(first_sched)
+    run_mdat replay --trace=json "$sched"
+    expect_status 1
+    json_lines "$WORK/out" | diff -u "${sched%.sched}.jsonl" - >replay.diff ||
+        fail "replay --trace=json differs from the saved .jsonl: $(head -20 replay.diff)"
+    run_mdat replay --trace=status "$sched"
+    expect_status 1
+    sed -n '/^mdat: replaying/,/^mdat: reproduced/p' "$WORK/out" | sed '1d;$d' |
+        diff -u "${sched%.sched}.status" - >replay.diff ||
+        fail "replay --trace=status differs from the saved .status: $(head -20 replay.diff)"
+    run_mdat replay --trace=status,every "$sched"
+    expect_status 1
+    run_mdat replay --trace=bogus "$sched"
+    expect_status 2
+    [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "replay --trace=bogus: error is not one line: $(cat "$WORK/err")"
     ;;
 sigkill)
     # Killing mdat with SIGKILL must not leave any traced process behind.
