@@ -25,6 +25,46 @@ expect_misuse() {
     expect_replay_identical "$sched"
 }
 
+# final_state JSONL: the state on the last line of a saved JSON Lines trace,
+# one line per thread and object, easy to grep:
+#   thread 2 waiting-lock waits_for=3 on=mutex lock_b (held by T3)
+#   mutex lock_a holder=2 count=1 limit=0 mutex= waiters=3
+final_state() {
+    python3 - "$1" <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+state = json.loads(lines[-1]).get("state") or {"threads": [], "objects": []}
+for t in state["threads"]:
+    print(f"thread {t['id']} {t['status']} waits_for={t['waits_for']} on={t['waiting_on']}")
+for o in state["objects"]:
+    w = ",".join(str(i) for i in o["waiters"])
+    print(f"{o['kind']} {o['name']} holder={o['holder']} count={o['count']} limit={o['limit']} mutex={o['mutex_name']} waiters={w}")
+PY
+}
+
+# all_states JSONL: every distinct object row of every state in a trace.
+all_states() {
+    python3 - "$1" <<'PY'
+import json, sys
+seen = set()
+for line in open(sys.argv[1]):
+    state = json.loads(line).get("state")
+    for o in (state or {}).get("objects", []):
+        w = ",".join(str(i) for i in o["waiters"])
+        row = f"{o['kind']} {o['name']} holder={o['holder']} count={o['count']} limit={o['limit']} waiters={w}"
+        if row not in seen:
+            seen.add(row)
+            print(row)
+    for t in (state or {}).get("threads", []):
+        row = f"thread {t['id']} {t['status']} on={t['waiting_on']}"
+        if row not in seen:
+            seen.add(row)
+            print(row)
+PY
+}
+
+expect_line() { grep -qxF -- "$2" "$1" || fail "$1 lacks the line: $2"; }
+
 case "$TEST" in
 misuse)
     expect_misuse unlock-other "T2 unlocks mutex lock, which T1 holds" "UNLOCK_OTHER:"
@@ -46,6 +86,68 @@ heap_names)
     alloc=$(line_of heap_queue.c 'ALLOC:')
     expect_out "lock heap#1 (calloc at heap_queue.c:$alloc)"
     expect_out "cond_signal heap#1 (calloc at heap_queue.c:$alloc)+40"
+    ;;
+state_deadlock)
+    # The saved JSON Lines trace ends with the deadlock as the model sees it.
+    run_mdat run -n 300 -s 1 -o out-dir "$TARGETS/deadlock_lock_order"
+    expect_status 1
+    sched=$(first_sched)
+    final_state "${sched%.sched}.jsonl" >final.txt
+    expect_line final.txt "thread 1 waiting-join waits_for=2 on=join T2"
+    expect_line final.txt "thread 2 waiting-lock waits_for=3 on=mutex lock_b (held by T3)"
+    expect_line final.txt "thread 3 waiting-lock waits_for=2 on=mutex lock_a (held by T2)"
+    expect_line final.txt "mutex lock_a holder=2 count=1 limit=0 mutex= waiters=3"
+    expect_line final.txt "mutex lock_b holder=3 count=1 limit=0 mutex= waiters=2"
+    # The status view prints the same tables, marking what changed.
+    status_file="${sched%.sched}.status"
+    grep -q "final state after step" "$status_file" || fail "no final tables in $status_file"
+    grep -qE '^  \* lock_b +normal +T3 +T2$' "$status_file" || fail "$status_file lacks the changed lock_b row"
+    ;;
+state_semaphore)
+    run_mdat run -n 300 -s 1 -o out-dir "$TARGETS/semaphore_misuse"
+    expect_status 1
+    sched=$(first_sched)
+    final_state "${sched%.sched}.jsonl" >final.txt
+    expect_line final.txt "thread 2 waiting-sem waits_for=0 on=semaphore mutex"
+    expect_line final.txt "thread 3 waiting-sem waits_for=0 on=semaphore full"
+    expect_line final.txt "semaphore full holder=0 count=0 limit=0 mutex= waiters=3"
+    expect_line final.txt "semaphore mutex holder=0 count=0 limit=0 mutex= waiters=2"
+    expect_line final.txt "semaphore empty holder=0 count=1 limit=0 mutex= waiters="
+    ;;
+state_condvar)
+    run_mdat run -n 300 -s 1 -o out-dir "$TARGETS/condvar_signal_lost"
+    expect_status 1
+    sched=$(first_sched)
+    final_state "${sched%.sched}.jsonl" >final.txt
+    expect_line final.txt "thread 3 waiting-cond waits_for=0 on=condvar go_cond (with mutex go_lock)"
+    expect_line final.txt "condvar go_cond holder=0 count=0 limit=0 mutex=go_lock waiters=3"
+    expect_line final.txt "mutex go_lock holder=0 count=0 limit=0 mutex= waiters="
+    ;;
+state_barrier_rwlock)
+    run_mdat run -n 1 -s 1 --trace=json "$TARGETS/barrier_rwlock"
+    expect_status 0
+    grep '^{' out >trace.jsonl
+    all_states trace.jsonl >rows.txt
+    expect_line rows.txt "barrier phase_barrier holder=0 count=0 limit=3 waiters="
+    expect_line rows.txt "barrier phase_barrier holder=0 count=2 limit=3 waiters=3,4"
+    grep -qE '^rwlock data_lock holder=[2-4] count=0 ' rows.txt || fail "no writer ever holds data_lock"
+    grep -qE '^rwlock data_lock holder=0 count=[1-3] ' rows.txt || fail "no reader ever holds data_lock"
+    grep -qE '^thread [0-9]+ waiting-barrier on=barrier phase_barrier$' rows.txt || fail "nobody waits at the barrier"
+    ;;
+state_futex)
+    # Some schedule makes the waiter sleep on the word before main sets it.
+    found=
+    for seed in 1 2 3 4 5 6 7 8; do
+        run_mdat run -n 1 -s "$seed" --strategy random --trace=json "$TARGETS/futex_flag"
+        grep '^{' out >trace.jsonl
+        all_states trace.jsonl >rows.txt
+        if grep -qxF "thread 2 waiting-futex on=futex word ready" rows.txt; then
+            found=$seed
+            expect_line rows.txt "futex ready holder=0 count=0 limit=0 waiters=2"
+            break
+        fi
+    done
+    [ -n "$found" ] || fail "in 8 schedules the waiter never waited on the futex word ready"
     ;;
 *)
     echo "unknown test $TEST"
