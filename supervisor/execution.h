@@ -31,6 +31,8 @@ struct exec_config {
     trace_sink on_event;            /* NULL: no per-event callback */
     bool want_state;                /* on_event also gets the exec_state after each step */
     bool describe_events;           /* fill the recent events even without on_event */
+    const char *const *watches;     /* expressions whose values every exec_state carries */
+    int n_watches;
     void *event_ctx;
 };
 

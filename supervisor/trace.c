@@ -22,22 +22,27 @@ const char *sync_kind_name(enum sync_kind k)
     return (unsigned)k < SYNC_KIND_COUNT ? names[k] : "?";
 }
 
-/* The copy lives in one allocation: header, threads, objects, waiter ids. */
+/* The copy lives in one allocation: header, threads, objects, watches, waiter ids. */
 struct exec_state *exec_state_copy(const struct exec_state *s)
 {
     size_t n_waiters = 0;
     for (int i = 0; i < s->n_objects; i++)
         n_waiters += (size_t)s->objects[i].n_waiters;
     size_t size = sizeof(struct exec_state) + (size_t)s->n_threads * sizeof(struct state_thread) +
-                  (size_t)s->n_objects * sizeof(struct state_object) + n_waiters * sizeof(int);
+                  (size_t)s->n_objects * sizeof(struct state_object) +
+                  (size_t)s->n_watches * sizeof(struct state_watch) + n_waiters * sizeof(int);
     char *block = malloc(size);
     if (!block)
         abort();
     struct exec_state *copy = (struct exec_state *)block;
     struct state_thread *threads = (struct state_thread *)(copy + 1);
     struct state_object *objects = (struct state_object *)(threads + s->n_threads);
-    int *waiters = (int *)(objects + s->n_objects);
+    struct state_watch *watches = (struct state_watch *)(objects + s->n_objects);
+    int *waiters = (int *)(watches + s->n_watches);
     *copy = *s;
+    if (s->n_watches)
+        memcpy(watches, s->watches, (size_t)s->n_watches * sizeof *watches);
+    copy->watches = watches;
     if (s->n_threads)
         memcpy(threads, s->threads, (size_t)s->n_threads * sizeof *threads);
     for (int i = 0; i < s->n_objects; i++) {
@@ -87,8 +92,12 @@ static bool state_object_equal(const struct state_object *a, const struct state_
 
 bool exec_state_same_picture(const struct exec_state *a, const struct exec_state *b)
 {
-    if (a->n_threads != b->n_threads || a->n_objects != b->n_objects)
+    if (a->n_threads != b->n_threads || a->n_objects != b->n_objects || a->n_watches != b->n_watches)
         return false;
+    for (int i = 0; i < a->n_watches; i++)
+        if (strcmp(a->watches[i].expr, b->watches[i].expr) != 0 ||
+            strcmp(a->watches[i].value, b->watches[i].value) != 0 || a->watches[i].error != b->watches[i].error)
+            return false;
     for (int i = 0; i < a->n_threads; i++)
         if (!state_thread_equal(&a->threads[i], &b->threads[i]))
             return false;

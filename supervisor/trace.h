@@ -89,6 +89,13 @@ struct state_object {
     const int *waiters;         /* thread ids, in the order they started waiting */
 };
 
+/* A watched expression (--watch, or added in the TUI) and its value. */
+struct state_watch {
+    char expr[64];              /* as the user wrote it: "countFemale", "q->count" */
+    char value[128];            /* formatted by its DWARF type, or why it has none */
+    bool error;                 /* value is an error message ("no variable named x") */
+};
+
 /* The whole picture after one step. Pointers are valid until the next step
  * (copy with exec_state_copy to keep it). */
 struct exec_state {
@@ -98,6 +105,8 @@ struct exec_state {
     const struct state_thread *threads;
     int n_objects;
     const struct state_object *objects;
+    int n_watches;              /* exec_config.watches, in that order */
+    const struct state_watch *watches;
 };
 
 /* Deep copy that owns its arrays; free with exec_state_free. */
