@@ -92,6 +92,15 @@ static void write_state(struct json_writer *w, const struct exec_state *s)
     for (int i = 0; i < s->n_objects; i++)
         write_object(w, &s->objects[i]);
     json_end_array(w);
+    json_begin_array(w, "watches");
+    for (int i = 0; i < s->n_watches; i++) {
+        json_begin_object(w, NULL);
+        json_string(w, "expr", s->watches[i].expr);
+        json_string(w, "value", s->watches[i].value);
+        json_bool(w, "error", s->watches[i].error);
+        json_end_object(w);
+    }
+    json_end_array(w);
     json_end_object(w);
 }
 

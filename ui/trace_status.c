@@ -23,6 +23,8 @@ enum { NAME_WIDTH = 32, LOCATION_WIDTH = 40, DOING_WIDTH = 60, WAITERS_WIDTH = 4
 static const struct table_shape thread_shape = {
     4, {"thread", "status", "location", "waiting on / next"}, {0, 0, LOCATION_WIDTH, DOING_WIDTH}};
 
+static const struct table_shape watch_shape = {2, {"watch", "value"}, {NAME_WIDTH, DOING_WIDTH}};
+
 static const struct table_shape object_shapes[SYNC_KIND_COUNT] = {
     [SYNC_MUTEX] = {4, {"mutex", "type", "holder", "waiting"}, {NAME_WIDTH, 0, 0, WAITERS_WIDTH}},
     [SYNC_SEMAPHORE] = {3, {"semaphore", "value", "waiting"}, {NAME_WIDTH, 0, WAITERS_WIDTH}},
@@ -227,15 +229,47 @@ static void print_objects(const struct exec_state *s, enum sync_kind kind, const
     marked_table_print(&m, out);
 }
 
+static const struct state_watch *find_watch(const struct exec_state *s, const char *expr)
+{
+    for (int i = 0; i < s->n_watches; i++)
+        if (strcmp(s->watches[i].expr, expr) == 0)
+            return &s->watches[i];
+    return NULL;
+}
+
+static void watch_cells(const struct state_watch *w, struct row_cells *c)
+{
+    snprintf(c->cell[0], CELL_MAX, "%s", w->expr);
+    snprintf(c->cell[1], CELL_MAX, "%s%s", w->error ? "error: " : "", w->value);
+}
+
+static void print_watches(const struct exec_state *s, const struct exec_state *shown, FILE *out)
+{
+    if (s->n_watches == 0)
+        return;
+    struct marked_table m;
+    marked_table_begin(&m, &watch_shape, s->n_watches);
+    for (int i = 0; i < s->n_watches; i++) {
+        struct row_cells now, before;
+        const struct state_watch *was = shown ? find_watch(shown, s->watches[i].expr) : NULL;
+        watch_cells(&s->watches[i], &now);
+        if (was)
+            watch_cells(was, &before);
+        marked_table_add(&m, &now, was ? &before : NULL, shown != NULL);
+    }
+    marked_table_print(&m, out);
+}
+
 static void print_tables(struct status_renderer *r, const struct exec_state *s, const char *title)
 {
-    if (s->n_threads == 0 && s->n_objects == 0)
+    if (s->n_threads == 0 && s->n_objects == 0 && s->n_watches == 0)
         return;
     fprintf(r->out, "  %s after step %" PRIu64 ":\n", title, s->step);
     if (s->n_threads > 0)
         print_threads(s, r->shown, r->out);
     for (int k = 0; k < SYNC_KIND_COUNT; k++)
         print_objects(s, (enum sync_kind)k, r->shown, r->out);
+    print_watches(s, r->shown, r->out);
     exec_state_free(r->shown);
     r->shown = exec_state_copy(s);
 }

@@ -252,6 +252,43 @@ static void status_marks_new_rows_and_truncates_long_cells(void **unused)
     free(text);
 }
 
+/* ---- watches --------------------------------------------------------- */
+
+static void watches_are_tabled_and_written_with_changes_marked(void **unused)
+{
+    struct scenario s;
+    build_scenario(&s);
+    struct state_watch watches[3][2];
+    for (int i = 0; i < 3; i++) {
+        watches[i][0] = (struct state_watch){.expr = "counter"};
+        snprintf(watches[i][0].value, sizeof watches[i][0].value, "%d", i < 2 ? 0 : 1);
+        watches[i][1] = (struct state_watch){.expr = "nosuch", .value = "no variable named 'nosuch'", .error = true};
+        s.states[i].n_watches = 2;
+        s.states[i].watches = watches[i];
+    }
+    char *text = render(&status_trace_format, true, s.events, s.state_ptrs, 3);
+    /* After step 3 (tables every step): counter changed 0 -> 1, nosuch did not. */
+    const char *last = strstr(text, "  state after step 3:");
+    assert_non_null(last);
+    assert_non_null(strstr(last, "    watch    value\n"
+                                 "  * counter  1\n"
+                                 "    nosuch   error: no variable named 'nosuch'\n"));
+    free(text);
+
+    text = render(&json_trace_format, false, s.events, s.state_ptrs, 3);
+    assert_non_null(strstr(text, "\"watches\":[{\"expr\":\"counter\",\"value\":\"0\",\"error\":false},"
+                                 "{\"expr\":\"nosuch\",\"value\":\"no variable named 'nosuch'\",\"error\":true}]"));
+    assert_non_null(strstr(text, "{\"expr\":\"counter\",\"value\":\"1\",\"error\":false}"));
+    free(text);
+
+    /* A copy keeps its own watches. */
+    struct exec_state *copy = exec_state_copy(&s.states[2]);
+    watches[2][0].value[0] = 'X';
+    assert_string_equal(copy->watches[0].value, "1");
+    assert_false(exec_state_same_picture(copy, &s.states[2]));
+    exec_state_free(copy);
+}
+
 /* ---- json ------------------------------------------------------------ */
 
 static void json_lines_carry_every_field_and_state_only_when_changed(void **unused)
@@ -282,7 +319,7 @@ static void json_lines_carry_every_field_and_state_only_when_changed(void **unus
         "{\"kind\":\"mutex\",\"name\":\"m\",\"addr\":\"0x4040a0\",\"type\":\"normal\",\"holder\":0,\"count\":0,"
         "\"limit\":0,\"mutex\":null,\"mutex_name\":\"\",\"waiters\":[]},"
         "{\"kind\":\"semaphore\",\"name\":\"sem\",\"addr\":\"0x4040c0\",\"type\":\"\",\"holder\":0,\"count\":1,"
-        "\"limit\":0,\"mutex\":null,\"mutex_name\":\"\",\"waiters\":[]}]}";
+        "\"limit\":0,\"mutex\":null,\"mutex_name\":\"\",\"waiters\":[]}],\"watches\":[]}";
     char expected[8192];
     snprintf(expected, sizeof expected,
              "{\"step\":1,\"thread\":1,\"switched\":false,\"op\":\"start\",\"object\":\"main thread\",\"addr\":null,"
@@ -512,6 +549,7 @@ int main(void)
         cmocka_unit_test(status_every_step_prints_tables_after_each_step),
         cmocka_unit_test(status_marks_new_rows_and_truncates_long_cells),
         cmocka_unit_test(json_lines_carry_every_field_and_state_only_when_changed),
+        cmocka_unit_test(watches_are_tabled_and_written_with_changes_marked),
         cmocka_unit_test(json_without_states_has_no_state),
         cmocka_unit_test(json_escapes_quotes_backslashes_controls_and_bad_utf8),
         cmocka_unit_test(json_writer_indents_unless_compact),
