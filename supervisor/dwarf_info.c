@@ -5,9 +5,11 @@
  * index with dwarf_linesrc, which knows DWARF 5's index-0 rule) and the
  * top-level subprograms (low_pc/high_pc or DW_AT_ranges, names through
  * DW_AT_specification / DW_AT_abstract_origin). libdwarf is closed when
- * loading ends; every string is interned in a pool owned by dwarf_info. */
+ * loading ends; every string is interned in an arena owned by dwarf_info. */
 #include "supervisor/dwarf_info.h"
+#include "supervisor/arena.h"
 #include "supervisor/error_text.h"
+#include "supervisor/range_index.h"
 
 #include <dwarf.h>
 #include <fcntl.h>
@@ -17,96 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* ---- string pool: interned copies, stable addresses ---------------------- */
-
-struct string_pool {
-    char **chunks;
-    size_t chunk_count;
-    char *free_space;
-    size_t free_left;
-    const char **slots; /* open-addressing hash set of interned strings */
-    size_t slot_count, used;
-};
-
-enum { POOL_CHUNK = 64 * 1024 };
-
-static uint64_t hash_string(const char *s)
-{
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
-static bool pool_grow_slots(struct string_pool *pool)
-{
-    size_t new_count = pool->slot_count ? pool->slot_count * 2 : 256;
-    const char **slots = calloc(new_count, sizeof *slots);
-    if (!slots)
-        return false;
-    for (size_t i = 0; i < pool->slot_count; i++) {
-        const char *s = pool->slots[i];
-        if (!s)
-            continue;
-        size_t j = hash_string(s) & (new_count - 1);
-        while (slots[j])
-            j = (j + 1) & (new_count - 1);
-        slots[j] = s;
-    }
-    free(pool->slots);
-    pool->slots = slots;
-    pool->slot_count = new_count;
-    return true;
-}
-
-static char *pool_store(struct string_pool *pool, const char *s, size_t len)
-{
-    if (len + 1 > pool->free_left) {
-        size_t size = len + 1 > POOL_CHUNK ? len + 1 : POOL_CHUNK;
-        char **chunks = realloc(pool->chunks, (pool->chunk_count + 1) * sizeof *chunks);
-        if (!chunks)
-            return NULL;
-        pool->chunks = chunks;
-        char *chunk = malloc(size);
-        if (!chunk)
-            return NULL;
-        pool->chunks[pool->chunk_count++] = chunk;
-        pool->free_space = chunk;
-        pool->free_left = size;
-    }
-    char *copy = pool->free_space;
-    memcpy(copy, s, len);
-    copy[len] = '\0';
-    pool->free_space += len + 1;
-    pool->free_left -= len + 1;
-    return copy;
-}
-
-static const char *pool_intern(struct string_pool *pool, const char *s)
-{
-    if ((pool->used + 1) * 2 > pool->slot_count && !pool_grow_slots(pool))
-        return NULL;
-    size_t mask = pool->slot_count - 1;
-    size_t i = hash_string(s) & mask;
-    for (; pool->slots[i]; i = (i + 1) & mask)
-        if (strcmp(pool->slots[i], s) == 0)
-            return pool->slots[i];
-    const char *copy = pool_store(pool, s, strlen(s));
-    if (copy) {
-        pool->slots[i] = copy;
-        pool->used++;
-    }
-    return copy;
-}
-
-static void pool_free(struct string_pool *pool)
-{
-    for (size_t i = 0; i < pool->chunk_count; i++)
-        free(pool->chunks[i]);
-    free(pool->chunks);
-    free(pool->slots);
-}
 
 /* ---- the loaded tables ---------------------------------------------------- */
 
@@ -125,12 +37,12 @@ struct function_range {
 };
 
 struct dwarf_info {
-    struct string_pool strings;
+    struct arena strings;
     struct line_row *rows;
     size_t row_count, row_cap;
     struct function_range *functions;
-    uint64_t *function_max_end; /* running max of hi, for overlapping ranges */
     size_t function_count, function_cap;
+    struct range_index function_index;
     struct addr_range *code_ranges;
     size_t code_range_count, code_range_cap;
     size_t cu_count;
@@ -201,7 +113,7 @@ static const char *file_name_for(struct loader *ld, Dwarf_Line line)
     char *name = NULL;
     if (checked(ld, dwarf_linesrc(line, &name, &ld->error)) != DW_DLV_OK || !name)
         return NULL;
-    const char *interned = pool_intern(&ld->dw->strings, name);
+    const char *interned = arena_intern(&ld->dw->strings, name);
     dwarf_dealloc(ld->dbg, name, DW_DLA_STRING);
     if (!interned) {
         ld->out_of_memory = true;
@@ -394,7 +306,7 @@ static const char *subprogram_name(struct loader *ld, Dwarf_Die die)
     for (int hop = 0; hop < 4 && !result; hop++) {
         char *name = NULL;
         if (checked(ld, dwarf_diename(current, &name, &ld->error)) == DW_DLV_OK && name) {
-            result = pool_intern(&ld->dw->strings, name);
+            result = arena_intern(&ld->dw->strings, name);
             if (!result)
                 ld->out_of_memory = true;
             break;
@@ -555,29 +467,14 @@ static void merge_code_ranges(dwarf_info *dw)
     dw->code_range_count = kept;
 }
 
-static int compare_functions(const void *a, const void *b)
-{
-    const struct function_range *x = a, *y = b;
-    if (x->lo != y->lo)
-        return x->lo < y->lo ? -1 : 1;
-    return (x->hi > y->hi) - (x->hi < y->hi);
-}
-
 static bool index_functions(dwarf_info *dw)
 {
-    if (dw->function_count > 0)
-        qsort(dw->functions, dw->function_count, sizeof *dw->functions, compare_functions);
-    dw->function_max_end = calloc(dw->function_count ? dw->function_count : 1,
-                                  sizeof *dw->function_max_end);
-    if (!dw->function_max_end)
+    struct range_entry *entries = calloc(dw->function_count ? dw->function_count : 1, sizeof *entries);
+    if (!entries)
         return false;
-    uint64_t max_end = 0;
-    for (size_t i = 0; i < dw->function_count; i++) {
-        if (dw->functions[i].hi > max_end)
-            max_end = dw->functions[i].hi;
-        dw->function_max_end[i] = max_end;
-    }
-    return true;
+    for (size_t i = 0; i < dw->function_count; i++)
+        entries[i] = (struct range_entry){ dw->functions[i].lo, dw->functions[i].hi, i };
+    return range_index_build(&dw->function_index, entries, dw->function_count);
 }
 
 dwarf_info *dwarf_info_load(const elf_image *img, char *err, size_t errlen)
@@ -656,10 +553,10 @@ void dwarf_info_free(dwarf_info *dw)
 {
     if (!dw)
         return;
-    pool_free(&dw->strings);
+    arena_free(&dw->strings);
     free(dw->rows);
     free(dw->functions);
-    free(dw->function_max_end);
+    range_index_free(&dw->function_index);
     free(dw->code_ranges);
     free(dw);
 }
@@ -685,23 +582,12 @@ bool dwarf_info_line_at(const dwarf_info *dw, uint64_t addr, struct dwarf_line *
 
 const char *dwarf_info_function_at(const dwarf_info *dw, uint64_t addr, uint64_t *start)
 {
-    size_t lo = 0, hi = dw->function_count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (dw->functions[mid].lo <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t i = lo; i-- > 0 && dw->function_max_end[i] > addr;) {
-        const struct function_range *fn = &dw->functions[i];
-        if (addr < fn->hi) {
-            if (start)
-                *start = fn->lo;
-            return fn->name;
-        }
-    }
-    return NULL;
+    const struct range_entry *entry = range_index_containing(&dw->function_index, addr, NULL);
+    if (!entry)
+        return NULL;
+    if (start)
+        *start = entry->lo;
+    return dw->functions[entry->item].name;
 }
 
 size_t dwarf_info_code_ranges(const dwarf_info *dw, const struct addr_range **out)
