@@ -100,6 +100,17 @@ const char *arena_intern(struct arena *arena, const char *s)
     return copy;
 }
 
+bool array_grow(void **array, size_t *cap, size_t elem_size)
+{
+    size_t new_cap = *cap ? *cap * 2 : 64;
+    void *grown = realloc(*array, new_cap * elem_size);
+    if (!grown)
+        return false;
+    *array = grown;
+    *cap = new_cap;
+    return true;
+}
+
 void arena_free(struct arena *arena)
 {
     for (size_t i = 0; i < arena->chunk_count; i++)
