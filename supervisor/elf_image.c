@@ -34,6 +34,8 @@ struct elf_image {
     Elf *elf;
     bool is_pie, is_static, has_symtab;
     uint64_t entry, base_vaddr;
+    bool has_tls;
+    uint64_t tls_vaddr, tls_memsz, tls_align;
 
     struct elf_section *sections;
     size_t section_count;
@@ -227,6 +229,10 @@ static bool read_program_headers(elf_image *img, uint64_t *tls_vaddr)
             img->is_static = false;
         } else if (ph.p_type == PT_TLS) {
             *tls_vaddr = ph.p_vaddr;
+            img->has_tls = true;
+            img->tls_vaddr = ph.p_vaddr;
+            img->tls_memsz = ph.p_memsz;
+            img->tls_align = ph.p_align;
         }
     }
     img->base_vaddr = lowest & ~(uint64_t)0xfff;
@@ -505,6 +511,16 @@ bool elf_image_is_static(const elf_image *img) { return img->is_static; }
 bool elf_image_has_symtab(const elf_image *img) { return img->has_symtab; }
 uint64_t elf_image_entry(const elf_image *img) { return img->entry; }
 uint64_t elf_image_base_vaddr(const elf_image *img) { return img->base_vaddr; }
+
+bool elf_image_tls_segment(const elf_image *img, uint64_t *vaddr, uint64_t *memsz, uint64_t *align)
+{
+    if (!img->has_tls)
+        return false;
+    *vaddr = img->tls_vaddr;
+    *memsz = img->tls_memsz;
+    *align = img->tls_align;
+    return true;
+}
 
 size_t elf_image_sections(const elf_image *img, const struct elf_section **out)
 {
