@@ -36,26 +36,24 @@ struct line_row {
     bool end_sequence;     /* first address after a sequence: no line here */
 };
 
-struct function_range {
+/* Code ranges with a name: subprograms, or inlined subroutines (the callee). */
+struct named_range {
     uint64_t lo, hi;
     const char *name;
 };
 
-struct inlined_range {
-    uint64_t lo, hi;
-    const char *callee;
+struct named_ranges {
+    struct named_range *items;
+    size_t count, cap;
+    struct range_index index;
 };
 
 struct dwarf_info {
     struct arena strings;     /* strings, types and the arrays types point to */
     struct line_row *rows;
     size_t row_count, row_cap;
-    struct function_range *functions;
-    size_t function_count, function_cap;
-    struct range_index function_index;
-    struct inlined_range *inlined;
-    size_t inlined_count, inlined_cap;
-    struct range_index inlined_index;
+    struct named_ranges functions;
+    struct named_ranges inlined;
     struct addr_range *code_ranges;
     size_t code_range_count, code_range_cap;
     size_t cu_count;
@@ -212,16 +210,28 @@ static void read_line_table(struct loader *ld, Dwarf_Die cu_die)
 /* Where the pieces of code of a subprogram or an inlined subroutine go. */
 typedef void (*range_sink)(struct loader *ld, const char *name, uint64_t lo, uint64_t hi);
 
-static void add_function_range(struct loader *ld, const char *name, uint64_t lo, uint64_t hi)
+/* Code the linker discarded is described at address 0 (or a tombstone):
+ * only ranges that start in one of the file's executable sections count. */
+static void add_named_range(struct loader *ld, struct named_ranges *list, const char *name, uint64_t lo,
+                            uint64_t hi)
 {
-    dwarf_info *dw = ld->dw;
     if (hi <= lo || !is_code_address(ld, lo))
         return;
-    if (!ARRAY_ROOM(dw->functions, dw->function_count, dw->function_cap)) {
+    if (!ARRAY_ROOM(list->items, list->count, list->cap)) {
         ld->out_of_memory = true;
         return;
     }
-    dw->functions[dw->function_count++] = (struct function_range){ lo, hi, name };
+    list->items[list->count++] = (struct named_range){ lo, hi, name };
+}
+
+static void add_function_range(struct loader *ld, const char *name, uint64_t lo, uint64_t hi)
+{
+    add_named_range(ld, &ld->dw->functions, name, lo, hi);
+}
+
+static void add_inlined_range(struct loader *ld, const char *callee, uint64_t lo, uint64_t hi)
+{
+    add_named_range(ld, &ld->dw->inlined, callee, lo, hi);
 }
 
 /* DWARF 5 DW_AT_ranges: .debug_rnglists, either an offset or an index. */
@@ -343,18 +353,6 @@ static bool read_code_ranges(struct loader *ld, Dwarf_Die die, const char *name,
 static bool has_code(struct loader *ld, Dwarf_Die die)
 {
     return dw_has_attr(ld->dbg, die, DW_AT_low_pc) || dw_has_attr(ld->dbg, die, DW_AT_ranges);
-}
-
-static void add_inlined_range(struct loader *ld, const char *callee, uint64_t lo, uint64_t hi)
-{
-    dwarf_info *dw = ld->dw;
-    if (hi <= lo || !is_code_address(ld, lo))
-        return;
-    if (!ARRAY_ROOM(dw->inlined, dw->inlined_count, dw->inlined_cap)) {
-        ld->out_of_memory = true;
-        return;
-    }
-    dw->inlined[dw->inlined_count++] = (struct inlined_range){ lo, hi, callee };
 }
 
 /* The function a DIE sits in, named only when something inside needs it
@@ -584,26 +582,22 @@ static void merge_code_ranges(dwarf_info *dw)
     dw->code_range_count = kept;
 }
 
-static bool index_functions(dwarf_info *dw)
+/* Items in walk order: a callee inlined into an inlined callee comes later,
+ * so among equal ranges the innermost has the highest item and is found first. */
+static bool index_named_ranges(struct named_ranges *list)
 {
-    struct range_entry *entries = calloc(dw->function_count ? dw->function_count : 1, sizeof *entries);
+    struct range_entry *entries = calloc(list->count ? list->count : 1, sizeof *entries);
     if (!entries)
         return false;
-    for (size_t i = 0; i < dw->function_count; i++)
-        entries[i] = (struct range_entry){ dw->functions[i].lo, dw->functions[i].hi, i };
-    return range_index_build(&dw->function_index, entries, dw->function_count);
+    for (size_t i = 0; i < list->count; i++)
+        entries[i] = (struct range_entry){ list->items[i].lo, list->items[i].hi, i };
+    return range_index_build(&list->index, entries, list->count);
 }
 
-static bool index_inlined(dwarf_info *dw)
+static const struct named_range *named_range_at(const struct named_ranges *list, uint64_t addr)
 {
-    struct range_entry *entries = calloc(dw->inlined_count ? dw->inlined_count : 1, sizeof *entries);
-    if (!entries)
-        return false;
-    /* Items in walk order: a callee inlined into an inlined callee comes
-     * later, so among equal ranges the innermost has the highest item. */
-    for (size_t i = 0; i < dw->inlined_count; i++)
-        entries[i] = (struct range_entry){ dw->inlined[i].lo, dw->inlined[i].hi, i };
-    return range_index_build(&dw->inlined_index, entries, dw->inlined_count);
+    const struct range_entry *entry = range_index_containing(&list->index, addr, NULL);
+    return entry ? &list->items[entry->item] : NULL;
 }
 
 static int compare_variables(const void *a, const void *b)
@@ -752,14 +746,14 @@ dwarf_info *dwarf_info_load(const elf_image *img, char *err, size_t errlen)
     if (!ld.out_of_memory && dw) {
         compact_rows(dw);
         merge_code_ranges(dw);
-        ld.out_of_memory = !index_functions(dw) || !index_inlined(dw) || !index_variables(dw, img);
+        ld.out_of_memory = !index_named_ranges(&dw->functions) || !index_named_ranges(&dw->inlined) || !index_variables(dw, img);
     }
     if (ld.out_of_memory) {
         error_text(err, errlen, "out of memory reading DWARF");
         dwarf_info_free(dw);
         return NULL;
     }
-    if (dw->row_count == 0 && dw->function_count == 0 && dw->variable_count == 0) {
+    if (dw->row_count == 0 && dw->functions.count == 0 && dw->variable_count == 0) {
         error_text(err, errlen, "%s",
                   ld.unit_list_broken  ? "unreadable DWARF (bad compilation unit header)"
                   : dw->cu_count ? "DWARF describes no code of this file"
@@ -776,10 +770,10 @@ void dwarf_info_free(dwarf_info *dw)
         return;
     arena_free(&dw->strings);
     free(dw->rows);
-    free(dw->functions);
-    range_index_free(&dw->function_index);
-    free(dw->inlined);
-    range_index_free(&dw->inlined_index);
+    free(dw->functions.items);
+    range_index_free(&dw->functions.index);
+    free(dw->inlined.items);
+    range_index_free(&dw->inlined.index);
     free(dw->code_ranges);
     free(dw->variables);
     range_index_free(&dw->global_index);
@@ -810,12 +804,10 @@ bool dwarf_info_line_at(const dwarf_info *dw, uint64_t addr, struct dwarf_line *
 
 const char *dwarf_info_function_at(const dwarf_info *dw, uint64_t addr, uint64_t *start)
 {
-    const struct range_entry *entry = range_index_containing(&dw->function_index, addr, NULL);
-    if (!entry)
-        return NULL;
-    if (start)
-        *start = entry->lo;
-    return dw->functions[entry->item].name;
+    const struct named_range *fn = named_range_at(&dw->functions, addr);
+    if (fn && start)
+        *start = fn->lo;
+    return fn ? fn->name : NULL;
 }
 
 size_t dwarf_info_code_ranges(const dwarf_info *dw, const struct addr_range **out)
@@ -826,8 +818,8 @@ size_t dwarf_info_code_ranges(const dwarf_info *dw, const struct addr_range **ou
 
 const char *dwarf_info_inlined_at(const dwarf_info *dw, uint64_t addr)
 {
-    const struct range_entry *entry = range_index_containing(&dw->inlined_index, addr, NULL);
-    return entry ? dw->inlined[entry->item].callee : NULL;
+    const struct named_range *inlined = named_range_at(&dw->inlined, addr);
+    return inlined ? inlined->name : NULL;
 }
 
 size_t dwarf_info_variables(const dwarf_info *dw, const struct dwarf_variable **out)
@@ -872,4 +864,4 @@ size_t dwarf_info_pointer_variables(const dwarf_info *dw, const struct dwarf_var
 size_t dwarf_info_cu_count(const dwarf_info *dw) { return dw->cu_count; }
 size_t dwarf_info_type_count(const dwarf_info *dw) { return dw->type_count; }
 size_t dwarf_info_row_count(const dwarf_info *dw) { return dw->row_count; }
-size_t dwarf_info_function_count(const dwarf_info *dw) { return dw->function_count; }
+size_t dwarf_info_function_count(const dwarf_info *dw) { return dw->functions.count; }

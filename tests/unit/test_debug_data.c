@@ -23,6 +23,7 @@
 
 #include "supervisor/debuginfo.h"
 #include "tests/fixtures/data_fixture.h"
+#include "debug_fixture_support.h"
 
 #define FIXTURE_SOURCE SOURCE_DIR "/tests/fixtures/data_fixture.c"
 
@@ -38,52 +39,16 @@ enum { PIE_BIAS = 0x555555554000ull };
 /* Addresses no variable has: where planted pointers point ("the heap"). */
 enum { FAKE_QUEUE = 0x7000000, FAKE_COUNTER = 0x7100000, FAKE_NODE = 0x7200000 };
 
-static bool fixture_path(const char *name, char *path, size_t size)
-{
-    snprintf(path, size, "%s/%s", FIXTURE_DIR, name);
-    return access(path, R_OK) == 0;
-}
-
 static bool is_clang(const char *name) { return strstr(name, "clang") != NULL; }
 
-static debuginfo *load_fixture(const char *name)
+static debuginfo *load_data_fixture(const char *name)
 {
-    char path[4096], err[256];
-    if (!fixture_path(name, path, sizeof path))
-        fail_msg("fixture %s is missing: build the debug_fixtures target", path);
-    debuginfo *di = debuginfo_load(path, err, sizeof err);
-    if (!di)
-        fail_msg("cannot load %s: %s", name, err);
+    debuginfo *di = load_fixture(name);
     assert_true(debuginfo_has_dwarf(di));
     return di;
 }
 
-static unsigned marker_line(const char *marker)
-{
-    FILE *f = fopen(FIXTURE_SOURCE, "r");
-    if (!f)
-        fail_msg("cannot read %s", FIXTURE_SOURCE);
-    char needle[128], text[512];
-    snprintf(needle, sizeof needle, "MARK:%s ", marker);
-    unsigned line = 0, found = 0;
-    while (fgets(text, sizeof text, f)) {
-        line++;
-        if (strstr(text, needle))
-            found = line;
-    }
-    fclose(f);
-    if (!found)
-        fail_msg("marker %s not in %s", marker, FIXTURE_SOURCE);
-    return found;
-}
-
-static uint64_t symbol_addr(const debuginfo *di, const char *name)
-{
-    uint64_t addr = 0;
-    if (elf_image_symbol_addrs(debuginfo_elf(di), name, &addr, 1) != 1)
-        fail_msg("expected exactly one symbol %s", name);
-    return addr;
-}
+static unsigned marker_line(const char *marker) { return source_marker_line(FIXTURE_SOURCE, marker); }
 
 /* ---- a fake memory: the file's sections, with planted pointer values ---- */
 
@@ -158,7 +123,7 @@ struct setup {
 static void start(struct setup *s, const char *name)
 {
     memset(s, 0, sizeof *s);
-    s->di = load_fixture(name);
+    s->di = load_data_fixture(name);
     s->memory.di = s->di;
     s->memory.bias = elf_image_is_pie(debuginfo_elf(s->di)) ? PIE_BIAS : 0;
     plant(&s->memory, "q", FAKE_QUEUE);
@@ -446,7 +411,7 @@ static void check_eval(const char *variant)
 
 static void check_sync_globals(const char *variant)
 {
-    debuginfo *di = load_fixture(variant);
+    debuginfo *di = load_data_fixture(variant);
     const struct sync_global *list;
     size_t count = debuginfo_sync_globals(di, &list);
     struct {
@@ -532,7 +497,7 @@ static void check_tls_names(const char *variant)
 
 static void check_inlined(const char *variant)
 {
-    debuginfo *di = load_fixture(variant);
+    debuginfo *di = load_data_fixture(variant);
     const struct elf_symbol *worker = elf_image_function_at(debuginfo_elf(di), symbol_addr(di, "worker"));
     assert_non_null(worker);
     unsigned helper_line = marker_line("helper-body"), worker_line = marker_line("worker-body");
@@ -649,7 +614,7 @@ static bool proc_read(void *ctx, uint64_t addr, void *buf, size_t n)
  * debuginfo computes: block = tp - size, offset in block = DWARF's offset. */
 static void check_live_tls(const char *variant)
 {
-    debuginfo *di = load_fixture(variant);
+    debuginfo *di = load_data_fixture(variant);
     struct live live;
     run_fixture(variant, "tls", &live);
     assert_int_equal(live.tls_count, 6);
@@ -673,7 +638,7 @@ static void check_live_tls(const char *variant)
 
 static void check_live_memory(const char *variant)
 {
-    debuginfo *di = load_fixture(variant);
+    debuginfo *di = load_data_fixture(variant);
     struct live live;
     run_fixture(variant, "stop", &live);
     uint64_t bias = live.queue - symbol_addr(di, "queue");
