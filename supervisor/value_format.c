@@ -310,7 +310,7 @@ void value_format_at(const struct dwarf_type *t, uint64_t addr, const struct dat
     size_t size = dwarf_type_size(t);
     size_t n = size < READ_LIMIT ? size : READ_LIMIT;
     uint8_t *bytes = n ? malloc(n) : NULL;
-    if (!bytes || !rd || !rd->read(rd->ctx, addr, bytes, n)) {
+    if (!bytes || !rd || !rd->read || !rd->read(rd->ctx, addr, bytes, n)) {
         text_out_puts(&out, n ? "<unreadable>" : "?");
     } else {
         struct formatter f = { &out, rd };

@@ -449,6 +449,24 @@ static void check_sync_globals(const char *variant)
     debuginfo_free(di);
 }
 
+/* C++: std::mutex is a class, not a typedef (the e2e target cxx_threads). */
+static void test_sync_globals_cxx(void **state)
+{
+    char path[4096], err[256];
+    snprintf(path, sizeof path, "%s/cxx_threads", TARGET_DIR);
+    if (access(path, R_OK) != 0)
+        skip();
+    debuginfo *di = debuginfo_load(path, err, sizeof err);
+    assert_non_null(di);
+    const struct sync_global *list;
+    size_t count = debuginfo_sync_globals(di, &list);
+    assert_int_equal(count, 1);
+    assert_string_equal(list[0].name, "counter_mutex");
+    assert_int_equal(list[0].kind, SYNC_MUTEX);
+    assert_int_equal(list[0].addr, symbol_addr(di, "counter_mutex"));
+    debuginfo_free(di);
+}
+
 /* ---- TLS (offsets in the block, as DWARF says) ---- */
 
 static void check_tls_names(const char *variant)
@@ -722,6 +740,7 @@ int main(void)
         cmocka_unit_test(test_types_and_values),
         cmocka_unit_test(test_eval),
         cmocka_unit_test(test_sync_globals),
+        cmocka_unit_test(test_sync_globals_cxx),
         cmocka_unit_test(test_tls_names),
         cmocka_unit_test(test_inlined),
         cmocka_unit_test(test_live_tls),
