@@ -1,8 +1,11 @@
 /* debuginfo: source-level names for addresses of one executable.
  *
  * Owns the pairing of an elf_image with its dwarf_info and the fallback order
- * of every answer: DWARF line and subprogram, then ELF symbol + offset, then
- * the bare address. Also owns the text formats the trace and UI print. */
+ * of every answer: DWARF line, subprogram and inlined callee, then ELF symbol
+ * + offset, then the bare address; for data: a variable's member or element,
+ * then an object reached through a pointer variable, then an ELF symbol.
+ * Also owns the text formats the trace and UI print, the TLS block geometry
+ * and the list of statically declared sync objects (built at load). */
 #include "supervisor/debuginfo.h"
 
 #include <inttypes.h>
@@ -10,11 +13,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "supervisor/arena.h"
+#include "supervisor/data_expr.h"
 #include "supervisor/dwarf_info.h"
+#include "supervisor/object_path.h"
+#include "supervisor/sync_globals.h"
+#include "supervisor/text_out.h"
 
 struct debuginfo {
     elf_image *elf;
     dwarf_info *dwarf; /* NULL without usable DWARF */
+    struct arena names; /* sync-object names */
+    struct sync_global *sync;
+    size_t sync_count;
 };
 
 debuginfo *debuginfo_load(const char *path, char *err, size_t errlen)
@@ -33,6 +44,8 @@ debuginfo *debuginfo_load(const char *path, char *err, size_t errlen)
     /* Missing or broken DWARF only costs precision: the reason is not an error. */
     char why_no_dwarf[128];
     di->dwarf = dwarf_info_load(elf, why_no_dwarf, sizeof why_no_dwarf);
+    if (di->dwarf)
+        di->sync_count = sync_globals_collect(di->dwarf, &di->names, &di->sync);
     return di;
 }
 
@@ -42,6 +55,8 @@ void debuginfo_free(debuginfo *di)
         return;
     dwarf_info_free(di->dwarf);
     elf_image_close(di->elf);
+    free(di->sync);
+    arena_free(&di->names);
     free(di);
 }
 
@@ -92,6 +107,11 @@ bool debuginfo_code_location(const debuginfo *di, uint64_t addr, struct src_loc 
     }
     uint64_t start;
     out->function = function_at(di, addr, &start);
+    const char *callee = di->dwarf ? dwarf_info_inlined_at(di->dwarf, addr) : NULL;
+    if (callee && out->function) {
+        out->inlined_into = out->function;
+        out->function = callee;
+    }
     return out->file || out->function;
 }
 
@@ -103,7 +123,11 @@ void debuginfo_format_code(const debuginfo *di, uint64_t addr, char *buf, size_t
     uint64_t start = 0;
     const char *function = function_at(di, addr, &start);
     if (di->dwarf && dwarf_info_line_at(di->dwarf, addr, &line) && line.file && line.line) {
-        if (function)
+        const char *callee = dwarf_info_inlined_at(di->dwarf, addr);
+        if (function && callee)
+            snprintf(buf, len, "%s:%u %s (inlined into %s)", path_basename(line.file), line.line,
+                     callee, function);
+        else if (function)
             snprintf(buf, len, "%s:%u %s", path_basename(line.file), line.line, function);
         else
             snprintf(buf, len, "%s:%u", path_basename(line.file), line.line);
@@ -127,15 +151,128 @@ void debuginfo_format_line(const debuginfo *di, uint64_t addr, char *buf, size_t
         buf[0] = '\0';
 }
 
-void debuginfo_format_data(const debuginfo *di, uint64_t addr, char *buf, size_t len)
+/* "sym" or "sym+8" from the ELF symbol containing a file address. */
+static bool format_symbol(const debuginfo *di, uint64_t addr, struct text_out *out)
 {
-    if (len == 0)
-        return;
     const struct elf_symbol *sym = elf_image_object_at(di->elf, addr);
     if (!sym)
-        buf[0] = '\0';
-    else if (addr == sym->addr)
-        snprintf(buf, len, "%s", sym->name);
+        return false;
+    if (addr == sym->addr)
+        text_out_puts(out, sym->name);
     else
-        snprintf(buf, len, "%s+%" PRIu64, sym->name, addr - sym->addr);
+        text_out_printf(out, "%s+%" PRIu64, sym->name, addr - sym->addr);
+    return true;
+}
+
+void debuginfo_format_data(const debuginfo *di, uint64_t addr, char *buf, size_t len)
+{
+    struct text_out out = text_out_start(buf, len);
+    format_symbol(di, addr, &out);
+}
+
+enum { POINTER_BATCH_BYTES = 4096 };
+
+/* An object some pointer variable points at: the pointer variables are read
+ * in batches of neighbours (one read for a page of them, not one each), and
+ * the first, by address, whose pointee contains addr names it. */
+static bool name_through_pointer(const debuginfo *di, uint64_t addr, const struct data_reader *rd,
+                                 struct text_out *out, const struct dwarf_type **type)
+{
+    const struct dwarf_variable *const *pointers;
+    size_t count = dwarf_info_pointer_variables(di->dwarf, &pointers);
+    uint8_t batch[POINTER_BATCH_BYTES];
+    for (size_t first = 0; first < count;) {
+        uint64_t start = pointers[first]->addr;
+        size_t end = first + 1;
+        while (end < count && pointers[end]->addr + 8 - start <= sizeof batch)
+            end++;
+        size_t span = (size_t)(pointers[end - 1]->addr + 8 - start);
+        bool batch_read = rd->read(rd->ctx, start + rd->bias, batch, span);
+        for (size_t i = first; i < end; i++) {
+            const struct dwarf_variable *v = pointers[i];
+            uint64_t value;
+            if (batch_read)
+                memcpy(&value, batch + (v->addr - start), sizeof value);
+            else if (!rd->read(rd->ctx, v->addr + rd->bias, &value, sizeof value))
+                continue;
+            const struct dwarf_type *pointee = dwarf_type_strip(v->type)->target;
+            if (value && addr - value < dwarf_type_size(pointee)) {
+                *type = object_path_write(out, v->name, true, pointee, addr - value);
+                return true;
+            }
+        }
+        first = end;
+    }
+    return false;
+}
+
+bool debuginfo_name_data(const debuginfo *di, uint64_t addr, const struct data_reader *rd, char *buf,
+                         size_t len, const struct dwarf_type **type)
+{
+    const struct dwarf_type *named = NULL;
+    struct text_out out = text_out_start(buf, len);
+    uint64_t file_addr = addr - (rd ? rd->bias : 0);
+    const struct dwarf_variable *v = di->dwarf ? dwarf_info_variable_at(di->dwarf, file_addr, false) : NULL;
+    bool found = true;
+    if (v)
+        named = object_path_write(&out, v->name, false, v->type, file_addr - v->addr);
+    else if (!(di->dwarf && rd && rd->read && name_through_pointer(di, addr, rd, &out, &named)))
+        found = format_symbol(di, file_addr, &out);
+    text_out_finish(&out);
+    if (type)
+        *type = named;
+    return found;
+}
+
+bool debuginfo_tls_block(const debuginfo *di, uint64_t *size, uint64_t *align)
+{
+    uint64_t vaddr, memsz, alignment;
+    if (!elf_image_tls_segment(di->elf, &vaddr, &memsz, &alignment))
+        return false;
+    if (alignment == 0)
+        alignment = 1;
+    /* glibc places the executable's block at tp - roundup(memsz, align). */
+    *size = (memsz + alignment - 1) / alignment * alignment;
+    *align = alignment;
+    return true;
+}
+
+bool debuginfo_name_tls(const debuginfo *di, uint64_t offset, char *buf, size_t len,
+                        const struct dwarf_type **type)
+{
+    const struct dwarf_type *named = NULL;
+    struct text_out out = text_out_start(buf, len);
+    const struct dwarf_variable *v = di->dwarf ? dwarf_info_variable_at(di->dwarf, offset, true) : NULL;
+    if (v) {
+        named = object_path_write(&out, v->name, false, v->type, offset - v->addr);
+        text_out_finish(&out);
+    }
+    if (type)
+        *type = named;
+    return v != NULL;
+}
+
+void debuginfo_format_value(const debuginfo *di, const struct dwarf_type *t, uint64_t addr,
+                            const struct data_reader *rd, char *buf, size_t len)
+{
+    value_format_at(t, addr, rd, buf, len);
+}
+
+bool debuginfo_eval(const debuginfo *di, const char *expr, const struct data_reader *rd, uint64_t *addr,
+                    const struct dwarf_type **type, char *err, size_t errlen)
+{
+    return data_expr_eval(di->dwarf, expr, rd, NULL, addr, type, err, errlen);
+}
+
+bool debuginfo_eval_thread(const debuginfo *di, const char *expr, const struct data_reader *rd,
+                           uint64_t tls_block, uint64_t *addr, const struct dwarf_type **type, char *err,
+                           size_t errlen)
+{
+    return data_expr_eval(di->dwarf, expr, rd, &tls_block, addr, type, err, errlen);
+}
+
+size_t debuginfo_sync_globals(const debuginfo *di, const struct sync_global **out)
+{
+    *out = di->sync;
+    return di->sync_count;
 }

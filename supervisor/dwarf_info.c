@@ -2,12 +2,19 @@
  * over its compilation units and turns it into sorted arrays.
  *
  * Per CU: the line program (every row, file names resolved once per file
- * index with dwarf_linesrc, which knows DWARF 5's index-0 rule) and the
- * top-level subprograms (low_pc/high_pc or DW_AT_ranges, names through
- * DW_AT_specification / DW_AT_abstract_origin). libdwarf is closed when
- * loading ends; every string is interned in a pool owned by dwarf_info. */
+ * index with dwarf_linesrc, which knows DWARF 5's index-0 rule), then one walk
+ * over the DIE tree: subprograms (low_pc/high_pc or DW_AT_ranges, names
+ * through DW_AT_specification / DW_AT_abstract_origin), the inlined
+ * subroutines inside them, and every variable with a static address or a TLS
+ * offset, at file level or inside a function, with its type (read by
+ * dwarf_type_reader). libdwarf is closed when loading ends; every string and
+ * type lives in an arena owned by dwarf_info. */
 #include "supervisor/dwarf_info.h"
+#include "supervisor/arena.h"
+#include "supervisor/dwarf_access.h"
+#include "supervisor/dwarf_type_reader.h"
 #include "supervisor/error_text.h"
+#include "supervisor/range_index.h"
 
 #include <dwarf.h>
 #include <fcntl.h>
@@ -17,96 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* ---- string pool: interned copies, stable addresses ---------------------- */
-
-struct string_pool {
-    char **chunks;
-    size_t chunk_count;
-    char *free_space;
-    size_t free_left;
-    const char **slots; /* open-addressing hash set of interned strings */
-    size_t slot_count, used;
-};
-
-enum { POOL_CHUNK = 64 * 1024 };
-
-static uint64_t hash_string(const char *s)
-{
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
-static bool pool_grow_slots(struct string_pool *pool)
-{
-    size_t new_count = pool->slot_count ? pool->slot_count * 2 : 256;
-    const char **slots = calloc(new_count, sizeof *slots);
-    if (!slots)
-        return false;
-    for (size_t i = 0; i < pool->slot_count; i++) {
-        const char *s = pool->slots[i];
-        if (!s)
-            continue;
-        size_t j = hash_string(s) & (new_count - 1);
-        while (slots[j])
-            j = (j + 1) & (new_count - 1);
-        slots[j] = s;
-    }
-    free(pool->slots);
-    pool->slots = slots;
-    pool->slot_count = new_count;
-    return true;
-}
-
-static char *pool_store(struct string_pool *pool, const char *s, size_t len)
-{
-    if (len + 1 > pool->free_left) {
-        size_t size = len + 1 > POOL_CHUNK ? len + 1 : POOL_CHUNK;
-        char **chunks = realloc(pool->chunks, (pool->chunk_count + 1) * sizeof *chunks);
-        if (!chunks)
-            return NULL;
-        pool->chunks = chunks;
-        char *chunk = malloc(size);
-        if (!chunk)
-            return NULL;
-        pool->chunks[pool->chunk_count++] = chunk;
-        pool->free_space = chunk;
-        pool->free_left = size;
-    }
-    char *copy = pool->free_space;
-    memcpy(copy, s, len);
-    copy[len] = '\0';
-    pool->free_space += len + 1;
-    pool->free_left -= len + 1;
-    return copy;
-}
-
-static const char *pool_intern(struct string_pool *pool, const char *s)
-{
-    if ((pool->used + 1) * 2 > pool->slot_count && !pool_grow_slots(pool))
-        return NULL;
-    size_t mask = pool->slot_count - 1;
-    size_t i = hash_string(s) & mask;
-    for (; pool->slots[i]; i = (i + 1) & mask)
-        if (strcmp(pool->slots[i], s) == 0)
-            return pool->slots[i];
-    const char *copy = pool_store(pool, s, strlen(s));
-    if (copy) {
-        pool->slots[i] = copy;
-        pool->used++;
-    }
-    return copy;
-}
-
-static void pool_free(struct string_pool *pool)
-{
-    for (size_t i = 0; i < pool->chunk_count; i++)
-        free(pool->chunks[i]);
-    free(pool->chunks);
-    free(pool->slots);
-}
 
 /* ---- the loaded tables ---------------------------------------------------- */
 
@@ -119,36 +36,37 @@ struct line_row {
     bool end_sequence;     /* first address after a sequence: no line here */
 };
 
-struct function_range {
+/* Code ranges with a name: subprograms, or inlined subroutines (the callee). */
+struct named_range {
     uint64_t lo, hi;
     const char *name;
 };
 
+struct named_ranges {
+    struct named_range *items;
+    size_t count, cap;
+    struct range_index index;
+};
+
 struct dwarf_info {
-    struct string_pool strings;
+    struct arena strings;     /* strings, types and the arrays types point to */
     struct line_row *rows;
     size_t row_count, row_cap;
-    struct function_range *functions;
-    uint64_t *function_max_end; /* running max of hi, for overlapping ranges */
-    size_t function_count, function_cap;
+    struct named_ranges functions;
+    struct named_ranges inlined;
     struct addr_range *code_ranges;
     size_t code_range_count, code_range_cap;
     size_t cu_count;
+
+    struct dwarf_variable *variables; /* sorted: globals by address, then TLS by offset */
+    size_t variable_count, variable_cap;
+    size_t tls_start;                 /* index of the first TLS variable */
+    struct range_index global_index, tls_index;
+    const struct dwarf_variable **by_name;
+    const struct dwarf_variable **pointers;
+    size_t pointer_count;
+    size_t type_count;
 };
-
-#define GROW(array, count, cap)                                                    \
-    ((count) < (cap) || grow_array((void **)&(array), &(cap), sizeof *(array)))
-
-static bool grow_array(void **array, size_t *cap, size_t elem_size)
-{
-    size_t new_cap = *cap ? *cap * 2 : 256;
-    void *grown = realloc(*array, new_cap * elem_size);
-    if (!grown)
-        return false;
-    *array = grown;
-    *cap = new_cap;
-    return true;
-}
 
 /* ---- loading ---------------------------------------------------------------- */
 
@@ -158,8 +76,10 @@ struct loader {
     dwarf_info *dw;
     Dwarf_Debug dbg;
     Dwarf_Error error;
+    const elf_image *img;
     const struct elf_section **code_sections;
     size_t code_section_count;
+    struct type_reader *types;
     Dwarf_Half cu_version;
     Dwarf_Addr cu_base;        /* DW_AT_low_pc of the CU: base of DWARF 4 ranges */
     const char **file_names;   /* this CU's file index -> interned path */
@@ -171,14 +91,7 @@ struct loader {
 
 /* libdwarf allocates a Dwarf_Error for every failure; a failed attribute is
  * not fatal for us, so each one is released and the walk goes on. */
-static int checked(struct loader *ld, int rc)
-{
-    if (rc == DW_DLV_ERROR && ld->error) {
-        dwarf_dealloc_error(ld->dbg, ld->error);
-        ld->error = NULL;
-    }
-    return rc;
-}
+static int checked(struct loader *ld, int rc) { return dw_checked(ld->dbg, &ld->error, rc); }
 
 static bool is_code_address(const struct loader *ld, uint64_t addr)
 {
@@ -201,7 +114,7 @@ static const char *file_name_for(struct loader *ld, Dwarf_Line line)
     char *name = NULL;
     if (checked(ld, dwarf_linesrc(line, &name, &ld->error)) != DW_DLV_OK || !name)
         return NULL;
-    const char *interned = pool_intern(&ld->dw->strings, name);
+    const char *interned = arena_intern(&ld->dw->strings, name);
     dwarf_dealloc(ld->dbg, name, DW_DLA_STRING);
     if (!interned) {
         ld->out_of_memory = true;
@@ -229,7 +142,7 @@ static void add_code_range(struct loader *ld, uint64_t lo, uint64_t hi)
     dwarf_info *dw = ld->dw;
     if (hi <= lo)
         return;
-    if (!GROW(dw->code_ranges, dw->code_range_count, dw->code_range_cap)) {
+    if (!ARRAY_ROOM(dw->code_ranges, dw->code_range_count, dw->code_range_cap)) {
         ld->out_of_memory = true;
         return;
     }
@@ -266,7 +179,7 @@ static void read_line_table(struct loader *ld, Dwarf_Die cu_die)
         checked(ld, dwarf_lineendsequence(lines[i], &end_sequence, &ld->error));
         checked(ld, dwarf_lineno(lines[i], &lineno, &ld->error));
         checked(ld, dwarf_lineoff_b(lines[i], &column, &ld->error));
-        if (!GROW(dw->rows, dw->row_count, dw->row_cap)) {
+        if (!ARRAY_ROOM(dw->rows, dw->row_count, dw->row_cap)) {
             ld->out_of_memory = true;
             break;
         }
@@ -294,20 +207,36 @@ static void read_line_table(struct loader *ld, Dwarf_Die cu_die)
     dwarf_srclines_dealloc_b(context);
 }
 
-static void add_function_range(struct loader *ld, const char *name, uint64_t lo, uint64_t hi)
+/* Where the pieces of code of a subprogram or an inlined subroutine go. */
+typedef void (*range_sink)(struct loader *ld, const char *name, uint64_t lo, uint64_t hi);
+
+/* Code the linker discarded is described at address 0 (or a tombstone):
+ * only ranges that start in one of the file's executable sections count. */
+static void add_named_range(struct loader *ld, struct named_ranges *list, const char *name, uint64_t lo,
+                            uint64_t hi)
 {
-    dwarf_info *dw = ld->dw;
     if (hi <= lo || !is_code_address(ld, lo))
         return;
-    if (!GROW(dw->functions, dw->function_count, dw->function_cap)) {
+    if (!ARRAY_ROOM(list->items, list->count, list->cap)) {
         ld->out_of_memory = true;
         return;
     }
-    dw->functions[dw->function_count++] = (struct function_range){ lo, hi, name };
+    list->items[list->count++] = (struct named_range){ lo, hi, name };
+}
+
+static void add_function_range(struct loader *ld, const char *name, uint64_t lo, uint64_t hi)
+{
+    add_named_range(ld, &ld->dw->functions, name, lo, hi);
+}
+
+static void add_inlined_range(struct loader *ld, const char *callee, uint64_t lo, uint64_t hi)
+{
+    add_named_range(ld, &ld->dw->inlined, callee, lo, hi);
 }
 
 /* DWARF 5 DW_AT_ranges: .debug_rnglists, either an offset or an index. */
-static void add_rnglists(struct loader *ld, Dwarf_Attribute attr, Dwarf_Half form, const char *name)
+static void add_rnglists(struct loader *ld, Dwarf_Attribute attr, Dwarf_Half form, const char *name,
+                         range_sink sink)
 {
     Dwarf_Unsigned value = 0;
     if (form == DW_FORM_rnglistx) {
@@ -336,13 +265,14 @@ static void add_rnglists(struct loader *ld, Dwarf_Attribute attr, Dwarf_Half for
             break;
         if (kind == DW_RLE_base_address || kind == DW_RLE_base_addressx || unavailable)
             continue;
-        add_function_range(ld, name, lo, hi); /* "cooked": base already applied */
+        sink(ld, name, lo, hi); /* "cooked": base already applied */
     }
     dwarf_dealloc_rnglists_head(head);
 }
 
 /* DWARF 2-4 DW_AT_ranges: .debug_ranges, offsets relative to the CU base. */
-static void add_debug_ranges(struct loader *ld, Dwarf_Die die, Dwarf_Attribute attr, const char *name)
+static void add_debug_ranges(struct loader *ld, Dwarf_Die die, Dwarf_Attribute attr, const char *name,
+                             range_sink sink)
 {
     Dwarf_Off offset, real_offset;
     if (checked(ld, dwarf_global_formref(attr, &offset, &ld->error)) != DW_DLV_OK) {
@@ -364,7 +294,7 @@ static void add_debug_ranges(struct loader *ld, Dwarf_Die die, Dwarf_Attribute a
         if (ranges[i].dwr_type == DW_RANGES_ADDRESS_SELECTION)
             base = ranges[i].dwr_addr2;
         else
-            add_function_range(ld, name, base + ranges[i].dwr_addr1, base + ranges[i].dwr_addr2);
+            sink(ld, name, base + ranges[i].dwr_addr1, base + ranges[i].dwr_addr2);
     }
     dwarf_ranges_dealloc(ld->dbg, ranges, count);
 }
@@ -385,84 +315,181 @@ static bool die_pc_range(struct loader *ld, Dwarf_Die die, uint64_t *lo, uint64_
     return true;
 }
 
-/* Out-of-line instances of inlined functions and C++ member definitions carry
- * no DW_AT_name of their own; it is on the DIE they point to. */
-static const char *subprogram_name(struct loader *ld, Dwarf_Die die)
+/* Out-of-line instances of inlined functions, inlined copies and C++ member
+ * definitions carry no DW_AT_name of their own; it is on the DIE they point to. */
+static const char *interned_name(struct loader *ld, Dwarf_Die die)
 {
-    Dwarf_Die current = die;
-    const char *result = NULL;
-    for (int hop = 0; hop < 4 && !result; hop++) {
-        char *name = NULL;
-        if (checked(ld, dwarf_diename(current, &name, &ld->error)) == DW_DLV_OK && name) {
-            result = pool_intern(&ld->dw->strings, name);
-            if (!result)
-                ld->out_of_memory = true;
-            break;
-        }
-        static const Dwarf_Half links[] = { DW_AT_abstract_origin, DW_AT_specification };
-        Dwarf_Die target = NULL;
-        for (size_t k = 0; k < sizeof links / sizeof links[0] && !target; k++) {
-            Dwarf_Attribute attr;
-            if (checked(ld, dwarf_attr(current, links[k], &attr, &ld->error)) != DW_DLV_OK)
-                continue;
-            Dwarf_Off offset;
-            if (checked(ld, dwarf_global_formref(attr, &offset, &ld->error)) == DW_DLV_OK &&
-                checked(ld, dwarf_offdie_b(ld->dbg, offset, 1, &target, &ld->error)) != DW_DLV_OK)
-                target = NULL;
-            dwarf_dealloc_attribute(attr);
-        }
-        if (current != die)
-            dwarf_dealloc_die(current);
-        current = target;
-        if (!current)
-            break;
-    }
-    if (current && current != die)
-        dwarf_dealloc_die(current);
-    return result;
+    const char *name = dw_name(ld->dbg, die);
+    if (!name)
+        return NULL;
+    const char *copy = arena_intern(&ld->dw->strings, name);
+    if (!copy)
+        ld->out_of_memory = true;
+    return copy;
 }
 
-static void read_subprogram(struct loader *ld, Dwarf_Die die)
+/* Gives each piece of code die covers to sink. False when it covers none
+ * (a declaration or an abstract instance). */
+static bool read_code_ranges(struct loader *ld, Dwarf_Die die, const char *name, range_sink sink)
 {
     uint64_t lo, hi;
-    bool contiguous = die_pc_range(ld, die, &lo, &hi);
-    Dwarf_Attribute ranges_attr = NULL;
-    if (!contiguous &&
-        checked(ld, dwarf_attr(die, DW_AT_ranges, &ranges_attr, &ld->error)) != DW_DLV_OK)
-        return; /* a declaration or an abstract instance: no code of its own */
-
-    const char *name = subprogram_name(ld, die);
-    if (name) {
-        if (contiguous) {
-            add_function_range(ld, name, lo, hi);
-        } else {
-            Dwarf_Half form = 0;
-            checked(ld, dwarf_whatform(ranges_attr, &form, &ld->error));
-            if (ld->cu_version >= 5)
-                add_rnglists(ld, ranges_attr, form, name);
-            else
-                add_debug_ranges(ld, die, ranges_attr, name);
-        }
+    if (die_pc_range(ld, die, &lo, &hi)) {
+        sink(ld, name, lo, hi);
+        return true;
     }
-    if (ranges_attr)
-        dwarf_dealloc_attribute(ranges_attr);
+    Dwarf_Attribute ranges_attr = NULL;
+    if (checked(ld, dwarf_attr(die, DW_AT_ranges, &ranges_attr, &ld->error)) != DW_DLV_OK)
+        return false;
+    Dwarf_Half form = 0;
+    checked(ld, dwarf_whatform(ranges_attr, &form, &ld->error));
+    if (ld->cu_version >= 5)
+        add_rnglists(ld, ranges_attr, form, name, sink);
+    else
+        add_debug_ranges(ld, die, ranges_attr, name, sink);
+    dwarf_dealloc_attribute(ranges_attr);
+    return true;
 }
 
-/* Subprograms with code are children of the CU, or of namespaces in C++.
- * Their own children (locals, blocks, inlined copies) are not walked: that is
- * most of .debug_info and adds nothing to "which function is this". */
-static void read_functions(struct loader *ld, Dwarf_Die parent, int depth)
+static bool has_code(struct loader *ld, Dwarf_Die die)
+{
+    return dw_has_attr(ld->dbg, die, DW_AT_low_pc) || dw_has_attr(ld->dbg, die, DW_AT_ranges);
+}
+
+/* The function a DIE sits in, named only when something inside needs it
+ * (most functions have no statics and nothing inlined). */
+struct scope {
+    Dwarf_Die function;
+    const char *name;
+    bool named;
+};
+
+static const char *scope_name(struct loader *ld, struct scope *scope)
+{
+    if (scope && scope->function && !scope->named) {
+        scope->name = interned_name(ld, scope->function);
+        scope->named = true;
+    }
+    return scope ? scope->name : NULL;
+}
+
+/* What a variable's location says: a static address (DW_OP_addr or
+ * DW_OP_addrx) or an offset in
+ * the module's TLS block (an unsigned constant, then DW_OP_GNU_push_tls_address
+ * or DW_OP_form_tls_address). Locals on the stack or in registers: false. */
+static bool static_location(struct loader *ld, Dwarf_Die die, uint64_t *addr, bool *tls)
+{
+    Dwarf_Attribute attr = NULL;
+    if (checked(ld, dwarf_attr(die, DW_AT_location, &attr, &ld->error)) != DW_DLV_OK)
+        return false;
+    /* Location lists describe registers and stack slots, never a static
+     * address: only a single expression can be one. */
+    Dwarf_Half form = 0;
+    checked(ld, dwarf_whatform(attr, &form, &ld->error));
+    struct dw_op ops[3];
+    size_t count = 0;
+    if (form == DW_FORM_exprloc || form == DW_FORM_block1 || form == DW_FORM_block2 ||
+        form == DW_FORM_block4 || form == DW_FORM_block)
+        count = dw_expression(ld->dbg, attr, ops, 3);
+    dwarf_dealloc_attribute(attr);
+    if (count == 1 && ops[0].atom == DW_OP_addr) {
+        *addr = ops[0].operand;
+        *tls = false;
+        return true;
+    }
+    /* clang's DWARF 5: the operand is an index into .debug_addr. */
+    Dwarf_Addr indexed;
+    if (count == 1 && (ops[0].atom == DW_OP_addrx || ops[0].atom == DW_OP_GNU_addr_index) &&
+        checked(ld, dwarf_debug_addr_index_to_addr(die, ops[0].operand, &indexed, &ld->error)) ==
+            DW_DLV_OK) {
+        *addr = indexed;
+        *tls = false;
+        return true;
+    }
+    if (count == 2 && (ops[1].atom == DW_OP_GNU_push_tls_address ||
+                       ops[1].atom == DW_OP_form_tls_address)) {
+        switch (ops[0].atom) {
+        case DW_OP_const1u: case DW_OP_const2u: case DW_OP_const4u: case DW_OP_const8u:
+        case DW_OP_constu:
+            *addr = ops[0].operand;
+            *tls = true;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Discarded definitions (a COMDAT copy the linker dropped) keep a location
+ * of 0 or a tombstone: a global must lie in a section that is loaded. */
+static bool is_loaded_address(const struct loader *ld, uint64_t addr)
+{
+    const struct elf_section *sections;
+    size_t count = elf_image_sections(ld->img, &sections);
+    for (size_t i = 0; i < count; i++)
+        if (sections[i].alloc && addr - sections[i].addr < sections[i].size)
+            return true;
+    return false;
+}
+
+static void read_variable(struct loader *ld, Dwarf_Die die, struct scope *scope)
+{
+    uint64_t addr;
+    bool tls;
+    if (!static_location(ld, die, &addr, &tls) || (!tls && !is_loaded_address(ld, addr)))
+        return;
+    const char *name = interned_name(ld, die);
+    if (!name)
+        return;
+    dwarf_info *dw = ld->dw;
+    if (!ARRAY_ROOM(dw->variables, dw->variable_count, dw->variable_cap)) {
+        ld->out_of_memory = true;
+        return;
+    }
+    Dwarf_Die external = dw_owner_of(ld->dbg, die, DW_AT_external);
+    if (external && external != die)
+        dwarf_dealloc_die(external);
+    dw->variables[dw->variable_count++] = (struct dwarf_variable){
+        .name = name,
+        .function = scope_name(ld, scope),
+        .type = type_reader_type_of(ld->types, die),
+        .addr = addr,
+        .tls = tls,
+        .external = external != NULL,
+    };
+    ld->out_of_memory |= type_reader_out_of_memory(ld->types);
+}
+
+/* One walk over a CU's DIE tree for everything with an address: functions
+ * and the inlined code in them, and variables at file level, in functions
+ * and in their blocks. Types are read only when a variable refers to them. */
+static void read_scope(struct loader *ld, Dwarf_Die parent, struct scope *scope, int depth)
 {
     Dwarf_Die child = NULL;
-    if (checked(ld, dwarf_child(parent, &child, &ld->error)) != DW_DLV_OK)
+    if (depth > 64 || checked(ld, dwarf_child(parent, &child, &ld->error)) != DW_DLV_OK)
         return;
     while (child && !ld->out_of_memory) {
         Dwarf_Half tag = 0;
-        if (checked(ld, dwarf_tag(child, &tag, &ld->error)) == DW_DLV_OK) {
-            if (tag == DW_TAG_subprogram)
-                read_subprogram(ld, child);
-            else if (tag == DW_TAG_namespace && depth < 16)
-                read_functions(ld, child, depth + 1);
+        checked(ld, dwarf_tag(child, &tag, &ld->error));
+        switch (tag) {
+        case DW_TAG_subprogram: {
+            struct scope inner = { .function = child };
+            if (has_code(ld, child))
+                read_code_ranges(ld, child, scope_name(ld, &inner), add_function_range);
+            read_scope(ld, child, &inner, depth + 1);
+            break;
+        }
+        case DW_TAG_inlined_subroutine:
+            read_code_ranges(ld, child, interned_name(ld, child), add_inlined_range);
+            read_scope(ld, child, scope, depth + 1);
+            break;
+        case DW_TAG_lexical_block:
+        case DW_TAG_namespace:
+            read_scope(ld, child, scope, depth + 1);
+            break;
+        case DW_TAG_variable:
+            read_variable(ld, child, scope);
+            break;
+        default:
+            break;
         }
         Dwarf_Die sibling = NULL;
         int rc = checked(ld, dwarf_siblingof_b(ld->dbg, child, 1, &sibling, &ld->error));
@@ -496,7 +523,7 @@ static void read_compilation_units(struct loader *ld)
         Dwarf_Addr base = 0;
         ld->cu_base = checked(ld, dwarf_lowpc(cu_die, &base, &ld->error)) == DW_DLV_OK ? base : 0;
         read_line_table(ld, cu_die);
-        read_functions(ld, cu_die, 0);
+        read_scope(ld, cu_die, NULL, 0);
         dwarf_dealloc_die(cu_die);
     }
 }
@@ -555,29 +582,109 @@ static void merge_code_ranges(dwarf_info *dw)
     dw->code_range_count = kept;
 }
 
-static int compare_functions(const void *a, const void *b)
+/* Items in walk order: a callee inlined into an inlined callee comes later,
+ * so among equal ranges the innermost has the highest item and is found first. */
+static bool index_named_ranges(struct named_ranges *list)
 {
-    const struct function_range *x = a, *y = b;
-    if (x->lo != y->lo)
-        return x->lo < y->lo ? -1 : 1;
-    return (x->hi > y->hi) - (x->hi < y->hi);
+    struct range_entry *entries = calloc(list->count ? list->count : 1, sizeof *entries);
+    if (!entries)
+        return false;
+    for (size_t i = 0; i < list->count; i++)
+        entries[i] = (struct range_entry){ list->items[i].lo, list->items[i].hi, i };
+    return range_index_build(&list->index, entries, list->count);
 }
 
-static bool index_functions(dwarf_info *dw)
+static const struct named_range *named_range_at(const struct named_ranges *list, uint64_t addr)
 {
-    if (dw->function_count > 0)
-        qsort(dw->functions, dw->function_count, sizeof *dw->functions, compare_functions);
-    dw->function_max_end = calloc(dw->function_count ? dw->function_count : 1,
-                                  sizeof *dw->function_max_end);
-    if (!dw->function_max_end)
+    const struct range_entry *entry = range_index_containing(&list->index, addr, NULL);
+    return entry ? &list->items[entry->item] : NULL;
+}
+
+static int compare_variables(const void *a, const void *b)
+{
+    const struct dwarf_variable *x = a, *y = b;
+    if (x->tls != y->tls)
+        return x->tls ? 1 : -1;
+    if (x->addr != y->addr)
+        return x->addr < y->addr ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+/* External first, so "counter" means the global when a function also has a
+ * static called counter; then by address, so the answer is stable. */
+static int compare_by_name(const void *a, const void *b)
+{
+    const struct dwarf_variable *x = *(const struct dwarf_variable *const *)a;
+    const struct dwarf_variable *y = *(const struct dwarf_variable *const *)b;
+    int c = strcmp(x->name, y->name);
+    if (c != 0)
+        return c;
+    if (x->external != y->external)
+        return x->external ? -1 : 1;
+    if (x->tls != y->tls)
+        return x->tls ? 1 : -1;
+    return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+static bool index_variable_range(const dwarf_info *dw, size_t from, size_t to, struct range_index *index)
+{
+    struct range_entry *entries = calloc(to > from ? to - from : 1, sizeof *entries);
+    if (!entries)
         return false;
-    uint64_t max_end = 0;
-    for (size_t i = 0; i < dw->function_count; i++) {
-        if (dw->functions[i].hi > max_end)
-            max_end = dw->functions[i].hi;
-        dw->function_max_end[i] = max_end;
+    for (size_t i = from; i < to; i++)
+        entries[i - from] = (struct range_entry){
+            dw->variables[i].addr, dw->variables[i].addr + dw->variables[i].size, i
+        };
+    return range_index_build(index, entries, to - from);
+}
+
+/* A pointer worth following when nothing else names an address: its
+ * pointee has a size, so [p, p + size) is an object. */
+static bool is_followable_pointer(const struct dwarf_variable *v)
+{
+    const struct dwarf_type *t = dwarf_type_strip(v->type);
+    return !v->tls && t && t->kind == DWARF_TYPE_POINTER && dwarf_type_size(t->target) > 0;
+}
+
+/* Sorts and deduplicates the variables (one definition can be described in
+ * several places: an abstract instance and its concrete copies), sizes them
+ * and builds the address, TLS, name and pointer indexes. */
+static bool index_variables(dwarf_info *dw, const elf_image *img)
+{
+    if (dw->variable_count > 0)
+        qsort(dw->variables, dw->variable_count, sizeof *dw->variables, compare_variables);
+    size_t kept = 0;
+    for (size_t i = 0; i < dw->variable_count; i++) {
+        struct dwarf_variable *v = &dw->variables[i];
+        if (kept > 0 && compare_variables(&dw->variables[kept - 1], v) == 0)
+            continue;
+        v->size = dwarf_type_size(v->type);
+        if (v->size == 0 && !v->tls) {
+            const struct elf_symbol *sym = elf_image_object_at(img, v->addr);
+            v->size = sym && sym->addr == v->addr ? sym->size : 0;
+        }
+        if (v->size == 0)
+            v->size = 1; /* still names its own address */
+        dw->variables[kept++] = *v;
     }
-    return true;
+    dw->variable_count = kept;
+    dw->tls_start = kept;
+    while (dw->tls_start > 0 && dw->variables[dw->tls_start - 1].tls)
+        dw->tls_start--;
+
+    dw->by_name = calloc(kept ? kept : 1, sizeof *dw->by_name);
+    dw->pointers = calloc(kept ? kept : 1, sizeof *dw->pointers);
+    if (!dw->by_name || !dw->pointers)
+        return false;
+    for (size_t i = 0; i < kept; i++) {
+        dw->by_name[i] = &dw->variables[i];
+        if (is_followable_pointer(&dw->variables[i]))
+            dw->pointers[dw->pointer_count++] = &dw->variables[i];
+    }
+    if (kept > 0)
+        qsort(dw->by_name, kept, sizeof *dw->by_name, compare_by_name);
+    return index_variable_range(dw, 0, dw->tls_start, &dw->global_index) &&
+           index_variable_range(dw, dw->tls_start, kept, &dw->tls_index);
 }
 
 dwarf_info *dwarf_info_load(const elf_image *img, char *err, size_t errlen)
@@ -612,9 +719,11 @@ dwarf_info *dwarf_info_load(const elf_image *img, char *err, size_t errlen)
 
     const struct elf_section *sections;
     size_t section_count = elf_image_sections(img, &sections);
+    ld.img = img;
     ld.code_sections = calloc(section_count ? section_count : 1, sizeof *ld.code_sections);
     ld.dw = calloc(1, sizeof *ld.dw);
-    if (ld.code_sections && ld.dw) {
+    ld.types = ld.dw ? type_reader_new(ld.dbg, &ld.dw->strings) : NULL;
+    if (ld.code_sections && ld.dw && ld.types) {
         for (size_t i = 0; i < section_count; i++)
             if (sections[i].alloc && sections[i].exec && sections[i].size > 0)
                 ld.code_sections[ld.code_section_count++] = &sections[i];
@@ -629,19 +738,22 @@ dwarf_info *dwarf_info_load(const elf_image *img, char *err, size_t errlen)
     close(fd);
     free(ld.code_sections);
     free(ld.file_names);
+    if (ld.types && ld.dw)
+        ld.dw->type_count = type_reader_type_count(ld.types);
+    type_reader_free(ld.types);
 
     dwarf_info *dw = ld.dw;
     if (!ld.out_of_memory && dw) {
         compact_rows(dw);
         merge_code_ranges(dw);
-        ld.out_of_memory = !index_functions(dw);
+        ld.out_of_memory = !index_named_ranges(&dw->functions) || !index_named_ranges(&dw->inlined) || !index_variables(dw, img);
     }
     if (ld.out_of_memory) {
         error_text(err, errlen, "out of memory reading DWARF");
         dwarf_info_free(dw);
         return NULL;
     }
-    if (dw->row_count == 0 && dw->function_count == 0) {
+    if (dw->row_count == 0 && dw->functions.count == 0 && dw->variable_count == 0) {
         error_text(err, errlen, "%s",
                   ld.unit_list_broken  ? "unreadable DWARF (bad compilation unit header)"
                   : dw->cu_count ? "DWARF describes no code of this file"
@@ -656,11 +768,18 @@ void dwarf_info_free(dwarf_info *dw)
 {
     if (!dw)
         return;
-    pool_free(&dw->strings);
+    arena_free(&dw->strings);
     free(dw->rows);
-    free(dw->functions);
-    free(dw->function_max_end);
+    free(dw->functions.items);
+    range_index_free(&dw->functions.index);
+    free(dw->inlined.items);
+    range_index_free(&dw->inlined.index);
     free(dw->code_ranges);
+    free(dw->variables);
+    range_index_free(&dw->global_index);
+    range_index_free(&dw->tls_index);
+    free(dw->by_name);
+    free(dw->pointers);
     free(dw);
 }
 
@@ -685,23 +804,10 @@ bool dwarf_info_line_at(const dwarf_info *dw, uint64_t addr, struct dwarf_line *
 
 const char *dwarf_info_function_at(const dwarf_info *dw, uint64_t addr, uint64_t *start)
 {
-    size_t lo = 0, hi = dw->function_count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (dw->functions[mid].lo <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t i = lo; i-- > 0 && dw->function_max_end[i] > addr;) {
-        const struct function_range *fn = &dw->functions[i];
-        if (addr < fn->hi) {
-            if (start)
-                *start = fn->lo;
-            return fn->name;
-        }
-    }
-    return NULL;
+    const struct named_range *fn = named_range_at(&dw->functions, addr);
+    if (fn && start)
+        *start = fn->lo;
+    return fn ? fn->name : NULL;
 }
 
 size_t dwarf_info_code_ranges(const dwarf_info *dw, const struct addr_range **out)
@@ -710,6 +816,52 @@ size_t dwarf_info_code_ranges(const dwarf_info *dw, const struct addr_range **ou
     return dw->code_range_count;
 }
 
+const char *dwarf_info_inlined_at(const dwarf_info *dw, uint64_t addr)
+{
+    const struct named_range *inlined = named_range_at(&dw->inlined, addr);
+    return inlined ? inlined->name : NULL;
+}
+
+size_t dwarf_info_variables(const dwarf_info *dw, const struct dwarf_variable **out)
+{
+    *out = dw->variables;
+    return dw->variable_count;
+}
+
+const struct dwarf_variable *dwarf_info_variable_at(const dwarf_info *dw, uint64_t addr, bool tls)
+{
+    const struct range_entry *entry =
+        range_index_containing(tls ? &dw->tls_index : &dw->global_index, addr, NULL);
+    return entry ? &dw->variables[entry->item] : NULL;
+}
+
+size_t dwarf_info_variables_named(const dwarf_info *dw, const char *name,
+                                  const struct dwarf_variable **out, size_t max)
+{
+    size_t lo = 0, hi = dw->variable_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(dw->by_name[mid]->name, name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t found = 0;
+    for (size_t i = lo; i < dw->variable_count && strcmp(dw->by_name[i]->name, name) == 0; i++) {
+        if (found < max)
+            out[found] = dw->by_name[i];
+        found++;
+    }
+    return found;
+}
+
+size_t dwarf_info_pointer_variables(const dwarf_info *dw, const struct dwarf_variable *const **out)
+{
+    *out = dw->pointers;
+    return dw->pointer_count;
+}
+
 size_t dwarf_info_cu_count(const dwarf_info *dw) { return dw->cu_count; }
+size_t dwarf_info_type_count(const dwarf_info *dw) { return dw->type_count; }
 size_t dwarf_info_row_count(const dwarf_info *dw) { return dw->row_count; }
-size_t dwarf_info_function_count(const dwarf_info *dw) { return dw->function_count; }
+size_t dwarf_info_function_count(const dwarf_info *dw) { return dw->functions.count; }

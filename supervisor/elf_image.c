@@ -6,6 +6,7 @@
  * an @VERSION suffix (those need a shorter copy). */
 #include "supervisor/elf_image.h"
 #include "supervisor/error_text.h"
+#include "supervisor/range_index.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,8 +24,8 @@
  * supervisor's "where is pthread_mutex_lock"). */
 struct symbol_index {
     struct elf_symbol *syms;
-    uint64_t *max_end; /* max_end[i] = highest addr+size among syms[0..i] */
     size_t count;
+    struct range_index ranges; /* item: index into syms */
 };
 
 struct elf_image {
@@ -33,6 +34,8 @@ struct elf_image {
     Elf *elf;
     bool is_pie, is_static, has_symtab;
     uint64_t entry, base_vaddr;
+    bool has_tls;
+    uint64_t tls_vaddr, tls_memsz, tls_align;
 
     struct elf_section *sections;
     size_t section_count;
@@ -226,6 +229,10 @@ static bool read_program_headers(elf_image *img, uint64_t *tls_vaddr)
             img->is_static = false;
         } else if (ph.p_type == PT_TLS) {
             *tls_vaddr = ph.p_vaddr;
+            img->has_tls = true;
+            img->tls_vaddr = ph.p_vaddr;
+            img->tls_memsz = ph.p_memsz;
+            img->tls_align = ph.p_align;
         }
     }
     img->base_vaddr = lowest & ~(uint64_t)0xfff;
@@ -312,46 +319,31 @@ static int compare_by_name(const void *a, const void *b)
     return (x->addr > y->addr) - (x->addr < y->addr);
 }
 
-/* Sorts raw symbols by address, keeps the best-named one per address and
- * builds the running maximum of end addresses used by lookup_containing. */
+/* Sorts raw symbols by address and keeps the best-named one per address. */
 static bool build_address_index(struct raw_symbol *raw, size_t count, struct symbol_index *index)
 {
     qsort(raw, count, sizeof *raw, compare_raw_by_addr);
     index->syms = calloc(count ? count : 1, sizeof *index->syms);
-    index->max_end = calloc(count ? count : 1, sizeof *index->max_end);
-    if (!index->syms || !index->max_end)
+    struct range_entry *entries = calloc(count ? count : 1, sizeof *entries);
+    if (!index->syms || !entries) {
+        free(entries);
         return false;
-    uint64_t max_end = 0;
+    }
     for (size_t i = 0; i < count; i++) {
         if (index->count > 0 && index->syms[index->count - 1].addr == raw[i].sym.addr)
             continue;
-        uint64_t end = raw[i].sym.addr + raw[i].sym.size;
-        if (end > max_end)
-            max_end = end;
-        index->max_end[index->count] = max_end;
+        entries[index->count] = (struct range_entry){
+            raw[i].sym.addr, raw[i].sym.addr + raw[i].sym.size, index->count
+        };
         index->syms[index->count++] = raw[i].sym;
     }
-    return true;
+    return range_index_build(&index->ranges, entries, index->count);
 }
 
-/* Symbols may nest or overlap, so after finding the last one starting at or
- * below addr, walk back while some earlier symbol could still reach addr. */
 static const struct elf_symbol *lookup_containing(const struct symbol_index *index, uint64_t addr)
 {
-    size_t lo = 0, hi = index->count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (index->syms[mid].addr <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t i = lo; i-- > 0 && index->max_end[i] > addr;) {
-        const struct elf_symbol *sym = &index->syms[i];
-        if (addr - sym->addr < sym->size)
-            return sym;
-    }
-    return NULL;
+    const struct range_entry *entry = range_index_containing(&index->ranges, addr, NULL);
+    return entry ? &index->syms[entry->item] : NULL;
 }
 
 static Elf_Scn *find_section_of_type(Elf *elf, Elf64_Word type)
@@ -505,9 +497,9 @@ void elf_image_close(elf_image *img)
     free(img->sections);
     free(img->mapped);
     free(img->functions.syms);
-    free(img->functions.max_end);
+    range_index_free(&img->functions.ranges);
     free(img->objects.syms);
-    free(img->objects.max_end);
+    range_index_free(&img->objects.ranges);
     free(img->by_name);
     free(img->name_arena);
     free(img);
@@ -519,6 +511,16 @@ bool elf_image_is_static(const elf_image *img) { return img->is_static; }
 bool elf_image_has_symtab(const elf_image *img) { return img->has_symtab; }
 uint64_t elf_image_entry(const elf_image *img) { return img->entry; }
 uint64_t elf_image_base_vaddr(const elf_image *img) { return img->base_vaddr; }
+
+bool elf_image_tls_segment(const elf_image *img, uint64_t *vaddr, uint64_t *memsz, uint64_t *align)
+{
+    if (!img->has_tls)
+        return false;
+    *vaddr = img->tls_vaddr;
+    *memsz = img->tls_memsz;
+    *align = img->tls_align;
+    return true;
+}
 
 size_t elf_image_sections(const elf_image *img, const struct elf_section **out)
 {

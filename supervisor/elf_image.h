@@ -45,6 +45,10 @@ uint64_t elf_image_entry(const elf_image *img);
  * lowest mapping of the file this gives the load bias. */
 uint64_t elf_image_base_vaddr(const elf_image *img);
 
+/* The PT_TLS segment: where its initialization image is, the size of the
+ * TLS block (.tdata + .tbss) and its alignment. False when there is none. */
+bool elf_image_tls_segment(const elf_image *img, uint64_t *vaddr, uint64_t *memsz, uint64_t *align);
+
 size_t elf_image_sections(const elf_image *img, const struct elf_section **out);
 /* Function symbols with a non-zero size, sorted by address, duplicates removed. */
 size_t elf_image_functions(const elf_image *img, const struct elf_symbol **out);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "supervisor/debuginfo.h"
+#include "debug_fixture_support.h"
 
 #define FIXTURE_SOURCE SOURCE_DIR "/tests/fixtures/debug_fixture.c"
 #define FIXTURE_BASENAME "debug_fixture.c"
@@ -25,49 +26,10 @@
 static bool fixture_exists(const char *name)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s", FIXTURE_DIR, name);
-    return access(path, R_OK) == 0;
+    return fixture_path(name, path, sizeof path);
 }
 
-static debuginfo *load_fixture(const char *name)
-{
-    char path[4096], err[256];
-    snprintf(path, sizeof path, "%s/%s", FIXTURE_DIR, name);
-    if (access(path, R_OK) != 0)
-        fail_msg("fixture %s is missing: build the debug_fixtures target", path);
-    debuginfo *di = debuginfo_load(path, err, sizeof err);
-    if (!di)
-        fail_msg("cannot load %s: %s", name, err);
-    return di;
-}
-
-/* The line of the fixture source that carries "MARK:<marker>". */
-static unsigned marker_line(const char *marker)
-{
-    FILE *f = fopen(FIXTURE_SOURCE, "r");
-    if (!f)
-        fail_msg("cannot read %s", FIXTURE_SOURCE);
-    char needle[128], text[512];
-    snprintf(needle, sizeof needle, "MARK:%s ", marker);
-    unsigned line = 0, found = 0;
-    while (fgets(text, sizeof text, f)) {
-        line++;
-        if (strstr(text, needle))
-            found = line;
-    }
-    fclose(f);
-    if (!found)
-        fail_msg("marker %s not in %s", marker, FIXTURE_SOURCE);
-    return found;
-}
-
-static uint64_t symbol_addr(const debuginfo *di, const char *name)
-{
-    uint64_t addr = 0;
-    if (elf_image_symbol_addrs(debuginfo_elf(di), name, &addr, 1) != 1)
-        fail_msg("expected exactly one symbol %s", name);
-    return addr;
-}
+static unsigned marker_line(const char *marker) { return source_marker_line(FIXTURE_SOURCE, marker); }
 
 static const struct elf_symbol *function_symbol(const debuginfo *di, const char *name)
 {
