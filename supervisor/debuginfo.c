@@ -196,8 +196,20 @@ static bool name_through_pointer(const debuginfo *di, uint64_t addr, const struc
             else if (!rd->read(rd->ctx, v->addr + rd->bias, &value, sizeof value))
                 continue;
             const struct dwarf_type *pointee = dwarf_type_strip(v->type)->target;
-            if (value && addr - value < dwarf_type_size(pointee)) {
-                *type = object_path_write(out, v->name, true, pointee, addr - value);
+            uint64_t size = dwarf_type_size(pointee), offset = addr - value;
+            if (!value || size == 0)
+                continue;
+            /* A pointer to the start of an allocation of several objects
+             * is an array: counts[2], not *counts+8. */
+            uint64_t extent = rd->extent ? rd->extent(rd->ctx, value) : 0;
+            if (extent >= 2 * size && offset < extent) {
+                char base[160];
+                snprintf(base, sizeof base, "%s[%" PRIu64 "]", v->name, offset / size);
+                *type = object_path_write(out, base, false, pointee, offset % size);
+                return true;
+            }
+            if (offset < size) {
+                *type = object_path_write(out, v->name, true, pointee, offset);
                 return true;
             }
         }

@@ -124,18 +124,60 @@ static const struct mthread *thread_with_stack(struct execution *ex, uint64_t ad
     return NULL;
 }
 
-void exec_name_object(struct execution *ex, uint64_t addr, char *buf, size_t len)
+static bool read_tracee(void *ctx, uint64_t addr, void *buf, size_t n)
+{
+    const struct execution *ex = ctx;
+    return tracee_read(ex->mem_fd, addr, buf, n);
+}
+
+static uint64_t heap_extent(void *ctx, uint64_t addr)
+{
+    const struct execution *ex = ctx;
+    const struct heap_block *b = heap_map_find(&ex->heap, addr);
+    return b ? b->addr + b->size - addr : 0;
+}
+
+/* How debug info reads this execution's memory. */
+static struct data_reader reader_of(struct execution *ex)
+{
+    return (struct data_reader){read_tracee, ex, code_map_bias(ex->cfg->code), heap_extent};
+}
+
+/* A thread's pointer: glibc's struct pthread, where the TLS block ends. */
+static uint64_t thread_pointer(const struct mthread *t)
+{
+    return t->tls ? t->tls : t->regs.fs_base;
+}
+
+/* A thread-local variable of the executable: "tls_counter (T2)". */
+static bool name_tls(struct execution *ex, uint64_t addr, char *buf, size_t len, const struct dwarf_type **type)
+{
+    uint64_t size, align;
+    if (!debuginfo_tls_block(ex->cfg->exe, &size, &align))
+        return false;
+    for (int i = 0; i < ex->n_threads; i++) {
+        uint64_t tp = thread_pointer(&ex->threads[i]);
+        if (!tp || addr >= tp || addr < tp - size)
+            continue;
+        char name[96];
+        if (!debuginfo_name_tls(ex->cfg->exe, addr - (tp - size), name, sizeof name, type))
+            return false;
+        snprintf(buf, len, "%s (T%d)", name, ex->threads[i].id);
+        return true;
+    }
+    return false;
+}
+
+/* Names addr and, when the name is a whole object of known type, gives
+ * the type (for formatting its value). */
+static void name_typed(struct execution *ex, uint64_t addr, char *buf, size_t len, const struct dwarf_type **type)
 {
     buf[0] = '\0';
-    uint64_t fa;
-    const char *lib;
-    const debuginfo *di = module_of(ex, addr, &fa, &lib);
-    if (di)
-        debuginfo_format_data(di, fa, buf, len);
-    if (buf[0]) {
-        append_library(buf, len, lib);
+    *type = NULL;
+    struct data_reader rd = reader_of(ex);
+    if (debuginfo_name_data(ex->cfg->exe, addr, &rd, buf, len, type))
         return;
-    }
+    *type = NULL;
     const struct heap_block *b = heap_map_find(&ex->heap, addr);
     if (b) {
         char site[96];
@@ -149,12 +191,31 @@ void exec_name_object(struct execution *ex, uint64_t addr, char *buf, size_t len
             snprintf(buf, len, "heap#%u%s", b->id, offset);
         return;
     }
+    if (name_tls(ex, addr, buf, len, type))
+        return;
+    *type = NULL;
+    uint64_t fa;
+    const char *lib;
+    const debuginfo *di = module_of(ex, addr, &fa, &lib);
+    if (di && di != ex->cfg->exe) {
+        debuginfo_format_data(di, fa, buf, len);
+        if (buf[0]) {
+            append_library(buf, len, lib);
+            return;
+        }
+    }
     const struct mthread *owner = thread_with_stack(ex, addr);
     if (owner) {
         snprintf(buf, len, "0x%" PRIx64 " (stack of T%d)", addr, owner->id);
         return;
     }
     snprintf(buf, len, "0x%" PRIx64, addr);
+}
+
+void exec_name_object(struct execution *ex, uint64_t addr, char *buf, size_t len)
+{
+    const struct dwarf_type *type;
+    name_typed(ex, addr, buf, len, &type);
 }
 
 /* ---------- threads and what they wait for ---------- */
@@ -300,10 +361,18 @@ void exec_describe_wait(struct execution *ex, const struct mthread *t, char *buf
 
 /* ---------- operations ---------- */
 
-/* A value of an access of `size` bytes as a signed integer ("-> 3" for a
- * read, ":= 4" for a write). */
-static void format_sized(uint64_t v, unsigned size, const char *arrow, char *buf, size_t len)
+/* A value an access of `size` bytes read or wrote: by the object's type
+ * when the access covers it exactly ("-> 'a'", ":= RED", "-> NULL"), else as
+ * a signed integer of that size ("-> 3", ":= -1"). */
+static void format_sized(const struct dwarf_type *type, uint64_t v, unsigned size, const char *arrow, char *buf,
+                         size_t len)
 {
+    if (type && dwarf_type_size(type) == size) {
+        char text[64];
+        dwarf_format_bytes(type, &v, size, text, sizeof text);
+        snprintf(buf, len, "%s %s", arrow, text);
+        return;
+    }
     int64_t value = size == 8 ? (int64_t)v
                     : size == 4 ? (int64_t)(int32_t)v
                     : size == 2 ? (int64_t)(int16_t)v
@@ -312,13 +381,13 @@ static void format_sized(uint64_t v, unsigned size, const char *arrow, char *buf
 }
 
 /* The value now at the thread's access address; nothing for wider accesses. */
-static void format_access_value(struct execution *ex, const struct mthread *t, const char *arrow, char *buf,
-                                size_t len)
+static void format_access_value(struct execution *ex, const struct mthread *t, const struct dwarf_type *type,
+                                const char *arrow, char *buf, size_t len)
 {
     uint64_t v = 0;
     if (t->access_size == 0 || t->access_size > 8 || !tracee_read(ex->mem_fd, t->access_addr, &v, t->access_size))
         return;
-    format_sized(v, t->access_size, arrow, buf, len);
+    format_sized(type, v, t->access_size, arrow, buf, len);
 }
 
 /* The object of a modeled call: a thread for a join, else the object's name. */
@@ -355,12 +424,13 @@ void exec_describe_op(struct execution *ex, const struct mthread *t, struct trac
         }
         snprintf(ev->op, sizeof ev->op, "%s", (in->flags & X86_ATOMIC) ? "atomic" : rd && wr ? "RMW" : wr ? "W" : "R");
         ev->addr = t->access_addr;
-        exec_name_object(ex, t->access_addr, ev->object, sizeof ev->object);
+        const struct dwarf_type *type;
+        name_typed(ex, t->access_addr, ev->object, sizeof ev->object, &type);
         uint64_t stored;
         if (rd && !wr)
-            format_access_value(ex, t, "->", ev->value, sizeof ev->value);
+            format_access_value(ex, t, type, "->", ev->value, sizeof ev->value);
         else if (wr && !rd && t->access_size <= 8 && x86_store_value(in, &t->regs, &stored))
-            format_sized(stored, t->access_size, ":=", ev->value, sizeof ev->value);
+            format_sized(type, stored, t->access_size, ":=", ev->value, sizeof ev->value);
         set_where(ex, ev, t->regs.rip);
         break;
     }
@@ -393,8 +463,12 @@ void exec_describe_op(struct execution *ex, const struct mthread *t, struct trac
 void exec_note_written_value(struct execution *ex, struct mthread *t)
 {
     struct trace_event *ev = ex->event;
-    if (ev && t->op == OP_ACCESS && !ev->value[0])
-        format_access_value(ex, t, ":=", ev->value, sizeof ev->value);
+    if (ev && t->op == OP_ACCESS && !ev->value[0]) {
+        char name[8];
+        const struct dwarf_type *type;
+        name_typed(ex, t->access_addr, name, sizeof name, &type);
+        format_access_value(ex, t, type, ":=", ev->value, sizeof ev->value);
+    }
 }
 
 /* ---------- sync objects ---------- */
@@ -457,6 +531,54 @@ void exec_register_call_objects(struct execution *ex, const struct mthread *t, e
         o->spin_holder = t->id;
     else if (fn == MF_SPIN_UNLOCK)
         o->spin_holder = 0;
+}
+
+void exec_register_declared_objects(struct execution *ex)
+{
+    const struct sync_global *globals;
+    size_t n = debuginfo_sync_globals(ex->cfg->exe, &globals);
+    uint64_t bias = code_map_bias(ex->cfg->code);
+    for (size_t i = 0; i < n; i++)
+        sync_model_add(&ex->sync, globals[i].kind, globals[i].addr + bias, globals[i].name);
+}
+
+/* ---------- watches ---------- */
+
+/* Evaluates each watched expression now; a thread-local one in the thread
+ * that ran the last step. */
+static void evaluate_watches(struct execution *ex)
+{
+    int n = ex->cfg->n_watches;
+    if (n > ex->cap_state_watches) {
+        ex->state_watches = realloc(ex->state_watches, (size_t)n * sizeof *ex->state_watches);
+        if (!ex->state_watches)
+            abort();
+        ex->cap_state_watches = n;
+    }
+    struct data_reader rd = reader_of(ex);
+    const struct mthread *current = exec_thread_by_id(ex, ex->last_thread ? ex->last_thread : 1);
+    uint64_t tls_size = 0, align;
+    bool has_tls = debuginfo_tls_block(ex->cfg->exe, &tls_size, &align);
+    for (int i = 0; i < n; i++) {
+        struct state_watch *w = &ex->state_watches[i];
+        memset(w, 0, sizeof *w);
+        snprintf(w->expr, sizeof w->expr, "%s", ex->cfg->watches[i]);
+        uint64_t addr;
+        const struct dwarf_type *type;
+        char err[128];
+        bool ok;
+        if (has_tls && current && thread_pointer(current))
+            ok = debuginfo_eval_thread(ex->cfg->exe, w->expr, &rd, thread_pointer(current) - tls_size, &addr, &type,
+                                       err, sizeof err);
+        else
+            ok = debuginfo_eval(ex->cfg->exe, w->expr, &rd, &addr, &type, err, sizeof err);
+        if (ok) {
+            debuginfo_format_value(ex->cfg->exe, type, addr, &rd, w->value, sizeof w->value);
+        } else {
+            w->error = true;
+            snprintf(w->value, sizeof w->value, "%s", err);
+        }
+    }
 }
 
 /* ---------- the state after a step ---------- */
@@ -644,6 +766,7 @@ const struct exec_state *exec_build_state(struct execution *ex)
             so->count = count;
     }
     free(waits);
+    evaluate_watches(ex);
     ex->state = (struct exec_state){
         .step = ex->steps,
         .current = ex->last_thread,
@@ -651,6 +774,8 @@ const struct exec_state *exec_build_state(struct execution *ex)
         .threads = ex->state_threads,
         .n_objects = (int)m->n,
         .objects = ex->state_objects,
+        .n_watches = ex->cfg->n_watches,
+        .watches = ex->state_watches,
     };
     return &ex->state;
 }
@@ -662,5 +787,6 @@ void exec_view_free(struct execution *ex)
     free(ex->state_threads);
     free(ex->state_objects);
     free(ex->state_waiters);
+    free(ex->state_watches);
     free(ex->ret_bps);
 }

@@ -1193,6 +1193,8 @@ bool execution_run(const struct exec_config *cfg, struct exec_result *res)
         ok = false;
     }
     if (ok) {
+        if (ex.describe)
+            exec_register_declared_objects(&ex);
         add_thread(&ex, ex.pid);
         ok = schedule_loop(&ex);
     } else {

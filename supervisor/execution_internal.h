@@ -111,6 +111,8 @@ struct execution {
     size_t cap_state_objects;
     int *state_waiters;
     size_t cap_state_waiters;
+    struct state_watch *state_watches;
+    int cap_state_watches;
 };
 
 
@@ -141,6 +143,8 @@ void exec_note_written_value(struct execution *ex, struct mthread *t);
 /* Records the object a modeled call works on, for the sync-object view. */
 void exec_register_call_objects(struct execution *ex, const struct mthread *t, enum model_fn fn,
                                 uint64_t arg0, uint64_t arg1);
+/* Registers the sync objects the program declares (globals of sync types). */
+void exec_register_declared_objects(struct execution *ex);
 /* One thread as the state shows it. */
 void exec_describe_thread(struct execution *ex, const struct mthread *t, struct state_thread *st);
 /* The state after the last step; valid until the next call. */

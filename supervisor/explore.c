@@ -147,6 +147,9 @@ static bool run_one(struct program *prog, const struct explore_options *opt, str
         .on_event = trace ? trace_tee_event : NULL,
         .want_state = trace && trace_tee_needs_state(trace),
         .event_ctx = trace,
+        .describe_events = opt->describe_steps,
+        .watches = opt->watches,
+        .n_watches = opt->n_watches,
     };
     if (trace)
         trace_tee_open(trace);
@@ -633,7 +636,7 @@ void explore_summary_free(struct explore_summary *sum)
 }
 
 bool explore_replay(struct program *prog, const struct schedule *sched, struct trace_tee *trace, bool show_output,
-                    struct exec_result *res, char *err, size_t errlen)
+                    const char *const *watches, int n_watches, struct exec_result *res, char *err, size_t errlen)
 {
     char **argv = calloc((size_t)sched->n_args + 2, sizeof *argv);
     argv[0] = sched->program;
@@ -650,6 +653,9 @@ bool explore_replay(struct program *prog, const struct schedule *sched, struct t
         .check_cmd = sched->check_cmd,
         .fail_on_exit = sched->fail_on_exit,
         .show_output = show_output,
+        .describe_steps = true,     /* its report shows the last steps */
+        .watches = watches,
+        .n_watches = n_watches,
     };
     struct strategy *strat = strategy_replay_new(sched);
     cpu_set_t cpus;

@@ -51,6 +51,11 @@ struct explore_options {
     /* One trace file per format is saved with each failure (NULL-terminated;
      * the ui passes its registry, since the supervisor knows no renderer). */
     const struct trace_format *const *saved_trace_formats;
+    /* Fill each execution's last steps even when it is not traced. */
+    bool describe_steps;
+    /* --watch: expressions whose values traces and states carry. */
+    const char *const *watches;
+    int n_watches;
     bool show_output;           /* the program's output goes to the terminal */
     /* Called after each execution with the number done so far (progress). */
     void (*progress)(void *ctx, uint64_t done, uint64_t total, uint64_t failures);
@@ -98,7 +103,7 @@ const char *explore_failure_trace(const struct explore_failure *f, const char *f
  * records, rendered through trace (NULL: not traced). false with a reason
  * when mdat failed or the run diverged. */
 bool explore_replay(struct program *prog, const struct schedule *sched, struct trace_tee *trace, bool show_output,
-                    struct exec_result *res, char *err, size_t errlen);
+                    const char *const *watches, int n_watches, struct exec_result *res, char *err, size_t errlen);
 
 /* Builds the strategy of that name; NULL for an unknown name. */
 struct strategy *strategy_by_name(const char *name, int depth);

@@ -2,6 +2,7 @@
 #include "supervisor/object_path.h"
 
 #include <inttypes.h>
+#include <string.h>
 
 enum { PATH_DEPTH_LIMIT = 32 };
 
@@ -59,7 +60,10 @@ const struct dwarf_type *object_path_write(struct text_out *out, const char *bas
         const struct dwarf_type *s = dwarf_type_strip(t);
         if (dwarf_type_is_record(s)) {
             const struct dwarf_member *m = member_at(s, offset);
-            if (!m || m->bit_size)
+            /* Names with a leading "__" are the C library's insides (the
+             * __data of a pthread_mutex_t): the object is what the student
+             * declared, not its implementation. */
+            if (!m || m->bit_size || (m->name && strncmp(m->name, "__", 2) == 0))
                 break;
             if (m->name) {
                 attach(&p, PIECE_MEMBER);

@@ -24,6 +24,10 @@ struct data_reader {
     bool (*read)(void *ctx, uint64_t runtime_addr, void *buf, size_t n);
     void *ctx;
     uint64_t bias;
+    /* Optional: how many bytes of the allocation that holds runtime_addr
+     * lie from there on (a heap block's rest), 0 when unknown. Lets a
+     * pointer into an array be named p[3]. */
+    uint64_t (*extent)(void *ctx, uint64_t runtime_addr);
 };
 
 /* Formats the object of type t at runtime address addr, read through rd.

@@ -18,6 +18,8 @@ void print_replay_usage(FILE *f)
           "                print every step; FORMAT is log (default: one line per step), status\n"
           "                (plus thread and sync-object tables at each context switch; with\n"
           "                `every', after each step) or json (JSON Lines)\n"
+          "  --watch EXPR  show EXPR's value (a C lvalue over globals: counter, q->head,\n"
+          "                buf[3]) in the status and json traces; repeatable\n"
           "  -h, --help    this help\n"
           "\n"
           "Exit status: 0 no failure, 1 the failure was reproduced, 2 usage error,\n"
@@ -29,11 +31,14 @@ int cmd_replay(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"trace", optional_argument, NULL, 't'},
+        {"watch", required_argument, NULL, 'w'},
         {"help", no_argument, NULL, 'h'},
         {0, 0, 0, 0},
     };
     const struct trace_format *format = NULL;
     bool every_step = false;
+    const char *watches[argc];      /* --watch values: fewer than the arguments */
+    int n_watches = 0;
     int c;
     opterr = 0;
     optind = 1;
@@ -44,6 +49,8 @@ int cmd_replay(int argc, char **argv)
                 fprintf(stderr, "mdat replay: %s (see mdat replay --help)\n", why);
                 return EXIT_USAGE;
             }
+        } else if (c == 'w') {
+            watches[n_watches++] = optarg;
         } else if (c == 'h') {
             print_replay_usage(stdout);
             return EXIT_NO_FAILURE;
@@ -83,7 +90,7 @@ int cmd_replay(int argc, char **argv)
     struct trace_tee trace = {0};
     if (format)
         trace_tee_add(&trace, format, stdout, every_step);
-    bool ok = explore_replay(&prog, &sched, format ? &trace : NULL, true, &res, err, sizeof err);
+    bool ok = explore_replay(&prog, &sched, format ? &trace : NULL, true, watches, n_watches, &res, err, sizeof err);
     int status;
     fflush(stdout);
     if (!ok) {

@@ -36,6 +36,8 @@ void print_run_usage(FILE *f)
           "                        log (default: one line per step), status (plus thread and\n"
           "                        sync-object tables at each context switch; with `every', after\n"
           "                        each step) or json (JSON Lines)\n"
+          "      --watch EXPR      show EXPR's value (a C lvalue over globals: counter, q->head,\n"
+          "                        buf[3]) in the status and json traces; repeatable\n"
           "  -h, --help            this help\n"
           "\n"
           "Exit status: 0 no failure, 1 failure found, 2 usage error, 3 PROG could not be run.\n",
@@ -98,7 +100,7 @@ static void show_progress(void *ctx, uint64_t done, uint64_t total, uint64_t fai
 int cmd_run(int argc, char **argv)
 {
     enum { OPT_STRATEGY = 256, OPT_DEPTH, OPT_MAX_STEPS, OPT_TIMEOUT, OPT_CHECK, OPT_FAIL_ON_EXIT, OPT_KEEP_GOING,
-           OPT_JSON, OPT_TRACE };
+           OPT_JSON, OPT_TRACE, OPT_WATCH };
     static const struct option longopts[] = {
         {"schedules", required_argument, NULL, 'n'},
         {"seed", required_argument, NULL, 's'},
@@ -113,6 +115,7 @@ int cmd_run(int argc, char **argv)
         {"out", required_argument, NULL, 'o'},
         {"json", required_argument, NULL, OPT_JSON},
         {"trace", optional_argument, NULL, OPT_TRACE},
+        {"watch", required_argument, NULL, OPT_WATCH},
         {"help", no_argument, NULL, 'h'},
         {0, 0, 0, 0},
     };
@@ -127,6 +130,8 @@ int cmd_run(int argc, char **argv)
     };
     bool seed_given = false;
     const char *json_path = NULL;
+    const char *watches[argc];      /* --watch values: fewer than the arguments */
+    opt.watches = watches;
     uint64_t v;
     int c;
     opterr = 0;
@@ -189,6 +194,9 @@ int cmd_run(int argc, char **argv)
                 return usage_error("%s", why);
             break;
         }
+        case OPT_WATCH:
+            watches[opt.n_watches++] = optarg;
+            break;
         case 'h':
             print_run_usage(stdout);
             return EXIT_NO_FAILURE;

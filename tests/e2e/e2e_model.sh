@@ -81,11 +81,45 @@ misuse)
     done
     ;;
 heap_names)
-    run_mdat run -n 1 -s 2 --trace "$TARGETS/heap_queue"
+    run_mdat run -n 1 -s 2 --trace=status "$TARGETS/heap_queue"
     expect_status 0
-    alloc=$(line_of heap_queue.c 'ALLOC:')
-    expect_out "lock heap#1 (calloc at heap_queue.c:$alloc)"
-    expect_out "cond_signal heap#1 (calloc at heap_queue.c:$alloc)+40"
+    note=$(line_of heap_queue.c 'NOTE:')
+    # Through the global pointer q, with DWARF's member names.
+    expect_out "lock q->lock "
+    expect_out "R q->count -> 0 "
+    expect_out "W q->items[0] := 1 "
+    expect_out "cond_signal q->not_empty "
+    # Memory only a local points to: by its allocation.
+    expect_out "W heap#2 (malloc at heap_queue.c:$note) := 1 "
+    # The sync objects that live on the heap are in the tables by those names.
+    grep -qE '^ +\*? q->lock +normal +(free|T[0-9]) ' out || fail "no q->lock row in the mutex table"
+    grep -qE '^ +\*? q->not_full +' out || fail "no q->not_full row in the condvar table"
+    ;;
+names)
+    # Variables, members, elements, typed values, inlined code and TLS, as a
+    # student would write them.
+    run_mdat run -n 1 -s 1 --trace "$TARGETS/names"
+    expect_status 0
+    expect_out "R accounts[1].balance -> 0 "
+    expect_out "W accounts[1].balance := 100 "
+    expect_out "names.c:$(line_of names.c 'DEPOSIT:') deposit (inlined into main)"
+    expect_out "W accounts[2].tag := BLUE "
+    expect_out "W grade := 'B' "
+    expect_out "W ratio := 0.5 "
+    expect_out "W shared_hits := NULL "
+    expect_out "W tls_hits (T2) := 5 "
+    expect_out "names.c:$(line_of names.c 'TLS:') main"
+    # Watches: values by their DWARF types, and a clear error for a bad one.
+    run_mdat run -n 1 -s 1 --trace=json --watch 'accounts[2]' --watch grade --watch nosuch "$TARGETS/names"
+    expect_status 0
+    grep '^{' out | tail -n 1 >end.json
+    python3 - end.json <<'PY' || fail "watches in the final state are wrong: $(cat end.json)"
+import json, sys
+w = {x["expr"]: x for x in json.load(open(sys.argv[1]))["state"]["watches"]}
+assert w["accounts[2]"]["value"] == "{id = 0, balance = 0, tag = BLUE}", w
+assert w["grade"]["value"] == "'B'", w
+assert w["nosuch"]["error"] and "nosuch" in w["nosuch"]["value"], w
+PY
     ;;
 state_deadlock)
     # The saved JSON Lines trace ends with the deadlock as the model sees it.

@@ -3,8 +3,8 @@
  *
  * CORRECT.  One producer, one consumer, while-loops around every wait.
  * Exists so that tests can check how mdat names heap memory: through the
- * pointer (q->count, q->lock) when DWARF says what q points to, else by the
- * allocation (heap#1 (malloc at heap_queue.c:LINE)).
+ * global pointer (q->count, q->lock) when DWARF says what q points to, else
+ * by the allocation (heap#2 (malloc at heap_queue.c:LINE) for `note`).
  * Expected mdat verdict: exit 0 in every schedule, "sum = 6".
  */
 #include <pthread.h>
@@ -28,6 +28,9 @@ static void *producer(void *arg)
 {
     (void)arg;
     for (int i = 1; i <= ITEMS; i++) {
+        int *note = malloc(sizeof *note);       /* NOTE: only a local points here */
+        *note = i;
+        free(note);
         pthread_mutex_lock(&q->lock);
         while (q->count == SLOTS)
             pthread_cond_wait(&q->not_full, &q->lock);

@@ -93,6 +93,17 @@ static bool fake_read(void *ctx, uint64_t addr, void *buf, size_t n)
     return true;
 }
 
+/* Behind FAKE_COUNTER lies an allocation of four ints; behind FAKE_QUEUE one queue. */
+static uint64_t fake_extent(void *ctx, uint64_t addr)
+{
+    (void)ctx;
+    if (addr >= FAKE_COUNTER && addr < FAKE_COUNTER + 4 * sizeof(int))
+        return FAKE_COUNTER + 4 * sizeof(int) - addr;
+    if (addr >= FAKE_QUEUE && addr < FAKE_QUEUE + sizeof(struct queue))
+        return FAKE_QUEUE + sizeof(struct queue) - addr;
+    return 0;
+}
+
 static void plant(struct fake_memory *m, const char *pointer, uint64_t value)
 {
     m->planted[m->planted_count++] = (struct planted){ symbol_addr(m->di, pointer) + m->bias, value };
@@ -168,7 +179,9 @@ static void check_names(const char *variant)
     expect_name(&s, queue, "queue.head", "int");
     expect_name(&s, queue + offsetof(struct queue, buf) + 3 * sizeof(int), "queue.buf[3]", "int");
     expect_name(&s, queue + offsetof(struct queue, buf) + 3 * sizeof(int) + 1, "queue.buf[3]+1", NULL);
-    expect_name(&s, queue + offsetof(struct queue, lock), "queue.lock.__data.__lock", "int");
+    /* The C library's insides (names with "__") are not walked into. */
+    expect_name(&s, queue + offsetof(struct queue, lock), "queue.lock", "pthread_mutex_t");
+    expect_name(&s, queue + offsetof(struct queue, lock) + 8, "queue.lock+8", NULL);
     expect_name(&s, pair + offsetof(struct pair, b), "pair.b", "int");
     expect_name(&s, pair + 1, "pair+1", NULL); /* padding */
     expect_name(&s, table + (1 * 3 + 2) * sizeof(struct cell) + offsetof(struct cell, count),
@@ -182,7 +195,7 @@ static void check_names(const char *variant)
     expect_name(&s, runtime(&s, "flags"), "flags", "struct flags"); /* bit fields: the struct */
     expect_name(&s, runtime(&s, "nodes") + sizeof(node_t) + offsetof(node_t, next), "nodes[1].next",
                 "struct node *");
-    expect_name(&s, runtime(&s, "forks") + 3 * sizeof(pthread_mutex_t), "forks[3].__data.__lock", "int");
+    expect_name(&s, runtime(&s, "forks") + 3 * sizeof(pthread_mutex_t), "forks[3]", "pthread_mutex_t");
     expect_name(&s, runtime(&s, "hidden_total"), "hidden_total", "int");
     expect_name(&s, runtime(&s, "cv"), "cv", "const volatile int");
     expect_name(&s, runtime(&s, "const_ptr"), "const_ptr", "int *const");
@@ -194,6 +207,14 @@ static void check_names(const char *variant)
     expect_name(&s, FAKE_COUNTER, "*counter_ptr", "int");
     expect_name(&s, FAKE_COUNTER + 3, "(*counter_ptr)+3", NULL);
     expect_name(&s, FAKE_NODE + offsetof(node_t, next), "list_head->next", "struct node *");
+
+    /* an allocation of several objects behind a pointer: indexed */
+    s.rd.extent = fake_extent;
+    expect_name(&s, FAKE_COUNTER + 2 * sizeof(int), "counter_ptr[2]", "int");
+    expect_name(&s, FAKE_COUNTER, "counter_ptr[0]", "int");
+    expect_name(&s, FAKE_COUNTER + 2 * sizeof(int) + 1, "counter_ptr[2]+1", NULL);
+    expect_name(&s, FAKE_QUEUE + offsetof(struct queue, head), "q->head", "int"); /* one queue: still q-> */
+    s.rd.extent = NULL;
 
     /* a function's static has no DWARF-free name: DWARF says "calls" */
     uint64_t addr;
