@@ -322,7 +322,7 @@ static size_t ask_strategy(struct execution *ex, char kind, const int *ids, cons
     size_t pick = kind == CHOICE_THREAD ? s->ops->pick_thread(s, &cp) : s->ops->pick_waiter(s, &cp);
     if (pick >= n)
         pick = 0;
-    if (n > 1)
+    if (n > 1 && !s->diverged)
         schedule_add_choice(&ex->res->choices, ex->steps, kind, ids[pick]);
     return pick;
 }

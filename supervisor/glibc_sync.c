@@ -65,9 +65,10 @@ bool glibc_read_rwlock(int mem_fd, uint64_t addr, struct glibc_rwlock *out)
 
 bool glibc_read_spinlock(int mem_fd, uint64_t addr, bool *locked)
 {
+    /* x86-64's spinlock counts down from 1 (free): 0 or less is held. */
     int32_t v;
     if (!tracee_read(mem_fd, addr, &v, sizeof v))
         return false;
-    *locked = v != 0;
+    *locked = v <= 0;
     return true;
 }

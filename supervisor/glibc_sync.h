@@ -37,7 +37,7 @@ struct glibc_rwlock {
 };
 bool glibc_read_rwlock(int mem_fd, uint64_t addr, struct glibc_rwlock *out);
 
-/* A spinlock is one int: non-zero while held. */
+/* A spinlock is one int (on x86-64: 1 free, 0 or less held). */
 bool glibc_read_spinlock(int mem_fd, uint64_t addr, bool *locked);
 
 #endif

@@ -86,7 +86,7 @@ int cmd_replay(int argc, char **argv)
     printf("mdat: replaying %s (%s, seed %" PRIu64 ", execution %" PRIu64 ", %zu choices)\n", file, sched.strategy,
            sched.seed, sched.execution, sched.n_choices);
     fflush(stdout);
-    struct exec_result res;
+    struct exec_result res = {0};
     struct trace_tee trace = {0};
     if (format)
         trace_tee_add(&trace, format, stdout, every_step);
@@ -108,8 +108,7 @@ int cmd_replay(int argc, char **argv)
         report_failure_text(stdout, &res);
         status = EXIT_FAILURE_FOUND;
     }
-    if (ok)
-        exec_result_free(&res);
+    exec_result_free(&res);
     program_free(&prog);
     schedule_free(&sched);
     return status;
