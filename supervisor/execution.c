@@ -777,7 +777,10 @@ static enum run_outcome run_thread(struct execution *ex, struct mthread *t)
                     wake_waiters(ex, t->ctid, FUTEX_BITSET_MATCH_ANY, UINT32_MAX);
                 return RUN_THREAD_EXITED;
             }
-            tracee_cont(t->tid, 0);
+            /* exit_group: the memory stays readable while this thread is
+             * held here, so the last step's state can still be shown; the
+             * loop lets it go once the step is reported. */
+            ex->held_at_exit = t->tid;
             return RUN_PROCESS_EXITING;
         }
         case PTRACE_EVENT_STOP:
@@ -1139,6 +1142,10 @@ static bool schedule_loop(struct execution *ex)
         if (ex->describe) {
             describe_outcome(ex, t, o, &ev);
             finish_event(ex, &ev);
+        }
+        if (ex->held_at_exit) {
+            tracee_cont(ex->held_at_exit, 0);
+            ex->held_at_exit = 0;
         }
         if (o == RUN_NEXT_OP || o == RUN_BLOCKED || o == RUN_THREAD_EXITED)
             continue;

@@ -87,6 +87,7 @@ struct execution {
     uint64_t steps;
     int last_thread;
     int running;                    /* the thread running the current step */
+    pid_t held_at_exit;             /* stopped at its exit_group, until the step is reported */
     bool leader_gone;
     int leader_status;
     bool assert_seen;
