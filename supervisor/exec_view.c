@@ -110,6 +110,7 @@ static void set_where(struct execution *ex, struct trace_event *ev, uint64_t pc)
     if (code_location(ex, pc, &loc)) {
         snprintf(ev->file, sizeof ev->file, "%s", loc.basename ? loc.basename : "");
         ev->line = loc.line;
+        ev->column = loc.column;
         snprintf(ev->function, sizeof ev->function, "%s", loc.function ? loc.function : "");
     }
 }

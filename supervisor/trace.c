@@ -67,7 +67,7 @@ bool trace_event_equal(const struct trace_event *a, const struct trace_event *b)
     return a->step == b->step && a->thread == b->thread && a->switched == b->switched &&
            strcmp(a->op, b->op) == 0 && strcmp(a->object, b->object) == 0 && strcmp(a->value, b->value) == 0 &&
            strcmp(a->where, b->where) == 0 && strcmp(a->outcome, b->outcome) == 0 && a->addr == b->addr &&
-           a->pc == b->pc && strcmp(a->file, b->file) == 0 && a->line == b->line &&
+           a->pc == b->pc && strcmp(a->file, b->file) == 0 && a->line == b->line && a->column == b->column &&
            strcmp(a->function, b->function) == 0;
 }
 

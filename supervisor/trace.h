@@ -29,6 +29,7 @@ struct trace_event {
     uint64_t pc;            /* runtime address of the instruction or call, 0 if none */
     char file[64];          /* basename of the source file, "" if unknown */
     unsigned line;          /* 0 if unknown */
+    unsigned column;        /* 0 if unknown (DWARF often has none) */
     char function[64];      /* "" if unknown */
 };
 

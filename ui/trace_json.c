@@ -35,6 +35,7 @@ static void write_event_fields(struct json_writer *w, const struct trace_event *
     json_string(w, "value", ev->value);
     json_string(w, "file", ev->file);
     json_uint(w, "line", ev->line);
+    json_uint(w, "column", ev->column);
     json_string(w, "function", ev->function);
     json_string(w, "where", ev->where);
     json_string(w, "outcome", ev->outcome);

@@ -18,7 +18,7 @@ json_lines() { grep -E '^\{' "$@"; }
 check_jsonl() {
     python3 - "$@" >"$WORK/jsonl.err" 2>&1 <<'PY' || fail "$1 is not the expected JSON Lines: $(tail -n 1 "$WORK/jsonl.err")"
 import json, re, sys
-fields = ["step", "thread", "switched", "op", "object", "addr", "value", "file", "line", "function",
+fields = ["step", "thread", "switched", "op", "object", "addr", "value", "file", "line", "column", "function",
           "where", "outcome", "pc"]
 with open(sys.argv[1], encoding="utf-8") as f:
     lines = f.read().splitlines()

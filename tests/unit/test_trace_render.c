@@ -309,11 +309,11 @@ static void json_lines_carry_every_field_and_state_only_when_changed(void **unus
         "\"state\":{\"step\":1,\"current\":1,\"threads\":["
         "{\"id\":1,\"status\":\"running\",\"start\":\"main\",\"location\":\"prog.c:10 main\",\"waiting_on\":\"\","
         "\"waits_for\":0,\"next\":{\"step\":0,\"thread\":1,\"switched\":false,\"op\":\"lock\",\"object\":\"m\","
-        "\"addr\":null,\"value\":\"\",\"file\":\"\",\"line\":0,\"function\":\"\",\"where\":\"prog.c:10 main\","
+        "\"addr\":null,\"value\":\"\",\"file\":\"\",\"line\":0,\"column\":0,\"function\":\"\",\"where\":\"prog.c:10 main\","
         "\"outcome\":\"\",\"pc\":null}},"
         "{\"id\":2,\"status\":\"ready\",\"start\":\"worker\",\"location\":\"prog.c:21 worker\",\"waiting_on\":\"\","
         "\"waits_for\":0,\"next\":{\"step\":0,\"thread\":2,\"switched\":false,\"op\":\"lock\",\"object\":\"m\","
-        "\"addr\":null,\"value\":\"\",\"file\":\"\",\"line\":0,\"function\":\"\",\"where\":\"prog.c:21 worker\","
+        "\"addr\":null,\"value\":\"\",\"file\":\"\",\"line\":0,\"column\":0,\"function\":\"\",\"where\":\"prog.c:21 worker\","
         "\"outcome\":\"\",\"pc\":null}}],"
         "\"objects\":["
         "{\"kind\":\"mutex\",\"name\":\"m\",\"addr\":\"0x4040a0\",\"type\":\"normal\",\"holder\":0,\"count\":0,"
@@ -323,20 +323,20 @@ static void json_lines_carry_every_field_and_state_only_when_changed(void **unus
     char expected[8192];
     snprintf(expected, sizeof expected,
              "{\"step\":1,\"thread\":1,\"switched\":false,\"op\":\"start\",\"object\":\"main thread\",\"addr\":null,"
-             "\"value\":\"\",\"file\":\"\",\"line\":0,\"function\":\"\",\"where\":\"\",\"outcome\":\"\",\"pc\":null,%s}\n",
+             "\"value\":\"\",\"file\":\"\",\"line\":0,\"column\":0,\"function\":\"\",\"where\":\"\",\"outcome\":\"\",\"pc\":null,%s}\n",
              state1);
     assert_memory_equal(text, expected, strlen(expected));
     const char *line2 = text + strlen(expected);
     const char *line2_start =
         "{\"step\":2,\"thread\":1,\"switched\":false,\"op\":\"lock\",\"object\":\"m\",\"addr\":\"0x4040a0\","
-        "\"value\":\"\",\"file\":\"prog.c\",\"line\":10,\"function\":\"main\",\"where\":\"prog.c:10 main\","
+        "\"value\":\"\",\"file\":\"prog.c\",\"line\":10,\"column\":0,\"function\":\"main\",\"where\":\"prog.c:10 main\","
         "\"outcome\":\"\",\"pc\":\"0x401136\",\"state\":{\"step\":2,";
     assert_memory_equal(line2, line2_start, strlen(line2_start));
     assert_non_null(strstr(line2, "\"holder\":1"));
     const char *line3 = strchr(line2, '\n') + 1;
     const char *line3_expected =
         "{\"step\":3,\"thread\":2,\"switched\":true,\"op\":\"lock\",\"object\":\"m\",\"addr\":null,\"value\":\"\","
-        "\"file\":\"\",\"line\":0,\"function\":\"\",\"where\":\"prog.c:21 worker\","
+        "\"file\":\"\",\"line\":0,\"column\":0,\"function\":\"\",\"where\":\"prog.c:21 worker\","
         "\"outcome\":\"blocks on mutex m (held by T1)\",\"pc\":null}\n";
     assert_memory_equal(line3, line3_expected, strlen(line3_expected));
     /* The end line always has the final state, changed or not. */
