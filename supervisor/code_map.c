@@ -49,6 +49,13 @@ static const struct {
     [MF_CALLOC] = {"calloc", "calloc"},
     [MF_REALLOC] = {"realloc", "realloc"},
     [MF_FREE] = {"free", "free"},
+    /* C++'s operator new/delete (they call malloc/free from the library). */
+    [MF_NEW] = {"_Znwm", "new"},
+    [MF_NEW_ARRAY] = {"_Znam", "new[]"},
+    [MF_DELETE] = {"_ZdlPv", "delete"},
+    [MF_DELETE_SIZED] = {"_ZdlPvm", "delete"},
+    [MF_DELETE_ARRAY] = {"_ZdaPv", "delete[]"},
+    [MF_DELETE_ARRAY_SIZED] = {"_ZdaPvm", "delete[]"},
 };
 
 const char *model_fn_name(enum model_fn fn)
@@ -68,7 +75,7 @@ bool model_fn_is_scheduling_point(enum model_fn fn)
 
 bool model_fn_is_heap(enum model_fn fn)
 {
-    return fn >= MF_MALLOC && fn <= MF_FREE;
+    return fn >= MF_MALLOC && fn <= MF_DELETE_ARRAY_SIZED;
 }
 
 /* Runtime-startup code the compiler adds to every executable: it runs before

@@ -29,6 +29,7 @@ enum model_fn {
     MF_ASSERT_FAIL,
     /* Heap allocation, observed only when events are described (heap names). */
     MF_MALLOC, MF_CALLOC, MF_REALLOC, MF_FREE,
+    MF_NEW, MF_NEW_ARRAY, MF_DELETE, MF_DELETE_SIZED, MF_DELETE_ARRAY, MF_DELETE_ARRAY_SIZED,
     MF_COUNT
 };
 

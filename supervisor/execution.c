@@ -433,12 +433,15 @@ static void add_return_bp(struct execution *ex, uint64_t addr)
 /* At the entry of malloc, calloc, realloc or free, called from user code. */
 static void heap_call(struct execution *ex, struct mthread *t, enum model_fn fn, uint64_t ret)
 {
-    if (fn == MF_FREE) {
+    switch (fn) {
+    case MF_FREE: case MF_DELETE: case MF_DELETE_SIZED: case MF_DELETE_ARRAY: case MF_DELETE_ARRAY_SIZED:
         heap_map_remove(&ex->heap, t->regs.rdi);
         return;
+    default:
+        break;
     }
     t->heap_fn = fn;
-    t->heap_size = fn == MF_MALLOC ? t->regs.rdi : fn == MF_CALLOC ? t->regs.rdi * t->regs.rsi : t->regs.rsi;
+    t->heap_size = fn == MF_CALLOC ? t->regs.rdi * t->regs.rsi : fn == MF_REALLOC ? t->regs.rsi : t->regs.rdi;
     t->heap_old = fn == MF_REALLOC ? t->regs.rdi : 0;
     t->heap_ret = ret;
     add_return_bp(ex, ret);
@@ -456,7 +459,7 @@ static bool heap_return(struct execution *ex, struct mthread *t, uint64_t at)
         if (t->heap_old && (block || t->heap_size == 0))
             heap_map_remove(&ex->heap, t->heap_old);
         if (block)
-            heap_map_add(&ex->heap, block, t->heap_size, model_fn_name(t->heap_fn), at - 1);
+            heap_map_add(&ex->heap, block, t->heap_size, model_fn_verb(t->heap_fn), at - 1);
     }
     struct return_bp *bp = return_bp_at(ex, at);
     if (!bp)

@@ -40,6 +40,12 @@ static void attach(struct path *p, enum piece piece)
     }
 }
 
+/* C and C++ reserve "__x" and "_X" for the implementation. */
+static bool is_reserved_name(const char *name)
+{
+    return name[0] == '_' && (name[1] == '_' || (name[1] >= 'A' && name[1] <= 'Z'));
+}
+
 /* The member whose bytes hold offset; an anonymous struct/union member is
  * returned as such (the caller walks into it without writing a name). */
 static const struct dwarf_member *member_at(const struct dwarf_type *record, uint64_t offset)
@@ -60,10 +66,10 @@ const struct dwarf_type *object_path_write(struct text_out *out, const char *bas
         const struct dwarf_type *s = dwarf_type_strip(t);
         if (dwarf_type_is_record(s)) {
             const struct dwarf_member *m = member_at(s, offset);
-            /* Names with a leading "__" are the C library's insides (the
-             * __data of a pthread_mutex_t): the object is what the student
-             * declared, not its implementation. */
-            if (!m || m->bit_size || (m->name && strncmp(m->name, "__", 2) == 0))
+            /* Reserved names ("__data" of a pthread_mutex_t, "_M_mutex" of a
+             * std::mutex) are the library's insides: the object is what the
+             * student declared, not its implementation. */
+            if (!m || m->bit_size || (m->name && is_reserved_name(m->name)))
                 break;
             if (m->name) {
                 attach(&p, PIECE_MEMBER);

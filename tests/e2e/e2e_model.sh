@@ -109,6 +109,13 @@ names)
     expect_out "W shared_hits := NULL "
     expect_out "W tls_hits (T2) := 5 "
     expect_out "names.c:$(line_of names.c 'TLS:') main"
+    # C++: std::mutex by the student's name, not its _M_mutex insides; memory
+    # from operator new by its allocation.
+    run_mdat run -n 1 -s 1 --trace "$TARGETS/cxx_threads"
+    expect_status 0
+    expect_out "lock counter_mutex "
+    expect_out "unlock counter_mutex "
+    grep -qE 'heap#[0-9]+ \(new at [a-z_]+\.h:[0-9]+\)' out || fail "no heap block named by its operator new"
     # Watches: values by their DWARF types, and a clear error for a bad one.
     run_mdat run -n 1 -s 1 --trace=json --watch 'accounts[2]' --watch grade --watch nosuch "$TARGETS/names"
     expect_status 0
