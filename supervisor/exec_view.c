@@ -115,6 +115,29 @@ static void set_where(struct execution *ex, struct trace_event *ev, uint64_t pc)
     }
 }
 
+/* Code from a system header (a C++ library template compiled into the
+ * user's binary, at -O0 a function of its own) is shown at the user's line
+ * that led there: the frame-pointer chain from rbp is followed, checking
+ * every return address, for at most a few frames. */
+static bool in_system_header(struct execution *ex, uint64_t pc)
+{
+    struct src_loc loc;
+    return code_location(ex, pc, &loc) && loc.file && strncmp(loc.file, "/usr/", 5) == 0;
+}
+
+uint64_t exec_user_frame_pc(struct execution *ex, const struct mthread *t, uint64_t pc)
+{
+    uint64_t frame = t->regs.rbp, at = pc;
+    for (int depth = 0; depth < 8 && in_system_header(ex, at); depth++) {
+        uint64_t link[2];   /* saved rbp, return address */
+        if (!frame || !tracee_read(ex->mem_fd, frame, link, sizeof link) || !code_map_is_user_code(ex->cfg->code, link[1]))
+            return pc;
+        at = link[1] - 1;   /* the call instruction */
+        frame = link[0];
+    }
+    return in_system_header(ex, at) ? pc : at;
+}
+
 /* ---------- data ---------- */
 
 static const struct mthread *thread_with_stack(struct execution *ex, uint64_t addr)
@@ -432,7 +455,7 @@ void exec_describe_op(struct execution *ex, const struct mthread *t, struct trac
             format_access_value(ex, t, type, "->", ev->value, sizeof ev->value);
         else if (wr && !rd && t->access_size <= 8 && x86_store_value(in, &t->regs, &stored))
             format_sized(type, stored, t->access_size, ":=", ev->value, sizeof ev->value);
-        set_where(ex, ev, t->regs.rip);
+        set_where(ex, ev, exec_user_frame_pc(ex, t, t->regs.rip));
         break;
     }
     case OP_CALL:
@@ -441,7 +464,7 @@ void exec_describe_op(struct execution *ex, const struct mthread *t, struct trac
             exec_format_function_or_addr(ex, t->regs.rdx, ev->object, sizeof ev->object);
         else
             name_call_object(ex, t->fn, t->call_arg[0], ev);
-        set_where(ex, ev, t->call_site ? t->call_site - 1 : t->regs.rip);
+        set_where(ex, ev, exec_user_frame_pc(ex, t, t->call_site ? t->call_site - 1 : t->regs.rip));
         break;
     case OP_YIELD:
     case OP_SLEEP:

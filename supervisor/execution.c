@@ -444,6 +444,7 @@ static void heap_call(struct execution *ex, struct mthread *t, enum model_fn fn,
     t->heap_size = fn == MF_CALLOC ? t->regs.rdi * t->regs.rsi : fn == MF_REALLOC ? t->regs.rsi : t->regs.rdi;
     t->heap_old = fn == MF_REALLOC ? t->regs.rdi : 0;
     t->heap_ret = ret;
+    t->heap_site = exec_user_frame_pc(ex, t, ret - 1);
     add_return_bp(ex, ret);
 }
 
@@ -459,7 +460,7 @@ static bool heap_return(struct execution *ex, struct mthread *t, uint64_t at)
         if (t->heap_old && (block || t->heap_size == 0))
             heap_map_remove(&ex->heap, t->heap_old);
         if (block)
-            heap_map_add(&ex->heap, block, t->heap_size, model_fn_verb(t->heap_fn), at - 1);
+            heap_map_add(&ex->heap, block, t->heap_size, model_fn_verb(t->heap_fn), t->heap_site);
     }
     struct return_bp *bp = return_bp_at(ex, at);
     if (!bp)

@@ -61,6 +61,7 @@ struct mthread {
     /* A heap allocation from user code on its way back (heap names). */
     uint64_t heap_ret;              /* return address, 0 if none pending */
     uint64_t heap_size, heap_old;   /* heap_old: the block realloc moves */
+    uint64_t heap_site;             /* the user's line that allocates */
     enum model_fn heap_fn;
 };
 
@@ -128,6 +129,9 @@ void exec_format_function(struct execution *ex, uint64_t addr, char *buf, size_t
 void exec_format_function_or_addr(struct execution *ex, uint64_t addr, char *buf, size_t len);
 /* A name for a data address: variable, heap block, stack or TLS; hex at worst. */
 void exec_name_object(struct execution *ex, uint64_t addr, char *buf, size_t len);
+/* pc, or for code from a system header (C++ templates) the user's line
+ * that led there, found through the frame-pointer chain of t. */
+uint64_t exec_user_frame_pc(struct execution *ex, const struct mthread *t, uint64_t pc);
 /* Where a thread is, in user terms (the call line while inside a modeled call). */
 uint64_t exec_user_pc(struct execution *ex, const struct mthread *t);
 /* The thread holding the mutex (from glibc's owner field), 0 if none of ours. */

@@ -115,7 +115,10 @@ names)
     expect_status 0
     expect_out "lock counter_mutex "
     expect_out "unlock counter_mutex "
-    grep -qE 'heap#[0-9]+ \(new at [a-z_]+\.h:[0-9]+\)' out || fail "no heap block named by its operator new"
+    # Code of library templates compiled into the program is shown at the
+    # user's line that led there.
+    expect_out "lock counter_mutex                   cxx_threads.cpp:$(line_of cxx_threads.cpp 'lock_guard<std::mutex> guard') incrementer"
+    grep -qE 'heap#[0-9]+ \(new at cxx_threads\.cpp:[0-9]+\)' out || fail "no heap block named by its operator new"
     # Watches: values by their DWARF types, and a clear error for a bad one.
     run_mdat run -n 1 -s 1 --trace=json --watch 'accounts[2]' --watch grade --watch nosuch "$TARGETS/names"
     expect_status 0
