@@ -13,6 +13,7 @@
 #include "arch/x86_insn.h"
 #include "arch/x86_capstone.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -382,6 +383,93 @@ static void format_text(char *text, size_t capacity, const char *mnemonic, const
     text[length] = '\0';
 }
 
+/* The general-purpose registers by each of their names, and where their
+ * value lives in user_regs_struct. */
+static const struct { uint16_t q, d, w, b; size_t offset; } general_registers[] = {
+    {X86_REG_RAX, X86_REG_EAX, X86_REG_AX, X86_REG_AL, offsetof(struct user_regs_struct, rax)},
+    {X86_REG_RBX, X86_REG_EBX, X86_REG_BX, X86_REG_BL, offsetof(struct user_regs_struct, rbx)},
+    {X86_REG_RCX, X86_REG_ECX, X86_REG_CX, X86_REG_CL, offsetof(struct user_regs_struct, rcx)},
+    {X86_REG_RDX, X86_REG_EDX, X86_REG_DX, X86_REG_DL, offsetof(struct user_regs_struct, rdx)},
+    {X86_REG_RSI, X86_REG_ESI, X86_REG_SI, X86_REG_SIL, offsetof(struct user_regs_struct, rsi)},
+    {X86_REG_RDI, X86_REG_EDI, X86_REG_DI, X86_REG_DIL, offsetof(struct user_regs_struct, rdi)},
+    {X86_REG_RBP, X86_REG_EBP, X86_REG_BP, X86_REG_BPL, offsetof(struct user_regs_struct, rbp)},
+    {X86_REG_RSP, X86_REG_ESP, X86_REG_SP, X86_REG_SPL, offsetof(struct user_regs_struct, rsp)},
+    {X86_REG_R8, X86_REG_R8D, X86_REG_R8W, X86_REG_R8B, offsetof(struct user_regs_struct, r8)},
+    {X86_REG_R9, X86_REG_R9D, X86_REG_R9W, X86_REG_R9B, offsetof(struct user_regs_struct, r9)},
+    {X86_REG_R10, X86_REG_R10D, X86_REG_R10W, X86_REG_R10B, offsetof(struct user_regs_struct, r10)},
+    {X86_REG_R11, X86_REG_R11D, X86_REG_R11W, X86_REG_R11B, offsetof(struct user_regs_struct, r11)},
+    {X86_REG_R12, X86_REG_R12D, X86_REG_R12W, X86_REG_R12B, offsetof(struct user_regs_struct, r12)},
+    {X86_REG_R13, X86_REG_R13D, X86_REG_R13W, X86_REG_R13B, offsetof(struct user_regs_struct, r13)},
+    {X86_REG_R14, X86_REG_R14D, X86_REG_R14W, X86_REG_R14B, offsetof(struct user_regs_struct, r14)},
+    {X86_REG_R15, X86_REG_R15D, X86_REG_R15W, X86_REG_R15B, offsetof(struct user_regs_struct, r15)},
+};
+/* ah, bh, ch, dh: bits 8..15 of the first four. */
+static const uint16_t high_byte_registers[] = {X86_REG_AH, X86_REG_BH, X86_REG_CH, X86_REG_DH};
+
+/* A general-purpose register name: which 64-bit register it is part of,
+ * how many bytes it names, and where in the register they start. */
+struct register_part {
+    unsigned long long *full;
+    unsigned width;     /* 1, 2, 4 or 8 */
+    int shift;          /* 8 for ah..dh */
+};
+
+static bool register_part(uint16_t reg, struct user_regs_struct *r, struct register_part *part)
+{
+    for (size_t i = 0; i < sizeof general_registers / sizeof general_registers[0]; i++) {
+        unsigned width = reg == general_registers[i].q ? 8 : reg == general_registers[i].d ? 4
+                       : reg == general_registers[i].w ? 2 : reg == general_registers[i].b ? 1 : 0;
+        if (width) {
+            *part = (struct register_part){(unsigned long long *)((char *)r + general_registers[i].offset), width, 0};
+            return true;
+        }
+    }
+    for (size_t i = 0; i < sizeof high_byte_registers / sizeof high_byte_registers[0]; i++) {
+        if (reg == high_byte_registers[i]) {
+            *part = (struct register_part){(unsigned long long *)((char *)r + general_registers[i].offset), 1, 8};
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool is_general_register(uint16_t reg)
+{
+    struct user_regs_struct scratch;
+    struct register_part part;
+    return register_part(reg, &scratch, &part);
+}
+
+/* The value a register name reads. */
+static bool read_register(uint16_t reg, const struct user_regs_struct *r, uint64_t *value)
+{
+    struct register_part part;
+    if (!register_part(reg, (struct user_regs_struct *)r, &part))
+        return false;
+    uint64_t v = *part.full >> part.shift;
+    *value = part.width == 8 ? v : v & ((1ull << (part.width * 8)) - 1);
+    return true;
+}
+
+/* Writes through a register name as the CPU does: a 32-bit name clears the
+ * upper half, 8- and 16-bit names leave the other bits alone. */
+static void write_register(const struct register_part *part, uint64_t value)
+{
+    switch (part->width) {
+    case 8:
+        *part->full = value;
+        break;
+    case 4:
+        *part->full = (uint32_t)value;
+        break;
+    default: {
+        uint64_t mask = ((1ull << (part->width * 8)) - 1) << part->shift;
+        *part->full = (*part->full & ~mask) | ((value << part->shift) & mask);
+        break;
+    }
+    }
+}
+
 bool x86_decode(x86_decoder *d, const uint8_t *code, size_t size, uint64_t address,
                 struct x86_insn *out)
 {
@@ -442,6 +530,33 @@ bool x86_decode(x86_decoder *d, const uint8_t *code, size_t size, uint64_t addre
     } else if (plain_store && x86->operands[1].type == X86_OP_IMM) {
         out->store_known = true;
         out->store_imm = x86->operands[1].imm;
+    }
+    if (out->store_known && (out->store_reg == 0 || is_general_register(out->store_reg)))
+        out->emulation = X86_EMU_STORE;
+    bool plain_load = x86->op_count == 2 && x86->operands[0].type == X86_OP_REG &&
+                      x86->operands[1].type == X86_OP_MEM && out->n_mem == 1 && !(flags & X86_STRING) &&
+                      !scan.lock && is_general_register((uint16_t)x86->operands[0].reg);
+    bool register_set = (insn->id == X86_INS_MOV || insn->id == X86_INS_MOVABS) && x86->op_count == 2 &&
+                        x86->operands[0].type == X86_OP_REG && x86->operands[1].type == X86_OP_IMM &&
+                        is_general_register((uint16_t)x86->operands[0].reg);
+    if (register_set) {
+        out->emulation = X86_EMU_SET;
+        out->load_reg = (uint16_t)x86->operands[0].reg;
+        out->store_imm = x86->operands[1].imm;
+    }
+    if (insn->id == X86_INS_PUSH && x86->op_count == 1 && x86->operands[0].type == X86_OP_REG &&
+        x86->operands[0].size == 8 && is_general_register((uint16_t)x86->operands[0].reg)) {
+        out->emulation = X86_EMU_PUSH;
+        out->load_reg = (uint16_t)x86->operands[0].reg;
+    }
+    if (plain_load) {
+        out->load_reg = (uint16_t)x86->operands[0].reg;
+        if (insn->id == X86_INS_MOV || insn->id == X86_INS_MOVABS)
+            out->emulation = X86_EMU_LOAD;
+        else if (insn->id == X86_INS_MOVZX)
+            out->emulation = X86_EMU_LOAD_ZERO;
+        else if (insn->id == X86_INS_MOVSX || insn->id == X86_INS_MOVSXD)
+            out->emulation = X86_EMU_LOAD_SIGN;
     }
 
     if (out->n_mem > 0 && is_rip_relative(&out->mem[0])) {
@@ -552,53 +667,76 @@ uint64_t x86_effective_address(const struct x86_insn *insn, int i,
     return address;
 }
 
-/* A general-purpose register by any of its names: the 64-bit value it is
- * part of and where in it the name starts (8 for ah, bh, ch, dh). */
-static bool general_register(uint16_t reg, const struct user_regs_struct *r, uint64_t *full, int *shift)
-{
-    static const struct { uint16_t q, d, w, b; } names[] = {
-        {X86_REG_RAX, X86_REG_EAX, X86_REG_AX, X86_REG_AL}, {X86_REG_RBX, X86_REG_EBX, X86_REG_BX, X86_REG_BL},
-        {X86_REG_RCX, X86_REG_ECX, X86_REG_CX, X86_REG_CL}, {X86_REG_RDX, X86_REG_EDX, X86_REG_DX, X86_REG_DL},
-        {X86_REG_RSI, X86_REG_ESI, X86_REG_SI, X86_REG_SIL}, {X86_REG_RDI, X86_REG_EDI, X86_REG_DI, X86_REG_DIL},
-        {X86_REG_RBP, X86_REG_EBP, X86_REG_BP, X86_REG_BPL}, {X86_REG_RSP, X86_REG_ESP, X86_REG_SP, X86_REG_SPL},
-        {X86_REG_R8, X86_REG_R8D, X86_REG_R8W, X86_REG_R8B}, {X86_REG_R9, X86_REG_R9D, X86_REG_R9W, X86_REG_R9B},
-        {X86_REG_R10, X86_REG_R10D, X86_REG_R10W, X86_REG_R10B}, {X86_REG_R11, X86_REG_R11D, X86_REG_R11W, X86_REG_R11B},
-        {X86_REG_R12, X86_REG_R12D, X86_REG_R12W, X86_REG_R12B}, {X86_REG_R13, X86_REG_R13D, X86_REG_R13W, X86_REG_R13B},
-        {X86_REG_R14, X86_REG_R14D, X86_REG_R14W, X86_REG_R14B}, {X86_REG_R15, X86_REG_R15D, X86_REG_R15W, X86_REG_R15B},
-    };
-    static const uint16_t high_bytes[] = {X86_REG_AH, X86_REG_BH, X86_REG_CH, X86_REG_DH};
-    const unsigned long long *values[] = {&r->rax, &r->rbx, &r->rcx, &r->rdx, &r->rsi, &r->rdi, &r->rbp, &r->rsp,
-                                          &r->r8,  &r->r9,  &r->r10, &r->r11, &r->r12, &r->r13, &r->r14, &r->r15};
-    *shift = 0;
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        if (reg == names[i].q || reg == names[i].d || reg == names[i].w || reg == names[i].b) {
-            *full = *values[i];
-            return true;
-        }
-    }
-    for (size_t i = 0; i < sizeof high_bytes / sizeof high_bytes[0]; i++) {
-        if (reg == high_bytes[i]) {
-            *full = *values[i];
-            *shift = 8;
-            return true;
-        }
-    }
-    return false;
-}
-
 bool x86_store_value(const struct x86_insn *insn, const struct user_regs_struct *regs, uint64_t *value)
 {
     if (!insn->store_known || insn->n_mem != 1)
         return false;
     uint64_t v = (uint64_t)insn->store_imm;
-    if (insn->store_reg) {
-        int shift;
-        if (!general_register(insn->store_reg, regs, &v, &shift))
-            return false;
-        v >>= shift;
-    }
+    if (insn->store_reg && !read_register(insn->store_reg, regs, &v))
+        return false;
     unsigned size = insn->mem[0].size;
     *value = size >= 8 ? v : v & ((1ull << (size * 8)) - 1);
+    return true;
+}
+
+bool x86_emulated_access(const struct x86_insn *insn, const struct user_regs_struct *regs, uint64_t *addr,
+                         unsigned *size, bool *write)
+{
+    switch (insn->emulation) {
+    case X86_EMU_PUSH:
+        *addr = regs->rsp - 8;
+        *size = 8;
+        *write = true;
+        return true;
+    case X86_EMU_STORE:
+    case X86_EMU_LOAD:
+    case X86_EMU_LOAD_ZERO:
+    case X86_EMU_LOAD_SIGN:
+        *addr = x86_effective_address(insn, 0, regs);
+        *size = insn->n_mem == 1 ? insn->mem[0].size : 0;
+        *write = insn->emulation == X86_EMU_STORE;
+        return true;
+    default:
+        return false;
+    }
+}
+
+bool x86_emulate(const struct x86_insn *insn, struct user_regs_struct *regs, const struct x86_memory *mem)
+{
+    struct register_part reg;
+    uint64_t addr, value = 0;
+    unsigned size;
+    bool write;
+    if (insn->emulation == X86_EMU_NONE)
+        return false;
+    if (insn->emulation == X86_EMU_SET) {
+        if (!register_part(insn->load_reg, regs, &reg))
+            return false;
+        write_register(&reg, (uint64_t)insn->store_imm);
+        regs->rip += insn->length;
+        return true;
+    }
+    if (!x86_emulated_access(insn, regs, &addr, &size, &write) || size == 0 || size > 8 || (size & (size - 1)))
+        return false;
+    switch (insn->emulation) {
+    case X86_EMU_PUSH:
+        if (!read_register(insn->load_reg, regs, &value) || !mem->write(mem->ctx, addr, &value, 8))
+            return false;
+        regs->rsp -= 8;
+        break;
+    case X86_EMU_STORE:
+        if (!x86_store_value(insn, regs, &value) || !mem->write(mem->ctx, addr, &value, size))
+            return false;
+        break;
+    default:
+        if (!register_part(insn->load_reg, regs, &reg) || !mem->read(mem->ctx, addr, &value, size))
+            return false;
+        if (insn->emulation == X86_EMU_LOAD_SIGN && size < 8 && (value >> (size * 8 - 1)) & 1)
+            value |= ~0ull << (size * 8);
+        write_register(&reg, value);
+        break;
+    }
+    regs->rip += insn->length;
     return true;
 }
 

@@ -28,6 +28,23 @@ enum x86_insn_flag {
 
 enum { X86_MAX_MEM_OPERANDS = 2 };
 
+enum x86_emulation {
+    X86_EMU_NONE,
+    X86_EMU_STORE,          /* mov [m], reg/imm */
+    X86_EMU_LOAD,           /* mov reg, [m] */
+    X86_EMU_LOAD_ZERO,      /* movzx reg, [m] */
+    X86_EMU_LOAD_SIGN,      /* movsx / movsxd reg, [m] */
+    X86_EMU_SET,            /* mov reg, imm (no memory) */
+    X86_EMU_PUSH,           /* push reg64 */
+};
+
+/* Memory as x86_emulate reaches it: true when all n bytes were moved. */
+struct x86_memory {
+    bool (*read)(void *ctx, uint64_t addr, void *buf, size_t n);
+    bool (*write)(void *ctx, uint64_t addr, const void *buf, size_t n);
+    void *ctx;
+};
+
 /* To name capstone register ids (X86_REG_RSP ...) next to this header, include
  * "arch/x86_capstone.h", not <capstone/capstone.h>: see there for why. */
 struct x86_mem_operand {
@@ -50,6 +67,11 @@ struct x86_insn {
     bool store_known;
     uint16_t store_reg;            /* capstone register id, 0 for an immediate */
     int64_t store_imm;
+    /* A plain load, store, register set or push (mov, movzx, movsx,
+     * movsxd, push with general registers and immediates) that
+     * x86_emulate can perform. */
+    uint8_t emulation;             /* enum x86_emulation */
+    uint16_t load_reg;             /* the destination of a load or set; the pushed register */
     char text[80];                 /* "mov dword ptr [rip + 0x2ee6], eax" */
 };
 
@@ -79,6 +101,18 @@ uint64_t x86_effective_address(const struct x86_insn *insn, int i,
  * registers of the thread stopped at it, truncated to the store's size.
  * False for other instructions and for registers not in user_regs_struct. */
 bool x86_store_value(const struct x86_insn *insn, const struct user_regs_struct *regs, uint64_t *value);
+
+/* Performs an emulatable instruction (insn->emulation) on regs and mem as
+ * the CPU would, rip included, for a thread stopped at it. False, with
+ * nothing changed, when the instruction is not one of those or the memory
+ * could not be reached (the caller then lets the CPU run it, fault and
+ * all). The caller decides whether the address (x86_emulated_access) is one
+ * the program may access: mem may well reach pages the program could not. */
+bool x86_emulate(const struct x86_insn *insn, struct user_regs_struct *regs, const struct x86_memory *mem);
+/* The memory an emulatable instruction would touch: false when none
+ * (a register set), else its address, size and direction. */
+bool x86_emulated_access(const struct x86_insn *insn, const struct user_regs_struct *regs, uint64_t *addr,
+                         unsigned *size, bool *write);
 
 /* True when code (the first bytes of a function) starts with the frame-pointer
  * prologue "[endbr64] push rbp; mov rbp, rsp". */

@@ -97,6 +97,7 @@ struct entry_bp {
     uint64_t addr;      /* runtime */
     enum model_fn fn;
     uint8_t orig;
+    struct x86_insn first;  /* the instruction the breakpoint covers (emulation: 0 if not decoded) */
 };
 
 struct patched_section {
@@ -138,6 +139,7 @@ struct code_map {
 
     struct lib_cache *libs;
     size_t n_libs;
+    x86_decoder *decoder;       /* for the first instruction of modeled entries */
 };
 
 static const struct elf_section *section_containing(const elf_image *img, uint64_t addr)
@@ -307,7 +309,7 @@ code_map *code_map_build(const debuginfo *exe)
             if (secs[i].exec && secs[i].data && strcmp(secs[i].name, ".text") == 0)
                 scan_range(cm, dec, secs[i].addr, secs[i].addr + secs[i].size);
     }
-    x86_decoder_free(dec);
+    cm->decoder = dec;
     if (cm->n_sites > 1)
         qsort(cm->sites, cm->n_sites, sizeof *cm->sites, cmp_site);
     if (cm->n_user > 1)
@@ -324,6 +326,7 @@ void code_map_free(code_map *cm)
         free(cm->patched[i].bytes);
     for (size_t i = 0; i < cm->n_libs; i++)
         debuginfo_free(cm->libs[i].debug);
+    x86_decoder_free(cm->decoder);
     free(cm->libs);
     free(cm->patched);
     free(cm->sites);
@@ -389,9 +392,13 @@ static void plant_model_entries(code_map *cm, const elf_image *img, uint64_t bia
         size_t n = elf_image_symbol_addrs(img, model_fns[fn].symbol, addrs, 8);
         for (size_t i = 0; i < n && i < 8; i++) {
             uint64_t addr = bias + addrs[i];
-            uint8_t orig;
-            if (entry_known(cm, addr) || !tracee_read(mem_fd, addr, &orig, 1))
+            uint8_t code[16];
+            if (entry_known(cm, addr) || !tracee_read(mem_fd, addr, code, sizeof code))
                 continue;
+            uint8_t orig = code[0];
+            struct x86_insn first;
+            if (!x86_decode(cm->decoder, code, sizeof code, addr, &first))
+                memset(&first, 0, sizeof first);
             static const uint8_t int3 = 0xcc;
             if (!tracee_write(mem_fd, addr, &int3, 1))
                 continue;
@@ -401,7 +408,7 @@ static void plant_model_entries(code_map *cm, const elf_image *img, uint64_t bia
                 if (!cm->entries)
                     abort();
             }
-            cm->entries[cm->n_entries++] = (struct entry_bp){addr, (enum model_fn)fn, orig};
+            cm->entries[cm->n_entries++] = (struct entry_bp){addr, (enum model_fn)fn, orig, first};
         }
     }
     if (cm->n_entries > 1)
@@ -543,6 +550,25 @@ void code_map_unplant(const code_map *cm, int mem_fd)
         tracee_write(mem_fd, cm->entry_addr, &cm->entry_orig, 1);
 }
 
+bool code_map_in_exe_data(const code_map *cm, uint64_t addr, uint64_t size, bool write)
+{
+    const struct elf_section *secs;
+    size_t n = elf_image_sections(debuginfo_elf(cm->exe), &secs);
+    for (size_t i = 0; i < n; i++) {
+        const struct elf_section *sec = &secs[i];
+        if (!sec->alloc || sec->exec || sec->size == 0)
+            continue;
+        /* Other writable sections (.got, .data.rel.ro) turn read-only once
+         * relocated. */
+        if (write && strcmp(sec->name, ".data") != 0 && strcmp(sec->name, ".bss") != 0)
+            continue;
+        uint64_t lo = cm->bias + sec->addr;
+        if (addr >= lo && addr + size <= lo + sec->size)
+            return true;
+    }
+    return false;
+}
+
 bool code_map_lookup(const code_map *cm, uint64_t addr, struct breakpoint_hit *hit)
 {
     memset(hit, 0, sizeof *hit);
@@ -558,6 +584,7 @@ bool code_map_lookup(const code_map *cm, uint64_t addr, struct breakpoint_hit *h
             hit->kind = BP_MODEL;
             hit->fn = cm->entries[mid].fn;
             hit->orig = cm->entries[mid].orig;
+            hit->insn = &cm->entries[mid].first;
             return true;
         }
         if (cm->entries[mid].addr < addr)
@@ -576,6 +603,7 @@ bool code_map_lookup(const code_map *cm, uint64_t addr, struct breakpoint_hit *h
             const struct code_site *s = &cm->sites[mid];
             hit->kind = BP_SITE;
             hit->site = s;
+            hit->insn = &s->insn;
             for (size_t p = 0; p < cm->n_patched; p++)
                 if (vaddr >= cm->patched[p].vaddr && vaddr < cm->patched[p].vaddr + cm->patched[p].size)
                     hit->orig = cm->patched[p].orig[vaddr - cm->patched[p].vaddr];

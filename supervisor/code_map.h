@@ -54,6 +54,7 @@ struct breakpoint_hit {
     const struct code_site *site;   /* BP_SITE */
     enum model_fn fn;               /* BP_MODEL */
     uint8_t orig;                   /* the byte the int3 replaced */
+    const struct x86_insn *insn;    /* the instruction under it, when decoded (for emulation) */
 };
 
 typedef struct code_map code_map;
@@ -85,6 +86,9 @@ bool code_map_is_user_code(const code_map *cm, uint64_t addr);
  * code_map_plant_libs ran): its debug info, load bias and file name. */
 bool code_map_library_at(const code_map *cm, uint64_t addr, const debuginfo **debug, uint64_t *bias,
                          const char **name);
+/* [addr, addr + size) lies in the executable's own data: for a write, .data
+ * or .bss (writable all run long); for a read, any loaded non-code section. */
+bool code_map_in_exe_data(const code_map *cm, uint64_t addr, uint64_t size, bool write);
 /* Looks up the breakpoint at runtime address addr. */
 bool code_map_lookup(const code_map *cm, uint64_t addr, struct breakpoint_hit *hit);
 

@@ -32,6 +32,7 @@ struct mthread {
     enum thread_state state;
     enum stop_kind stop;
     uint8_t bp_orig;
+    const struct x86_insn *bp_insn;     /* the instruction under the breakpoint it is stopped at */
     struct user_regs_struct regs;
 
     enum op_kind op;

@@ -464,6 +464,151 @@ static void test_store_value(void **state)
     assert_false(x86_store_value(&insn, &regs, &v));
 }
 
+/* ---- emulated loads and stores ---------------------------------------- */
+
+/* 64 bytes of memory at FAKE_BASE; anything else is unreachable. */
+enum { FAKE_BASE = 0x10000 };
+struct fake_mem {
+    uint8_t bytes[64];
+};
+
+static bool fake_read(void *ctx, uint64_t addr, void *buf, size_t n)
+{
+    struct fake_mem *m = ctx;
+    if (addr < FAKE_BASE || addr + n > FAKE_BASE + sizeof m->bytes)
+        return false;
+    memcpy(buf, m->bytes + (addr - FAKE_BASE), n);
+    return true;
+}
+
+static bool fake_write(void *ctx, uint64_t addr, const void *buf, size_t n)
+{
+    struct fake_mem *m = ctx;
+    if (addr < FAKE_BASE || addr + n > FAKE_BASE + sizeof m->bytes)
+        return false;
+    memcpy(m->bytes + (addr - FAKE_BASE), buf, n);
+    return true;
+}
+
+/* Decodes the bytes at regs->rip and emulates them. */
+#define EMULATE(state, regs, mem, expect, ...)                                           \
+    do {                                                                                \
+        struct x86_insn in_;                                                            \
+        DECODE_AT(state, (regs)->rip, &in_, __VA_ARGS__);                               \
+        struct x86_memory m_ = {fake_read, fake_write, (mem)};                          \
+        assert_int_equal(x86_emulate(&in_, (regs), &m_), (expect));                     \
+    } while (0)
+
+static void test_emulate_loads_and_stores(void **state)
+{
+    struct fake_mem mem = {{0}};
+    struct user_regs_struct regs = {0};
+    regs.rip = 0x1000;
+    regs.rbx = FAKE_BASE;
+    regs.rax = 0xaaaaaaaa12345678ull;
+
+    /* mov [rbx], eax: 4 bytes written, rip moves on. */
+    EMULATE(state, &regs, &mem, true, 0x89, 0x03);
+    assert_int_equal(regs.rip, 0x1002);
+    assert_int_equal(mem.bytes[0], 0x78);
+    assert_int_equal(mem.bytes[3], 0x12);
+    assert_int_equal(mem.bytes[4], 0);
+    /* mov qword [rbx+8], -2 */
+    EMULATE(state, &regs, &mem, true, 0x48, 0xc7, 0x43, 0x08, 0xfe, 0xff, 0xff, 0xff);
+    uint64_t q;
+    memcpy(&q, mem.bytes + 8, 8);
+    assert_int_equal(q, (uint64_t)-2);
+    /* mov [rbx+16], ah */
+    EMULATE(state, &regs, &mem, true, 0x88, 0x63, 0x10);
+    assert_int_equal(mem.bytes[16], 0x56);
+
+    /* mov ecx, [rbx]: a 32-bit load clears the upper half. */
+    regs.rcx = ~0ull;
+    EMULATE(state, &regs, &mem, true, 0x8b, 0x0b);
+    assert_int_equal(regs.rcx, 0x12345678);
+    /* mov cx, [rbx+8] keeps the other 48 bits; mov dh, [rbx] only bits 8..15. */
+    regs.rcx = 0x1111111111111111ull;
+    EMULATE(state, &regs, &mem, true, 0x66, 0x8b, 0x4b, 0x08);
+    assert_int_equal(regs.rcx, 0x111111111111fffeull);
+    regs.rdx = 0x2222222222222222ull;
+    EMULATE(state, &regs, &mem, true, 0x8a, 0x33);
+    assert_int_equal(regs.rdx, 0x2222222222227822ull);
+    /* mov rsi, [rbx+8] */
+    EMULATE(state, &regs, &mem, true, 0x48, 0x8b, 0x73, 0x08);
+    assert_int_equal(regs.rsi, (uint64_t)-2);
+
+    /* movzx eax, byte [rbx+8]; movsx rax, byte [rbx+8]; movsx eax, word [rbx+8]; movsxd rax, dword [rbx+8] */
+    regs.rax = ~0ull;
+    EMULATE(state, &regs, &mem, true, 0x0f, 0xb6, 0x43, 0x08);
+    assert_int_equal(regs.rax, 0xfe);
+    EMULATE(state, &regs, &mem, true, 0x48, 0x0f, 0xbe, 0x43, 0x08);
+    assert_int_equal(regs.rax, (uint64_t)-2);
+    EMULATE(state, &regs, &mem, true, 0x0f, 0xbf, 0x43, 0x08);
+    assert_int_equal(regs.rax, 0xfffffffeull);
+    EMULATE(state, &regs, &mem, true, 0x48, 0x63, 0x43, 0x08);
+    assert_int_equal(regs.rax, (uint64_t)-2);
+    /* movzx r9d, word [rbx] */
+    regs.r9 = ~0ull;
+    EMULATE(state, &regs, &mem, true, 0x44, 0x0f, 0xb7, 0x0b);
+    assert_int_equal(regs.r9, 0x5678);
+
+    /* Register sets: 32-bit names clear the upper half, 8-bit ones do not. */
+    regs.rsi = ~0ull;
+    EMULATE(state, &regs, &mem, true, 0xbe, 0x01, 0x00, 0x00, 0x00);           /* mov esi, 1 */
+    assert_int_equal(regs.rsi, 1);
+    regs.rax = 0x1111111111111111ull;
+    EMULATE(state, &regs, &mem, true, 0xb0, 0x05);                             /* mov al, 5 */
+    assert_int_equal(regs.rax, 0x1111111111111105ull);
+    EMULATE(state, &regs, &mem, true, 0x48, 0xc7, 0xc0, 0xff, 0xff, 0xff, 0xff); /* mov rax, -1 */
+    assert_int_equal(regs.rax, ~0ull);
+    EMULATE(state, &regs, &mem, true, 0x49, 0xb8, 1, 2, 3, 4, 5, 6, 7, 8);     /* movabs r8, imm64 */
+    assert_int_equal(regs.r8, 0x0807060504030201ull);
+    uint64_t set_at = regs.rip;
+    EMULATE(state, &regs, &mem, true, 0x41, 0xb8, 0x01, 0x00, 0x00, 0x00);     /* mov r8d, 1 */
+    assert_int_equal(regs.r8, 1);
+    assert_int_equal(regs.rip, set_at + 6);
+
+    /* push r15: 8 bytes below rsp, rsp moves down. */
+    regs.rsp = FAKE_BASE + 48;
+    regs.r15 = 0x0123456789abcdefull;
+    EMULATE(state, &regs, &mem, true, 0x41, 0x57);
+    assert_int_equal(regs.rsp, FAKE_BASE + 40);
+    memcpy(&q, mem.bytes + 40, 8);
+    assert_int_equal(q, 0x0123456789abcdefull);
+    struct x86_insn push_rbx;
+    DECODE(state, &push_rbx, 0x53);
+    uint64_t where;
+    unsigned bytes;
+    bool writes;
+    assert_true(x86_emulated_access(&push_rbx, &regs, &where, &bytes, &writes));
+    assert_int_equal(where, FAKE_BASE + 32);
+    assert_int_equal(bytes, 8);
+    assert_true(writes);
+    regs.rsp = FAKE_BASE + 4;       /* the push would leave the memory: refused */
+    struct user_regs_struct kept = regs;
+    EMULATE(state, &regs, &mem, false, 0x53);
+    assert_memory_equal(&regs, &kept, sizeof regs);
+
+    /* Unreachable memory: nothing changes, the CPU will run it. */
+    struct user_regs_struct before = regs;
+    regs.rbx = 0x20;
+    before.rbx = 0x20;
+    EMULATE(state, &regs, &mem, false, 0x8b, 0x0b);
+    assert_memory_equal(&regs, &before, sizeof regs);
+    EMULATE(state, &regs, &mem, false, 0x89, 0x03);
+    assert_memory_equal(&regs, &before, sizeof regs);
+
+    /* Not plain loads or stores. */
+    regs.rbx = FAKE_BASE;
+    EMULATE(state, &regs, &mem, false, 0x01, 0x03);                 /* add [rbx], eax */
+    EMULATE(state, &regs, &mem, false, 0xf0, 0x0f, 0xc1, 0x03);     /* lock xadd [rbx], eax */
+    EMULATE(state, &regs, &mem, false, 0x87, 0x03);                 /* xchg [rbx], eax */
+    EMULATE(state, &regs, &mem, false, 0xf3, 0x48, 0xab);           /* rep stosq */
+    EMULATE(state, &regs, &mem, false, 0xf3, 0x0f, 0x10, 0x03);     /* movss xmm0, [rbx] */
+    EMULATE(state, &regs, &mem, false, 0x8e, 0x03);                 /* mov es, [rbx] */
+    EMULATE(state, &regs, &mem, false, 0xff, 0x33);                 /* push [rbx] */
+}
+
 /* ---- invalid input ----------------------------------------------------- */
 
 static void test_invalid_bytes(void **state)
@@ -501,6 +646,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_effective_address, setup_decoder, teardown_decoder),
         cmocka_unit_test(test_frame_pointer_prologue),
         cmocka_unit_test_setup_teardown(test_store_value, setup_decoder, teardown_decoder),
+        cmocka_unit_test_setup_teardown(test_emulate_loads_and_stores, setup_decoder, teardown_decoder),
         cmocka_unit_test_setup_teardown(test_invalid_bytes, setup_decoder, teardown_decoder),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
