@@ -658,35 +658,27 @@ static void new_process(struct execution *ex, pid_t child, bool shares_memory)
 /* Resumes t from its current stop; for a breakpoint, first executes the
  * original instruction under single-step. Returns the status of the stop
  * that ends the resumption through *status. */
+/* Emulated accesses go through the program's own page protections. */
 static bool read_memory(void *ctx, uint64_t addr, void *buf, size_t n)
 {
-    return tracee_read(((struct execution *)ctx)->mem_fd, addr, buf, n);
+    return tracee_read_as_program(((struct execution *)ctx)->pid, addr, buf, n);
 }
 
 static bool write_memory(void *ctx, uint64_t addr, const void *buf, size_t n)
 {
-    return tracee_write(((struct execution *)ctx)->mem_fd, addr, buf, n);
+    return tracee_write_as_program(((struct execution *)ctx)->pid, addr, buf, n);
 }
 
 /* Performs the instruction t is stopped at in its place when it is a plain
  * load, store, register set or push, sparing the single-step: one ptrace
- * stop per breakpoint instead of two. Only for memory the program certainly
- * may touch that way (its own stack, the executable's data), since
- * /proc/PID/mem reaches pages it could not. */
+ * stop per breakpoint instead of two. The memory is reached with the
+ * program's own rights, so an access the CPU would fault on fails here too
+ * and is left to the CPU. */
 static bool emulate_at_breakpoint(struct execution *ex, struct mthread *t)
 {
     const struct x86_insn *in = t->bp_insn;
     if (!in || in->emulation == X86_EMU_NONE)
         return false;
-    uint64_t addr;
-    unsigned size;
-    bool write;
-    if (x86_emulated_access(in, &t->regs, &addr, &size, &write)) {
-        note_stack(ex, t);
-        bool own_stack = t->stack_hi && addr >= t->stack_lo && addr + size <= t->stack_hi;
-        if (!own_stack && !code_map_in_exe_data(ex->cfg->code, addr, size, write))
-            return false;
-    }
     struct x86_memory mem = {read_memory, write_memory, ex};
     struct user_regs_struct regs = t->regs;
     if (!x86_emulate(in, &regs, &mem) || !tracee_set_regs(t->tid, &regs))

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,6 +20,18 @@ bool tracee_read(int mem_fd, uint64_t addr, void *buf, size_t len)
 bool tracee_write(int mem_fd, uint64_t addr, const void *buf, size_t len)
 {
     return pwrite(mem_fd, buf, len, (off_t)addr) == (ssize_t)len;
+}
+
+bool tracee_read_as_program(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+    struct iovec local = {buf, len}, remote = {(void *)(uintptr_t)addr, len};
+    return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)len;
+}
+
+bool tracee_write_as_program(pid_t pid, uint64_t addr, const void *buf, size_t len)
+{
+    struct iovec local = {(void *)buf, len}, remote = {(void *)(uintptr_t)addr, len};
+    return process_vm_writev(pid, &local, 1, &remote, 1, 0) == (ssize_t)len;
 }
 
 void tracee_read_string(int mem_fd, uint64_t addr, char *buf, size_t cap)

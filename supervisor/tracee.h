@@ -16,6 +16,10 @@
  * /proc/PID/mem). Writes go through read-only text pages too (FOLL_FORCE). */
 bool tracee_read(int mem_fd, uint64_t addr, void *buf, size_t len);
 bool tracee_write(int mem_fd, uint64_t addr, const void *buf, size_t len);
+/* The same as the program itself would: pages it may not read or write
+ * (read-only, PROT_NONE, unmapped) fail (process_vm_readv/writev). */
+bool tracee_read_as_program(pid_t pid, uint64_t addr, void *buf, size_t len);
+bool tracee_write_as_program(pid_t pid, uint64_t addr, const void *buf, size_t len);
 /* Reads a NUL-terminated string of at most cap-1 bytes; "" when unreadable. */
 void tracee_read_string(int mem_fd, uint64_t addr, char *buf, size_t cap);
 int tracee_open_mem(pid_t pid);

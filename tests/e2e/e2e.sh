@@ -323,6 +323,19 @@ sigkill)
     left=$(pgrep -af "$TARGETS/correct_prodcons")
     [ -z "$left" ] || fail "processes left behind after SIGKILL: $left"
     ;;
+protections)
+    # mdat performs plain loads and stores itself; a forbidden one must
+    # still fault exactly where the CPU would make it fault.
+    for which in rodata guard; do
+        marker=$(echo "$which" | tr a-z A-Z)
+        rm -rf out-dir
+        run_mdat run -n 5 -s 1 -o out-dir "$TARGETS/protections" "$which"
+        expect_status 1
+        expect_out "FAILURE crash"
+        expect_out "killed by SIGSEGV accessing 0x"
+        expect_out "protections.c:$(line_of protections.c "$marker:")"
+    done
+    ;;
 *)
     echo "unknown test $TEST"
     exit 2
