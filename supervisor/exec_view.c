@@ -474,10 +474,13 @@ void exec_describe_op(struct execution *ex, const struct mthread *t, struct trac
         break;
     case OP_WOKEN:
     case OP_TIMEDOUT:
-        snprintf(ev->op, sizeof ev->op, "%s", t->op == OP_WOKEN ? "wakes" : "timeout");
+    case OP_INTERRUPTED:
+        snprintf(ev->op, sizeof ev->op, "%s",
+                 t->op == OP_WOKEN ? "wakes" : t->op == OP_TIMEDOUT ? "timeout" : "signal");
         if (t->in_call) {
             name_call_object(ex, t->call_fn, t->call_arg[0], ev);
-            snprintf(ev->value, sizeof ev->value, "in %s", model_fn_verb(t->call_fn));
+            snprintf(ev->value, sizeof ev->value, "%s %s", t->op == OP_INTERRUPTED ? "interrupts" : "in",
+                     model_fn_verb(t->call_fn));
         }
         set_where(ex, ev, exec_user_pc(ex, t));
         break;

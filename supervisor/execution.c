@@ -754,6 +754,15 @@ static enum run_outcome run_thread(struct execution *ex, struct mthread *t)
                     continue;
                 return o;
             }
+            case SYS_kill:
+            case SYS_tkill:
+            case SYS_tgkill:
+            case SYS_rt_sigqueueinfo:
+            case SYS_rt_tgsigqueueinfo:
+                /* The kernel sends it; blocked threads are looked at before
+                 * the next step (interrupt_signalled_waits). */
+                ex->signal_sent = true;
+                continue;
             case SYS_sched_yield:
             case SYS_nanosleep:
             case SYS_clock_nanosleep:
@@ -1068,6 +1077,53 @@ static void describe_outcome(struct execution *ex, struct mthread *t, enum run_o
     }
 }
 
+/* Signal sets of a thread, from /proc: pending for it, pending for the
+ * whole process, and blocked. */
+static bool signal_sets(struct execution *ex, pid_t tid, uint64_t *own, uint64_t *shared, uint64_t *blocked)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/status", (int)ex->pid, (int)tid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return false;
+    *own = *shared = *blocked = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "SigPnd:", 7) == 0)
+            *own = strtoull(line + 7, NULL, 16);
+        else if (strncmp(line, "ShdPnd:", 7) == 0)
+            *shared = strtoull(line + 7, NULL, 16);
+        else if (strncmp(line, "SigBlk:", 7) == 0)
+            *blocked = strtoull(line + 7, NULL, 16);
+    }
+    fclose(f);
+    return true;
+}
+
+/* A signal sent to a thread blocked in mdat's model interrupts its wait, as
+ * the kernel would: the futex call returns EINTR and the signal is
+ * delivered when the thread next runs. A signal for the whole process does
+ * so only when no thread can run to take it. */
+static void interrupt_signalled_waits(struct execution *ex)
+{
+    ex->signal_sent = false;
+    bool any_runnable = false;
+    for (int i = 0; i < ex->n_threads; i++)
+        any_runnable |= ex->threads[i].state == TS_RUNNABLE;
+    for (int i = 0; i < ex->n_threads; i++) {
+        struct mthread *t = &ex->threads[i];
+        uint64_t own, shared, blocked;
+        if (t->state != TS_BLOCKED || !signal_sets(ex, t->tid, &own, &shared, &blocked))
+            continue;
+        if (!(own & ~blocked) && (any_runnable || !(shared & ~blocked)))
+            continue;
+        wake_thread(ex, t);
+        t->op = OP_INTERRUPTED;
+        t->regs.rax = (uint64_t)-EINTR;
+        tracee_set_regs(t->tid, &t->regs);
+        any_runnable = true;
+    }
+}
+
 static void pick_timeout_waiter(struct execution *ex, int *ids, bool *yielded, size_t n)
 {
     size_t pick = n > 1 ? ask_strategy(ex, CHOICE_THREAD, ids, yielded, n) : 0;
@@ -1087,6 +1143,8 @@ static bool schedule_loop(struct execution *ex)
     int cap = 16;
     bool ok = true;
     for (;;) {
+        if (ex->signal_sent)
+            interrupt_signalled_waits(ex);
         if (ex->n_threads > cap) {
             cap = ex->n_threads * 2;
             ids = realloc(ids, sizeof(int) * (size_t)cap);

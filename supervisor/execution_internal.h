@@ -24,7 +24,7 @@ enum stop_kind {
 };
 
 /* What the thread will do when it next runs: the subject of its next step. */
-enum op_kind { OP_START, OP_ACCESS, OP_CALL, OP_YIELD, OP_SLEEP, OP_WOKEN, OP_TIMEDOUT };
+enum op_kind { OP_START, OP_ACCESS, OP_CALL, OP_YIELD, OP_SLEEP, OP_WOKEN, OP_TIMEDOUT, OP_INTERRUPTED };
 
 struct mthread {
     int id;
@@ -90,6 +90,7 @@ struct execution {
     int last_thread;
     int running;                    /* the thread running the current step */
     pid_t held_at_exit;             /* stopped at its exit_group, until the step is reported */
+    bool signal_sent;               /* a thread sent a signal since the last look */
     bool leader_gone;
     int leader_status;
     bool assert_seen;

@@ -30,6 +30,9 @@ static int install_seccomp_filter(void)
 {
     static const int modeled[] = {
         SYS_futex, SYS_sched_yield, SYS_nanosleep, SYS_clock_nanosleep,
+        /* Signals between threads: a thread blocked in mdat's model must
+         * see the ones sent to it (they run; mdat only takes note). */
+        SYS_kill, SYS_tkill, SYS_tgkill, SYS_rt_sigqueueinfo, SYS_rt_tgsigqueueinfo,
 #ifdef SYS_futex_waitv
         SYS_futex_waitv,
 #else

@@ -323,6 +323,16 @@ sigkill)
     left=$(pgrep -af "$TARGETS/correct_prodcons")
     [ -z "$left" ] || fail "processes left behind after SIGKILL: $left"
     ;;
+signal_wakes_waiter)
+    # A signal sent to a thread blocked in mdat's model interrupts its wait,
+    # as the kernel's would: no false deadlock, the handler runs.
+    run_mdat run -n 100 -s 1 -o out-dir "$TARGETS/signal_wakes_waiter"
+    expect_status 0
+    run_mdat run -n 1 -s 1 --trace "$TARGETS/signal_wakes_waiter"
+    expect_status 0
+    expect_out "signal wake interrupts sem_wait"
+    expect_out "woken"
+    ;;
 protections)
     # mdat performs plain loads and stores itself; a forbidden one must
     # still fault exactly where the CPU would make it fault.
