@@ -7,21 +7,28 @@
 
 static const char replacement[] = "\xef\xbf\xbd";   /* U+FFFD */
 
-/* Length of the character at p as written (its bytes, or 0 for one that
- * must be replaced by U+FFFD: it still consumes one byte). */
-static int xml_char_length(const unsigned char *p)
+/* The character at p: how many bytes it takes, and whether it is written
+ * as U+FFFD instead (not UTF-8: one byte; no XML character). */
+static int xml_char(const unsigned char *p, bool *replace)
 {
-    if (*p < 0x20)
-        return (*p == '\t' || *p == '\n' || *p == '\r') ? 1 : 0;
+    *replace = false;
+    if (*p < 0x20) {
+        *replace = !(*p == '\t' || *p == '\n' || *p == '\r');
+        return 1;
+    }
     int len = utf8_sequence_length(p);
+    if (len == 0) {
+        *replace = true;
+        return 1;
+    }
     if (len == 3 && p[0] == 0xef && p[1] == 0xbf && (p[2] == 0xbe || p[2] == 0xbf))
-        return 0;       /* U+FFFE and U+FFFF are no XML characters */
+        *replace = true;    /* U+FFFE and U+FFFF are no XML characters */
     return len;
 }
 
-static void write_char(FILE *f, const unsigned char *p, int len)
+static void write_char(FILE *f, const unsigned char *p, int len, bool replace)
 {
-    if (len == 0) {
+    if (replace) {
         fputs(replacement, f);
         return;
     }
@@ -43,9 +50,10 @@ void xml_escaped_cut(FILE *f, const char *s, int max_chars)
     int keep = cut ? max_chars - 1 : INT_MAX;
     const unsigned char *p = (const unsigned char *)s;
     for (int n = 0; *p && n < keep; n++) {
-        int len = xml_char_length(p);
-        write_char(f, p, len);
-        p += len ? len : 1;
+        bool replace;
+        int len = xml_char(p, &replace);
+        write_char(f, p, len, replace);
+        p += len;
     }
     if (cut)
         fputs("\xe2\x80\xa6", f);   /* … */
@@ -59,9 +67,8 @@ void xml_escaped(FILE *f, const char *s)
 int xml_char_count(const char *s)
 {
     int n = 0;
-    for (const unsigned char *p = (const unsigned char *)s; p && *p; n++) {
-        int len = xml_char_length(p);
-        p += len ? len : 1;
-    }
+    bool replace;
+    for (const unsigned char *p = (const unsigned char *)s; p && *p; n++)
+        p += xml_char(p, &replace);
     return n;
 }
