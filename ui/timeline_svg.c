@@ -12,10 +12,10 @@
 
 enum {
     LABEL_W = 170,          /* the lane names' column */
-    MARK_ROW = 22,          /* marks sit in the top of a lane */
-    BAR_ROW = 11,           /* one level of hold bars under them */
+    MARK_ROW = 18,          /* marks sit in the top of a lane */
+    BAR_ROW = 10,           /* one level of hold bars under them */
     MAX_LEVELS = 6,         /* deeper nesting shares the last level */
-    MIN_LANE_H = 30,
+    MIN_LANE_H = 26,
     RIGHT_PAD = 24,
     MIN_WIDTH = 820,
     LINE_H = 17,
@@ -235,7 +235,7 @@ static void lay_out(const struct timeline *tl, bool standalone, struct layout *l
         abort();
     double y = l->plot_top;
     for (int i = 0; i < tl->n_lanes; i++) {
-        double h = MARK_ROW + levels[i] * BAR_ROW + 4;
+        double h = MARK_ROW + levels[i] * BAR_ROW + 2;
         l->lane_top[i] = y;
         l->lane_h[i] = h < MIN_LANE_H ? MIN_LANE_H : h;
         y += l->lane_h[i];
@@ -388,7 +388,7 @@ static void draw_hold(FILE *f, const struct timeline *tl, const struct layout *l
         fputs(" to the end</title>", f);
     fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" rx=\"2\" fill=\"%s\"/>", x0, y, x1 - x0,
             BAR_ROW - 2, hold_colours[h->object % N_HOLD_COLOURS]);
-    fitted_text(f, "hold-text", x0 + 3, y + BAR_ROW - 4, x1 - x0 - 4, 8, "", o->name);
+    fitted_text(f, "hold-text", x0 + 3, y + BAR_ROW - 4, x1 - x0 - 4, 7.5, "", o->name);
     fputs("</g>\n", f);
 }
 
@@ -396,14 +396,14 @@ static void draw_lane(FILE *f, const struct timeline *tl, const struct layout *l
 {
     const struct timeline_lane *t = &tl->lanes[lane];
     fprintf(f, "<g class=\"lane\" data-thread=\"%d\">\n", t->id);
-    fprintf(f, "<text class=\"lane-name\" x=\"8\" y=\"%.1f\">T%d", mark_y(l, lane) + 4, t->id);
+    fprintf(f, "<text class=\"lane-name\" x=\"8\" y=\"%.1f\">T%d", mark_y(l, lane) + 3, t->id);
     if (t->start[0]) {
         fputc(' ', f);
         xml_escaped_cut(f, t->start, 18);
     }
     fputs("</text>", f);
     if (t->has_status) {
-        fprintf(f, "<text class=\"lane-status\" x=\"8\" y=\"%.1f\">", mark_y(l, lane) + 16);
+        fprintf(f, "<text class=\"lane-status\" x=\"8\" y=\"%.1f\">", mark_y(l, lane) + 13);
         fprintf(f, "at the end: %s", thread_status_name(t->status));
         fputs("</text>", f);
     }
@@ -667,7 +667,7 @@ static const char svg_style[] =
     ".mdat-tl .blocked rect{fill:url(#mdat-hatch);stroke:#8a8a8a;stroke-width:.6}"
     ".mdat-tl .blocked-text{font-size:9px;fill:#333}"
     ".mdat-tl .hold rect,.mdat-tl .legend-hold{stroke:#444;stroke-width:.6}"
-    ".mdat-tl .hold-text{font-size:8px;fill:#111}"
+    ".mdat-tl .hold-text{font-size:7.5px;fill:#111}"
     ".mdat-tl .switch{stroke:#8a8a8a;stroke-width:1;stroke-dasharray:2 2}"
     ".mdat-tl .wake path{stroke:#009e73;stroke-width:1.6;fill:none}"
     ".mdat-tl .failure rect{fill:#ff0000;fill-opacity:.10;pointer-events:none}"
