@@ -457,13 +457,18 @@ static void draw_header(FILE *f, const struct timeline *tl, const struct layout 
     }
 }
 
-/* Step numbers every few columns, at least 40 px apart, with grid lines. */
+/* Step numbers every few columns, far enough apart for the widest, with
+ * grid lines. */
 static void draw_axis(FILE *f, const struct layout *l)
 {
     static const uint64_t nice[] = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000};
+    char widest[24];
+    double label_w = snprintf(widest, sizeof widest, "%" PRIu64, l->last) * 6.5 + 12;
+    if (label_w < 40)
+        label_w = 40;
     uint64_t every = nice[sizeof nice / sizeof nice[0] - 1];
     for (size_t i = 0; i < sizeof nice / sizeof nice[0]; i++)
-        if ((double)nice[i] * l->col >= 40) {
+        if ((double)nice[i] * l->col >= label_w) {
             every = nice[i];
             break;
         }
@@ -471,7 +476,7 @@ static void draw_axis(FILE *f, const struct layout *l)
     for (uint64_t s = l->first; s <= l->last; s++) {
         if (s % every != 0 && s != l->first)
             continue;
-        if (s != l->first && (double)(s - l->first) * l->col < 30)
+        if (s != l->first && (double)(s - l->first) * l->col < label_w)
             continue;   /* too close to the first label */
         double x = x_center(l, s);
         fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x, l->plot_top - 3, x,

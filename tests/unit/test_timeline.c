@@ -124,6 +124,13 @@ static const char *xml_problem(const char *doc, bool html)
     return NULL;
 }
 
+static void assert_well_formed(const char *doc, bool html)
+{
+    const char *problem = xml_problem(doc, html);
+    if (problem)
+        fail_msg("not well-formed %s: %s", html ? "HTML" : "XML", problem);
+}
+
 static int count(const char *text, const char *needle)
 {
     int n = 0;
@@ -391,9 +398,7 @@ static void svg_draws_every_part_and_is_well_formed(void **unused)
     build_execution(&x, "worker", "m");
     struct timeline *tl = gather(&x, true, &assertion_summary);
     char *svg = svg_of(tl, true);
-    const char *problem = xml_problem(svg, false);
-    if (problem)
-        fail_msg("not well-formed: %s", problem);
+    assert_well_formed(svg, false);
     assert_true(starts_with(svg, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\""));
     assert_int_equal(count(svg, "<g class=\"lane\""), 3);
     assert_non_null(strstr(svg, "<g class=\"lane\" data-thread=\"2\""));
@@ -441,7 +446,7 @@ static void svg_for_a_page_has_no_header_of_its_own(void **unused)
     build_execution(&x, "worker", "m");
     struct timeline *tl = gather(&x, true, &assertion_summary);
     char *svg = svg_of(tl, false);
-    assert_null(xml_problem(svg, false));
+    assert_well_formed(svg, false);
     assert_true(starts_with(svg, "<svg "));
     assert_null(strstr(svg, "<text class=\"caption\""));
     assert_non_null(strstr(svg, "<g class=\"failure\" data-step=\"10\">"));
@@ -459,9 +464,7 @@ static void hostile_names_are_escaped(void **unused)
     struct trace_summary s = assertion_summary;
     s.message = "boom </svg><script>alert(1)</script> & \xc3";
     char *svg = render(&timeline_svg_trace_format, &x, &s);
-    const char *problem = xml_problem(svg, false);
-    if (problem)
-        fail_msg("not well-formed: %s", problem);
+    assert_well_formed(svg, false);
     assert_null(strstr(svg, hostile));
     assert_null(strstr(svg, "<script"));
     assert_non_null(strstr(svg, "T2 a&lt;b&amp;&quot;c&quot;"));
@@ -471,9 +474,7 @@ static void hostile_names_are_escaped(void **unused)
     free(svg);
 
     char *page = render(&timeline_trace_format, &x, &s);
-    problem = xml_problem(page, true);
-    if (problem)
-        fail_msg("page not well-formed: %s", problem);
+    assert_well_formed(page, true);
     assert_null(strstr(page, "<script"));
     assert_null(strstr(page, hostile));
     free(page);
@@ -484,9 +485,7 @@ static void page_is_self_contained_with_header_picture_and_tables(void **unused)
     struct execution x;
     build_execution(&x, "worker", "m");
     char *page = render(&timeline_trace_format, &x, &assertion_summary);
-    const char *problem = xml_problem(page, true);
-    if (problem)
-        fail_msg("page not well-formed: %s", problem);
+    assert_well_formed(page, true);
     assert_true(starts_with(page, "<!DOCTYPE html>\n<html lang=\"en\">"));
     assert_non_null(strstr(page, "<meta charset=\"utf-8\">"));
     assert_non_null(strstr(page, "<h1>mdat timeline: prog</h1>"));
@@ -538,7 +537,7 @@ static void long_executions_keep_their_last_steps(void **unused)
         assert_true(tl->holds[i].to == 0 || tl->holds[i].to >= 501);
     assert_true(tl->n_holds <= TIMELINE_MAX_STEPS / 2 + 1);
     char *svg = svg_of(tl, true);
-    assert_null(xml_problem(svg, false));
+    assert_well_formed(svg, false);
     assert_int_equal(count(svg, "<g class=\"mark"), TIMELINE_MAX_STEPS);
     assert_non_null(strstr(svg, "showing the last 1500 steps (501 to 2000)"));
     assert_null(strstr(svg, "data-step=\"500\""));
