@@ -392,13 +392,21 @@ static void without_states_a_wake_is_guessed_from_the_events(void **unused)
     timeline_free(tl);
 }
 
-static void svg_draws_every_part_and_is_well_formed(void **unused)
+/* The SVG of the failing execution of build_execution, checked well-formed. */
+static char *assertion_svg(bool standalone)
 {
     struct execution x;
     build_execution(&x, "worker", "m");
     struct timeline *tl = gather(&x, true, &assertion_summary);
-    char *svg = svg_of(tl, true);
+    char *svg = svg_of(tl, standalone);
+    timeline_free(tl);
     assert_well_formed(svg, false);
+    return svg;
+}
+
+static void svg_draws_every_part_and_is_well_formed(void **unused)
+{
+    char *svg = assertion_svg(true);
     assert_true(starts_with(svg, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\""));
     assert_int_equal(count(svg, "<g class=\"lane\""), 3);
     assert_non_null(strstr(svg, "<g class=\"lane\" data-thread=\"2\""));
@@ -437,21 +445,15 @@ static void svg_draws_every_part_and_is_well_formed(void **unused)
     assert_int_equal(count(svg, "http"), 1);
     assert_null(strstr(svg, "<script"));
     free(svg);
-    timeline_free(tl);
 }
 
 static void svg_for_a_page_has_no_header_of_its_own(void **unused)
 {
-    struct execution x;
-    build_execution(&x, "worker", "m");
-    struct timeline *tl = gather(&x, true, &assertion_summary);
-    char *svg = svg_of(tl, false);
-    assert_well_formed(svg, false);
+    char *svg = assertion_svg(false);
     assert_true(starts_with(svg, "<svg "));
     assert_null(strstr(svg, "<text class=\"caption\""));
     assert_non_null(strstr(svg, "<g class=\"failure\" data-step=\"10\">"));
     free(svg);
-    timeline_free(tl);
 }
 
 static void hostile_names_are_escaped(void **unused)
