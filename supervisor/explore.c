@@ -119,10 +119,56 @@ static void rewind_fd(int fd)
     }
 }
 
+/* The verdicts that need the execution's output or exit status. false
+ * (with res->error set) when the checker could not be run. */
+static bool judge_output(const struct explore_options *opt, const struct run_io *io, struct exec_result *res)
+{
+    if (res->kind == FAIL_NONE && opt->fail_on_exit && res->exited && res->exit_status != 0) {
+        res->kind = FAIL_EXIT_STATUS;
+        snprintf(res->message, sizeof res->message, "the program exited with status %d", res->exit_status);
+    }
+    if (res->kind == FAIL_NONE && opt->check_cmd && io->out_fd >= 0) {
+        char line[400];
+        int st = run_checker(opt->check_cmd, io->out_fd, line, sizeof line);
+        if (st < 0) {
+            snprintf(res->error_message, sizeof res->error_message, "cannot run the checker: %s", strerror(errno));
+            res->error = true;
+            return false;
+        }
+        if (st != 0) {
+            res->kind = FAIL_CHECKER;
+            snprintf(res->message, sizeof res->message, "checker \"%s\" rejected the output (exit %d)%s%s",
+                     opt->check_cmd, st, line[0] ? ": " : "", line);
+        }
+    }
+    return true;
+}
+
+/* Tells the trace's renderers what the execution was and how it ended. */
+static void summarize_trace(const struct program *prog, const struct explore_options *opt, uint64_t index,
+                            const struct exec_result *res, struct trace_tee *trace)
+{
+    bool one_thread = res->kind == FAIL_ASSERTION || res->kind == FAIL_CRASH || res->kind == FAIL_MISUSE;
+    struct trace_summary s = {
+        .program = prog->path,
+        .args = opt->argv + 1,
+        .n_args = opt->argc - 1,
+        .strategy = opt->strategy ? opt->strategy : "",
+        .seed = opt->seed,
+        .execution = index,
+        .steps = res->steps,
+        .failure = failure_kind_name(res->kind),
+        .message = res->kind == FAIL_NONE ? "" : res->message,
+        .location = res->location,
+        .thread = one_thread ? res->thread : 0,
+    };
+    trace_tee_summary(trace, &s);
+}
+
 /* One execution plus the verdicts that need its output or exit status,
- * rendered through trace (NULL: not traced); its renderers live as long as
- * the execution, so that each trace ends (final tables, end line) before
- * any output shown after it. */
+ * rendered through trace (NULL: not traced); its renderers live until the
+ * verdict is known (a picture of the execution is captioned with it) and
+ * end (final tables, end line) before any output shown after it. */
 static bool run_one(struct program *prog, const struct explore_options *opt, struct strategy *strat, uint64_t index,
                     uint64_t estimate, const struct run_io *io, struct trace_tee *trace, struct exec_result *res)
 {
@@ -153,31 +199,16 @@ static bool run_one(struct program *prog, const struct explore_options *opt, str
     };
     if (trace)
         trace_tee_open(trace);
-    bool ok = execution_run(&cfg, res);
-    if (trace)
+    bool ok = execution_run(&cfg, res) && judge_output(opt, io, res);
+    if (trace) {
+        if (ok)
+            summarize_trace(prog, opt, index, res, trace);
         trace_tee_close(trace);
+    }
     if (devnull >= 0)
         close(devnull);
     if (!ok)
         return false;
-    if (res->kind == FAIL_NONE && opt->fail_on_exit && res->exited && res->exit_status != 0) {
-        res->kind = FAIL_EXIT_STATUS;
-        snprintf(res->message, sizeof res->message, "the program exited with status %d", res->exit_status);
-    }
-    if (res->kind == FAIL_NONE && opt->check_cmd && io->out_fd >= 0) {
-        char line[400];
-        int st = run_checker(opt->check_cmd, io->out_fd, line, sizeof line);
-        if (st < 0) {
-            snprintf(res->error_message, sizeof res->error_message, "cannot run the checker: %s", strerror(errno));
-            res->error = true;
-            return false;
-        }
-        if (st != 0) {
-            res->kind = FAIL_CHECKER;
-            snprintf(res->message, sizeof res->message, "checker \"%s\" rejected the output (exit %d)%s%s",
-                     opt->check_cmd, st, line[0] ? ": " : "", line);
-        }
-    }
     if (opt->show_output && io->out_fd >= 0) {
         /* Captured only for the checker: now show it. */
         lseek(io->out_fd, 0, SEEK_SET);
@@ -647,7 +678,7 @@ bool explore_replay(struct program *prog, const struct schedule *sched, struct t
         .argc = sched->n_args + 1,
         .schedules = 1,
         .seed = sched->seed,
-        .strategy = "replay",
+        .strategy = sched->strategy,   /* as recorded: names the schedule in trace summaries (strat replays it) */
         .max_steps = sched->max_steps ? sched->max_steps : 1000000,
         .timeout_sec = sched->timeout_sec > 0 ? sched->timeout_sec : 10,
         .check_cmd = sched->check_cmd,

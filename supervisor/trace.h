@@ -124,6 +124,26 @@ bool exec_state_same_picture(const struct exec_state *a, const struct exec_state
  * (exec_config.want_state). */
 typedef void (*trace_sink)(void *ctx, const struct trace_event *ev, const struct exec_state *state);
 
+/* What the execution as a whole was and how it ended, handed to a renderer
+ * after the last event and before close by whoever knows (explore's
+ * run_one). Views that title or caption a whole trace (the timeline) use
+ * it; a renderer may get none (an execution mdat itself failed to finish).
+ * Strings are never NULL. */
+struct trace_summary {
+    const char *program;        /* path of the executable */
+    char *const *args;          /* its arguments after argv[0] */
+    int n_args;
+    const char *strategy;       /* the strategy that chose the schedule: "pct", "random" */
+    uint64_t seed;
+    uint64_t execution;         /* index of the execution under that seed */
+    uint64_t steps;
+    const char *failure;        /* failure kind: "deadlock", "assertion", ...; "none" */
+    const char *message;        /* the failure in one line; "" when none */
+    const char *location;       /* "file.c:14" of the failure, "" if unknown */
+    int thread;                 /* the thread whose step failed (assertion, crash, misuse);
+                                 * 0 when the failure is no one thread's step (deadlock, timeout, ...) */
+};
+
 /* A way of writing a trace to a file, for the files saved with a failure
  * and for --trace: open a renderer on out, feed it every event, close it
  * (close writes anything still pending, such as the final tables, and
@@ -132,12 +152,14 @@ typedef void (*trace_sink)(void *ctx, const struct trace_event *ev, const struct
  * without such a summary ignore it. needs_state: the renderer has more to
  * show when the execution is run with exec_config.want_state. */
 struct trace_format {
-    const char *name;           /* "log", "status", "json" */
-    const char *suffix;         /* ".trace", ".status", ".jsonl" */
+    const char *name;           /* "log", "status", "json", "timeline", "timeline-svg" */
+    const char *suffix;         /* ".trace", ".status", ".jsonl", ".html", ".svg" */
     bool needs_state;
     void *(*open)(FILE *out, bool every_step);
     void (*event)(void *r, const struct trace_event *ev, const struct exec_state *state);
+    void (*summary)(void *r, const struct trace_summary *s);    /* NULL: the view has no use for it */
     void (*close)(void *r);
+    bool file_only;             /* a picture for a file, not text for a terminal: --trace does not offer it */
 };
 
 #endif

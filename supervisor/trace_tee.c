@@ -30,6 +30,13 @@ void trace_tee_event(void *tee, const struct trace_event *ev, const struct exec_
         t->branch[i].format->event(t->branch[i].renderer, ev, state);
 }
 
+void trace_tee_summary(struct trace_tee *t, const struct trace_summary *s)
+{
+    for (int i = 0; i < t->n; i++)
+        if (t->branch[i].format->summary)
+            t->branch[i].format->summary(t->branch[i].renderer, s);
+}
+
 void trace_tee_close(struct trace_tee *t)
 {
     for (int i = 0; i < t->n; i++) {

@@ -13,7 +13,7 @@
 
 #include "supervisor/trace.h"
 
-enum { TRACE_TEE_MAX = 4 };
+enum { TRACE_TEE_MAX = 8 };
 
 struct trace_tee {
     int n;
@@ -31,6 +31,8 @@ bool trace_tee_add(struct trace_tee *t, const struct trace_format *format, FILE 
 bool trace_tee_needs_state(const struct trace_tee *t);
 void trace_tee_open(struct trace_tee *t);
 void trace_tee_event(void *tee, const struct trace_event *ev, const struct exec_state *state);
+/* Tells each branch that wants it how the execution ended (before close). */
+void trace_tee_summary(struct trace_tee *t, const struct trace_summary *s);
 void trace_tee_close(struct trace_tee *t);
 
 #endif

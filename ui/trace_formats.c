@@ -1,8 +1,10 @@
-/* trace_formats: which trace formats exist, by name. */
+/* trace_formats: which trace formats exist, by name, and which of them
+ * --trace prints. */
 #include "ui/trace_formats.h"
 #include "ui/trace_json.h"
 #include "ui/trace_log.h"
 #include "ui/trace_status.h"
+#include "ui/trace_timeline.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -11,6 +13,8 @@ const struct trace_format *const trace_formats[] = {
     &log_trace_format,
     &status_trace_format,
     &json_trace_format,
+    &timeline_trace_format,
+    &timeline_svg_trace_format,
     NULL,
 };
 
@@ -39,10 +43,17 @@ bool trace_option_parse(const char *value, const struct trace_format **format, b
     } else {
         *format = NULL;
     }
+    if (*format && (*format)->file_only) {
+        snprintf(err, errlen, "the %s is a picture written to a file, not printed: mdat run saves it with each "
+                 "failure, mdat replay --timeline FILE writes it", name);
+        *format = NULL;
+        return false;
+    }
     if (!*format) {
         int n = snprintf(err, errlen, "unknown trace format \"%.*s\"; the formats are", (int)name_len, value);
-        for (int i = 0; trace_formats[i] && n >= 0 && (size_t)n < errlen; i++)
-            n += snprintf(err + n, errlen - (size_t)n, "%s %s", i ? "," : "", trace_formats[i]->name);
+        for (int i = 0, listed = 0; trace_formats[i] && n >= 0 && (size_t)n < errlen; i++)
+            if (!trace_formats[i]->file_only)
+                n += snprintf(err + n, errlen - (size_t)n, "%s %s", listed++ ? "," : "", trace_formats[i]->name);
         return false;
     }
     if (comma && strcmp(comma + 1, "every") != 0) {

@@ -20,6 +20,7 @@
 #include "ui/trace_json.h"
 #include "ui/trace_log.h"
 #include "ui/trace_status.h"
+#include "ui/trace_timeline.h"
 
 static struct trace_event make_event(uint64_t step, int thread, bool switched, const char *op, const char *object,
                                      const char *value, const char *where)
@@ -411,8 +412,10 @@ static void formats_are_found_by_name_and_parsed_from_the_option(void **unused)
     int n = 0;
     while (trace_formats[n])
         n++;
-    assert_int_equal(n, 3);
+    assert_int_equal(n, 5);
     assert_ptr_equal(trace_formats[0], &log_trace_format);
+    assert_ptr_equal(trace_format_by_name("timeline"), &timeline_trace_format);
+    assert_ptr_equal(trace_format_by_name("timeline-svg"), &timeline_svg_trace_format);
 
     const struct trace_format *f;
     bool every;
@@ -432,6 +435,12 @@ static void formats_are_found_by_name_and_parsed_from_the_option(void **unused)
     assert_non_null(strstr(err, "\"sometimes\""));
     assert_false(trace_option_parse("", &f, &every, err, sizeof err));
     assert_false(trace_option_parse("a_name_far_too_long_to_be_any_format_at_all", &f, &every, err, sizeof err));
+    /* Pictures go to files: --trace does not print them. */
+    assert_false(trace_option_parse("timeline", &f, &every, err, sizeof err));
+    assert_null(f);
+    assert_non_null(strstr(err, "--timeline FILE"));
+    assert_null(strchr(err, '\n'));
+    assert_false(trace_option_parse("timeline-svg", &f, &every, err, sizeof err));
 }
 
 static void tee_feeds_every_branch(void **unused)
@@ -459,8 +468,8 @@ static void tee_feeds_every_branch(void **unused)
     free(alone);
     free(log_text);
     free(json_text);
-    assert_true(trace_tee_add(&tee, &log_trace_format, stdout, false));
-    assert_true(trace_tee_add(&tee, &log_trace_format, stdout, false));
+    while (tee.n < TRACE_TEE_MAX)
+        assert_true(trace_tee_add(&tee, &log_trace_format, stdout, false));
     assert_false(trace_tee_add(&tee, &log_trace_format, stdout, false));
 }
 
