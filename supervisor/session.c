@@ -922,3 +922,14 @@ bool session_source_of(const struct session *s, uint64_t pc, char *path, size_t 
     find_source(s->prog.path, loc.file, path, len);
     return true;
 }
+
+bool session_source_named(const struct session *s, const char *file, char *path, size_t len)
+{
+    for (size_t i = s->n_events; i-- > 0;) {
+        const struct trace_event *e = &s->events[i];
+        unsigned line;
+        if (e->pc && strcmp(e->file, file) == 0 && session_source_of(s, e->pc, path, len, &line))
+            return access(path, R_OK) == 0;
+    }
+    return find_source(s->prog.path, file, path, len);
+}

@@ -129,6 +129,12 @@ const char *session_program(const struct session *s);
  * the address has no line. */
 bool session_source_of(const struct session *s, uint64_t pc, char *path, size_t len, unsigned *line);
 
+/* A readable path for a source file known by its base name (a blocked
+ * thread's location names only that): the file of a step of this
+ * execution with that name, else next to the program or in the current
+ * directory. false (path: the name) when none is found. */
+bool session_source_named(const struct session *s, const char *file, char *path, size_t len);
+
 /* The mode word for a finished execution ("exited 0", "deadlock", "crashed", ...). */
 void session_end_mode(const struct exec_result *res, char *buf, size_t len);
 
