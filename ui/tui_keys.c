@@ -47,7 +47,7 @@ const struct tui_binding tui_bindings[] = {
     {TA_REDRAW, {KEY_CTRL_L}, {NULL, NULL, NULL, NULL}, "redraw the screen"},
     {TA_QUIT, {'q', KEY_F(10)}, {"q quit", "q quit", "q quit", "q quit"},
      "quit (asks first when the schedule is not saved)"},
-    {TA_HELP, {'?', 'h', KEY_F(1)}, {"? help", "? help", "? help", "? help"}, "this help"},
+    {TA_HELP, {'?', 'h', KEY_F(1)}, {"? help", "? help", "? help", "? help"}, "show this help: every key and what it does"},
 };
 const size_t tui_n_bindings = sizeof tui_bindings / sizeof tui_bindings[0];
 
