@@ -305,6 +305,8 @@ static bool on_key(struct tui_frontend *f, const struct session_view *v, int key
     case TA_STEP_THREAD:
         cmd->verb = SV_STEP;
         cmd->thread = key - '0';
+        if (thread_of(v, cmd->thread))
+            f->ui.selected = cmd->thread;   /* the source pane follows the thread just stepped */
         return true;
     case TA_STEP_SELECTED:
         if (f->demo && v->step < v->reach && v->ask != ASK_ENDED)

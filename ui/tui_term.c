@@ -62,10 +62,14 @@ bool tui_term_open(char *err, size_t errlen)
     }
     /* Set before curses starts so that a crash while it does is covered. */
     install_handlers();
-    screen = newterm(NULL, stdout, stdin);
+    /* TERM=dumb asks for no colour and no tricks; a full-screen view needs
+     * at least cursor moves, so it gets plain VT100 (moves, bold, reverse)
+     * and the mono theme. */
+    const char *term = getenv("TERM");
+    bool dumb = !term || !term[0] || strcmp(term, "dumb") == 0;
+    screen = newterm(dumb ? "vt100" : NULL, stdout, stdin);
     if (!screen) {
         remove_handlers();
-        const char *term = getenv("TERM");
         snprintf(err, errlen, "cannot use the terminal (TERM=%s)", term ? term : "");
         return false;
     }

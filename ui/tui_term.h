@@ -14,8 +14,9 @@
 
 enum { TUI_KEY_TIMEOUT = -1, TUI_KEY_ESC = 27 };
 
-/* Starts curses on the controlling terminal (stdin/stdout). false with a
- * one-line reason when the terminal cannot be used. */
+/* Starts curses on the controlling terminal (stdin/stdout); TERM=dumb (or
+ * none) is driven as a plain VT100. false with a one-line reason when the
+ * terminal cannot be used. */
 bool tui_term_open(char *err, size_t errlen);
 /* Gives the terminal back; safe to call more than once. */
 void tui_term_close(void);
