@@ -228,22 +228,38 @@ static const struct session_breakpoint *breakpoint_at(const struct session *s, c
     return NULL;
 }
 
-/* During a run: the thread that just ran now stands before an operation on
- * a breakpoint's line (or the line it was run to). */
-static void check_breakpoints(struct session *s, const struct trace_event *ev, const struct exec_state *state)
+/* Where a thread's next operation is, as file and line; false if nowhere. */
+static bool next_line(const struct exec_state *st, int id, const char **file, unsigned *line)
+{
+    const struct state_thread *t = thread_in(st, id);
+    if (!t || !t->next.op[0] || !t->next.line)
+        return false;
+    *file = t->next.file;
+    *line = t->next.line;
+    return true;
+}
+
+/* During a run: the thread that just ran has come to a breakpoint's line
+ * (or the line it was run to): its next operation is there, and the one
+ * before was not (a line with several operations stops once). */
+static void check_breakpoints(struct session *s, const struct trace_event *ev, const struct exec_state *before,
+                              const struct exec_state *state)
 {
     if (s->auto_mode != AUTO_RUN && s->auto_mode != AUTO_DELEGATE)
         return;
-    const struct state_thread *t = thread_in(state, ev->thread);
-    if (!t || !t->next.op[0] || !t->next.line)
+    const char *file, *was_file;
+    unsigned line, was_line;
+    if (!next_line(state, ev->thread, &file, &line))
         return;
-    if (s->auto_mode == AUTO_RUN && s->auto_line && t->id == s->auto_thread && t->next.line == s->auto_line &&
-        strcmp(t->next.file, s->auto_file) == 0) {
+    if (next_line(before, ev->thread, &was_file, &was_line) && was_line == line && strcmp(was_file, file) == 0)
+        return;
+    if (s->auto_mode == AUTO_RUN && s->auto_line && ev->thread == s->auto_thread && line == s->auto_line &&
+        strcmp(file, s->auto_file) == 0) {
         stop_auto(s, ev->step);
-        notice(s, false, "T%d reached %s:%u", t->id, t->next.file, t->next.line);
-    } else if (breakpoint_at(s, t->next.file, t->next.line)) {
+        notice(s, false, "T%d reached %s:%u", ev->thread, file, line);
+    } else if (breakpoint_at(s, file, line)) {
         stop_auto(s, ev->step);
-        notice(s, false, "T%d reached breakpoint %s:%u", t->id, t->next.file, t->next.line);
+        notice(s, false, "T%d reached breakpoint %s:%u", ev->thread, file, line);
     }
 }
 
@@ -285,14 +301,13 @@ static void on_event(void *ctx, const struct trace_event *ev, const struct exec_
         exec_state_free(s->before);
         s->before = s->latest;
         s->latest = exec_state_copy(state);
+        check_breakpoints(s, ev, s->before, state);
     }
     read_output(s);
     if (s->reexecuting && ev->step >= s->target)
         s->reexecuting = false;
     if (s->reexecuting || s->auto_mode != AUTO_NONE)
         progress(s, ev->step);
-    if (state)
-        check_breakpoints(s, ev, state);
 }
 
 /* ---------- views ---------- */

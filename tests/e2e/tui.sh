@@ -137,6 +137,16 @@ step)
     expect_screen_re 'T1 +▶ running +deadlock_lock_order.c:56 main +next: join T2'
     expect_screen_re 'T2 +▶ ready +deadlock_lock_order.c:26 thread_one +next: start thread_one'
     expect_screen_re '1> +56 +pthread_join\(t1, NULL\);'
+    # The terminal's cursor sits on the selected thread's row (screen readers).
+    row=$(screen | grep -n '▸  T1 ' | cut -d: -f1)
+    [ "$(tmux -L "$SOCK" display -p -t tui '#{cursor_y}')" = "$((row - 1))" ] ||
+        fail "cursor on row $(tmux -L "$SOCK" display -p -t tui '#{cursor_y}'), the selected thread is on $((row - 1))"
+    keys Down
+    wait_for_re '^.▸  T2 '
+    row=$(screen | grep -n '▸  T2 ' | cut -d: -f1)
+    [ "$(tmux -L "$SOCK" display -p -t tui '#{cursor_y}')" = "$((row - 1))" ] || fail "the cursor did not follow the selection"
+    keys Up
+    wait_for_re '^.▸  T1 '
     keys 2 2
     wait_for "| step 5 | last: T2 lock lock_a"
     # T2's line is marked with its number; lock_a is held by T2 and marked changed.
@@ -241,6 +251,8 @@ waiter)
     wait_for_re 'T3 +· exited'
     keys c
     wait_for "| exited 0"
+    # The program's output went to the output pane only, not over the screen.
+    screen | grep -q "woken first: worker 2" && fail "the program's output is on the screen without the output pane"
     keys o
     wait_for "woken first: worker 2"
     expect_screen "program output (22 bytes; o hides)"
@@ -369,6 +381,107 @@ crash)
     note_tracees
     kill -TERM "$MDAT_PID"
     finished 143
+    ;;
+run_break)
+    # r runs a thread until it blocks; B sets a breakpoint that r and c stop
+    # at; u runs a thread to a line.
+    attach -- "$TARGETS/deadlock_lock_order"
+    wait_for "| step 0 |"
+    keys 1 1 1 3 3
+    wait_for "| step 5 | last: T3 lock lock_b"
+    note_tracees
+    keys Up
+    wait_for_re '^.▸  T2 '
+    keys r
+    wait_for "T2 blocked: mutex lock_b (held by T3)"
+    expect_screen "| step 8 | last: T2 lock lock_b"
+    keys Home
+    wait_for "| step 0 of 8 |"
+    keys 1 1 1 2
+    wait_for "| step 4 | last: T2 start thread_one"
+    keys B
+    wait_for "breakpoint on/off at (LINE or FILE:LINE): deadlock_lock_order.c:29"
+    keys C-u 3 1 Enter
+    wait_for "breakpoint at deadlock_lock_order.c:31 (r and c stop when a thread reaches it)"
+    expect_screen_re '2> ●29 +pthread_mutex_lock\(&lock_a\);|^ +●31 +shared = shared \+ 1;'
+    keys r
+    wait_for "T2 reached breakpoint deadlock_lock_order.c:31"
+    expect_screen "| step 6 | last: T2 lock lock_b"
+    expect_screen_re '2>●31 +shared = shared \+ 1;'
+    # Continue with PCT: it stops when a thread comes to line 31 again.
+    keys c
+    wait_for_re '\| step (1[0-9]|[7-9]) \|.*T[23] reached breakpoint deadlock_lock_order.c:31|T2 reached breakpoint'
+    keys B Enter
+    wait_for "breakpoint deadlock_lock_order.c:31 removed"
+    keys Home 1 1 1 3
+    wait_for "| step 4 |"
+    keys u
+    wait_for "run T3 until it reaches line (LINE or FILE:LINE):"
+    keys 4 5 Enter
+    wait_for "T3 reached deadlock_lock_order.c:45"
+    expect_screen_re '3> +45 +pthread_mutex_unlock\(&lock_a\);'
+    keys q y
+    finished 0
+    ;;
+watch_load)
+    # --watch and w add watches, W removes one (each re-executes to the same
+    # step); l loads a schedule. Watch values come from the supervisor: the
+    # pane shows a value or that there is none yet.
+    attach -- --watch shared "$TARGETS/deadlock_lock_order"
+    wait_for "| step 0 |"
+    wait_for_re 'watch 1 +shared +(\(no value yet\)|= )'
+    keys 1 1 1 2 2
+    wait_for "| step 5 |"
+    note_tracees
+    keys w
+    wait_for "watch (a variable or expression):"
+    keys s h a r e d + 1 Enter
+    wait_for "watching shared+1"
+    wait_for "| step 5 |"
+    wait_for_re 'watch 2 +shared\+1 +(\(no value yet\)|= )'
+    expect_screen "sync objects (2) and watches (2)"
+    keys W
+    wait_for "remove watch number (1-2): 2"
+    keys BSpace 1 Enter
+    wait_for "no longer watching shared"
+    wait_for_re 'watch 1 +shared\+1'
+    expect_screen "| step 5 |"
+    # Save here (before the end), then load it back: followed from step 0.
+    keys s
+    wait_for "save schedule to: deadlock_lock_order-step5.sched"
+    keys Enter
+    wait_for "saved deadlock_lock_order-step5.sched: 5 steps so far, before the end"
+    keys 3 3 2 3 1
+    wait_for "| deadlock"
+    keys l
+    wait_for "load schedule: deadlock_lock_order-step5.sched"
+    keys Enter
+    wait_for "loaded deadlock_lock_order-step5.sched:"
+    wait_for "| step 0 of 5 | last: - | replaying"
+    keys End
+    wait_for "| step 5 of 5 | last: T2 lock lock_a | live"
+    keys l C-u / n o / s u c h Enter
+    wait_for "cannot"
+    keys q y
+    finished 0
+    ;;
+long_run)
+    # A run that takes a while shows progress and stops on Esc; so does the
+    # re-execution behind a step back.
+    attach -- --max-steps 40000 "$TARGETS/livelock_flag"
+    wait_for "| step 0 |"
+    keys c
+    wait_for "running with pct: step"
+    note_tracees
+    wait_for "| step-limit" 60
+    expect_screen "more than 40000 visible steps"
+    keys Left
+    wait_for "re-executing to step 39999:" 20
+    keys Escape
+    wait_for_re 'stopped at step [0-9]+ \(cancelled\)'
+    wait_for_re '\| step [0-9]+ of 40000 \| .*\| replaying'
+    keys q y
+    finished 0
     ;;
 usage)
     run_mdat attach
