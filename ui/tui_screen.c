@@ -190,10 +190,15 @@ bool tui_thread_line(const struct state_thread *t, char *file, size_t len, unsig
     return *line > 0;
 }
 
-/* What the location column shows: an address of 0 means nothing is known yet. */
-static const char *location_text(const struct state_thread *t)
+/* What the location column shows: an address of 0 means nothing is known
+ * yet; in a narrow pane "line 30 thread_one" when the file is the one the
+ * source pane shows (its name is in that pane's title). */
+static void location_text(const struct state_thread *t, const char *shown_file, char *buf, size_t len)
 {
-    return strcmp(t->location, "0x0") == 0 ? "" : t->location;
+    snprintf(buf, len, "%s", strcmp(t->location, "0x0") == 0 ? "" : t->location);
+    size_t n = shown_file ? strlen(shown_file) : 0;
+    if (n && strncmp(t->location, shown_file, n) == 0 && t->location[n] == ':')
+        snprintf(buf, len, "line %s", t->location + n + 1);
 }
 
 /* "waits: mutex lock_b (held by T3)" or "next: lock lock_b". */
@@ -265,7 +270,9 @@ static void build_threads(struct tui_screen *s, const struct session_view *v, co
         snprintf(id, sizeof id, "T%d", th->id);
         snprintf(state, sizeof state, "%s %s", status_glyph(th, g), thread_status_name(th->status));
         thread_doing(th, doing, sizeof doing);
-        const char *cells[] = {mark, id, state, location_text(th), doing};
+        char where[CELL];
+        location_text(th, r->w < TUI_WIDE_COLS && ui->source ? ui->source->name : NULL, where, sizeof where);
+        const char *cells[] = {mark, id, state, where, doing};
         text_table_add_row(t, cells);
     }
     /* A window of the threads that keeps the selected one in view. */
@@ -543,14 +550,17 @@ static void build_source(struct tui_screen *s, const struct session_view *v, con
 
 /* ---------- log, output ---------- */
 
-void tui_log_line(const struct trace_event *e, char *buf, size_t len)
+void tui_log_line(const struct trace_event *e, const char *shown_file, char *buf, size_t len)
 {
     char op[CELL];
     trace_log_operation(e, op, sizeof op);
     int n = snprintf(buf, len, "%5" PRIu64 " %c T%-2d %-22s", e->step, e->switched ? '*' : ' ', e->thread, op);
     if (e->outcome[0] && n >= 0 && (size_t)n < len)
         n += snprintf(buf + n, len - (size_t)n, " -> %s", e->outcome);
-    if (e->where[0] && n >= 0 && (size_t)n < len)
+    size_t f = shown_file ? strlen(shown_file) : 0;
+    if (f && strncmp(e->where, shown_file, f) == 0 && e->where[f] == ':' && n >= 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, "  @ line %s", e->where + f + 1);
+    else if (e->where[0] && n >= 0 && (size_t)n < len)
         snprintf(buf + n, len - (size_t)n, "  @ %s", e->where);
     size_t l = strlen(buf);
     while (l > 0 && buf[l - 1] == ' ')
@@ -572,7 +582,7 @@ static void build_log(struct tui_screen *s, const struct session_view *v, const 
                    first + height < total ? " (PgDn: newer)" : "");
     for (int i = first; i < total && i < first + height; i++) {
         char line[TRACE_LOG_LINE_MAX];
-        tui_log_line(&v->events[i], line, sizeof line);
+        tui_log_line(&v->events[i], r->w < TUI_WIDE_COLS && ui->source ? ui->source->name : NULL, line, sizeof line);
         pane_add(p, line, r->w, g, i == total - 1 ? TS_CHANGED : TS_TEXT);
     }
 }

@@ -113,7 +113,8 @@ bool tui_thread_changed(const struct session_view *v, int id);
  * operation, or of its location while it waits (a waiting thread has no
  * next operation). false when unknown or exited. */
 bool tui_thread_line(const struct state_thread *t, char *file, size_t len, unsigned *line);
-/* One event as a log line for a narrow pane: what happened first, where last. */
-void tui_log_line(const struct trace_event *e, char *buf, size_t len);
+/* One event as a log line for a narrow pane: what happened first, where
+ * last ("line 30 thread_one" when the file is shown_file, if not NULL). */
+void tui_log_line(const struct trace_event *e, const char *shown_file, char *buf, size_t len);
 
 #endif

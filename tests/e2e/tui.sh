@@ -134,8 +134,8 @@ step)
     note_tracees
     # Three threads, all able to run, each with its next operation.
     expect_screen "threads (3, 3 can run"
-    expect_screen_re 'T1 +▶ running +deadlock_lock_order.c:56 main +next: join T2'
-    expect_screen_re 'T2 +▶ ready +deadlock_lock_order.c:26 thread_one +next: start thread_one'
+    expect_screen_re 'T1 +▶ running +line 56 main +next: join T2'
+    expect_screen_re 'T2 +▶ ready +line 26 thread_one +next: start thread_one'
     expect_screen_re '1> +56 +pthread_join\(t1, NULL\);'
     # The terminal's cursor sits on the selected thread's row (screen readers).
     row=$(screen | grep -n '▸  T1 ' | cut -d: -f1)
@@ -152,14 +152,14 @@ step)
     # T2's line is marked with its number; lock_a is held by T2 and marked changed.
     expect_screen_re '2> +30 +pthread_mutex_lock\(&lock_b\);'
     expect_screen_re '^\* +mutex +lock_a +held by T2'
-    expect_screen_re '^\*▸ +T2 +▶ running +deadlock_lock_order.c:30 thread_one +next: lock lock_b'
+    expect_screen_re '^\*▸ +T2 +▶ running +line 30 thread_one +next: lock lock_b'
     keys 3
     wait_for "| step 6 | last: T3 start thread_two"
     expect_screen_re '3> +42 +pthread_mutex_lock\(&lock_b\);'
     # Back one step: the earlier picture, with the step ahead still known.
     keys Left
     wait_for "| step 5 of 6 | last: T2 lock lock_a | replaying"
-    expect_screen_re 'T3 +▶ ready +deadlock_lock_order.c:39 thread_two +next: start thread_two'
+    expect_screen_re 'T3 +▶ ready +line 39 thread_two +next: start thread_two'
     keys b b
     wait_for "| step 3 of 6 |"
     # Forward along the recording, then to its end.
@@ -186,8 +186,8 @@ deadlock)
     expect_screen "3 threads blocked, none can run; wait cycle T2 -> T3 -> T2"
     expect_screen_re 'mutex +lock_a +held by T2 +waiting: T3'
     expect_screen_re 'mutex +lock_b +held by T3 +waiting: T2'
-    expect_screen_re 'T2 +■ waiting-lock +deadlock_lock_order.c:30 thread_one +waits: mutex lock_b \(held by T3\)'
-    expect_screen_re 'T1 +■ waiting-join .*waits: join T2'
+    expect_screen_re 'T2 +■ waiting-lock +line 30 thread_one +waits: mutex lock_b \(held by T3\)'
+    expect_screen_re 'T1 +■ waiting-join +line 56 main +waits: join T2'
     expect_screen_re '^ +8 \* T2 +lock lock_b +-> blocks on mutex lock_b \(held by T3\)'
     # Save with the offered name.
     keys s

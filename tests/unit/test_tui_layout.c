@@ -314,7 +314,7 @@ static void test_screen_threads_table(void **state)
     assert_int_equal(t1->style, TS_BLOCKED);
     assert_non_null(strstr(t2->text, "+ running"));
     assert_non_null(strstr(t2->text, "next: lock lock_b"));
-    assert_non_null(strstr(t2->text, "prog.c:30 thread_one"));
+    assert_non_null(strstr(t2->text, " line 30 thread_one "));    /* prog.c is the file shown */
     assert_int_equal(t2->style, TS_RUNNABLE);
     /* The selected thread carries the mark, and the cursor sits on its row. */
     assert_int_equal(t2->text[1], '>');
