@@ -641,6 +641,19 @@ static int auto_answer(struct session *s, const struct choice_point *cp, enum se
     return 0;
 }
 
+/* Shows the frontend the view of this question and obeys its command. */
+static int ask_frontend(struct session *s, const struct choice_point *cp, enum session_ask what)
+{
+    struct session_view v;
+    build_view(s, &v, what, cp);
+    struct session_command cmd;
+    memset(&cmd, 0, sizeof cmd);
+    s->fe->decide(s->fe->ctx, &v, &cmd);
+    s->notice[0] = '\0';
+    s->notice_error = false;
+    return obey(s, &cmd, cp, what);
+}
+
 static int ask(struct session *s, const struct choice_point *cp, enum session_ask what)
 {
     s->reexecuting = false;
@@ -655,18 +668,9 @@ static int ask(struct session *s, const struct choice_point *cp, enum session_as
     int id = auto_answer(s, cp, what);
     if (id)
         return id;
-    for (;;) {
-        struct session_view v;
-        build_view(s, &v, what, cp);
-        struct session_command cmd;
-        memset(&cmd, 0, sizeof cmd);
-        s->fe->decide(s->fe->ctx, &v, &cmd);
-        s->notice[0] = '\0';
-        s->notice_error = false;
-        id = obey(s, &cmd, cp, what);
-        if (id != ASK_AGAIN)
-            return id;
-    }
+    while ((id = ask_frontend(s, cp, what)) == ASK_AGAIN)
+        ;
+    return id;
 }
 
 static int choose_thread(void *ctx, const struct choice_point *cp)
@@ -723,16 +727,8 @@ static void adopt_end(struct session *s)
 
 static void ask_at_end(struct session *s)
 {
-    while (!s->quit && !s->rerun) {
-        struct session_view v;
-        build_view(s, &v, ASK_ENDED, NULL);
-        struct session_command cmd;
-        memset(&cmd, 0, sizeof cmd);
-        s->fe->decide(s->fe->ctx, &v, &cmd);
-        s->notice[0] = '\0';
-        s->notice_error = false;
-        obey(s, &cmd, NULL, ASK_ENDED);
-    }
+    while (!s->quit && !s->rerun)
+        ask_frontend(s, NULL, ASK_ENDED);
 }
 
 /* The replayed prefix stopped fitting at the last step reached: keep what

@@ -3,12 +3,12 @@
 #include <stdio.h>
 
 #include "supervisor/session.h"
+#include "ui/cli_args.h"
 #include "ui/commands.h"
 #include "ui/tui_frontend.h"
 #include "ui/tui_term.h"
 #include "ui/tui_theme.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,23 +42,7 @@ void print_attach_usage(FILE *f)
 
 static int usage_error(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "mdat attach: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, " (see mdat attach --help)\n");
-    return EXIT_USAGE;
-}
-
-static bool parse_u64(const char *s, uint64_t *out)
-{
-    if (!s || *s < '0' || *s > '9')
-        return false;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end)
-        return false;
-    *out = v;
-    return true;
+    return cli_usage_error("attach", fmt, arg);
 }
 
 int cmd_attach(int argc, char **argv)
@@ -111,24 +95,18 @@ int cmd_attach(int argc, char **argv)
             theme_name = optarg;
             break;
         case OPT_MAX_STEPS:
-            if (!parse_u64(optarg, &sopt.max_steps) || sopt.max_steps == 0)
+            if (!cli_parse_u64(optarg, &sopt.max_steps) || sopt.max_steps == 0)
                 return usage_error("--max-steps wants a positive number, not \"%s\"", optarg);
             break;
         case 's':
-            if (!parse_u64(optarg, &sopt.seed))
+            if (!cli_parse_u64(optarg, &sopt.seed))
                 return usage_error("--seed wants a non-negative number, not \"%s\"", optarg);
             break;
         case 'h':
             print_attach_usage(stdout);
             return EXIT_NO_FAILURE;
         default:
-            if (optopt)
-                fprintf(stderr, "mdat attach: option -%c is unknown or needs a value (see mdat attach --help)\n",
-                        optopt);
-            else
-                fprintf(stderr, "mdat attach: %s is unknown or needs a value (see mdat attach --help)\n",
-                        argv[optind - 1]);
-            return EXIT_USAGE;
+            return cli_bad_option("attach", optopt, argv[optind - 1]);
         }
     }
     if (replay && demo)

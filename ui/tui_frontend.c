@@ -5,6 +5,7 @@
  * the person chose while that thread can run. Prompts (go to step, save,
  * breakpoint, watch) are edited on the message line. */
 #include "ui/tui_frontend.h"
+#include "ui/cli_args.h"
 #include "ui/tui_draw.h"
 #include "ui/tui_keys.h"
 #include "ui/tui_screen.h"
@@ -12,7 +13,6 @@
 #include "ui/tui_term.h"
 
 #include <curses.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -59,22 +59,6 @@ static void say(struct tui_frontend *f, bool error, const char *fmt, ...)
     f->message_error = error;
 }
 
-static const struct state_thread *thread_of(const struct session_view *v, int id)
-{
-    for (int i = 0; v->state && i < v->state->n_threads; i++)
-        if (v->state->threads[i].id == id)
-            return &v->state->threads[i];
-    return NULL;
-}
-
-static bool is_candidate(const struct session_view *v, int id)
-{
-    for (size_t i = 0; i < v->n_candidates; i++)
-        if (v->candidates[i] == id)
-            return true;
-    return false;
-}
-
 /* ---------- selection and source ---------- */
 
 static void default_selection(struct tui_frontend *f, const struct session_view *v)
@@ -87,13 +71,13 @@ static void default_selection(struct tui_frontend *f, const struct session_view 
         return;
     f->ui.log_back = 0;
     if (v->ask == ASK_ENDED) {
-        if (!thread_of(v, f->ui.selected) && v->state && v->state->n_threads)
+        if (!tui_view_thread(v, f->ui.selected) && v->state && v->state->n_threads)
             f->ui.selected = v->state->threads[0].id;
         return;
     }
     if (v->recorded_next)
         f->ui.selected = v->recorded_next;
-    else if (!is_candidate(v, f->ui.selected) && v->n_candidates)
+    else if (!tui_view_candidate(v, f->ui.selected) && v->n_candidates)
         f->ui.selected = v->candidates[0];
 }
 
@@ -108,7 +92,7 @@ static const char *base_name(const char *path)
 static void find_source(struct tui_frontend *f, const struct session_view *v)
 {
     f->ui.source_line = 0;
-    const struct state_thread *t = thread_of(v, f->ui.selected);
+    const struct state_thread *t = tui_view_thread(v, f->ui.selected);
     char path[PATH_MAX], file[64];
     unsigned line;
     if (t && t->status != THREAD_EXITED && session_source_of(f->session, t->next.pc, path, sizeof path, &line)) {
@@ -203,21 +187,17 @@ static int ask_key(struct tui_frontend *f, const struct session_view *v, const c
     }
 }
 
+/* A number typed at a prompt, blanks around it allowed. */
 static bool parse_u64(const char *s, uint64_t *out)
 {
+    char buf[64];
     while (*s == ' ')
         s++;
-    if (*s < '0' || *s > '9')
-        return false;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    while (*end == ' ')
-        end++;
-    if (errno || *end)
-        return false;
-    *out = v;
-    return true;
+    snprintf(buf, sizeof buf, "%s", s);
+    size_t l = strlen(buf);
+    while (l > 0 && buf[l - 1] == ' ')
+        buf[--l] = '\0';
+    return cli_parse_u64(buf, out);
 }
 
 /* "LINE" or "FILE:LINE" (FILE a base name; "" when not given). */
@@ -300,12 +280,12 @@ static bool on_key(struct tui_frontend *f, const struct session_view *v, int key
 {
     char answer[PATH_MAX], question[256], initial[PATH_MAX];
     enum tui_action action = tui_action_of_key(key);
-    const struct state_thread *sel = thread_of(v, f->ui.selected);
+    const struct state_thread *sel = tui_view_thread(v, f->ui.selected);
     switch (action) {
     case TA_STEP_THREAD:
         cmd->verb = SV_STEP;
         cmd->thread = key - '0';
-        if (thread_of(v, cmd->thread))
+        if (tui_view_thread(v, cmd->thread))
             f->ui.selected = cmd->thread;   /* the source pane follows the thread just stepped */
         return true;
     case TA_STEP_SELECTED:

@@ -150,7 +150,12 @@ static const struct state_thread *find_thread(const struct exec_state *st, int i
     return NULL;
 }
 
-static bool is_candidate(const struct session_view *v, int id)
+const struct state_thread *tui_view_thread(const struct session_view *v, int id)
+{
+    return find_thread(v->state, id);
+}
+
+bool tui_view_candidate(const struct session_view *v, int id)
 {
     for (size_t i = 0; i < v->n_candidates; i++)
         if (v->candidates[i] == id)
@@ -236,7 +241,7 @@ bool tui_thread_changed(const struct session_view *v, int id)
 
 static enum tui_style thread_style(const struct session_view *v, const struct state_thread *t)
 {
-    if (v->ask != ASK_ENDED && is_candidate(v, t->id))
+    if (v->ask != ASK_ENDED && tui_view_candidate(v, t->id))
         return TS_RUNNABLE;
     if (t->status == THREAD_EXITED)
         return TS_EXITED;
@@ -251,7 +256,7 @@ static void build_threads(struct tui_screen *s, const struct session_view *v, co
     int n = v->state ? v->state->n_threads : 0;
     int runnable = 0;
     for (int i = 0; i < n; i++)
-        runnable += v->ask == ASK_THREAD && is_candidate(v, v->state->threads[i].id);
+        runnable += v->ask == ASK_THREAD && tui_view_candidate(v, v->state->threads[i].id);
     if (v->ask == ASK_WAITER)
         pane_title(p, g, "threads (%d): choose the waiter to wake", n);
     else if (v->ask == ASK_ENDED)

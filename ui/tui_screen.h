@@ -107,6 +107,10 @@ int tui_fit(const char *src, int width, bool utf8, char *dst, size_t len);
 /* Characters (code points) of a UTF-8 string. */
 int tui_width(const char *s);
 
+/* The thread of that id in the view's state, NULL if none. */
+const struct state_thread *tui_view_thread(const struct session_view *v, int id);
+/* id is one of the view's candidates (threads that can run, or waiters). */
+bool tui_view_candidate(const struct session_view *v, int id);
 /* The thread's row differs from the previous state's (or is new). */
 bool tui_thread_changed(const struct session_view *v, int id);
 /* Where a thread stands: the source file (base name) and line of its next
