@@ -169,6 +169,14 @@ step)
     wait_for "| step 6 | last: T3 start thread_two | live"
     keys Home
     wait_for "| step 0 of 6 | last: - | replaying"
+    # ? shows every key; any other key goes back.
+    keys '?'
+    wait_for "help: Up/Down scroll, any other key closes"
+    expect_screen_re 'Right n Enter F8 +run one step of the selected thread'
+    keys Down Down Down Down Down Down Down Down
+    expect_screen_re '^  q F10 +quit \(asks first when the schedule is not saved\)'
+    keys Escape
+    wait_for "| step 0 of 6 |"
     # A thread that cannot run is refused with the reason.
     keys 5
     wait_for "there is no thread T5"

@@ -308,6 +308,37 @@ static void test_run_until_blocked(void **state)
     script_free(&sc);
 }
 
+/* A breakpoint stops a run when a thread comes to its line; a new watch
+ * re-executes to the same step and is listed from then on. */
+static void test_breakpoint_and_watch(void **state)
+{
+    (void)state;
+    struct session_command cmds[] = {
+        STEP(1), STEP(1), STEP(1), STEP(2),
+        {.verb = SV_BREAK_TOGGLE, .text = "deadlock_lock_order.c", .line = 31},
+        {.verb = SV_RUN, .thread = 2},
+        {.verb = SV_WATCH_ADD, .text = "shared"},
+        {.verb = SV_BREAK_TOGGLE, .text = "deadlock_lock_order.c", .line = 31},
+    };
+    struct script sc = {cmds, sizeof cmds / sizeof cmds[0]};
+    struct session *s = open_program(TARGET("deadlock_lock_order"), NULL);
+    run_script(s, &sc);
+    session_close(s);
+    assert_int_equal(sc.n_seen, 9);
+    assert_non_null(strstr(sc.seen[5].notice, "breakpoint at deadlock_lock_order.c:31"));
+    /* T2: lock lock_a, lock lock_b, and its next operation is on line 31. */
+    const struct seen *hit = &sc.seen[6];
+    assert_int_equal(hit->step, 6);
+    assert_non_null(strstr(hit->notice, "T2 reached breakpoint deadlock_lock_order.c:31"));
+    assert_int_equal(thread_of(hit->state, 2)->next.line, 31);
+    const struct seen *watched = &sc.seen[7];
+    assert_int_equal(watched->step, 6);
+    assert_non_null(strstr(watched->notice, "watching shared"));
+    assert_true(exec_state_same_picture(watched->state, hit->state) || watched->state->n_watches == 1);
+    assert_non_null(strstr(sc.seen[8].notice, "removed"));
+    script_free(&sc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -316,6 +347,7 @@ int main(void)
         cmocka_unit_test(test_refused_step),
         cmocka_unit_test(test_waiter_choice),
         cmocka_unit_test(test_run_until_blocked),
+        cmocka_unit_test(test_breakpoint_and_watch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
