@@ -312,7 +312,8 @@ static void on_event(void *ctx, const struct trace_event *ev, const struct exec_
 
 /* ---------- views ---------- */
 
-void session_end_mode(const struct exec_result *res, char *buf, size_t len)
+/* The mode word for a finished execution ("exited 0", "deadlock", "crashed", ...). */
+static void end_mode(const struct exec_result *res, char *buf, size_t len)
 {
     if (res->kind == FAIL_CRASH)
         snprintf(buf, len, "crashed");
@@ -337,7 +338,7 @@ static void build_view(struct session *s, struct session_view *v, enum session_a
         v->state = s->latest;
         v->previous = s->before;
         v->result = &s->res;
-        session_end_mode(&s->res, s->mode, sizeof s->mode);
+        end_mode(&s->res, s->mode, sizeof s->mode);
     } else {
         v->step = cp->step;
         v->candidates = cp->threads;
@@ -891,11 +892,6 @@ void session_close(struct session *s)
     if (s->prog.debug)
         program_free(&s->prog);
     free(s);
-}
-
-const char *session_program(const struct session *s)
-{
-    return s->prog.path;
 }
 
 /* A readable file for DWARF's name: as is, next to the program, in the

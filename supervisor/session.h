@@ -120,9 +120,6 @@ struct session *session_open(const struct session_options *opt, char *err, size_
 bool session_run(struct session *s, const struct session_frontend *fe, char *err, size_t errlen);
 void session_close(struct session *s);
 
-/* The program's path (absolute). */
-const char *session_program(const struct session *s);
-
 /* The source file and line of a runtime code address of the executable (a
  * thread's next.pc). path is the file as it can be opened (DWARF's name,
  * else tried next to the program and in the current directory); false when
@@ -134,8 +131,5 @@ bool session_source_of(const struct session *s, uint64_t pc, char *path, size_t 
  * execution with that name, else next to the program or in the current
  * directory. false (path: the name) when none is found. */
 bool session_source_named(const struct session *s, const char *file, char *path, size_t len);
-
-/* The mode word for a finished execution ("exited 0", "deadlock", "crashed", ...). */
-void session_end_mode(const struct exec_result *res, char *buf, size_t len);
 
 #endif

@@ -104,19 +104,9 @@ bool tui_term_utf8(void)
     return utf8;
 }
 
-bool tui_term_has_colors(void)
-{
-    return term_open && has_colors();
-}
-
 int tui_term_key(int timeout_ms)
 {
     timeout(timeout_ms < 0 ? -1 : timeout_ms);
     int key = getch();
     return key == ERR ? TUI_KEY_TIMEOUT : key;
-}
-
-void tui_term_flush_keys(void)
-{
-    flushinp();
 }

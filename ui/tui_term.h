@@ -22,11 +22,8 @@ bool tui_term_open(char *err, size_t errlen);
 void tui_term_close(void);
 /* The locale's character set is UTF-8 (checked by tui_term_open). */
 bool tui_term_utf8(void);
-bool tui_term_has_colors(void);
 /* The next key (curses code, KEY_RESIZE after a resize); waits at most
  * timeout_ms (negative: no limit); TUI_KEY_TIMEOUT when none came. */
 int tui_term_key(int timeout_ms);
-/* Drops keys typed ahead (after a long run nobody wants them replayed). */
-void tui_term_flush_keys(void);
 
 #endif
