@@ -105,6 +105,13 @@ pid_t spawn_traced(const struct spawn_request *req, char *err, size_t errlen)
         redirect(req->stdin_fd, 0);
         redirect(req->stdout_fd, 1);
         redirect(req->stderr_fd, 2);
+        /* A program that does not use the terminal gets a session of its
+         * own: the terminal's signals (a resize, Ctrl-C) then go to mdat,
+         * not into the middle of a step, and the program cannot draw on a
+         * screen mdat owns (mdat attach). With the terminal as its stdio it
+         * stays in mdat's foreground process group, as before. */
+        if (!isatty(0) && !isatty(1) && !isatty(2))
+            setsid();
         if (personality(ADDR_NO_RANDOMIZE) < 0)
             child_fail(report[1], "personality");
         if (install_seccomp_filter() != 0)

@@ -2,7 +2,8 @@
  *
  * Owns everything between fork and the first stop after execve: ASLR off, the
  * seccomp filter that makes only modeled syscalls stop, CPU pinning inherited
- * from the supervisor, stdio redirection, PTRACE_SEIZE with our options. */
+ * from the supervisor, stdio redirection (a program with no terminal for
+ * stdio gets a session of its own), PTRACE_SEIZE with our options. */
 #ifndef MDAT_SUPERVISOR_SPAWN_H
 #define MDAT_SUPERVISOR_SPAWN_H
 

@@ -76,5 +76,14 @@ void strategy_interactive_rewind(struct strategy *s, const struct schedule *pref
 /* For the rest of this execution, let auto_strategy (begun by the caller,
  * not owned) choose instead of the chooser; NULL asks the chooser again. */
 void strategy_interactive_delegate(struct strategy *s, struct strategy *auto_strategy);
+/* Ask the chooser from step `step` on in this execution even where the
+ * rewind said to follow the prefix longer (a person cancelling a long
+ * re-execution stays where it got to). */
+void strategy_interactive_ask_from(struct strategy *s, uint64_t step);
+/* The choices of this execution so far, wherever they came from (prefix,
+ * delegate or chooser), recorded as the execution records them: only where
+ * there was more than one possibility. Lets a caller that handed over to
+ * another strategy know what it chose before taking over again. */
+const struct schedule *strategy_interactive_made(const struct strategy *s);
 
 #endif

@@ -16,6 +16,7 @@ struct interactive_state {
     uint64_t until;                 /* follow the prefix for steps before this */
     struct strategy *replay;        /* over prefix */
     struct strategy *delegate;      /* not owned; NULL: ask the chooser */
+    struct schedule made;           /* this execution's choices so far */
 };
 
 static void interactive_begin(struct strategy *s, uint64_t exec_seed, uint64_t estimated_steps)
@@ -24,6 +25,7 @@ static void interactive_begin(struct strategy *s, uint64_t exec_seed, uint64_t e
     s->diverged = false;
     s->stop = false;
     st->delegate = NULL;
+    schedule_clear_choices(&st->made);
     st->replay->ops->begin(st->replay, exec_seed, estimated_steps);
 }
 
@@ -37,7 +39,7 @@ static size_t index_of(struct strategy *s, const struct choice_point *cp, int id
     return 0;
 }
 
-static size_t choose(struct strategy *s, const struct choice_point *cp, bool waiter)
+static size_t pick(struct strategy *s, const struct choice_point *cp, bool waiter)
 {
     struct interactive_state *st = s->state;
     if (s->stop)
@@ -63,6 +65,17 @@ static size_t choose(struct strategy *s, const struct choice_point *cp, bool wai
     return index_of(s, cp, id);
 }
 
+/* Records what was picked the way the execution does (only real choices),
+ * so that the caller can see them before the execution ends. */
+static size_t choose(struct strategy *s, const struct choice_point *cp, bool waiter)
+{
+    struct interactive_state *st = s->state;
+    size_t i = pick(s, cp, waiter);
+    if (cp->n > 1 && !s->stop && i < cp->n)
+        schedule_add_choice(&st->made, cp->step, waiter ? CHOICE_WAKE : CHOICE_THREAD, cp->threads[i]);
+    return i;
+}
+
 static size_t interactive_pick_thread(struct strategy *s, const struct choice_point *cp)
 {
     return choose(s, cp, false);
@@ -85,6 +98,7 @@ static void interactive_destroy(struct strategy *s)
     struct interactive_state *st = s->state;
     strategy_free(st->replay);
     schedule_free(&st->prefix);
+    schedule_free(&st->made);
     free(st);
 }
 
@@ -105,6 +119,7 @@ struct strategy *strategy_interactive_new(const struct chooser *chooser)
         abort();
     st->chooser = *chooser;
     schedule_init(&st->prefix);
+    schedule_init(&st->made);
     st->replay = strategy_replay_new(&st->prefix);
     s->ops = &interactive_ops;
     s->state = st;
@@ -128,4 +143,17 @@ void strategy_interactive_delegate(struct strategy *s, struct strategy *auto_str
 {
     struct interactive_state *st = s->state;
     st->delegate = auto_strategy;
+}
+
+void strategy_interactive_ask_from(struct strategy *s, uint64_t step)
+{
+    struct interactive_state *st = s->state;
+    if (step < st->until)
+        st->until = step;
+}
+
+const struct schedule *strategy_interactive_made(const struct strategy *s)
+{
+    const struct interactive_state *st = s->state;
+    return &st->made;
 }

@@ -166,7 +166,7 @@ int cmd_replay(int argc, char **argv)
         report_failure_text(stdout, &res);
         status = EXIT_FAILURE_FOUND;
     }
-    exec_result_free(&res);
+    exec_result_free(&res);     /* a diverged run has its choices too */
     program_free(&prog);
     schedule_free(&sched);
     return status;

@@ -1,11 +1,11 @@
 /* cmd_run: `mdat run [options] [--] PROG [ARGS...]`, batch exploration. */
 #include <stdio.h>
 
+#include "ui/cli_args.h"
 #include "ui/commands.h"
 #include "ui/report.h"
 #include "ui/trace_formats.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <sched.h>
@@ -45,25 +45,9 @@ void print_run_usage(FILE *f)
           f);
 }
 
-static bool parse_u64(const char *s, uint64_t *out)
-{
-    if (!s || !*s || *s == '-')
-        return false;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end)
-        return false;
-    *out = v;
-    return true;
-}
-
 static int usage_error(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "mdat run: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, " (see mdat run --help)\n");
-    return EXIT_USAGE;
+    return cli_usage_error("run", fmt, arg);
 }
 
 static int available_cpus(void)
@@ -140,11 +124,11 @@ int cmd_run(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "+n:s:j:o:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'n':
-            if (!parse_u64(optarg, &opt.schedules) || opt.schedules == 0)
+            if (!cli_parse_u64(optarg, &opt.schedules) || opt.schedules == 0)
                 return usage_error("--schedules wants a positive number, not \"%s\"", optarg);
             break;
         case 's':
-            if (!parse_u64(optarg, &opt.seed))
+            if (!cli_parse_u64(optarg, &opt.seed))
                 return usage_error("--seed wants a non-negative number, not \"%s\"", optarg);
             seed_given = true;
             break;
@@ -154,17 +138,17 @@ int cmd_run(int argc, char **argv)
             opt.strategy = optarg;
             break;
         case OPT_DEPTH:
-            if (!parse_u64(optarg, &v) || v == 0 || v > 100)
+            if (!cli_parse_u64(optarg, &v) || v == 0 || v > 100)
                 return usage_error("--depth wants a number from 1 to 100, not \"%s\"", optarg);
             opt.depth = (int)v;
             break;
         case 'j':
-            if (!parse_u64(optarg, &v) || v == 0 || v > 1024)
+            if (!cli_parse_u64(optarg, &v) || v == 0 || v > 1024)
                 return usage_error("--jobs wants a number from 1 to 1024, not \"%s\"", optarg);
             opt.jobs = (int)v;
             break;
         case OPT_MAX_STEPS:
-            if (!parse_u64(optarg, &opt.max_steps) || opt.max_steps == 0)
+            if (!cli_parse_u64(optarg, &opt.max_steps) || opt.max_steps == 0)
                 return usage_error("--max-steps wants a positive number, not \"%s\"", optarg);
             break;
         case OPT_TIMEOUT: {
@@ -202,11 +186,7 @@ int cmd_run(int argc, char **argv)
             print_run_usage(stdout);
             return EXIT_NO_FAILURE;
         default:
-            if (optopt)
-                fprintf(stderr, "mdat run: option -%c is unknown or needs a value (see mdat run --help)\n", optopt);
-            else
-                fprintf(stderr, "mdat run: %s is unknown or needs a value (see mdat run --help)\n", argv[optind - 1]);
-            return EXIT_USAGE;
+            return cli_bad_option("run", optopt, argv[optind - 1]);
         }
     }
     if (optind >= argc) {

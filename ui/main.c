@@ -14,6 +14,9 @@ static void print_usage(FILE *f)
           "commands:\n"
           "  run [options] [--] PROG [ARGS...]   explore schedules, stop at the first failure\n"
           "  replay [--trace[=FORMAT]] FILE      re-execute a saved schedule exactly\n"
+          "  attach [options] [--] PROG [ARGS...]\n"
+          "                                      step through PROG in a terminal UI, choosing\n"
+          "                                      which thread runs (also --replay/--demo FILE)\n"
           "\n"
           "  mdat COMMAND --help   options of a command\n"
           "  mdat --version        version\n",
@@ -41,6 +44,8 @@ int main(int argc, char **argv)
         return cmd_run(argc - 1, argv + 1);
     if (strcmp(cmd, "replay") == 0)
         return cmd_replay(argc - 1, argv + 1);
+    if (strcmp(cmd, "attach") == 0)
+        return cmd_attach(argc - 1, argv + 1);
     fprintf(stderr, "mdat: unknown command \"%s\" (see mdat --help)\n", cmd);
     return EXIT_USAGE;
 }

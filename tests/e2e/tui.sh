@@ -1,0 +1,525 @@
+#!/usr/bin/env bash
+# End-to-end tests of `mdat attach` (the TUI) inside tmux: keys go in with
+# send-keys, the screen comes back with capture-pane, polled until the
+# expected text shows (never fixed sleeps). Each test has its own tmux
+# server, killed at the end, and checks that no traced program is left.
+#   tui.sh MDAT TARGET_DIR SOURCE_DIR TEST_NAME
+set -uo pipefail
+MDAT=$1 TARGETS=$2 SOURCES=$3 TEST=$4
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
+
+SOCK="mdat-tui-$TEST-$$"
+trap 'tmux -L "$SOCK" kill-server 2>/dev/null; rm -rf "$WORK"' EXIT
+command -v tmux >/dev/null || { echo "$TEST: tmux is not installed"; exit 1; }
+
+# screen [-e]: the pane as text (-e: with its colour and attribute escapes).
+screen() { tmux -L "$SOCK" capture-pane -p "$@" -t tui 2>/dev/null; }
+keys() { tmux -L "$SOCK" send-keys -t tui "$@"; }
+
+# gave_up WHAT: the screen never showed what was expected; later steps
+# would only time out too, so the test ends here.
+gave_up() {
+    fail "$1"
+    echo "--- screen"; screen
+    echo "--- mdat's stderr"; cat "$WORK/attach.err" 2>/dev/null
+    finish
+}
+# shows TEXT / shows_re REGEX [SECONDS]: polls the screen until it matches
+# (a capture can catch a redraw half done); false after SECONDS (default 10).
+shows() { poll_screen -F "$1" "${2:-10}"; }
+shows_re() { poll_screen -E "$1" "${2:-10}"; }
+poll_screen() {
+    local how=$1 what=$2 limit=$3 waited=0
+    while ! screen | grep -q "$how" -- "$what"; do
+        [ "$waited" -ge $((limit * 20)) ] && return 1
+        sleep 0.05
+        waited=$((waited + 1))
+    done
+}
+# wait_for TEXT / wait_for_re REGEX [SECONDS]: the test cannot go on without it.
+wait_for() { shows "$@" || gave_up "screen never showed: $1"; }
+wait_for_re() { shows_re "$@" || gave_up "screen never matched: /$1/"; }
+# expect_screen TEXT / expect_screen_re REGEX: a check; the test goes on either way.
+expect_screen() { shows "$1" 3 || { fail "screen lacks: $1"; screen; }; }
+expect_screen_re() { shows_re "$1" 3 || { fail "screen does not match /$1/"; screen; }; }
+
+# restart: ends the tmux server of the previous attach, for the next one.
+restart() {
+    tmux -L "$SOCK" kill-server 2>/dev/null
+    local waited=0
+    while tmux -L "$SOCK" has-session 2>/dev/null && [ "$waited" -lt 100 ]; do
+        sleep 0.05
+        waited=$((waited + 1))
+    done
+    rm -f "$WORK/exit"
+    MDAT_PID=
+}
+
+# attach [ENV=VALUE...] -- ARGS...: starts mdat attach in a 100x30 tmux pane
+# (UTF-8 locale unless the test says otherwise); its exit status lands in
+# $WORK/exit when it ends, its stderr in $WORK/attach.err.
+attach() {
+    local envs=()
+    while [ "$1" != "--" ]; do envs+=("$1"); shift; done
+    shift
+    local cmd
+    cmd=$(printf '%q ' "$MDAT" attach "$@")
+    tmux -L "$SOCK" new-session -d -s tui -x 100 -y 30 \
+        "cd $WORK && env -u LC_ALL -u LC_CTYPE LANG=C.UTF-8 ${envs[*]} $cmd 2>$WORK/attach.err; echo \$? >$WORK/exit; echo MDAT-EXITED; sleep 600"
+    # Remember mdat and the program it traces, to check they are gone at the end.
+    local pane waited=0
+    pane=$(tmux -L "$SOCK" list-panes -t tui -F '#{pane_pid}')
+    while [ -z "${MDAT_PID:-}" ] && [ "$waited" -lt 200 ]; do
+        MDAT_PID=$(pgrep -P "$pane" -f "attach" | head -n 1)
+        sleep 0.05
+        waited=$((waited + 1))
+    done
+}
+# The traced program's pid(s) while mdat runs.
+tracees() { [ -n "${MDAT_PID:-}" ] && pgrep -P "$MDAT_PID"; }
+
+# finished STATUS: mdat has exited with STATUS, restored the terminal and left no tracee.
+finished() {
+    local want=$1 waited=0
+    while [ ! -s "$WORK/exit" ] && [ "$waited" -lt 200 ]; do sleep 0.05; waited=$((waited + 1)); done
+    local st
+    st=$(cat "$WORK/exit" 2>/dev/null)
+    [ "$st" = "$want" ] || fail "mdat attach exited with '${st:-nothing}', expected $want: $(cat "$WORK/attach.err")"
+    wait_for MDAT-EXITED 5
+    [ "$(tmux -L "$SOCK" display -p -t tui '#{alternate_on}')" = 0 ] || fail "the terminal was left in the alternate screen"
+    for pid in ${TRACEES:-}; do
+        alive "$pid" && fail "traced program $pid is still there"
+    done
+    if grep -qE 'runtime error:|ERROR: (Address|Leak)Sanitizer' "$WORK/attach.err" 2>/dev/null; then
+        fail "sanitizer report from mdat attach: $(grep -m1 -E 'runtime error:|Sanitizer' "$WORK/attach.err")"
+    fi
+}
+# alive PID: the process exists and is not a zombie (its parent may be gone
+# and nobody reaps it), within a second or two of mdat's end.
+alive() {
+    local waited=0 state
+    while [ "$waited" -lt 40 ]; do
+        state=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)
+        [ -z "$state" ] || [ "$state" = Z ] && return 1
+        sleep 0.05
+        waited=$((waited + 1))
+    done
+    return 0
+}
+# The pane shows a colour (SGR 30-37 or 40-47; 39 and 49 are the defaults).
+has_colour() { screen -e | grep -qE $'\e\\[([0-9]+;)*(3[0-7]|4[0-7])(;[0-9]+)*m'; }
+note_tracees() { TRACEES="${TRACEES:-} $(tracees)"; }
+
+# The deadlock of deadlock_lock_order by hand: T1 starts and creates both
+# threads, T2 takes lock_a, T3 takes lock_b, each then waits for the
+# other's lock, and T1 joins T2.
+DEADLOCK_KEYS=(1 1 1 2 2 3 3 2 3 1)
+
+# A failing schedule of a target, found by mdat run.
+run_schedule() {
+    "$MDAT" run -n 300 -s "$2" -j 1 -o out-dir "$TARGETS/$1" >run.out 2>&1
+    SCHED=$(ls "$WORK"/out-dir/*.sched 2>/dev/null | head -n 1)
+    [ -n "$SCHED" ] || fail "mdat run found no failure in $1: $(cat run.out)"
+}
+
+case "$TEST" in
+step)
+    attach -- "$TARGETS/deadlock_lock_order"
+    wait_for "| step 0 | last: - | live"
+    wait_for "1-9 step  n step sel  b back"
+    expect_screen "(T1 has not started: its next step starts it)"
+    keys 1 1 1
+    wait_for "| step 3 | last: T1 create thread_two"
+    note_tracees
+    # Three threads, all able to run, each with its next operation.
+    expect_screen "threads (3, 3 can run"
+    expect_screen_re 'T1 +▶ running +line 56 main +next: join T2'
+    expect_screen_re 'T2 +▶ ready +line 26 thread_one +next: start thread_one'
+    expect_screen_re '1> +56 +pthread_join\(t1, NULL\);'
+    # The terminal's cursor sits on the selected thread's row (screen readers).
+    row=$(screen | grep -n '▸  T1 ' | cut -d: -f1)
+    [ "$(tmux -L "$SOCK" display -p -t tui '#{cursor_y}')" = "$((row - 1))" ] ||
+        fail "cursor on row $(tmux -L "$SOCK" display -p -t tui '#{cursor_y}'), the selected thread is on $((row - 1))"
+    keys Down
+    wait_for_re '^.▸  T2 '
+    row=$(screen | grep -n '▸  T2 ' | cut -d: -f1)
+    [ "$(tmux -L "$SOCK" display -p -t tui '#{cursor_y}')" = "$((row - 1))" ] || fail "the cursor did not follow the selection"
+    keys Up
+    wait_for_re '^.▸  T1 '
+    keys 2 2
+    wait_for "| step 5 | last: T2 lock lock_a"
+    # T2's line is marked with its number; lock_a is held by T2 and marked changed.
+    expect_screen_re '2> +30 +pthread_mutex_lock\(&lock_b\);'
+    expect_screen_re '^\* +mutex +lock_a +held by T2'
+    expect_screen_re '^\*▸ +T2 +▶ running +line 30 thread_one +next: lock lock_b'
+    keys 3
+    wait_for "| step 6 | last: T3 start thread_two"
+    expect_screen_re '3> +42 +pthread_mutex_lock\(&lock_b\);'
+    # Back one step: the earlier picture, with the step ahead still known.
+    keys Left
+    wait_for "| step 5 of 6 | last: T2 lock lock_a | replaying"
+    expect_screen_re 'T3 +▶ ready +line 39 thread_two +next: start thread_two'
+    keys b b
+    wait_for "| step 3 of 6 |"
+    # Forward along the recording, then to its end.
+    keys n
+    wait_for "| step 4 of 6 | last: T2 start thread_one"
+    keys End
+    wait_for "| step 6 | last: T3 start thread_two | live"
+    keys Home
+    wait_for "| step 0 of 6 | last: - | replaying"
+    # ? shows every key; any other key goes back.
+    keys '?'
+    wait_for "help: Up/Down scroll, any other key closes"
+    expect_screen_re 'Right n Enter F8 +run one step of the selected thread'
+    keys Down Down Down Down Down Down Down Down
+    expect_screen_re '^  q F10 +quit \(asks first when the schedule is not saved\)'
+    keys Escape
+    wait_for "| step 0 of 6 |"
+    # A thread that cannot run is refused with the reason.
+    keys 5
+    wait_for "there is no thread T5"
+    keys q
+    wait_for "quit anyway?"
+    keys y
+    finished 0
+    ;;
+deadlock)
+    attach -- "$TARGETS/deadlock_lock_order"
+    wait_for "| step 0 |"
+    keys "${DEADLOCK_KEYS[@]}"
+    wait_for "| step 10 of 10 | last: T1 join T2 | deadlock"
+    note_tracees
+    expect_screen "3 threads blocked, none can run; wait cycle T2 -> T3 -> T2"
+    expect_screen_re 'mutex +lock_a +held by T2 +waiting: T3'
+    expect_screen_re 'mutex +lock_b +held by T3 +waiting: T2'
+    expect_screen_re 'T2 +■ waiting-lock +line 30 thread_one +waits: mutex lock_b \(held by T3\)'
+    expect_screen_re 'T1 +■ waiting-join +line 56 main +waits: join T2'
+    expect_screen_re '^ +8 \* T2 +lock lock_b +-> blocks on mutex lock_b \(held by T3\)'
+    # Save with the offered name.
+    keys s
+    wait_for "save schedule to: deadlock_lock_order-deadlock.sched"
+    keys Enter
+    wait_for "saved deadlock_lock_order-deadlock.sched (10 steps, deadlock)"
+    keys q
+    finished 0
+    # mdat replay reproduces it; attach --replay opens it and walks to the deadlock.
+    run_mdat replay deadlock_lock_order-deadlock.sched
+    expect_status 1
+    expect_out "reproduced FAILURE deadlock after 10 steps"
+    expect_out "wait cycle T2 -> T3 -> T2"
+    restart
+    attach -- --replay deadlock_lock_order-deadlock.sched
+    wait_for "| step 0 of 10 | last: - | replaying"
+    keys n n n n
+    wait_for "| step 4 of 10 | last: T2 start thread_one"
+    note_tracees
+    keys Left
+    wait_for "| step 3 of 10 | last: T1 create thread_two"
+    keys End
+    wait_for "| step 10 of 10 | last: T1 join T2 | deadlock"
+    keys q
+    finished 0
+    ;;
+walk_failure)
+    # A failing schedule from mdat run, walked forwards and backwards.
+    run_schedule lost_update 2
+    attach -- --replay "$SCHED"
+    wait_for_re '\| step 0 of [0-9]+ \| last: - \| replaying'
+    keys n n n
+    wait_for "| step 3 of"
+    note_tracees
+    keys g
+    wait_for "go to step (0-"
+    keys 1 Enter
+    wait_for "| step 1 of"
+    keys End
+    wait_for "| assertion"
+    expect_screen "assertion \`counter == 2 * N' failed"
+    keys Left
+    wait_for_re '\| step [0-9]+ of [0-9]+ .*\| replaying'
+    keys q
+    finished 0
+    ;;
+waiter)
+    # Both workers block in sem_wait; main's first post asks which one wakes.
+    attach -- "$TARGETS/wake_choice"
+    wait_for "| step 0 |"
+    keys 1 1 1 2 2 3 3 1
+    wait_for "T1 sem_post ready: which waiter wakes?"
+    note_tracees
+    expect_screen "[2] worker   [3] worker"
+    expect_screen "1-9 wake  Enter wake sel"
+    expect_screen "threads (3): choose the waiter to wake"
+    keys 3
+    wait_for "| step 8 | last: T1 sem_post ready"
+    # T3 (worker 2) runs until it exits, the rest with PCT: worker 2 was first.
+    keys 3 3 3 3 3 3
+    wait_for_re 'T3 +· exited'
+    keys c
+    wait_for "| exited 0"
+    # The program's output went to the output pane only, not over the screen.
+    screen | grep -q "woken first: worker 2" && fail "the program's output is on the screen without the output pane"
+    keys o
+    wait_for "woken first: worker 2"
+    expect_screen "program output (22 bytes; o hides)"
+    keys q y
+    finished 0
+    ;;
+resize)
+    attach -- "$TARGETS/deadlock_lock_order"
+    wait_for "| step 0 |"
+    keys 1
+    wait_for "| step 1 |"
+    note_tracees
+    tmux -L "$SOCK" resize-window -t tui -x 60 -y 20
+    wait_for "terminal too small (need 80x24, have 60x20)"
+    # Keys still work while it is too small, and nothing breaks.
+    keys 1
+    tmux -L "$SOCK" resize-window -t tui -x 100 -y 30
+    wait_for "| step 2 |"
+    wait_for "1-9 step  n step sel"
+    tmux -L "$SOCK" resize-window -t tui -x 80 -y 24
+    wait_for_re '^ threads \(2, 2 can run'
+    [ "$(screen | wc -l)" -eq 24 ] || fail "not 24 rows at 80x24"
+    expect_screen "q quit  ? help"
+    keys q
+    finished 0
+    ;;
+no_color)
+    # NO_COLOR: attributes only, no colour escapes; the dark theme has them.
+    attach NO_COLOR=1 -- "$TARGETS/deadlock_lock_order"
+    wait_for "| step 0 |"
+    keys 1 1 1
+    wait_for "| step 3 |"
+    note_tracees
+    has_colour && fail "colour escapes under NO_COLOR"
+    screen -e | grep -qF $'\e[7m' || screen -e | grep -qE $'\e\\[[0-9;]*7m' || fail "no reverse video in mono"
+    keys t
+    wait_for "theme: projector"
+    keys t
+    wait_for "theme: dark"
+    keys q y
+    finished 0
+    # TERM=dumb and an ASCII locale: mono, ASCII symbols.
+    restart
+    attach LANG=C TERM=dumb -- "$TARGETS/deadlock_lock_order"
+    wait_for "| step 0 |"
+    keys 1 1 1
+    wait_for_re 'T2 +\+ ready'
+    expect_screen_re '^.>  T1 +\+ running'
+    has_colour && fail "colour escapes with TERM=dumb"
+    keys q y
+    finished 0
+    restart
+    attach -- "$TARGETS/deadlock_lock_order"
+    wait_for "| step 0 |"
+    has_colour || fail "no colour in the dark theme"
+    keys q
+    finished 0
+    ;;
+quit_confirm)
+    attach -- "$TARGETS/deadlock_lock_order"
+    wait_for "| step 0 |"
+    keys 1 1 1 2
+    wait_for "| step 4 | last: T2 start thread_one | live (unsaved)"
+    note_tracees
+    keys q
+    wait_for "the schedule is not saved: quit anyway? (y quits, s saves first, any other key stays)"
+    keys n
+    wait_for "1-9 step  n step sel"
+    [ -s "$WORK/exit" ] && fail "mdat quit although the answer was no"
+    keys 3
+    wait_for "| step 5 |"
+    keys q
+    wait_for "quit anyway?"
+    keys y
+    finished 0
+    ;;
+demo)
+    run_schedule deadlock_lock_order 1
+    attach -- --demo "$SCHED" --delay 0.05
+    wait_for "demo finished: 3 threads blocked, none can run" 20
+    note_tracees
+    expect_screen_re '\| step ([0-9]+) of \1 \| .*\| deadlock \| demo paused'
+    keys q
+    finished 0
+    # Paused, it stays; Right steps; Space plays on to the end.
+    restart
+    attach -- --demo "$SCHED" --delay 0.3
+    wait_for "| step 1 of"
+    keys Space
+    wait_for "demo paused"
+    at=$(screen | grep -oE '\| step [0-9]+ of' | head -n 1)
+    sleep 1
+    [ "$(screen | grep -oE '\| step [0-9]+ of' | head -n 1)" = "$at" ] || fail "the demo moved while paused"
+    n=${at//[^0-9]/}
+    keys Right
+    wait_for "| step $((n + 1)) of"
+    keys Left
+    wait_for "| step $n of"
+    keys Space
+    wait_for "demo finished" 30
+    keys q
+    finished 0
+    ;;
+crash)
+    # The program crashes: mode crashed. Then mdat itself is killed: the
+    # terminal comes back and the traced program dies with it.
+    run_schedule order_bug_sleep 5
+    attach -- --replay "$SCHED"
+    wait_for "replaying"
+    keys End
+    wait_for "| crashed"
+    keys Home
+    wait_for "| step 0 of"
+    keys n n
+    wait_for "| step 2 of"
+    note_tracees
+    [ -n "$(tracees)" ] || fail "no traced program while stepping"
+    kill -SEGV "$MDAT_PID"
+    finished 139
+    restart
+    TRACEES=
+    attach -- "$TARGETS/deadlock_lock_order"
+    wait_for "| step 0 |"
+    keys 1 1
+    wait_for "| step 2 |"
+    note_tracees
+    kill -TERM "$MDAT_PID"
+    finished 143
+    ;;
+run_break)
+    # r runs a thread until it blocks; B sets a breakpoint that r and c stop
+    # at; u runs a thread to a line.
+    attach -- "$TARGETS/deadlock_lock_order"
+    wait_for "| step 0 |"
+    keys 1 1 1 3 3
+    wait_for "| step 5 | last: T3 lock lock_b"
+    note_tracees
+    keys Up
+    wait_for_re '^.▸  T2 '
+    keys r
+    wait_for "T2 blocked: mutex lock_b (held by T3)"
+    expect_screen "| step 8 | last: T2 lock lock_b"
+    keys Home
+    wait_for "| step 0 of 8 |"
+    keys 1 1 1 2
+    wait_for "| step 4 | last: T2 start thread_one"
+    keys B
+    wait_for "breakpoint on/off at (LINE or FILE:LINE): deadlock_lock_order.c:29"
+    keys C-u 3 1 Enter
+    wait_for "breakpoint at deadlock_lock_order.c:31 (r and c stop when a thread reaches it)"
+    expect_screen_re '2> ●29 +pthread_mutex_lock\(&lock_a\);|^ +●31 +shared = shared \+ 1;'
+    keys r
+    wait_for "T2 reached breakpoint deadlock_lock_order.c:31"
+    expect_screen "| step 6 | last: T2 lock lock_b"
+    expect_screen_re '2>●31 +shared = shared \+ 1;'
+    # Continue with PCT: it stops when a thread comes to line 31 again.
+    keys c
+    wait_for_re '\| step (1[0-9]|[7-9]) \|.*T[23] reached breakpoint deadlock_lock_order.c:31|T2 reached breakpoint'
+    keys B Enter
+    wait_for "breakpoint deadlock_lock_order.c:31 removed"
+    keys Home 1 1 1 3
+    wait_for "| step 4 |"
+    keys u
+    wait_for "run T3 until it reaches line (LINE or FILE:LINE):"
+    keys 4 5 Enter
+    wait_for "T3 reached deadlock_lock_order.c:45"
+    expect_screen_re '3> +45 +pthread_mutex_unlock\(&lock_a\);'
+    keys q y
+    finished 0
+    ;;
+watch_load)
+    # --watch and w add watches, W removes one (each re-executes to the same
+    # step); l loads a schedule. Watch values come from the supervisor: the
+    # pane shows a value or that there is none yet.
+    attach -- --watch shared "$TARGETS/deadlock_lock_order"
+    wait_for "| step 0 |"
+    wait_for_re 'watch 1 +shared +(\(no value yet\)|= )'
+    keys 1 1 1 2 2
+    wait_for "| step 5 |"
+    note_tracees
+    keys w
+    wait_for "watch (a variable or expression):"
+    keys s h a r e d + 1 Enter
+    wait_for "watching shared+1"
+    wait_for "| step 5 |"
+    wait_for_re 'watch 2 +shared\+1 +(\(no value yet\)|= )'
+    expect_screen "sync objects (2) and watches (2)"
+    keys W
+    wait_for "remove watch number (1-2): 2"
+    keys BSpace 1 Enter
+    wait_for "no longer watching shared"
+    wait_for_re 'watch 1 +shared\+1'
+    expect_screen "| step 5 |"
+    # Save here (before the end), then load it back: followed from step 0.
+    keys s
+    wait_for "save schedule to: deadlock_lock_order-step5.sched"
+    keys Enter
+    wait_for "saved deadlock_lock_order-step5.sched: 5 steps so far, before the end"
+    keys 3 3 2 3 1
+    wait_for "| deadlock"
+    keys l
+    wait_for "load schedule: deadlock_lock_order-step5.sched"
+    keys Enter
+    wait_for "loaded deadlock_lock_order-step5.sched:"
+    wait_for "| step 0 of 5 | last: - | replaying"
+    keys End
+    wait_for "| step 5 of 5 | last: T2 lock lock_a | live"
+    keys l C-u / n o / s u c h Enter
+    wait_for "cannot"
+    keys q y
+    finished 0
+    ;;
+long_run)
+    # A run that takes a while shows progress and stops on Esc; so does the
+    # re-execution behind a step back.
+    attach -- --max-steps 40000 "$TARGETS/livelock_flag"
+    wait_for "| step 0 |"
+    keys c
+    wait_for "running with pct: step"
+    note_tracees
+    wait_for "| step-limit" 60
+    expect_screen "more than 40000 visible steps"
+    keys Left
+    wait_for "re-executing to step 39999:" 20
+    keys Escape
+    wait_for_re 'stopped at step [0-9]+ \(cancelled\)'
+    wait_for_re '\| step [0-9]+ of 40000 \| .*\| replaying'
+    keys q y
+    finished 0
+    ;;
+usage)
+    run_mdat attach
+    expect_status 2
+    expect_err "mdat attach: no program given"
+    run_mdat attach --theme neon "$TARGETS/deadlock_lock_order"
+    expect_status 2
+    expect_err 'unknown theme "neon"'
+    run_mdat attach --delay 2 "$TARGETS/deadlock_lock_order"
+    expect_status 2
+    expect_err "--delay goes with --demo FILE"
+    run_mdat attach --replay a --demo b
+    expect_status 2
+    run_mdat attach "$TARGETS/not_elf.txt"
+    expect_status 3
+    expect_err "mdat: "
+    run_mdat attach --replay /nonexistent.sched
+    expect_status 3
+    run_mdat attach "$TARGETS/deadlock_lock_order" </dev/null
+    expect_status 3
+    expect_err "mdat attach needs a terminal"
+    run_mdat attach --help
+    expect_status 0
+    expect_out "--demo FILE"
+    run_mdat --help
+    expect_out "attach [options] [--] PROG [ARGS...]"
+    ;;
+*)
+    echo "unknown test $TEST"
+    exit 2
+    ;;
+esac
+finish
