@@ -319,7 +319,12 @@ static size_t ask_strategy(struct execution *ex, char kind, const int *ids, cons
         cp.waker = ex->running;
     if (s->wants_state)
         cp.state = exec_build_state(ex);
+    /* The time a strategy takes (a person at the keyboard) is not the
+     * program's: the timeout clock stops meanwhile. */
+    uint64_t asked = monotonic_ns();
     size_t pick = kind == CHOICE_THREAD ? s->ops->pick_thread(s, &cp) : s->ops->pick_waiter(s, &cp);
+    if (ex->deadline_ns)
+        ex->deadline_ns += monotonic_ns() - asked;
     if (pick >= n)
         pick = 0;
     if (n > 1 && !s->diverged)

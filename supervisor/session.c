@@ -768,7 +768,9 @@ bool session_run(struct session *s, const struct session_frontend *fe, char *err
             .argv = s->argv,
             .strategy = s->strat,
             .max_steps = s->max_steps,
-            .timeout_sec = 0,       /* a person takes the time they need */
+            /* The clock stops while a person decides (execution.c): this
+             * limits the program's own time, so a spin is still caught. */
+            .timeout_sec = SAVED_TIMEOUT_SEC,
             .stdin_fd = devnull,
             .stdout_fd = s->out_fd,
             .stderr_fd = s->out_fd,

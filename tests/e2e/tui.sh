@@ -390,6 +390,24 @@ crash)
     kill -TERM "$MDAT_PID"
     finished 143
     ;;
+spin)
+    # A thread that spins without a visible operation is stopped by the
+    # watchdog: its clock only runs while the program does, not while a
+    # person decides.
+    attach -- "$TARGETS/spin_forever"
+    wait_for "| step 0 |"
+    sleep 11     # longer than the timeout, spent deciding: not the program's time
+    keys 1 1 1
+    wait_for "| step 3 |"
+    note_tracees
+    keys 2 2 2
+    wait_for_re '\| timeout' 25
+    expect_screen "does not come back (timeout)"
+    keys q
+    wait_for "quit anyway?"
+    keys y
+    finished 0
+    ;;
 run_break)
     # r runs a thread until it blocks; B sets a breakpoint that r and c stop
     # at; u runs a thread to a line.
@@ -437,22 +455,23 @@ watch_load)
     # pane shows a value or that there is none yet.
     attach -- --watch shared "$TARGETS/deadlock_lock_order"
     wait_for "| step 0 |"
-    wait_for_re 'watch 1 +shared +(\(no value yet\)|= )'
+    wait_for_re 'watch 1 +shared += 0'
     keys 1 1 1 2 2
     wait_for "| step 5 |"
     note_tracees
     keys w
     wait_for "watch (a variable or expression):"
-    keys s h a r e d + 1 Enter
-    wait_for "watching shared+1"
+    keys n o s u c h Enter
+    wait_for "watching nosuch"
     wait_for "| step 5 |"
-    wait_for_re 'watch 2 +shared\+1 +(\(no value yet\)|= )'
+    # A watch that names nothing says why, in place of a value.
+    wait_for_re "watch 2 +nosuch +no variable named 'nosuch'"
     expect_screen "sync objects (2) and watches (2)"
     keys W
     wait_for "remove watch number (1-2): 2"
     keys BSpace 1 Enter
     wait_for "no longer watching shared"
-    wait_for_re 'watch 1 +shared\+1'
+    wait_for_re 'watch 1 +nosuch'
     expect_screen "| step 5 |"
     # Save here (before the end), then load it back: followed from step 0.
     keys s
