@@ -709,8 +709,15 @@ static int resume(struct execution *ex, struct mthread *t, bool first_op, int *s
         if (r <= 0)
             return r;
         t->stop = STOP_PLAIN;
-        if (!(WIFSTOPPED(*status) && WSTOPSIG(*status) == SIGTRAP && stop_event(*status) == 0))
+        if (!(WIFSTOPPED(*status) && WSTOPSIG(*status) == SIGTRAP && stop_event(*status) == 0)) {
+            /* A signal came first: its handler runs, then the thread is back
+             * at this breakpoint with the operation still to do. */
+            struct user_regs_struct now;
+            if (first_op && WIFSTOPPED(*status) && stop_event(*status) == 0 && tracee_get_regs(t->tid, &now) &&
+                now.rip == at)
+                t->interrupted_by = WSTOPSIG(*status);
             return 1;   /* the instruction faulted, or the thread was killed: the caller looks */
+        }
         if (first_op)
             exec_note_written_value(ex, t);
     }
@@ -1054,6 +1061,12 @@ static void report_timeout(struct execution *ex, struct mthread *t)
 /* What came of the step, for its trace event. */
 static void describe_outcome(struct execution *ex, struct mthread *t, enum run_outcome o, struct trace_event *ev)
 {
+    if (t->interrupted_by && o == RUN_NEXT_OP) {
+        const char *name = sigabbrev_np(t->interrupted_by);
+        snprintf(ev->outcome, sizeof ev->outcome, "SIG%s came first: its handler runs, the operation is still to do",
+                 name ? name : "?");
+        return;
+    }
     switch (o) {
     case RUN_CONTINUE:  /* run_thread never returns it */
     case RUN_NEXT_OP:
@@ -1246,6 +1259,7 @@ static bool schedule_loop(struct execution *ex)
             describe_outcome(ex, t, o, &ev);
             finish_event(ex, &ev);
         }
+        t->interrupted_by = 0;
         if (ex->held_at_exit) {
             tracee_cont(ex->held_at_exit, 0);
             ex->held_at_exit = 0;

@@ -55,6 +55,7 @@ struct mthread {
     uint64_t stack_lo, stack_hi;    /* its own stack mapping, 0 until needed */
     bool yielded;
     bool timed_wait;
+    int interrupted_by;             /* a signal stopped its step before the operation ran */
     uint64_t wait_seq;              /* when it blocked, to list waiters in order */
     int joined_by;                  /* the thread that called pthread_join on it, 0 if none */
     uint64_t join_sp, join_site;    /* the frame of that call */

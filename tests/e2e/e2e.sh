@@ -333,6 +333,14 @@ signal_wakes_waiter)
     expect_out "signal wake interrupts sem_wait"
     expect_out "woken"
     ;;
+signal_during_step)
+    # A signal due before an operation that mdat single-steps: the trace
+    # says the handler came first and the operation is still to do.
+    run_mdat run -n 1 -s 1 --strategy random --trace "$TARGETS/signal_during_step"
+    expect_status 0
+    expect_out "atomic counter                       signal_during_step.c:$(line_of signal_during_step.c 'XADD:') main  -> SIGUSR1 came first: its handler runs, the operation is still to do"
+    expect_out "3 1"
+    ;;
 protections)
     # mdat performs plain loads and stores itself; a forbidden one must
     # still fault exactly where the CPU would make it fault.
