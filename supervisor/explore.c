@@ -546,8 +546,7 @@ static bool record_failure(struct program *prog, const struct explore_options *o
     return written;
 }
 
-/* mkdir -p: the output directory may be several levels deep. */
-static bool make_directories(const char *path)
+bool make_directories(const char *path)
 {
     char buf[PATH_MAX];
     snprintf(buf, sizeof buf, "%s", path);
@@ -598,6 +597,7 @@ static bool probe_estimate(struct program *prog, const struct explore_options *o
                            uint64_t *estimate, char *err, size_t errlen)
 {
     struct explore_options quiet = *opt;
+    quiet.schedules = 1;
     quiet.show_output = false;
     quiet.trace = NULL;
     quiet.check_cmd = NULL;     /* its verdict does not count */

@@ -122,6 +122,10 @@ const char *explore_failure_trace(const struct explore_failure *f, const char *f
 bool explore_replay(struct program *prog, const struct schedule *sched, struct trace_tee *trace, bool show_output,
                     const char *const *watches, int n_watches, struct exec_result *res, char *err, size_t errlen);
 
+/* mkdir -p: the output directory may be several levels deep. false with
+ * errno set when it cannot be made or is not a directory. */
+bool make_directories(const char *path);
+
 /* Builds the strategy of that name; NULL for an unknown name. */
 struct strategy *strategy_by_name(const char *name, int depth);
 

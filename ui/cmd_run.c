@@ -1,14 +1,13 @@
 /* cmd_run: `mdat run [options] [--] PROG [ARGS...]`, batch exploration. */
 #include <stdio.h>
 
+#include "ui/cli.h"
 #include "ui/commands.h"
 #include "ui/report.h"
 #include "ui/trace_formats.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -42,35 +41,6 @@ void print_run_usage(FILE *f)
           "\n"
           "Exit status: 0 no failure, 1 failure found, 2 usage error, 3 PROG could not be run.\n",
           f);
-}
-
-static bool parse_u64(const char *s, uint64_t *out)
-{
-    if (!s || !*s || *s == '-')
-        return false;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end)
-        return false;
-    *out = v;
-    return true;
-}
-
-static int usage_error(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "mdat run: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, " (see mdat run --help)\n");
-    return EXIT_USAGE;
-}
-
-static int available_cpus(void)
-{
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
-        return CPU_COUNT(&set);
-    return 1;
 }
 
 static uint64_t seed_from_clock(void)
@@ -123,7 +93,7 @@ int cmd_run(int argc, char **argv)
         .schedules = 1000,
         .strategy = "pct",
         .depth = 3,
-        .jobs = available_cpus(),
+        .jobs = cli_available_cpus(),
         .max_steps = 1000000,
         .timeout_sec = 10,
         .out_dir = "mdat-out",
@@ -139,40 +109,37 @@ int cmd_run(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "+n:s:j:o:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'n':
-            if (!parse_u64(optarg, &opt.schedules) || opt.schedules == 0)
-                return usage_error("--schedules wants a positive number, not \"%s\"", optarg);
+            if (!cli_parse_u64(optarg, &opt.schedules) || opt.schedules == 0)
+                return cli_usage_error("run", "--schedules wants a positive number, not \"%s\"", optarg);
             break;
         case 's':
-            if (!parse_u64(optarg, &opt.seed))
-                return usage_error("--seed wants a non-negative number, not \"%s\"", optarg);
+            if (!cli_parse_u64(optarg, &opt.seed))
+                return cli_usage_error("run", "--seed wants a non-negative number, not \"%s\"", optarg);
             seed_given = true;
             break;
         case OPT_STRATEGY:
             if (strcmp(optarg, "random") != 0 && strcmp(optarg, "pct") != 0)
-                return usage_error("unknown strategy \"%s\" (random or pct)", optarg);
+                return cli_usage_error("run", "unknown strategy \"%s\" (random or pct)", optarg);
             opt.strategy = optarg;
             break;
         case OPT_DEPTH:
-            if (!parse_u64(optarg, &v) || v == 0 || v > 100)
-                return usage_error("--depth wants a number from 1 to 100, not \"%s\"", optarg);
+            if (!cli_parse_u64(optarg, &v) || v == 0 || v > 100)
+                return cli_usage_error("run", "--depth wants a number from 1 to 100, not \"%s\"", optarg);
             opt.depth = (int)v;
             break;
         case 'j':
-            if (!parse_u64(optarg, &v) || v == 0 || v > 1024)
-                return usage_error("--jobs wants a number from 1 to 1024, not \"%s\"", optarg);
+            if (!cli_parse_u64(optarg, &v) || v == 0 || v > 1024)
+                return cli_usage_error("run", "--jobs wants a number from 1 to 1024, not \"%s\"", optarg);
             opt.jobs = (int)v;
             break;
         case OPT_MAX_STEPS:
-            if (!parse_u64(optarg, &opt.max_steps) || opt.max_steps == 0)
-                return usage_error("--max-steps wants a positive number, not \"%s\"", optarg);
+            if (!cli_parse_u64(optarg, &opt.max_steps) || opt.max_steps == 0)
+                return cli_usage_error("run", "--max-steps wants a positive number, not \"%s\"", optarg);
             break;
-        case OPT_TIMEOUT: {
-            char *end;
-            opt.timeout_sec = strtod(optarg, &end);
-            if (*end || !(opt.timeout_sec > 0))
-                return usage_error("--timeout wants a positive number of seconds, not \"%s\"", optarg);
+        case OPT_TIMEOUT:
+            if (!cli_parse_seconds(optarg, &opt.timeout_sec, false))
+                return cli_usage_error("run", "--timeout wants a positive number of seconds, not \"%s\"", optarg);
             break;
-        }
         case OPT_CHECK:
             opt.check_cmd = optarg;
             break;
@@ -191,7 +158,7 @@ int cmd_run(int argc, char **argv)
         case OPT_TRACE: {
             char why[200];
             if (!trace_option_parse(optarg, &opt.trace, &opt.trace_every_step, why, sizeof why))
-                return usage_error("%s", why);
+                return cli_usage_error("run", "%s", why);
             break;
         }
         case OPT_WATCH:
@@ -201,11 +168,7 @@ int cmd_run(int argc, char **argv)
             print_run_usage(stdout);
             return EXIT_NO_FAILURE;
         default:
-            if (optopt)
-                fprintf(stderr, "mdat run: option -%c is unknown or needs a value (see mdat run --help)\n", optopt);
-            else
-                fprintf(stderr, "mdat run: %s is unknown or needs a value (see mdat run --help)\n", argv[optind - 1]);
-            return EXIT_USAGE;
+            return cli_bad_option("run", optopt, argv[optind - 1]);
         }
     }
     if (optind >= argc) {

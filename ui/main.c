@@ -14,6 +14,8 @@ static void print_usage(FILE *f)
           "commands:\n"
           "  run [options] [--] PROG [ARGS...]   explore schedules, stop at the first failure\n"
           "  replay [--trace[=FORMAT]] FILE      re-execute a saved schedule exactly\n"
+          "  grade [options] SUBMISSION...       grade a class: the same exploration for each, as CSV/JSON/HTML\n"
+          "  merge SHARD.json...                 combine the shard reports of grade --shard K/N\n"
           "\n"
           "  mdat COMMAND --help   options of a command\n"
           "  mdat --version        version\n",
@@ -41,6 +43,10 @@ int main(int argc, char **argv)
         return cmd_run(argc - 1, argv + 1);
     if (strcmp(cmd, "replay") == 0)
         return cmd_replay(argc - 1, argv + 1);
+    if (strcmp(cmd, "grade") == 0)
+        return cmd_grade(argc - 1, argv + 1);
+    if (strcmp(cmd, "merge") == 0)
+        return cmd_merge(argc - 1, argv + 1);
     fprintf(stderr, "mdat: unknown command \"%s\" (see mdat --help)\n", cmd);
     return EXIT_USAGE;
 }
