@@ -265,11 +265,13 @@ static int compare_paths(const void *a, const void *b)
 
 /* Copies the submission directory to build_dir, runs the build command
  * there and finds the program. false (u says why) if the build failed. */
-static bool build(const struct grade_settings *s, const char *src, const char *unit_dir, const char *build_dir,
-                  char *exe, size_t exe_len, struct grade_unit *u)
+static bool build(const struct grade_settings *s, const char *src, const char *build_dir, char *exe, size_t exe_len,
+                  struct grade_unit *u)
 {
+    /* Next to the copy, named alike: shards of one submission build at
+     * once (GNU parallel on one host), each in its own copy. */
     char log_path[PATH_MAX];
-    snprintf(log_path, sizeof log_path, "%s/build.log", unit_dir);
+    snprintf(log_path, sizeof log_path, "%s.log", build_dir);
     int log = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (log < 0) {
         build_failed(u, "cannot write %s", log_path);
@@ -498,7 +500,7 @@ void grade_run_unit(const struct grade_settings *s, int jobs, int submission, ui
         if (s->build_cmd) {
             char build_dir[PATH_MAX];
             snprintf(build_dir, sizeof build_dir, "%s/build%s", unit_dir, shard_tag);
-            build(s, given, unit_dir, build_dir, exe, sizeof exe, u);
+            build(s, given, build_dir, exe, sizeof exe, u);
         } else {
             /* cmd_grade makes sure a directory comes with --build or --exe. */
             snprintf(exe, sizeof exe, "%s/%s", given, s->exe_name ? s->exe_name : "");
