@@ -354,13 +354,22 @@ static void record_progress(void *ctx, uint64_t done, uint64_t total, uint64_t f
     sh->failing = failures;
 }
 
-static void copy_failure(const struct explore_failure *f, struct grade_failure *g)
+static void copy_failure(const struct grade_settings *s, const struct explore_failure *f, struct grade_failure *g)
 {
     const struct exec_result *r = &f->result;
     g->execution = f->execution;
     g->kind = r->kind != FAIL_NONE ? r->kind : f->found;
     g->reproduced = f->reproduced;
-    snprintf(g->message, sizeof g->message, "%s", r->message);
+    /* The signals of the limits say which one the program ran into (the
+     * message names the signal: mdat kills the rest of the process). */
+    if (g->kind == FAIL_CRASH && strstr(r->message, "by SIGXCPU"))
+        snprintf(g->message, sizeof g->message, "%s (over the CPU time limit of %llu s)", r->message,
+                 (unsigned long long)s->limits.cpu_sec);
+    else if (g->kind == FAIL_CRASH && strstr(r->message, "by SIGXFSZ"))
+        snprintf(g->message, sizeof g->message, "%s (over the file size limit of %llu bytes)", r->message,
+                 (unsigned long long)s->limits.file_size);
+    else
+        snprintf(g->message, sizeof g->message, "%s", r->message);
     snprintf(g->location, sizeof g->location, "%s", r->location);
     snprintf(g->function, sizeof g->function, "%s", r->function);
     snprintf(g->schedule_file, sizeof g->schedule_file, "%s", f->schedule_file);
@@ -414,7 +423,7 @@ static void explore_unit(const struct grade_settings *s, int jobs, const char *e
     }
     if (sum.n_failures > 0) {
         u->has_failure = true;
-        copy_failure(&sum.failures[0], &u->first_failure);
+        copy_failure(s, &sum.failures[0], &u->first_failure);
     }
     explore_summary_free(&sum);
     program_free(&prog);

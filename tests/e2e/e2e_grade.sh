@@ -7,10 +7,16 @@ MDAT=$1 TARGETS=$2 GRADE=$3 SOURCES=$4 TEST=$5
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
-# The class, in the order of the reports, and the same exploration for all:
-# few schedules and short limits keep each grading to a few seconds.
-SUBS=("$GRADE/alice" "$GRADE/bob" "$GRADE/carol" "$GRADE/dave" "$GRADE/erin" "$GRADE/frank" "$GRADE/grace"
-      "$GRADE/heidi" "$GRADE/ivan" "$SOURCES/judy" "$SOURCES/mallory")
+# The class, copied into this test's scratch directory so that what runs
+# of it (and what must not be left running) is told apart from the
+# gradings of tests running at the same time; in the order of the reports.
+CLASS=$WORK/class-of-$TEST
+mkdir -p "$CLASS"
+cp "$GRADE"/{alice,bob,carol,dave,erin,frank,grace,heidi,ivan} "$CLASS"/
+cp -r "$SOURCES/judy" "$SOURCES/mallory" "$CLASS"/
+SUBS=("$CLASS/alice" "$CLASS/bob" "$CLASS/carol" "$CLASS/dave" "$CLASS/erin" "$CLASS/frank" "$CLASS/grace"
+      "$CLASS/heidi" "$CLASS/ivan" "$CLASS/judy" "$CLASS/mallory")
+# Few schedules and short limits keep each grading to a few seconds.
 OPTS=(-n 8 -s 1 -j 2 --timeout 1.5 --max-steps 2000 --max-memory 512M --max-procs 64
       --check "$TARGETS/check_mutex_log.sh" --build make)
 
@@ -53,11 +59,11 @@ if kind:
 PY
 }
 
-# no_tracee_left: nothing of the class runs any more (tracees, forked
-# children, build copies).
+# no_tracee_left: nothing of this test runs any more (mdat, tracees, forked
+# children, builds: all of them name this test's scratch directory).
 no_tracee_left() {
     local left
-    left=$(pgrep -af "$GRADE/|$SOURCES/|$WORK/" | grep -v -e pgrep -e e2e_grade)
+    left=$(pgrep -af -- "$WORK/" | grep -v -e pgrep -e e2e_grade)
     [ -z "$left" ] || fail "processes left behind: $left"
 }
 
@@ -140,6 +146,7 @@ shards)
     rm -f class/report.*
     parallel --will-cite -j 2 "$MDAT" grade "${OPTS[@]}" -o class --shard {}/3 "${SUBS[@]}" ::: 1 2 3 >parallel.out 2>&1 ||
         fail "GNU parallel: $(tail -3 parallel.out)"
+    ! grep -qE 'runtime error:|ERROR: (Address|Leak)Sanitizer' parallel.out || fail "sanitizer report: $(cat parallel.out)"
     run_mdat merge --no-times class/shard-*-of-3.json
     expect_status 0
     same_reports whole class
@@ -147,11 +154,11 @@ shards)
     ;;
 merge_refuses)
     # Shards that do not make one grading are refused with a one-line reason.
-    quick=("$GRADE/alice" "$GRADE/bob")
+    quick=("$CLASS/alice" "$CLASS/bob")
     run_mdat grade -n 4 -j 1 -o class --shard 1/2 "${quick[@]}"; expect_status 0
     run_mdat grade -n 4 -j 1 -o class --shard 2/2 --json two.json "${quick[@]}"; expect_status 0
     run_mdat grade -n 6 -j 1 -o class --shard 2/2 --json other-n.json "${quick[@]}"
-    run_mdat grade -n 4 -j 1 -o class --shard 2/2 --json other-subs.json "$GRADE/alice"
+    run_mdat grade -n 4 -j 1 -o class --shard 2/2 --json other-subs.json "$CLASS/alice"
     run_mdat grade -n 4 -j 1 -o class --shard 2/3 --json of-three.json "${quick[@]}"
     run_mdat merge --no-times class/shard-1-of-2.json two.json
     expect_status 0
@@ -180,25 +187,26 @@ isolation)
     # A grading process that dies, a submission over its wall clock, a build
     # over its time limit, a file that is no program: each is reported as
     # such, the others are graded, and nothing is left running.
-    "$MDAT" grade -n 4 -j 1 --timeout 20 -o class "$GRADE/grace" "$GRADE/alice" >grade.out 2>&1 &
+    "$MDAT" grade -n 4 -j 1 --timeout 20 -o class "$CLASS/grace" "$CLASS/alice" >grade.out 2>&1 &
     mdat_pid=$!
     child=
     for _ in $(seq 100); do
         child=$(pgrep -P "$mdat_pid" | head -n 1)
-        [ -n "$child" ] && pgrep -f "$GRADE/grace" >/dev/null && break
+        [ -n "$child" ] && pgrep -f "$CLASS/grace" >/dev/null && break
         sleep 0.1
     done
     [ -n "$child" ] || fail "no grading process appeared"
-    kill -SEGV "$child"
+    kill -ABRT "$child"     # not SEGV: a sanitizer build would catch that and report it as its own
     wait "$mdat_pid"
     [ $? -eq 0 ] || fail "mdat grade failed when its grading process died: $(cat grade.out)"
+    ! grep -qE 'runtime error:|ERROR: (Address|Leak)Sanitizer' grade.out || fail "sanitizer report: $(cat grade.out)"
     expect_verdict class grace mdat-error
-    field_has class/report.csv grace details "grading process was killed by Segmentation fault" ||
+    field_has class/report.csv grace details "grading process was killed by Aborted" ||
         fail "grace: the details do not say the grading process died: $(field class/report.csv grace details)"
     expect_verdict class alice ok
     no_tracee_left
 
-    run_mdat grade -n 4 -j 1 --timeout 20 --submission-timeout 1 -o wall "$GRADE/grace" "$GRADE/alice"
+    run_mdat grade -n 4 -j 1 --timeout 20 --submission-timeout 1 -o wall "$CLASS/grace" "$CLASS/alice"
     expect_status 0
     expect_verdict wall grace hang
     field_has wall/report.csv grace details "^wall clock: grading took longer than 1 s" ||
@@ -207,24 +215,34 @@ isolation)
     no_tracee_left
 
     mkdir -p slow && printf 'slow:\n\tsleep 37\n' >slow/Makefile
-    run_mdat grade -n 2 -j 1 --build make --build-timeout 1 -o builds "$WORK/slow" "$SOURCES/judy" "$TARGETS/script.sh"
+    run_mdat grade -n 2 -j 1 --build make --build-timeout 1 -o builds "$WORK/slow" "$CLASS/judy" "$TARGETS/script.sh"
     expect_status 0
     expect_verdict builds slow build-failed
     field_has builds/report.csv slow details "the build took longer than 1 s" || fail "slow: no build time limit"
     expect_verdict builds judy ok
     [ "$(field builds/report.csv script.sh verdict)" = mdat-error ] || fail "script.sh is not an mdat error"
     pgrep -f "sleep 37" >/dev/null && fail "the slow build's sleep is still running"
-    [ -f "$SOURCES/judy/judy" ] && fail "the build wrote into the submission instead of a copy"
+    [ -f "$CLASS/judy/judy" ] && fail "the build wrote into the submission instead of a copy"
     no_tracee_left
+
+    # The CPU and file size limits, named in the details.
+    run_mdat grade -n 1 -j 1 --timeout 30 --max-cpu 1 --max-file-size 64K -o limits "$TARGETS/spin_forever" /usr/bin/yes
+    expect_status 0
+    expect_verdict limits spin_forever crash crash
+    field_has limits/report.csv spin_forever details "SIGXCPU.*over the CPU time limit of 1 s" ||
+        fail "spin_forever: no CPU limit in $(field limits/report.csv spin_forever details)"
+    expect_verdict limits yes crash crash
+    field_has limits/report.csv yes details "SIGXFSZ.*over the file size limit of 65536 bytes" ||
+        fail "yes: no file size limit in $(field limits/report.csv yes details)"
     ;;
 usage)
     run_mdat grade; expect_status 2
-    run_mdat grade "$SOURCES/judy"; expect_status 2
+    run_mdat grade "$CLASS/judy"; expect_status 2
     expect_err "is a directory: say how to build it"
-    run_mdat grade --shard 3/2 "$GRADE/alice"; expect_status 2
-    run_mdat grade --shard 1/2 --csv x.csv "$GRADE/alice"; expect_status 2
-    run_mdat grade --max-memory 12Q "$GRADE/alice"; expect_status 2
-    run_mdat grade --strategy magic "$GRADE/alice"; expect_status 2
+    run_mdat grade --shard 3/2 "$CLASS/alice"; expect_status 2
+    run_mdat grade --shard 1/2 --csv x.csv "$CLASS/alice"; expect_status 2
+    run_mdat grade --max-memory 12Q "$CLASS/alice"; expect_status 2
+    run_mdat grade --strategy magic "$CLASS/alice"; expect_status 2
     [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "usage error is not one line: $(cat "$WORK/err")"
     run_mdat grade --help; expect_status 0; expect_out "--shard K/N"
     run_mdat merge --help; expect_status 0; expect_out "SHARD.json"
