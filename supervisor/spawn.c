@@ -1,9 +1,8 @@
 /* spawn: fork, seize, filter and exec the traced program. */
 #include "supervisor/spawn.h"
+#include "supervisor/proc_maps.h"
 #include "supervisor/tracee.h"
 
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/audit.h>
@@ -66,35 +65,36 @@ void spawn_set_limits(const struct spawn_limits *limits)
     limits_in_force = limits ? *limits : (struct spawn_limits){0};
 }
 
+struct user_count {
+    uid_t uid;
+    uint64_t tasks;
+};
+
+static void count_if_ours(pid_t pid, void *ctx)
+{
+    struct user_count *c = ctx;
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;     /* gone meanwhile */
+    long uid = -1, threads = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "Uid:", 4) == 0)
+            uid = strtol(line + 4, NULL, 10);   /* the real uid comes first */
+        else if (strncmp(line, "Threads:", 8) == 0)
+            threads = strtol(line + 8, NULL, 10);
+    }
+    fclose(f);
+    if (uid == (long)c->uid)
+        c->tasks += (uint64_t)(threads > 0 ? threads : 1);
+}
+
 uint64_t spawn_user_tasks(void)
 {
-    DIR *d = opendir("/proc");
-    if (!d)
-        return 0;
-    uid_t me = getuid();
-    uint64_t tasks = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (!isdigit((unsigned char)e->d_name[0]))
-            continue;
-        char path[300], line[256];
-        snprintf(path, sizeof path, "/proc/%s/status", e->d_name);
-        FILE *f = fopen(path, "r");
-        if (!f)
-            continue;   /* gone meanwhile */
-        long uid = -1, threads = 0;
-        while (fgets(line, sizeof line, f)) {
-            if (strncmp(line, "Uid:", 4) == 0)
-                uid = strtol(line + 4, NULL, 10);   /* the real uid comes first */
-            else if (strncmp(line, "Threads:", 8) == 0)
-                threads = strtol(line + 8, NULL, 10);
-        }
-        fclose(f);
-        if (uid == (long)me)
-            tasks += (uint64_t)(threads > 0 ? threads : 1);
-    }
-    closedir(d);
-    return tasks;
+    struct user_count c = {getuid(), 0};
+    proc_each_process(count_if_ours, &c);
+    return c.tasks;
 }
 
 /* Lowers one limit to value (0: left alone), keeping below the hard limit

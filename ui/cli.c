@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 
 bool cli_parse_u64(const char *s, uint64_t *out)
 {
@@ -77,5 +78,58 @@ int cli_available_cpus(void)
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
         return CPU_COUNT(&set);
+    return 1;
+}
+
+int cli_explore_option(const char *cmd, int c, const char *arg, struct cli_explore *e)
+{
+    uint64_t v;
+    const char *why = NULL;
+    switch (c) {
+    case 'n':
+        if (!cli_parse_u64(arg, &e->schedules) || e->schedules == 0)
+            why = "--schedules wants a positive number, not \"%s\"";
+        break;
+    case 's':
+        if (!cli_parse_u64(arg, &e->seed))
+            why = "--seed wants a non-negative number, not \"%s\"";
+        e->seed_given = true;
+        break;
+    case CLI_OPT_STRATEGY:
+        if (strcmp(arg, "random") != 0 && strcmp(arg, "pct") != 0)
+            why = "unknown strategy \"%s\" (random or pct)";
+        e->strategy = arg;
+        break;
+    case CLI_OPT_DEPTH:
+        if (!cli_parse_u64(arg, &v) || v == 0 || v > 100)
+            why = "--depth wants a number from 1 to 100, not \"%s\"";
+        e->depth = (int)v;
+        break;
+    case 'j':
+        if (!cli_parse_u64(arg, &v) || v == 0 || v > 1024)
+            why = "--jobs wants a number from 1 to 1024, not \"%s\"";
+        e->jobs = (int)v;
+        break;
+    case CLI_OPT_MAX_STEPS:
+        if (!cli_parse_u64(arg, &e->max_steps) || e->max_steps == 0)
+            why = "--max-steps wants a positive number, not \"%s\"";
+        break;
+    case CLI_OPT_TIMEOUT:
+        if (!cli_parse_seconds(arg, &e->timeout_sec, false))
+            why = "--timeout wants a positive number of seconds, not \"%s\"";
+        break;
+    case CLI_OPT_CHECK:
+        e->check_cmd = arg;
+        break;
+    case CLI_OPT_FAIL_ON_EXIT:
+        e->fail_on_exit = true;
+        break;
+    default:
+        return 0;
+    }
+    if (why) {
+        cli_usage_error(cmd, why, arg);
+        return -1;
+    }
     return 1;
 }

@@ -5,6 +5,43 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
+
+/* The exploration options that `mdat run` and `mdat grade` share: their
+ * getopt_long entries (CLI_EXPLORE_OPTIONS, to put into a command's table;
+ * its own option codes start at CLI_OPT_NEXT) and their values. */
+enum { CLI_OPT_STRATEGY = 256, CLI_OPT_DEPTH, CLI_OPT_MAX_STEPS, CLI_OPT_TIMEOUT, CLI_OPT_CHECK, CLI_OPT_FAIL_ON_EXIT,
+       CLI_OPT_NEXT };
+#define CLI_EXPLORE_OPTIONS                                                 \
+    {"schedules", required_argument, NULL, 'n'},                            \
+    {"seed", required_argument, NULL, 's'},                                 \
+    {"strategy", required_argument, NULL, CLI_OPT_STRATEGY},                \
+    {"depth", required_argument, NULL, CLI_OPT_DEPTH},                      \
+    {"jobs", required_argument, NULL, 'j'},                                 \
+    {"max-steps", required_argument, NULL, CLI_OPT_MAX_STEPS},              \
+    {"timeout", required_argument, NULL, CLI_OPT_TIMEOUT},                  \
+    {"check", required_argument, NULL, CLI_OPT_CHECK},                      \
+    {"fail-on-exit", no_argument, NULL, CLI_OPT_FAIL_ON_EXIT}
+/* Their short forms, for the optstring. */
+#define CLI_EXPLORE_SHORT "n:s:j:"
+
+struct cli_explore {
+    uint64_t schedules;
+    uint64_t seed;
+    bool seed_given;
+    const char *strategy;
+    int depth;
+    int jobs;
+    uint64_t max_steps;
+    double timeout_sec;
+    const char *check_cmd;
+    bool fail_on_exit;
+};
+
+/* Takes option c (as getopt_long returned it, with its argument) into e
+ * if it is one of CLI_EXPLORE_OPTIONS: 1 if it was, 0 if c is another
+ * option, -1 after a one-line usage error on stderr (mdat CMD: ...). */
+int cli_explore_option(const char *cmd, int c, const char *arg, struct cli_explore *e);
 
 /* A non-negative decimal integer, the whole string. */
 bool cli_parse_u64(const char *s, uint64_t *out);

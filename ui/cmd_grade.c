@@ -80,8 +80,29 @@ void print_merge_usage(FILE *f)
 /* Where the three reports go: the given paths, else OUT/report.EXT. */
 struct report_paths {
     const char *csv, *json, *html;
+    bool no_times;
     char csv_buf[PATH_MAX], json_buf[PATH_MAX], html_buf[PATH_MAX];
 };
+
+/* The report options of grade and merge; grade's own codes follow. */
+enum { OPT_CSV = CLI_OPT_NEXT, OPT_JSON, OPT_HTML, OPT_NO_TIMES, OPT_GRADE_NEXT };
+#define REPORT_OPTIONS                                  \
+    {"csv", required_argument, NULL, OPT_CSV},          \
+    {"json", required_argument, NULL, OPT_JSON},        \
+    {"html", required_argument, NULL, OPT_HTML},        \
+    {"no-times", no_argument, NULL, OPT_NO_TIMES}
+
+/* Takes option c into p if it is one of REPORT_OPTIONS. */
+static bool report_option(int c, const char *arg, struct report_paths *p)
+{
+    switch (c) {
+    case OPT_CSV: p->csv = arg; return true;
+    case OPT_JSON: p->json = arg; return true;
+    case OPT_HTML: p->html = arg; return true;
+    case OPT_NO_TIMES: p->no_times = true; return true;
+    default: return false;
+    }
+}
 
 static void default_paths(struct report_paths *p, const char *out_dir)
 {
@@ -99,7 +120,7 @@ static void default_paths(struct report_paths *p, const char *out_dir)
 /* Combines each submission's units, writes the reports and the summary.
  * Returns the exit status. */
 static int finish_reports(const char *cmd, const struct grade_settings *s, const struct grade_unit *units,
-                          size_t n_units, struct report_paths *paths, bool no_times)
+                          size_t n_units, struct report_paths *paths)
 {
     struct grade_result *results = calloc((size_t)s->n_submissions + 1, sizeof *results);
     struct grade_unit *mine = calloc(n_units + 1, sizeof *mine);
@@ -111,7 +132,7 @@ static int finish_reports(const char *cmd, const struct grade_settings *s, const
         grade_aggregate(mine, n, &results[i]);
     }
     free(mine);
-    struct grade_report r = {.settings = s, .results = results, .no_times = no_times};
+    struct grade_report r = {.settings = s, .results = results, .no_times = paths->no_times};
     default_paths(paths, s->out_dir);
     char err[PATH_MAX + 100];
     int status = EXIT_NO_FAILURE;
@@ -147,19 +168,11 @@ static void print_unit_line(const struct grade_settings *s, const struct grade_u
 
 int cmd_grade(int argc, char **argv)
 {
-    enum { OPT_STRATEGY = 256, OPT_DEPTH, OPT_MAX_STEPS, OPT_TIMEOUT, OPT_CHECK, OPT_FAIL_ON_EXIT, OPT_BUILD, OPT_EXE,
-           OPT_BUILD_TIMEOUT, OPT_SUBMISSION_TIMEOUT, OPT_MAX_CPU, OPT_MAX_MEMORY, OPT_MAX_PROCS, OPT_MAX_FILE_SIZE,
-           OPT_CSV, OPT_JSON, OPT_HTML, OPT_NO_TIMES, OPT_SHARD };
+    enum { OPT_BUILD = OPT_GRADE_NEXT, OPT_EXE, OPT_BUILD_TIMEOUT, OPT_SUBMISSION_TIMEOUT, OPT_MAX_CPU,
+           OPT_MAX_MEMORY, OPT_MAX_PROCS, OPT_MAX_FILE_SIZE, OPT_SHARD };
     static const struct option longopts[] = {
-        {"schedules", required_argument, NULL, 'n'},
-        {"seed", required_argument, NULL, 's'},
-        {"strategy", required_argument, NULL, OPT_STRATEGY},
-        {"depth", required_argument, NULL, OPT_DEPTH},
-        {"jobs", required_argument, NULL, 'j'},
-        {"max-steps", required_argument, NULL, OPT_MAX_STEPS},
-        {"timeout", required_argument, NULL, OPT_TIMEOUT},
-        {"check", required_argument, NULL, OPT_CHECK},
-        {"fail-on-exit", no_argument, NULL, OPT_FAIL_ON_EXIT},
+        CLI_EXPLORE_OPTIONS,
+        REPORT_OPTIONS,
         {"build", required_argument, NULL, OPT_BUILD},
         {"exe", required_argument, NULL, OPT_EXE},
         {"build-timeout", required_argument, NULL, OPT_BUILD_TIMEOUT},
@@ -169,73 +182,37 @@ int cmd_grade(int argc, char **argv)
         {"max-procs", required_argument, NULL, OPT_MAX_PROCS},
         {"max-file-size", required_argument, NULL, OPT_MAX_FILE_SIZE},
         {"out", required_argument, NULL, 'o'},
-        {"csv", required_argument, NULL, OPT_CSV},
-        {"json", required_argument, NULL, OPT_JSON},
-        {"html", required_argument, NULL, OPT_HTML},
-        {"no-times", no_argument, NULL, OPT_NO_TIMES},
         {"shard", required_argument, NULL, OPT_SHARD},
         {"help", no_argument, NULL, 'h'},
         {0, 0, 0, 0},
     };
-    struct grade_settings s = {
+    struct cli_explore e = {
         .schedules = 200,
         .seed = 1,
         .strategy = "pct",
         .depth = 3,
+        .jobs = cli_available_cpus(),
         .max_steps = 1000000,
         .timeout_sec = 10,
+    };
+    struct grade_settings s = {
         .limits = {.cpu_sec = 60, .address_space = 4ull << 30, .nproc = 256, .file_size = 64ull << 20},
         .unit_timeout_sec = 600,
         .build_timeout_sec = 300,
         .out_dir = "mdat-grade",
     };
-    int jobs = cli_available_cpus();
     int shard_k = 0, shard_n = 0;
     struct report_paths paths = {0};
-    bool no_times = false;
-    uint64_t v;
     int c;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "+n:s:j:o:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+" CLI_EXPLORE_SHORT "o:h", longopts, NULL)) != -1) {
+        int taken = cli_explore_option("grade", c, optarg, &e);
+        if (taken < 0)
+            return EXIT_USAGE;
+        if (taken || report_option(c, optarg, &paths))
+            continue;
         switch (c) {
-        case 'n':
-            if (!cli_parse_u64(optarg, &s.schedules) || s.schedules == 0)
-                return cli_usage_error("grade", "--schedules wants a positive number, not \"%s\"", optarg);
-            break;
-        case 's':
-            if (!cli_parse_u64(optarg, &s.seed))
-                return cli_usage_error("grade", "--seed wants a non-negative number, not \"%s\"", optarg);
-            break;
-        case OPT_STRATEGY:
-            if (strcmp(optarg, "random") != 0 && strcmp(optarg, "pct") != 0)
-                return cli_usage_error("grade", "unknown strategy \"%s\" (random or pct)", optarg);
-            s.strategy = optarg;
-            break;
-        case OPT_DEPTH:
-            if (!cli_parse_u64(optarg, &v) || v == 0 || v > 100)
-                return cli_usage_error("grade", "--depth wants a number from 1 to 100, not \"%s\"", optarg);
-            s.depth = (int)v;
-            break;
-        case 'j':
-            if (!cli_parse_u64(optarg, &v) || v == 0 || v > 64)
-                return cli_usage_error("grade", "--jobs wants a number from 1 to 64, not \"%s\"", optarg);
-            jobs = (int)v;
-            break;
-        case OPT_MAX_STEPS:
-            if (!cli_parse_u64(optarg, &s.max_steps) || s.max_steps == 0)
-                return cli_usage_error("grade", "--max-steps wants a positive number, not \"%s\"", optarg);
-            break;
-        case OPT_TIMEOUT:
-            if (!cli_parse_seconds(optarg, &s.timeout_sec, false))
-                return cli_usage_error("grade", "--timeout wants a positive number of seconds, not \"%s\"", optarg);
-            break;
-        case OPT_CHECK:
-            s.check_cmd = optarg;
-            break;
-        case OPT_FAIL_ON_EXIT:
-            s.fail_on_exit = true;
-            break;
         case OPT_BUILD:
             s.build_cmd = optarg;
             break;
@@ -271,18 +248,6 @@ int cmd_grade(int argc, char **argv)
         case 'o':
             s.out_dir = optarg;
             break;
-        case OPT_CSV:
-            paths.csv = optarg;
-            break;
-        case OPT_JSON:
-            paths.json = optarg;
-            break;
-        case OPT_HTML:
-            paths.html = optarg;
-            break;
-        case OPT_NO_TIMES:
-            no_times = true;
-            break;
         case OPT_SHARD:
             if (!grade_parse_shard(optarg, &shard_k, &shard_n))
                 return cli_usage_error("grade", "--shard wants K/N with 1 <= K <= N, not \"%s\"", optarg);
@@ -303,6 +268,15 @@ int cmd_grade(int argc, char **argv)
                                         "shards with mdat merge for CSV and HTML%s", "");
     s.submissions = (const char *const *)argv + optind;
     s.n_submissions = argc - optind;
+    s.schedules = e.schedules;
+    s.seed = e.seed;
+    s.strategy = e.strategy;
+    s.depth = e.depth;
+    s.max_steps = e.max_steps;
+    s.timeout_sec = e.timeout_sec;
+    s.check_cmd = e.check_cmd;
+    s.fail_on_exit = e.fail_on_exit;
+    int jobs = e.jobs;
     for (int i = 0; i < s.n_submissions; i++) {
         struct stat st;
         if (stat(s.submissions[i], &st) == 0 && S_ISDIR(st.st_mode) && !s.build_cmd && !s.exe_name)
@@ -358,7 +332,7 @@ int cmd_grade(int argc, char **argv)
                    shard_n);
         }
     } else {
-        status = finish_reports("grade", &s, units, n_units, &paths, no_times);
+        status = finish_reports("grade", &s, units, n_units, &paths);
     }
     free(units);
     return status;
@@ -366,34 +340,19 @@ int cmd_grade(int argc, char **argv)
 
 int cmd_merge(int argc, char **argv)
 {
-    enum { OPT_CSV = 256, OPT_JSON, OPT_HTML, OPT_NO_TIMES };
     static const struct option longopts[] = {
-        {"csv", required_argument, NULL, OPT_CSV},
-        {"json", required_argument, NULL, OPT_JSON},
-        {"html", required_argument, NULL, OPT_HTML},
-        {"no-times", no_argument, NULL, OPT_NO_TIMES},
+        REPORT_OPTIONS,
         {"help", no_argument, NULL, 'h'},
         {0, 0, 0, 0},
     };
     struct report_paths paths = {0};
-    bool no_times = false;
     int c;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+        if (report_option(c, optarg, &paths))
+            continue;
         switch (c) {
-        case OPT_CSV:
-            paths.csv = optarg;
-            break;
-        case OPT_JSON:
-            paths.json = optarg;
-            break;
-        case OPT_HTML:
-            paths.html = optarg;
-            break;
-        case OPT_NO_TIMES:
-            no_times = true;
-            break;
         case 'h':
             print_merge_usage(stdout);
             return EXIT_NO_FAILURE;
@@ -433,7 +392,7 @@ int cmd_merge(int argc, char **argv)
         const struct grade_settings *s = &shards[0].settings;
         printf("mdat: merging %zu shard%s of %d submission%s\n", n, n == 1 ? "" : "s", s->n_submissions,
                s->n_submissions == 1 ? "" : "s");
-        status = finish_reports("merge", s, units, n_units, &paths, no_times);
+        status = finish_reports("merge", s, units, n_units, &paths);
         free(units);
     }
     for (size_t i = 0; i < n_read; i++)

@@ -95,11 +95,12 @@ static void failure_details(const struct grade_result *r, char *out, size_t len)
 {
     const struct grade_failure *f = &r->first_failure;
     out[0] = '\0';
-    if (f->kind == FAIL_TIMEOUT)
+    if (f->kind == FAIL_TIMEOUT && f->message[0])
         append(out, len, "%s", "timeout: ");
     else if (f->kind == FAIL_STEP_LIMIT)
         append(out, len, "%s", "step-limit (livelock): ");
-    append(out, len, "%s", f->message);
+    /* A failure the re-run did not reproduce has no message of its own. */
+    append(out, len, "%s", f->message[0] ? f->message : failure_kind_name(f->kind));
     /* A crash or exit status often has its reason on stderr ("out of
      * memory", "fork: Resource temporarily unavailable"); an assertion's
      * stderr only repeats the message. */

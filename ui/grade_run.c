@@ -13,6 +13,7 @@
 #include "ui/grade.h"
 
 #include "supervisor/explore.h"
+#include "supervisor/proc_maps.h"
 #include "ui/trace_formats.h"
 
 #include <dirent.h>
@@ -81,38 +82,38 @@ static bool wait_until(pid_t pid, uint64_t deadline_ns, int *status)
 }
 
 /* Our children right now, from /proc (every process whose parent we are). */
+struct children {
+    pid_t parent;
+    pid_t *pids;
+    size_t n, max;
+};
+
+static void add_if_child(pid_t pid, void *ctx)
+{
+    struct children *c = ctx;
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    ssize_t len = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (len <= 0)
+        return;
+    buf[len] = '\0';
+    /* pid (comm) state ppid ...: comm may hold anything but ends at the last ')'. */
+    char *close_paren = strrchr(buf, ')');
+    char state;
+    int ppid;
+    if (close_paren && sscanf(close_paren + 1, " %c %d", &state, &ppid) == 2 && ppid == c->parent && c->n < c->max)
+        c->pids[c->n++] = pid;
+}
+
 static size_t list_children(pid_t *out, size_t max)
 {
-    DIR *d = opendir("/proc");
-    if (!d)
-        return 0;
-    pid_t me = getpid();
-    size_t n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL && n < max) {
-        char path[300], buf[512];
-        if (e->d_name[0] < '0' || e->d_name[0] > '9')
-            continue;
-        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-            continue;
-        ssize_t len = read(fd, buf, sizeof buf - 1);
-        close(fd);
-        if (len <= 0)
-            continue;
-        buf[len] = '\0';
-        /* pid (comm) state ppid ...: comm may hold anything but ends at the last ')'. */
-        char *close_paren = strrchr(buf, ')');
-        if (!close_paren)
-            continue;
-        char state;
-        int ppid;
-        if (sscanf(close_paren + 1, " %c %d", &state, &ppid) == 2 && ppid == me)
-            out[n++] = (pid_t)atoi(e->d_name);
-    }
-    closedir(d);
-    return n;
+    struct children c = {getpid(), out, 0, max};
+    proc_each_process(add_if_child, &c);
+    return c.n;
 }
 
 /* Kills process group pgid (0: none) and every process still below us,

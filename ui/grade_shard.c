@@ -13,14 +13,6 @@
 
 static const char SHARD_FORMAT[] = "mdat-grade-shard";
 
-static void string_or_null(struct json_writer *w, const char *key, const char *value)
-{
-    if (value)
-        json_string(w, key, value);
-    else
-        json_null(w, key);
-}
-
 void grade_json_settings(struct json_writer *w, const struct grade_settings *s)
 {
     json_begin_object(w, "settings");
@@ -34,7 +26,7 @@ void grade_json_settings(struct json_writer *w, const struct grade_settings *s)
     json_int(w, "depth", s->depth);
     json_uint(w, "max_steps", s->max_steps);
     json_double(w, "timeout_seconds", s->timeout_sec);
-    string_or_null(w, "check", s->check_cmd);
+    json_string_or_null(w, "check", s->check_cmd);
     json_bool(w, "fail_on_exit", s->fail_on_exit);
     json_begin_object(w, "limits");
     json_uint(w, "cpu_seconds", s->limits.cpu_sec);
@@ -43,8 +35,8 @@ void grade_json_settings(struct json_writer *w, const struct grade_settings *s)
     json_uint(w, "file_size_bytes", s->limits.file_size);
     json_end_object(w);
     json_double(w, "submission_timeout_seconds", s->unit_timeout_sec);
-    string_or_null(w, "build", s->build_cmd);
-    string_or_null(w, "exe", s->exe_name);
+    json_string_or_null(w, "build", s->build_cmd);
+    json_string_or_null(w, "exe", s->exe_name);
     json_double(w, "build_timeout_seconds", s->build_timeout_sec);
     json_string(w, "out_dir", s->out_dir);
     json_end_object(w);

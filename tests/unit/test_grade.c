@@ -192,6 +192,13 @@ static void test_aggregate_details(void **state)
     grade_aggregate(&u, 1, &r);
     assert_string_equal(r.details, "assertion at e2");
 
+    /* Not reproduced when re-run: the recorded run has no message. */
+    u = graded(0, 4, 1, FAIL_TIMEOUT, 3);
+    u.first_failure.message[0] = '\0';
+    u.first_failure.reproduced = false;
+    grade_aggregate(&u, 1, &r);
+    assert_string_equal(r.details, "timeout (not reproduced when re-run)");
+
     u = graded(0, 4, 0, FAIL_NONE, 0);
     grade_aggregate(&u, 1, &r);
     assert_int_equal(r.verdict, VERDICT_OK);
@@ -251,24 +258,25 @@ static void test_submission_name(void **state)
 
 /* ---------- escaping ---------- */
 
-static char *csv(const char *s)
+/* What write(f, s) writes. */
+static char *written(void (*write)(FILE *, const char *), const char *s)
 {
     static char buf[256];
     memset(buf, 0, sizeof buf);
     FILE *f = fmemopen(buf, sizeof buf, "w");
-    csv_write_field(f, s);
+    write(f, s);
     fclose(f);
     return buf;
 }
 
+static char *csv(const char *s)
+{
+    return written(csv_write_field, s);
+}
+
 static char *html(const char *s)
 {
-    static char buf[256];
-    memset(buf, 0, sizeof buf);
-    FILE *f = fmemopen(buf, sizeof buf, "w");
-    html_write_escaped(f, s);
-    fclose(f);
-    return buf;
+    return written(html_write_escaped, s);
 }
 
 static void test_csv_escaping(void **state)
