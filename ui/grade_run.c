@@ -204,9 +204,11 @@ static bool is_elf_executable(const char *path, const struct stat *st)
 {
     if (!S_ISREG(st->st_mode) || !(st->st_mode & S_IXUSR))
         return false;
+    /* Shared libraries are ELF and often executable: libx.so, libx.so.1 */
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
-    if (strstr(base, ".so"))    /* shared libraries are ELF and often executable */
+    const char *so = strstr(base, ".so");
+    if (so && (so[3] == '\0' || so[3] == '.'))
         return false;
     char magic[4];
     int fd = open(path, O_RDONLY | O_CLOEXEC);
