@@ -281,6 +281,11 @@ static void run_io_close(struct run_io *io)
         close(io->err_fd);
 }
 
+static bool keeps_going(const struct explore_options *opt)
+{
+    return opt->keep_going || opt->count_all;
+}
+
 /* Runs executions first, first+stride, ... and reports each through emit. */
 static void worker_loop(struct program *prog, const struct explore_options *opt, uint64_t first, uint64_t stride,
                         uint64_t estimate, struct shared_state *shared,
@@ -292,7 +297,7 @@ static void worker_loop(struct program *prog, const struct explore_options *opt,
     if (opt->trace)
         trace_tee_add(&live, opt->trace, opt->trace_out, opt->trace_every_step);
     for (uint64_t i = first; i < opt->schedules; i += stride) {
-        if (!opt->keep_going && i > __atomic_load_n(&shared->lowest_failure, __ATOMIC_RELAXED))
+        if (!keeps_going(opt) && i > __atomic_load_n(&shared->lowest_failure, __ATOMIC_RELAXED))
             break;
         struct exec_result res;
         bool ok = run_one(prog, opt, strat, i, estimate, &io, opt->trace ? &live : NULL, &res);
@@ -300,7 +305,7 @@ static void worker_loop(struct program *prog, const struct explore_options *opt,
                                 .stops = res.ptrace_stops, .exit_status = res.exit_status};
         snprintf(w.location, sizeof w.location, "%s", res.location);
         snprintf(w.error_message, sizeof w.error_message, "%s", res.error_message);
-        if ((res.kind != FAIL_NONE || !ok) && !opt->keep_going) {
+        if ((res.kind != FAIL_NONE || !ok) && !keeps_going(opt)) {
             uint64_t cur = __atomic_load_n(&shared->lowest_failure, __ATOMIC_RELAXED);
             while (i < cur && !__atomic_compare_exchange_n(&shared->lowest_failure, &cur, i, false,
                                                            __ATOMIC_RELAXED, __ATOMIC_RELAXED))
@@ -323,6 +328,7 @@ struct tally {
     size_t n_found;
     struct wire_result first_error;
     bool have_error;
+    struct wire_result lowest;      /* the failure with the lowest index (count_all) */
     uint64_t done;
     uint64_t failures_seen;
 };
@@ -342,7 +348,11 @@ static void tally_add(void *ctx, const struct wire_result *w)
             t->have_error = true;
         }
     } else if (w->kind != FAIL_NONE) {
+        if (t->failures_seen == 0 || w->index < t->lowest.index)
+            t->lowest = *w;
         t->failures_seen++;
+        if (w->kind > FAIL_NONE && w->kind < FAIL_KIND_COUNT)
+            t->sum->failing[w->kind]++;
         size_t i;
         for (i = 0; i < t->n_found; i++)
             if (t->found[i].kind == w->kind && strcmp(t->found[i].location, w->location) == 0)
@@ -554,6 +564,8 @@ static bool record_failure(struct program *prog, const struct explore_options *o
     s.max_steps = opt->max_steps;
     s.timeout_sec = opt->timeout_sec;
     s.fail_on_exit = opt->fail_on_exit;
+    if (opt->limits)
+        s.limits = *opt->limits;
     s.check_cmd = opt->check_cmd ? strdup(opt->check_cmd) : NULL;
     snprintf(s.failure, sizeof s.failure, "%s", failure_kind_name(f->result.kind));
     for (size_t i = 0; i < f->result.choices.n_choices; i++) {
@@ -565,8 +577,7 @@ static bool record_failure(struct program *prog, const struct explore_options *o
     return written;
 }
 
-/* mkdir -p: the output directory may be several levels deep. */
-static bool make_directories(const char *path)
+bool make_directories(const char *path)
 {
     char buf[PATH_MAX];
     snprintf(buf, sizeof buf, "%s", path);
@@ -587,6 +598,49 @@ static bool make_directories(const char *path)
         errno = ENOTDIR;
         return false;
     }
+    return true;
+}
+
+/* Makes opt's resource limits those of every program spawned from now on
+ * (NULL: none), turning the nproc allowance into the user-wide count that
+ * RLIMIT_NPROC wants: what the user runs now, plus for each worker itself
+ * and its allowance. */
+static void install_limits(const struct explore_options *opt)
+{
+    if (!opt->limits) {
+        spawn_set_limits(NULL);
+        return;
+    }
+    struct spawn_limits l = *opt->limits;
+    if (l.nproc)
+        l.nproc = spawn_user_tasks() + (uint64_t)(opt->jobs > 1 ? opt->jobs : 1) * (l.nproc + 1);
+    spawn_set_limits(&l);
+}
+
+static void probe_emit(void *ctx, const struct wire_result *w)
+{
+    *(struct wire_result *)ctx = *w;
+}
+
+/* Runs execution 0 alone, uncounted, for its length (a range that starts
+ * later still needs PCT's estimate). */
+static bool probe_estimate(struct program *prog, const struct explore_options *opt, struct shared_state *shared,
+                           uint64_t *estimate, char *err, size_t errlen)
+{
+    struct explore_options quiet = *opt;
+    quiet.schedules = 1;
+    quiet.show_output = false;
+    quiet.trace = NULL;
+    quiet.check_cmd = NULL;     /* its verdict does not count */
+    struct wire_result w = {.error = 1};
+    snprintf(w.error_message, sizeof w.error_message, "execution 0 did not run");
+    worker_loop(prog, &quiet, 0, 1, FIRST_ESTIMATE, shared, probe_emit, &w);
+    shared->lowest_failure = UINT64_MAX;
+    if (w.error) {
+        snprintf(err, errlen, "%s", w.error_message);
+        return false;
+    }
+    *estimate = w.steps > 0 ? w.steps : FIRST_ESTIMATE;
     return true;
 }
 
@@ -615,22 +669,34 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
     bool have_cpus = sched_getaffinity(0, sizeof cpus, &cpus) == 0;
     if (have_cpus)
         pin_to_cpu(&cpus, 0);
-    worker_loop(prog, opt, 0, opt->schedules, FIRST_ESTIMATE, shared, tally_add, &tally);
-    uint64_t estimate = sum->steps_total > 0 ? sum->steps_total : FIRST_ESTIMATE;
+    install_limits(opt);
+    uint64_t estimate = FIRST_ESTIMATE;
     bool ok = true;
-    if (opt->schedules > 1 && !tally.have_error && (opt->keep_going || tally.n_found == 0)) {
+    if (opt->first == 0) {
+        worker_loop(prog, opt, 0, opt->schedules, FIRST_ESTIMATE, shared, tally_add, &tally);
+        estimate = sum->steps_total > 0 ? sum->steps_total : FIRST_ESTIMATE;
+    } else {
+        ok = probe_estimate(prog, opt, shared, &estimate, err, errlen);
+    }
+    uint64_t start = opt->first > 1 ? opt->first : 1;
+    if (ok && opt->schedules > start && !tally.have_error && (keeps_going(opt) || tally.n_found == 0)) {
         if (opt->jobs <= 1)
-            worker_loop(prog, opt, 1, 1, estimate, shared, tally_add, &tally);
+            worker_loop(prog, opt, start, 1, estimate, shared, tally_add, &tally);
         else if (have_cpus)
-            ok = run_workers(prog, opt, 1, estimate, &cpus, shared, &tally, err, errlen);
+            ok = run_workers(prog, opt, start, estimate, &cpus, shared, &tally, err, errlen);
         else {
             snprintf(err, errlen, "cannot read the CPU affinity: %s", strerror(errno));
             ok = false;
         }
     }
-    if (ok && tally.have_error && (tally.n_found == 0 || tally.first_error.index < tally.found[0].index)) {
+    if (ok && tally.have_error &&
+        (opt->count_all || tally.n_found == 0 || tally.first_error.index < tally.found[0].index)) {
         snprintf(err, errlen, "%s", tally.first_error.error_message);
         ok = false;
+    }
+    if (ok && opt->count_all && tally.failures_seen > 0) {
+        tally.found[0] = tally.lowest;
+        tally.n_found = 1;
     }
     if (ok) {
         qsort(tally.found, tally.n_found, sizeof *tally.found, cmp_wire_index);
@@ -644,6 +710,7 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
     }
     free(tally.found);
     munmap(shared, sizeof *shared);
+    spawn_set_limits(NULL);
     if (have_cpus)
         sched_setaffinity(0, sizeof cpus, &cpus);
     sum->elapsed_sec = (double)(monotonic_ns() - t0) / 1e9;
@@ -687,7 +754,9 @@ bool explore_replay(struct program *prog, const struct schedule *sched, struct t
         .describe_steps = true,     /* its report shows the last steps */
         .watches = watches,
         .n_watches = n_watches,
+        .limits = &sched->limits,
     };
+    install_limits(&opt);
     struct strategy *strat = strategy_replay_new(sched);
     cpu_set_t cpus;
     bool have_cpus = sched_getaffinity(0, sizeof cpus, &cpus) == 0;
@@ -698,6 +767,7 @@ bool explore_replay(struct program *prog, const struct schedule *sched, struct t
     run_io_close(&io);
     strategy_free(strat);
     free(argv);
+    spawn_set_limits(NULL);
     if (have_cpus)
         sched_setaffinity(0, sizeof cpus, &cpus);
     if (!ok)

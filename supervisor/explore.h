@@ -16,6 +16,7 @@
 #include "supervisor/code_map.h"
 #include "supervisor/debuginfo.h"
 #include "supervisor/execution.h"
+#include "supervisor/spawn.h"
 #include "supervisor/trace_tee.h"
 
 /* The program under test, loaded once. */
@@ -43,6 +44,19 @@ struct explore_options {
     const char *check_cmd;      /* NULL: none */
     bool fail_on_exit;
     bool keep_going;
+    /* Grading: run every execution (as keep_going) and count the failing
+     * ones, but report only the failure with the lowest index; an execution
+     * mdat could not run fails the whole exploration. */
+    bool count_all;
+    /* Run only executions first..schedules-1 (a shard's range). Execution 0
+     * still runs first, uncounted, when first > 0: its length is PCT's
+     * estimate for all the others. */
+    uint64_t first;
+    /* Resource limits of the program in every execution (NULL: none).
+     * limits->nproc is an allowance here: processes and threads an execution
+     * may add to those the user runs when the exploration starts, since
+     * RLIMIT_NPROC counts the whole user. Saved schedules record them. */
+    const struct spawn_limits *limits;
     const char *out_dir;
     /* --trace: every execution rendered on trace_out in this format; NULL: none. */
     const struct trace_format *trace;
@@ -85,6 +99,9 @@ struct explore_summary {
     double elapsed_sec;
     uint64_t steps_total;
     uint64_t ptrace_stops_total;
+    /* Failing executions by kind (every one with keep_going or count_all;
+     * without, only those that ran before the exploration stopped). */
+    uint64_t failing[FAIL_KIND_COUNT];
     struct explore_failure *failures;
     size_t n_failures;
     uint64_t exit_status_first;     /* exit status of execution 0 */
@@ -104,6 +121,10 @@ const char *explore_failure_trace(const struct explore_failure *f, const char *f
  * when mdat failed or the run diverged. */
 bool explore_replay(struct program *prog, const struct schedule *sched, struct trace_tee *trace, bool show_output,
                     const char *const *watches, int n_watches, struct exec_result *res, char *err, size_t errlen);
+
+/* mkdir -p: the output directory may be several levels deep. false with
+ * errno set when it cannot be made or is not a directory. */
+bool make_directories(const char *path);
 
 /* Builds the strategy of that name; NULL for an unknown name. */
 struct strategy *strategy_by_name(const char *name, int depth);

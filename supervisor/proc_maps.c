@@ -1,6 +1,8 @@
 /* proc_maps: parsing /proc/PID/maps. */
 #include "supervisor/proc_maps.h"
 
+#include <dirent.h>
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,4 +66,16 @@ const struct proc_mapping *proc_maps_find(const struct proc_maps *maps, uint64_t
             return &maps->m[mid];
     }
     return NULL;
+}
+
+void proc_each_process(void (*visit)(pid_t pid, void *ctx), void *ctx)
+{
+    DIR *d = opendir("/proc");
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (e->d_name[0] >= '1' && e->d_name[0] <= '9')
+            visit((pid_t)atoi(e->d_name), ctx);
+    closedir(d);
 }

@@ -16,6 +16,8 @@
  *   timeout 10
  *   fail-on-exit 0
  *   check <C-escaped command>       (only with --check)
+ *   limit-cpu 60                    (limit-cpu, -memory, -procs, -file-size:
+ *                                    only those set, by mdat grade)
  *   choices <count>
  *   <step>:t<thread> <step>:w<thread> ...   (any number per line)
  *   end
@@ -170,6 +172,15 @@ bool schedule_write(const struct schedule *s, const char *path, char *err, size_
         write_escaped(f, s->check_cmd);
         fputc('\n', f);
     }
+    const struct spawn_limits *l = &s->limits;
+    if (l->cpu_sec)
+        fprintf(f, "limit-cpu %" PRIu64 "\n", l->cpu_sec);
+    if (l->address_space)
+        fprintf(f, "limit-memory %" PRIu64 "\n", l->address_space);
+    if (l->nproc)
+        fprintf(f, "limit-procs %" PRIu64 "\n", l->nproc);
+    if (l->file_size)
+        fprintf(f, "limit-file-size %" PRIu64 "\n", l->file_size);
     fprintf(f, "choices %zu\n", s->n_choices);
     for (size_t i = 0; i < s->n_choices; i++)
         fprintf(f, "%" PRIu64 ":%c%d%c", s->choices[i].step, s->choices[i].kind, s->choices[i].thread,
@@ -278,7 +289,15 @@ bool schedule_read(const char *path, struct schedule *s, char *err, size_t errle
         else if (strncmp(line, "check ", 6) == 0) {
             free(s->check_cmd);
             s->check_cmd = unescape(value);
-        } else if (strncmp(line, "choices ", 8) == 0) {
+        } else if (strncmp(line, "limit-cpu ", 10) == 0)
+            s->limits.cpu_sec = strtoull(value, NULL, 10);
+        else if (strncmp(line, "limit-memory ", 13) == 0)
+            s->limits.address_space = strtoull(value, NULL, 10);
+        else if (strncmp(line, "limit-procs ", 12) == 0)
+            s->limits.nproc = strtoull(value, NULL, 10);
+        else if (strncmp(line, "limit-file-size ", 16) == 0)
+            s->limits.file_size = strtoull(value, NULL, 10);
+        else if (strncmp(line, "choices ", 8) == 0) {
             expected_choices = strtoull(value, NULL, 10);
             in_choices = true;
         } else {

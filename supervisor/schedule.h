@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "supervisor/spawn.h"
+
 enum choice_kind {
     CHOICE_THREAD = 't',    /* which thread runs the next step */
     CHOICE_WAKE = 'w',      /* which waiter a futex wake releases */
@@ -38,6 +40,9 @@ struct schedule {
     bool fail_on_exit;
     uint64_t max_steps;
     double timeout_sec;
+    /* The program's resource limits (mdat grade), as explore_options has
+     * them: replay applies them again. All 0 without limits. */
+    struct spawn_limits limits;
     struct choice *choices;
     size_t n_choices, cap_choices;
 };

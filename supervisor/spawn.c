@@ -1,5 +1,6 @@
 /* spawn: fork, seize, filter and exec the traced program. */
 #include "supervisor/spawn.h"
+#include "supervisor/proc_maps.h"
 #include "supervisor/tracee.h"
 
 #include <errno.h>
@@ -10,10 +11,12 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -56,6 +59,75 @@ static int install_seccomp_filter(void)
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         return -1;
     return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
+static struct spawn_limits limits_in_force;
+
+void spawn_set_limits(const struct spawn_limits *limits)
+{
+    limits_in_force = limits ? *limits : (struct spawn_limits){0};
+}
+
+struct user_count {
+    uid_t uid;
+    uint64_t tasks;
+};
+
+static void count_if_ours(pid_t pid, void *ctx)
+{
+    struct user_count *c = ctx;
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;     /* gone meanwhile */
+    long uid = -1, threads = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "Uid:", 4) == 0)
+            uid = strtol(line + 4, NULL, 10);   /* the real uid comes first */
+        else if (strncmp(line, "Threads:", 8) == 0)
+            threads = strtol(line + 8, NULL, 10);
+    }
+    fclose(f);
+    if (uid == (long)c->uid)
+        c->tasks += (uint64_t)(threads > 0 ? threads : 1);
+}
+
+uint64_t spawn_user_tasks(void)
+{
+    struct user_count c = {getuid(), 0};
+    proc_each_process(count_if_ours, &c);
+    return c.tasks;
+}
+
+/* Lowers one limit to value (0: left alone), keeping below the hard limit
+ * inherited: an unprivileged process cannot raise it. */
+static int lower_limit(int resource, uint64_t value, uint64_t hard_extra)
+{
+    struct rlimit cur;
+    if (value == 0)
+        return 0;
+    if (getrlimit(resource, &cur) != 0)
+        return -1;
+    rlim_t soft = (rlim_t)value, hard = (rlim_t)(value + hard_extra);
+    if (cur.rlim_max != RLIM_INFINITY) {
+        if (hard > cur.rlim_max)
+            hard = cur.rlim_max;
+        if (soft > hard)
+            soft = hard;
+    }
+    struct rlimit lim = {soft, hard};
+    return setrlimit(resource, &lim);
+}
+
+static int apply_limits(const struct spawn_limits *l)
+{
+    /* The CPU hard limit a second above the soft one: SIGXCPU first, which
+     * the report names, SIGKILL only if the program catches it. */
+    if (lower_limit(RLIMIT_CPU, l->cpu_sec, 1) != 0 || lower_limit(RLIMIT_AS, l->address_space, 0) != 0 ||
+        lower_limit(RLIMIT_NPROC, l->nproc, 0) != 0 || lower_limit(RLIMIT_FSIZE, l->file_size, 0) != 0)
+        return -1;
+    return 0;
 }
 
 /* The child reports why it could not exec through this pipe (CLOEXEC: a
@@ -114,6 +186,8 @@ pid_t spawn_traced(const struct spawn_request *req, char *err, size_t errlen)
             setsid();
         if (personality(ADDR_NO_RANDOMIZE) < 0)
             child_fail(report[1], "personality");
+        if (apply_limits(&limits_in_force) != 0)
+            child_fail(report[1], "setrlimit");
         if (install_seccomp_filter() != 0)
             child_fail(report[1], "seccomp");
         execv(req->path, req->argv);

@@ -8,7 +8,20 @@
 #define MDAT_SUPERVISOR_SPAWN_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
+
+/* Resource limits of the traced program, set with setrlimit in the child
+ * before exec (soft and hard alike, never above the hard limit it
+ * inherited); 0 leaves a limit as inherited. */
+struct spawn_limits {
+    uint64_t cpu_sec;           /* RLIMIT_CPU: SIGXCPU, then SIGKILL a second later */
+    uint64_t address_space;     /* RLIMIT_AS, bytes: mmap/malloc fail beyond it */
+    uint64_t nproc;             /* RLIMIT_NPROC: counts every process and thread of the
+                                 * real user, not only the program's; the kernel does
+                                 * not apply it to root */
+    uint64_t file_size;         /* RLIMIT_FSIZE, bytes: SIGXFSZ beyond it */
+};
 
 struct spawn_request {
     const char *path;
@@ -17,6 +30,16 @@ struct spawn_request {
     int stdout_fd;          /* -1: inherit */
     int stderr_fd;          /* -1: inherit */
 };
+
+/* The limits of every program this process spawns from now on (NULL:
+ * none, the default). Process-wide rather than a request field because
+ * the execution engine builds its requests itself: the batch driver sets
+ * them once, in the process that explores. The struct is copied. */
+void spawn_set_limits(const struct spawn_limits *limits);
+
+/* Processes and threads of this process's real user right now (what
+ * RLIMIT_NPROC counts), read from /proc. */
+uint64_t spawn_user_tasks(void);
 
 /* Forks and execs the program traced. On success returns the pid, stopped at
  * its PTRACE_EVENT_EXEC stop. On failure returns -1 with a one-line reason. */

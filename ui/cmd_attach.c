@@ -3,7 +3,7 @@
 #include <stdio.h>
 
 #include "supervisor/session.h"
-#include "ui/cli_args.h"
+#include "ui/cli.h"
 #include "ui/commands.h"
 #include "ui/tui_frontend.h"
 #include "ui/tui_term.h"

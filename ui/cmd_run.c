@@ -1,14 +1,13 @@
 /* cmd_run: `mdat run [options] [--] PROG [ARGS...]`, batch exploration. */
 #include <stdio.h>
 
-#include "ui/cli_args.h"
+#include "ui/cli.h"
 #include "ui/commands.h"
 #include "ui/report.h"
 #include "ui/trace_formats.h"
 
 #include <getopt.h>
 #include <inttypes.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -45,19 +44,6 @@ void print_run_usage(FILE *f)
           f);
 }
 
-static int usage_error(const char *fmt, const char *arg)
-{
-    return cli_usage_error("run", fmt, arg);
-}
-
-static int available_cpus(void)
-{
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
-        return CPU_COUNT(&set);
-    return 1;
-}
-
 static uint64_t seed_from_clock(void)
 {
     struct timespec ts;
@@ -84,18 +70,9 @@ static void show_progress(void *ctx, uint64_t done, uint64_t total, uint64_t fai
 
 int cmd_run(int argc, char **argv)
 {
-    enum { OPT_STRATEGY = 256, OPT_DEPTH, OPT_MAX_STEPS, OPT_TIMEOUT, OPT_CHECK, OPT_FAIL_ON_EXIT, OPT_KEEP_GOING,
-           OPT_JSON, OPT_TRACE, OPT_WATCH };
+    enum { OPT_KEEP_GOING = CLI_OPT_NEXT, OPT_JSON, OPT_TRACE, OPT_WATCH };
     static const struct option longopts[] = {
-        {"schedules", required_argument, NULL, 'n'},
-        {"seed", required_argument, NULL, 's'},
-        {"strategy", required_argument, NULL, OPT_STRATEGY},
-        {"depth", required_argument, NULL, OPT_DEPTH},
-        {"jobs", required_argument, NULL, 'j'},
-        {"max-steps", required_argument, NULL, OPT_MAX_STEPS},
-        {"timeout", required_argument, NULL, OPT_TIMEOUT},
-        {"check", required_argument, NULL, OPT_CHECK},
-        {"fail-on-exit", no_argument, NULL, OPT_FAIL_ON_EXIT},
+        CLI_EXPLORE_OPTIONS,
         {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
         {"out", required_argument, NULL, 'o'},
         {"json", required_argument, NULL, OPT_JSON},
@@ -104,66 +81,30 @@ int cmd_run(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {0, 0, 0, 0},
     };
-    struct explore_options opt = {
+    struct cli_explore e = {
         .schedules = 1000,
         .strategy = "pct",
         .depth = 3,
-        .jobs = available_cpus(),
+        .jobs = cli_available_cpus(),
         .max_steps = 1000000,
         .timeout_sec = 10,
+    };
+    struct explore_options opt = {
         .out_dir = "mdat-out",
     };
-    bool seed_given = false;
     const char *json_path = NULL;
     const char *watches[argc];      /* --watch values: fewer than the arguments */
     opt.watches = watches;
-    uint64_t v;
     int c;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "+n:s:j:o:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+" CLI_EXPLORE_SHORT "o:h", longopts, NULL)) != -1) {
+        int taken = cli_explore_option("run", c, optarg, &e);
+        if (taken < 0)
+            return EXIT_USAGE;
+        if (taken)
+            continue;
         switch (c) {
-        case 'n':
-            if (!cli_parse_u64(optarg, &opt.schedules) || opt.schedules == 0)
-                return usage_error("--schedules wants a positive number, not \"%s\"", optarg);
-            break;
-        case 's':
-            if (!cli_parse_u64(optarg, &opt.seed))
-                return usage_error("--seed wants a non-negative number, not \"%s\"", optarg);
-            seed_given = true;
-            break;
-        case OPT_STRATEGY:
-            if (strcmp(optarg, "random") != 0 && strcmp(optarg, "pct") != 0)
-                return usage_error("unknown strategy \"%s\" (random or pct)", optarg);
-            opt.strategy = optarg;
-            break;
-        case OPT_DEPTH:
-            if (!cli_parse_u64(optarg, &v) || v == 0 || v > 100)
-                return usage_error("--depth wants a number from 1 to 100, not \"%s\"", optarg);
-            opt.depth = (int)v;
-            break;
-        case 'j':
-            if (!cli_parse_u64(optarg, &v) || v == 0 || v > 1024)
-                return usage_error("--jobs wants a number from 1 to 1024, not \"%s\"", optarg);
-            opt.jobs = (int)v;
-            break;
-        case OPT_MAX_STEPS:
-            if (!cli_parse_u64(optarg, &opt.max_steps) || opt.max_steps == 0)
-                return usage_error("--max-steps wants a positive number, not \"%s\"", optarg);
-            break;
-        case OPT_TIMEOUT: {
-            char *end;
-            opt.timeout_sec = strtod(optarg, &end);
-            if (*end || !(opt.timeout_sec > 0))
-                return usage_error("--timeout wants a positive number of seconds, not \"%s\"", optarg);
-            break;
-        }
-        case OPT_CHECK:
-            opt.check_cmd = optarg;
-            break;
-        case OPT_FAIL_ON_EXIT:
-            opt.fail_on_exit = true;
-            break;
         case OPT_KEEP_GOING:
             opt.keep_going = true;
             break;
@@ -176,7 +117,7 @@ int cmd_run(int argc, char **argv)
         case OPT_TRACE: {
             char why[200];
             if (!trace_option_parse(optarg, &opt.trace, &opt.trace_every_step, why, sizeof why))
-                return usage_error("%s", why);
+                return cli_usage_error("run", "%s", why);
             break;
         }
         case OPT_WATCH:
@@ -195,8 +136,15 @@ int cmd_run(int argc, char **argv)
     }
     opt.argv = argv + optind;
     opt.argc = argc - optind;
-    if (!seed_given)
-        opt.seed = seed_from_clock();
+    opt.schedules = e.schedules;
+    opt.seed = e.seed_given ? e.seed : seed_from_clock();
+    opt.strategy = e.strategy;
+    opt.depth = e.depth;
+    opt.jobs = e.jobs;
+    opt.max_steps = e.max_steps;
+    opt.timeout_sec = e.timeout_sec;
+    opt.check_cmd = e.check_cmd;
+    opt.fail_on_exit = e.fail_on_exit;
     if (opt.schedules == 1)
         opt.show_output = true;
     if (opt.trace) {

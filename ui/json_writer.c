@@ -88,6 +88,14 @@ void json_string(struct json_writer *w, const char *key, const char *value)
     write_escaped(w->f, value);
 }
 
+void json_string_or_null(struct json_writer *w, const char *key, const char *value)
+{
+    if (value)
+        json_string(w, key, value);
+    else
+        json_null(w, key);
+}
+
 void json_uint(struct json_writer *w, const char *key, uint64_t value)
 {
     element(w, key);

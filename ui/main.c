@@ -17,6 +17,8 @@ static void print_usage(FILE *f)
           "  attach [options] [--] PROG [ARGS...]\n"
           "                                      step through PROG in a terminal UI, choosing\n"
           "                                      which thread runs (also --replay/--demo FILE)\n"
+          "  grade [options] SUBMISSION...       grade a class: the same exploration for each, as CSV/JSON/HTML\n"
+          "  merge SHARD.json...                 combine the shard reports of grade --shard K/N\n"
           "\n"
           "  mdat COMMAND --help   options of a command\n"
           "  mdat --version        version\n",
@@ -46,6 +48,10 @@ int main(int argc, char **argv)
         return cmd_replay(argc - 1, argv + 1);
     if (strcmp(cmd, "attach") == 0)
         return cmd_attach(argc - 1, argv + 1);
+    if (strcmp(cmd, "grade") == 0)
+        return cmd_grade(argc - 1, argv + 1);
+    if (strcmp(cmd, "merge") == 0)
+        return cmd_merge(argc - 1, argv + 1);
     fprintf(stderr, "mdat: unknown command \"%s\" (see mdat --help)\n", cmd);
     return EXIT_USAGE;
 }

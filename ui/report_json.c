@@ -14,11 +14,7 @@ static void write_failure(struct json_writer *w, const struct run_description *r
     json_uint(w, "execution", f->execution);
     json_string(w, "schedule_file", f->schedule_file);
     /* trace_file (the log) predates the other formats: kept as it was. */
-    const char *log = explore_failure_trace(f, "log");
-    if (log)
-        json_string(w, "trace_file", log);
-    else
-        json_null(w, "trace_file");
+    json_string_or_null(w, "trace_file", explore_failure_trace(f, "log"));
     json_begin_object(w, "trace_files");
     for (int i = 0; i < f->n_traces; i++)
         json_string(w, f->traces[i].format, f->traces[i].path);

@@ -5,7 +5,7 @@
  * the person chose while that thread can run. Prompts (go to step, save,
  * breakpoint, watch) are edited on the message line. */
 #include "ui/tui_frontend.h"
-#include "ui/cli_args.h"
+#include "ui/cli.h"
 #include "ui/tui_draw.h"
 #include "ui/tui_keys.h"
 #include "ui/tui_screen.h"

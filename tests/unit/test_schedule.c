@@ -91,6 +91,7 @@ static void fill(struct schedule *s)
     s->max_steps = 1000000;
     s->timeout_sec = 2.5;
     s->fail_on_exit = true;
+    s->limits = (struct spawn_limits){.cpu_sec = 60, .address_space = 5ull << 30, .nproc = 256, .file_size = 1 << 20};
     s->check_cmd = strdup("grep -q \"ok\" out.txt \\\n && echo d\xc3\xb6ne");
     for (int i = 0; i < N_CHOICES; i++)
         schedule_add_choice(s, (uint64_t)i * 7 + (i > 20 ? 10000000000u : 0),
@@ -114,6 +115,7 @@ static void assert_same(const struct schedule *a, const struct schedule *b)
     assert_int_equal(a->max_steps, b->max_steps);
     assert_true(a->timeout_sec == b->timeout_sec);
     assert_int_equal(a->fail_on_exit, b->fail_on_exit);
+    assert_memory_equal(&a->limits, &b->limits, sizeof a->limits);
     if (a->check_cmd || b->check_cmd) {
         assert_non_null(a->check_cmd);
         assert_non_null(b->check_cmd);
@@ -217,6 +219,8 @@ static void test_roundtrip(void **state)
     assert_int_equal(r.steps, 123456789012u);
     assert_true(r.fail_on_exit);
     assert_true(r.timeout_sec == 2.5);
+    assert_int_equal(r.limits.address_space, 5ull << 30);
+    assert_int_equal(r.limits.nproc, 256);
     assert_int_equal(r.n_choices, N_CHOICES);
     assert_int_equal(r.choices[2].kind, CHOICE_WAKE);
     assert_int_equal(r.choices[3].kind, CHOICE_THREAD);
@@ -238,6 +242,7 @@ static void test_roundtrip_minimal(void **state)
     const char *text = read_text(t->path);
     assert_null(strstr(text, "\ncheck"));
     assert_null(strstr(text, "\narg"));
+    assert_null(strstr(text, "\nlimit-"));     /* only mdat grade sets limits */
     assert_true(schedule_read(t->path, &r, err, sizeof err));
     assert_same(&s, &r);
     assert_null(r.check_cmd);

@@ -1,0 +1,266 @@
+#!/usr/bin/env bash
+# End-to-end tests of `mdat grade` and `mdat merge` on the sample class in
+# tests/grade (one submission per verdict). One test per invocation:
+#   e2e_grade.sh MDAT TARGET_DIR GRADE_DIR GRADE_SOURCE_DIR TEST_NAME
+set -uo pipefail
+MDAT=$1 TARGETS=$2 GRADE=$3 SOURCES=$4 TEST=$5
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
+
+# The class, copied into this test's scratch directory so that what runs
+# of it (and what must not be left running) is told apart from the
+# gradings of tests running at the same time; in the order of the reports.
+CLASS=$WORK/class-of-$TEST
+mkdir -p "$CLASS"
+cp "$GRADE"/{alice,bob,carol,dave,erin,frank,grace,heidi,ivan} "$CLASS"/
+cp -r "$SOURCES/judy" "$SOURCES/mallory" "$CLASS"/
+# grace, who hangs in a real system call, is graded apart (isolation): she
+# costs the whole --timeout in every schedule, and a timeout short enough
+# for that would also catch correct programs on a loaded machine.
+SUBS=("$CLASS/alice" "$CLASS/bob" "$CLASS/carol" "$CLASS/dave" "$CLASS/erin" "$CLASS/frank" "$CLASS/heidi"
+      "$CLASS/ivan" "$CLASS/judy" "$CLASS/mallory")
+# Few schedules and a low step limit keep each grading to a few seconds.
+OPTS=(-n 8 -s 1 -j 2 --timeout 5 --max-steps 500 --max-memory 512M --max-procs 16
+      --check "$TARGETS/check_mutex_log.sh" --build make)
+
+# field REPORT.csv NAME COLUMN: one cell of the CSV report, by submission name.
+field() {
+    python3 - "$@" <<'PY'
+import csv, sys
+path, name, column = sys.argv[1:]
+for row in csv.DictReader(open(path, newline="", encoding="utf-8")):
+    if row["name"].split("-", 1)[1] == name:
+        print(row[column])
+PY
+}
+
+# field_has REPORT.csv NAME COLUMN REGEX: that cell matches the (grep -E) regex.
+field_has() { field "$1" "$2" "$3" >"$WORK/cell"; grep -qE -- "$4" "$WORK/cell"; }
+
+# expect_verdict DIR NAME VERDICT [FAILURE_KIND]: CSV and JSON agree on it.
+expect_verdict() {
+    local dir=$1 name=$2 verdict=$3 kind=${4:-}
+    local got
+    got=$(field "$dir/report.csv" "$name" verdict)
+    [ "$got" = "$verdict" ] || fail "$name: CSV verdict \"$got\", expected $verdict ($(field "$dir/report.csv" "$name" details))"
+    python3 - "$dir/report.json" "$name" "$verdict" "$kind" <<'PY' || fail "$name: JSON report disagrees"
+import json, sys
+path, name, verdict, kind = sys.argv[1:]
+sub = [s for s in json.load(open(path, encoding="utf-8"))["submissions"] if s["name"].split("-", 1)[1] == name][0]
+assert sub["verdict"] == verdict, sub["verdict"]
+ff = sub["first_failure"]
+assert sum(sub["failing_by_kind"].values()) <= sub["failing"] <= sub["schedules"], sub
+if verdict in ("ok", "build-failed"):
+    assert ff is None and sub["failing"] == 0, sub
+if verdict not in ("ok", "build-failed", "mdat-error", "hang"):
+    assert ff is not None, sub
+if ff is not None:
+    assert sub["failing"] >= 1 and sum(sub["failing_by_kind"].values()) == sub["failing"], sub
+    assert ff["replay"] == "mdat replay " + ff["schedule_file"], ff
+if kind:
+    assert ff["kind"] == kind, ff["kind"]
+PY
+}
+
+# no_tracee_left: nothing of this test runs any more (mdat, tracees, forked
+# children, builds: all of them name this test's scratch directory).
+no_tracee_left() {
+    local left
+    left=$(pgrep -af -- "$WORK/" | grep -v -e pgrep -e e2e_grade)
+    [ -z "$left" ] || fail "processes left behind: $left"
+}
+
+# same_reports DIR_A DIR_B: the three reports are byte for byte the same.
+same_reports() {
+    for f in csv json html; do
+        cmp -s "$1/report.$f" "$2/report.$f" ||
+            fail "report.$f of $1 and $2 differ: $(diff "$1/report.$f" "$2/report.$f" | head -5)"
+    done
+}
+
+grade() { run_mdat grade "${OPTS[@]}" "$@"; }
+
+case "$TEST" in
+verdicts)
+    # Every verdict of the class, in CSV, JSON and HTML; same seeds, same answers.
+    grade --no-times -o class "${SUBS[@]}"
+    expect_status 0
+    expect_out "10-mallory: build-failed"
+    expect_verdict class alice ok
+    expect_verdict class bob deadlock deadlock
+    expect_verdict class carol assertion assertion
+    expect_verdict class dave checker checker
+    expect_verdict class erin crash crash
+    expect_verdict class frank hang step-limit
+    expect_verdict class heidi crash crash
+    expect_verdict class judy ok
+    expect_verdict class mallory build-failed
+    [ "$(field class/report.csv frank failing)" = 8 ] || fail "frank livelocks in every schedule"
+    case "$(field class/report.csv frank details)" in "step-limit (livelock): "*) ;; *) fail "frank: details do not say step-limit";; esac
+    field_has class/report.csv heidi details "stderr: out of memory after [0-9]* MiB" ||
+        fail "heidi: the memory limit is not in the details: $(field class/report.csv heidi details)"
+    field_has class/report.csv mallory build_output "error" ||
+        fail "mallory: the compiler's error is not in the build output"
+    # As root the kernel ignores RLIMIT_NPROC: ivan's forks all succeed.
+    if [ "$(id -u)" -eq 0 ]; then
+        expect_verdict class ivan ok
+    else
+        expect_verdict class ivan crash crash
+        field_has class/report.csv ivan details "fork" || fail "ivan: the process limit is not in the details"
+    fi
+    rows=$(grep -c '<tr class="submission' class/report.html)
+    [ "$rows" -eq 10 ] || fail "the HTML table has $rows submission rows, not 10"
+    ! grep -qiE '<script|<link|src=|https?://' class/report.html || fail "the HTML report is not self-contained"
+    grep -q "mutual exclusion violated" class/report.html || fail "dave's checker message is not in the HTML"
+    # The failure files exist and replay, limits included (heidi needs hers).
+    for name in bob heidi; do
+        sched=$(python3 -c 'import json,sys; print([s for s in json.load(open("class/report.json"))["submissions"] if s["name"].endswith("-'$name'")][0]["first_failure"]["schedule_file"])')
+        [ -s "$sched" ] || fail "$name: no schedule file $sched"
+        "$MDAT" replay "$sched" >replay.out 2>&1
+        [ $? -eq 1 ] || fail "$name: mdat replay $sched did not reproduce: $(tail -3 replay.out)"
+    done
+    grep -q '^limit-memory 536870912$' "$sched" || fail "heidi's schedule does not record the memory limit"
+    no_tracee_left
+    cp -r class first
+    grade --no-times -o class "${SUBS[@]}"
+    expect_status 0
+    same_reports first class
+    no_tracee_left
+    ;;
+shards)
+    # --shard K/N for N = 2 one after the other, and N = 3 run by GNU
+    # parallel (two at once, into the same output directory): the merged
+    # reports are those of the unsharded run, byte for byte.
+    grade --no-times -o class "${SUBS[@]}"
+    expect_status 0
+    mkdir whole && cp class/report.* whole/
+    for k in 1 2; do
+        grade -o class --shard "$k/2" "${SUBS[@]}"
+        expect_status 0
+        expect_out "shard $k of 2 written to class/shard-$k-of-2.json"
+    done
+    rm -f class/report.*
+    run_mdat merge --no-times class/shard-2-of-2.json class/shard-1-of-2.json
+    expect_status 0
+    same_reports whole class
+    rm -f class/report.*
+    parallel --will-cite -j 2 "$MDAT" grade "${OPTS[@]}" -o class --shard {}/3 "${SUBS[@]}" ::: 1 2 3 >parallel.out 2>&1 ||
+        fail "GNU parallel: $(tail -3 parallel.out)"
+    ! grep -qE 'runtime error:|ERROR: (Address|Leak)Sanitizer' parallel.out || fail "sanitizer report: $(cat parallel.out)"
+    run_mdat merge --no-times class/shard-*-of-3.json
+    expect_status 0
+    same_reports whole class
+    no_tracee_left
+    ;;
+merge_refuses)
+    # Shards that do not make one grading are refused with a one-line reason.
+    quick=("$CLASS/alice" "$CLASS/bob")
+    run_mdat grade -n 4 -j 1 -o class --shard 1/2 "${quick[@]}"; expect_status 0
+    run_mdat grade -n 4 -j 1 -o class --shard 2/2 --json two.json "${quick[@]}"; expect_status 0
+    run_mdat grade -n 6 -j 1 -o class --shard 2/2 --json other-n.json "${quick[@]}"
+    run_mdat grade -n 4 -j 1 -o class --shard 2/2 --json other-subs.json "$CLASS/alice"
+    run_mdat grade -n 4 -j 1 -o class --shard 2/3 --json of-three.json "${quick[@]}"
+    run_mdat merge --no-times class/shard-1-of-2.json two.json
+    expect_status 0
+    refused() {
+        local why=$1
+        shift
+        run_mdat merge "$@"
+        expect_status 3
+        expect_err "$why"
+        [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "merge $*: error is not one line: $(cat "$WORK/err")"
+    }
+    refused "different settings (schedules differs)" class/shard-1-of-2.json other-n.json
+    refused "different settings (submissions differs)" class/shard-1-of-2.json other-subs.json
+    refused "missing shard 2 of 2" class/shard-1-of-2.json
+    refused "given twice" class/shard-1-of-2.json class/shard-1-of-2.json two.json
+    refused "is shard 2 of 3, but" class/shard-1-of-2.json of-three.json
+    refused "is not an mdat grade shard report" class/shard-1-of-2.json class/report.json
+    printf '{"format": "mdat-grade-shard", ' >broken.json
+    refused "is not valid JSON" class/shard-1-of-2.json broken.json
+    sed 's/"end": 4,/"end": 3,/' two.json >cut.json
+    refused "should hold executions 2-3" class/shard-1-of-2.json cut.json
+    run_mdat merge
+    expect_status 2
+    ;;
+isolation)
+    # A program blocked in a real system call, a grading process that dies,
+    # a submission over its wall clock, a build over its time limit, a file
+    # that is no program, the CPU and file size limits: each is reported as
+    # such, the others are graded, and nothing is left running.
+    run_mdat grade -n 3 -j 1 --timeout 1 -o blocked "$CLASS/grace"
+    expect_status 0
+    expect_verdict blocked grace hang timeout
+    [ "$(field blocked/report.csv grace failing)" = 3 ] || fail "grace hangs in every schedule"
+    field_has blocked/report.csv grace details "^timeout: T[0-9]+ ran for 1 s without reaching a visible operation" ||
+        fail "grace: details do not say timeout: $(field blocked/report.csv grace details)"
+    no_tracee_left
+
+    "$MDAT" grade -n 4 -j 1 --timeout 20 -o class "$CLASS/grace" "$CLASS/alice" >grade.out 2>&1 &
+    mdat_pid=$!
+    child=
+    for _ in $(seq 100); do
+        child=$(pgrep -P "$mdat_pid" | head -n 1)
+        [ -n "$child" ] && pgrep -f "$CLASS/grace" >/dev/null && break
+        sleep 0.1
+    done
+    [ -n "$child" ] || fail "no grading process appeared"
+    kill -ABRT "$child"     # not SEGV: a sanitizer build would catch that and report it as its own
+    wait "$mdat_pid"
+    [ $? -eq 0 ] || fail "mdat grade failed when its grading process died: $(cat grade.out)"
+    ! grep -qE 'runtime error:|ERROR: (Address|Leak)Sanitizer' grade.out || fail "sanitizer report: $(cat grade.out)"
+    expect_verdict class grace mdat-error
+    field_has class/report.csv grace details "grading process was killed by Aborted" ||
+        fail "grace: the details do not say the grading process died: $(field class/report.csv grace details)"
+    expect_verdict class alice ok
+    no_tracee_left
+
+    run_mdat grade -n 4 -j 1 --timeout 20 --submission-timeout 1 -o wall "$CLASS/grace" "$CLASS/alice"
+    expect_status 0
+    expect_verdict wall grace hang
+    field_has wall/report.csv grace details "^wall clock: grading took longer than 1 s" ||
+        fail "grace: the details do not name the wall clock: $(field wall/report.csv grace details)"
+    expect_verdict wall alice ok
+    no_tracee_left
+
+    mkdir -p slow && printf 'slow:\n\tsleep 37\n' >slow/Makefile
+    run_mdat grade -n 2 -j 1 --build make --build-timeout 1 -o builds "$WORK/slow" "$CLASS/judy" "$TARGETS/script.sh"
+    expect_status 0
+    expect_verdict builds slow build-failed
+    field_has builds/report.csv slow details "the build took longer than 1 s" || fail "slow: no build time limit"
+    expect_verdict builds judy ok
+    [ "$(field builds/report.csv script.sh verdict)" = mdat-error ] || fail "script.sh is not an mdat error"
+    pgrep -f "sleep 37" >/dev/null && fail "the slow build's sleep is still running"
+    [ -f "$CLASS/judy/judy" ] && fail "the build wrote into the submission instead of a copy"
+    no_tracee_left
+
+    # The CPU and file size limits, named in the details.
+    run_mdat grade -n 1 -j 1 --timeout 30 --max-cpu 1 --max-file-size 64K -o limits "$TARGETS/spin_forever" /usr/bin/yes
+    expect_status 0
+    expect_verdict limits spin_forever crash crash
+    field_has limits/report.csv spin_forever details "SIGXCPU.*over the CPU time limit of 1 s" ||
+        fail "spin_forever: no CPU limit in $(field limits/report.csv spin_forever details)"
+    expect_verdict limits yes crash crash
+    field_has limits/report.csv yes details "SIGXFSZ.*over the file size limit of 65536 bytes" ||
+        fail "yes: no file size limit in $(field limits/report.csv yes details)"
+    ;;
+usage)
+    run_mdat grade; expect_status 2
+    run_mdat grade "$CLASS/judy"; expect_status 2
+    expect_err "is a directory: say how to build it"
+    run_mdat grade --shard 3/2 "$CLASS/alice"; expect_status 2
+    run_mdat grade --shard 1/2 --csv x.csv "$CLASS/alice"; expect_status 2
+    run_mdat grade --max-memory 12Q "$CLASS/alice"; expect_status 2
+    run_mdat grade --strategy magic "$CLASS/alice"; expect_status 2
+    [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "usage error is not one line: $(cat "$WORK/err")"
+    run_mdat grade --help; expect_status 0; expect_out "--shard K/N"
+    run_mdat merge --help; expect_status 0; expect_out "SHARD.json"
+    run_mdat --help; expect_status 0; expect_out "grade [options] SUBMISSION"
+    ;;
+*)
+    echo "unknown test $TEST"
+    exit 2
+    ;;
+esac
+
+finish

@@ -1,0 +1,60 @@
+/* cli: what the subcommands' option parsing shares: numbers, durations and
+ * sizes from the command line, and the one-line usage error. */
+#ifndef MDAT_UI_CLI_H
+#define MDAT_UI_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* The exploration options that `mdat run` and `mdat grade` share: their
+ * getopt_long entries (CLI_EXPLORE_OPTIONS, to put into a command's table;
+ * its own option codes start at CLI_OPT_NEXT) and their values. */
+enum { CLI_OPT_STRATEGY = 256, CLI_OPT_DEPTH, CLI_OPT_MAX_STEPS, CLI_OPT_TIMEOUT, CLI_OPT_CHECK, CLI_OPT_FAIL_ON_EXIT,
+       CLI_OPT_NEXT };
+#define CLI_EXPLORE_OPTIONS                                                 \
+    {"schedules", required_argument, NULL, 'n'},                            \
+    {"seed", required_argument, NULL, 's'},                                 \
+    {"strategy", required_argument, NULL, CLI_OPT_STRATEGY},                \
+    {"depth", required_argument, NULL, CLI_OPT_DEPTH},                      \
+    {"jobs", required_argument, NULL, 'j'},                                 \
+    {"max-steps", required_argument, NULL, CLI_OPT_MAX_STEPS},              \
+    {"timeout", required_argument, NULL, CLI_OPT_TIMEOUT},                  \
+    {"check", required_argument, NULL, CLI_OPT_CHECK},                      \
+    {"fail-on-exit", no_argument, NULL, CLI_OPT_FAIL_ON_EXIT}
+/* Their short forms, for the optstring. */
+#define CLI_EXPLORE_SHORT "n:s:j:"
+
+struct cli_explore {
+    uint64_t schedules;
+    uint64_t seed;
+    bool seed_given;
+    const char *strategy;
+    int depth;
+    int jobs;
+    uint64_t max_steps;
+    double timeout_sec;
+    const char *check_cmd;
+    bool fail_on_exit;
+};
+
+/* Takes option c (as getopt_long returned it, with its argument) into e
+ * if it is one of CLI_EXPLORE_OPTIONS: 1 if it was, 0 if c is another
+ * option, -1 after a one-line usage error on stderr (mdat CMD: ...). */
+int cli_explore_option(const char *cmd, int c, const char *arg, struct cli_explore *e);
+
+/* A non-negative decimal integer, the whole string. */
+bool cli_parse_u64(const char *s, uint64_t *out);
+/* A number of seconds > 0 (fractions allowed); with allow_zero, 0 too. */
+bool cli_parse_seconds(const char *s, double *out, bool allow_zero);
+/* A size in bytes, with an optional K, M or G suffix (powers of 1024). */
+bool cli_parse_size(const char *s, uint64_t *out);
+/* Prints "mdat CMD: MESSAGE (see mdat CMD --help)" on stderr, the message
+ * being fmt with arg; returns the usage exit status. */
+int cli_usage_error(const char *cmd, const char *fmt, const char *arg);
+/* The unknown-option message for what getopt_long stopped at. */
+int cli_bad_option(const char *cmd, int optopt_char, const char *arg);
+/* The CPUs this process may run on (at least 1). */
+int cli_available_cpus(void);
+
+#endif
