@@ -62,7 +62,7 @@ int main(void)
     for (int w = 0; w < WORKERS; w++)   /* 1: the table is ready, one post per worker */
         sem_post(&table_ready);
 
-    sleep(1);                           /* 2: BUG: "the workers will surely be done in a second" */
+    sleep(1);                           /* BUG: "the workers will surely be done in a second" */
     int total = 0;
     for (int w = 0; w < WORKERS; w++)
         total += result[w];
