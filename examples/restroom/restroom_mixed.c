@@ -1,0 +1,112 @@
+/* restroom_mixed.c - the unisex restroom, BUGGY: men and women inside together.
+ *
+ * Problem: men and women share one restroom.  Any number of people of one
+ * gender may be inside together, but never a man and a woman at the same time.
+ *
+ * Structure (MDAT style): MEN + WOMEN threads; each runs ROUNDS rounds of
+ *   entry section      enter_restroom(): wait until nobody of the other gender is inside
+ *   critical section   in the restroom: prints "enter M 1" ... "exit M 1"
+ *   exit section       leave_restroom(): the last one out wakes the waiting threads
+ *   remainder section  does something else for a while
+ * The log is the test: check_restroom.sh reads it and reports any moment at
+ * which men and women are inside together.
+ *
+ *   ./restroom_mixed [ROUNDS] | ./check_restroom.sh
+ *   mdat run --check ./check_restroom.sh ./restroom_mixed
+ *
+ * The bug: the student split the entry section into two helpers that each
+ * lock what they touch: wait_until_no() waits (correctly, in a while loop)
+ * until the other gender is out, RELEASES the lock, and only then count_in()
+ * takes it again to count this person in.  Between the two, a person of the
+ * other gender can pass the same check (nobody is counted in yet) and enter:
+ *   M1: wait_until_no(W) sees 0 women, unlocks
+ *   W1: wait_until_no(M) sees 0 men, unlocks; count_in(W); prints "enter W 1"
+ *   M1: count_in(M); prints "enter M 1"      <- a man and a woman inside
+ *
+ * Expected mdat verdict (with the checker): checker failure,
+ * "M 1 enters while 1 of W are inside" (or the same with genders swapped).
+ * Fix: check and count in ONE critical section, as restroom.c does.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define MEN 2
+#define WOMEN 2
+
+enum gender { MAN, WOMAN };
+static const char *const letter[] = {"M", "W"};
+static enum gender other(enum gender g) { return g == MAN ? WOMAN : MAN; }
+
+pthread_mutex_t room_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_cond_t room_changed = PTHREAD_COND_INITIALIZER;
+int inside[2];                     /* how many men / women are in the restroom */
+int rounds = 2;
+
+static void wait_until_no(enum gender g)
+{
+    pthread_mutex_lock(&room_lock);
+    while (inside[g] > 0)          /* people of gender g are inside: wait for them to leave */
+        pthread_cond_wait(&room_changed, &room_lock);
+    pthread_mutex_unlock(&room_lock);
+}
+
+static void count_in(enum gender g)
+{
+    pthread_mutex_lock(&room_lock);
+    inside[g]++;
+    pthread_mutex_unlock(&room_lock);
+}
+
+static void enter_restroom(enum gender g)
+{
+    wait_until_no(other(g));
+    count_in(g);                   /* BUG: the lock was released after the check; the other gender may be in by now */
+}
+
+static void leave_restroom(enum gender g)
+{
+    pthread_mutex_lock(&room_lock);
+    inside[g]--;
+    if (inside[g] == 0)            /* last one out: everybody waiting may re-check */
+        pthread_cond_broadcast(&room_changed);
+    pthread_mutex_unlock(&room_lock);
+}
+
+struct person {
+    enum gender g;
+    int id;
+};
+
+static void *person(void *arg)
+{
+    struct person *p = arg;
+    for (int r = 0; r < rounds; r++) {
+        enter_restroom(p->g);                          /* entry section */
+        printf("enter %s %d\n", letter[p->g], p->id);  /* critical section */
+        usleep(100);
+        printf("exit %s %d\n", letter[p->g], p->id);
+        leave_restroom(p->g);                          /* exit section */
+        usleep(100);                                   /* remainder section */
+    }
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    pthread_t t[MEN + WOMEN];
+    struct person p[MEN + WOMEN];
+
+    if (argc > 1)
+        rounds = atoi(argv[1]);
+    setvbuf(stdout, NULL, _IOLBF, 0);   /* one line at a time, even into a pipe */
+    for (int i = 0; i < MEN + WOMEN; i++) {
+        p[i].g = i < MEN ? MAN : WOMAN;
+        p[i].id = i < MEN ? i + 1 : i - MEN + 1;
+        pthread_create(&t[i], NULL, person, &p[i]);
+    }
+    for (int i = 0; i < MEN + WOMEN; i++)
+        pthread_join(t[i], NULL);
+    return 0;
+}
