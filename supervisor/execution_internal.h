@@ -87,6 +87,7 @@ struct execution {
     pid_t *passive;                 /* threads of forked children, run without scheduling */
     size_t n_passive, cap_passive;
     uint64_t deadline_ns;
+    uint64_t step_started_ns;       /* when the running step began */
     uint64_t steps;
     int last_thread;
     int running;                    /* the thread running the current step */

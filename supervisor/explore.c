@@ -135,6 +135,14 @@ static bool judge_output(const struct explore_options *opt, const struct run_io 
             res->error = true;
             return false;
         }
+        if (st == 126 || st == 127) {
+            /* The shell could not find or run it: the checker is broken,
+             * not the program. */
+            snprintf(res->error_message, sizeof res->error_message, "cannot run the checker \"%s\"%s%s",
+                     opt->check_cmd, line[0] ? ": " : " (exit status 126 or 127)", line);
+            res->error = true;
+            return false;
+        }
         if (st != 0) {
             res->kind = FAIL_CHECKER;
             snprintf(res->message, sizeof res->message, "checker \"%s\" rejected the output (exit %d)%s%s",

@@ -5,12 +5,13 @@
  * probability at least 1/(n k^(d-1)) per execution.
  *
  * Deviation from the paper, for programs that spin: a thread that yields or
- * sleeps, or runs SPIN_LIMIT steps in a row while others could run, drops to
- * the lowest priority so far, so a busy-waiting thread cannot starve the
- * thread it waits for. */
+ * sleeps (once per yield), or runs SPIN_LIMIT steps in a row while others
+ * could run, drops to the lowest priority so far, so a busy-waiting thread
+ * cannot starve the thread it waits for. */
 #include "supervisor/rng.h"
 #include "supervisor/strategy.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,7 @@ struct pct_state {
     int n_change;
     int next_change;
     int64_t *priority;          /* by thread id */
+    bool *yield_demoted;        /* by thread id: demoted for its latest yield, not run since */
     size_t cap;
     int64_t lowest;             /* next demoted priority: below everything */
     int run_thread;             /* thread of the current streak */
@@ -37,7 +39,11 @@ static void ensure_thread(struct pct_state *p, int thread)
     while (cap <= (size_t)thread)
         cap *= 2;
     p->priority = realloc(p->priority, cap * sizeof *p->priority);
+    p->yield_demoted = realloc(p->yield_demoted, cap * sizeof *p->yield_demoted);
+    if (!p->priority || !p->yield_demoted)
+        abort();
     memset(p->priority + p->cap, 0, (cap - p->cap) * sizeof *p->priority);
+    memset(p->yield_demoted + p->cap, 0, (cap - p->cap) * sizeof *p->yield_demoted);
     p->cap = cap;
 }
 
@@ -51,8 +57,10 @@ static void pct_begin(struct strategy *s, uint64_t exec_seed, uint64_t estimated
 {
     struct pct_state *p = s->state;
     rng_seed(&p->rng, exec_seed);
-    if (p->priority)
+    if (p->priority) {
         memset(p->priority, 0, p->cap * sizeof *p->priority);
+        memset(p->yield_demoted, 0, p->cap * sizeof *p->yield_demoted);
+    }
     p->n_change = p->depth > 1 ? p->depth - 1 : 0;
     p->change_points = realloc(p->change_points, ((size_t)p->n_change + 1) * sizeof *p->change_points);
     uint64_t k = estimated_steps > 0 ? estimated_steps : 1;
@@ -92,10 +100,16 @@ static size_t highest(const struct pct_state *p, const struct choice_point *cp)
 static size_t pct_pick_thread(struct strategy *s, const struct choice_point *cp)
 {
     struct pct_state *p = s->state;
+    /* A yield demotes once: demoting a waiting yielder again at every
+     * choice would keep reordering the yielders, and the one demoted first
+     * would always come out on top of them and starve the others. */
     for (size_t i = 0; i < cp->n; i++) {
-        ensure_thread(p, cp->threads[i]);
-        if (cp->yielded[i])
-            demote(p, cp->threads[i]);
+        int t = cp->threads[i];
+        ensure_thread(p, t);
+        if (cp->yielded[i] && !p->yield_demoted[t]) {
+            demote(p, t);
+            p->yield_demoted[t] = true;
+        }
     }
     if (cp->previous > 0 && p->run_thread == cp->previous && p->run_length >= SPIN_LIMIT) {
         demote(p, cp->previous);
@@ -109,6 +123,7 @@ static size_t pct_pick_thread(struct strategy *s, const struct choice_point *cp)
         pick = highest(p, cp);
     }
     int t = cp->threads[pick];
+    p->yield_demoted[t] = false;
     if (t == p->run_thread)
         p->run_length++;
     else {
@@ -131,6 +146,7 @@ static void pct_destroy(struct strategy *s)
     struct pct_state *p = s->state;
     free(p->change_points);
     free(p->priority);
+    free(p->yield_demoted);
     free(p);
 }
 

@@ -179,6 +179,10 @@ checker)
     sched=$(first_sched)
     [ -s "${sched%.sched}.stdout" ] || fail "the failing execution's output was not kept"
     expect_replay_identical "$sched"
+    # A checker the shell cannot find is mdat's problem to report, not the program's.
+    run_mdat run -n 5 -s 1 --check ./no_such_checker.sh "$TARGETS/correct_counter"
+    expect_status 3
+    expect_err "cannot run the checker \"./no_such_checker.sh\""
     ;;
 exit_status)
     run_mdat run -n 5 -s 1 "$TARGETS/exit_nonzero"

@@ -409,6 +409,24 @@ static void test_replay_follows(void **state)
     schedule_free(&sched);
 }
 
+/* Threads that all poll with sched_yield take turns: a yield demotes a
+ * thread once, not again at every choice while it waits (which would let
+ * the thread demoted first win every time and starve the rest). */
+static void test_pct_yielders_take_turns(void **state)
+{
+    (void)state;
+    struct strategy *s = strategy_pct_new(3);
+    begin_with_threads(s, 42, 1000, 3);
+    static const bool all_yielded[3] = {true, true, true};
+    int runs[4] = {0};
+    for (uint64_t step = 0; step < 30; step++)
+        runs[pick_id(s, step, T123, all_yielded, 3, 0)]++;
+    for (int t = 1; t <= 3; t++)
+        if (runs[t] < 5)
+            fail_msg("T%d ran %d times out of 30 while every thread yields", t, runs[t]);
+    strategy_free(s);
+}
+
 /* A chooser that answers from a script and counts the questions. */
 struct scripted_chooser {
     const int *answers;
@@ -649,6 +667,7 @@ int main(void)
         cmocka_unit_test(test_pct_change_point),
         cmocka_unit_test(test_replay_follows),
         cmocka_unit_test(test_interactive_rewind_then_ask),
+        cmocka_unit_test(test_pct_yielders_take_turns),
         cmocka_unit_test(test_replay_thread_not_enabled),
         cmocka_unit_test(test_replay_waiter_not_enabled),
         cmocka_unit_test(test_replay_step_differs),
