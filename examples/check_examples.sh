@@ -111,6 +111,27 @@ while read -r problem program expect strategy seed n marker args opts; do
     fi
 done <"$SRC/cases.txt"
 
+# Every buggy program has a saved schedule (scripts/shortest-schedules),
+# copied by the build next to it: it replays the failure on this machine's
+# build, which is what lectures and scripts/demo play.
+while read -r problem program expect _; do
+    case "$problem" in ''|'#'*) continue ;; esac
+    [ "$problem" = "$PROBLEM" ] && [ "$expect" != ok ] || continue
+    [ -e "$WORK/$program.sched.checked" ] && continue
+    touch "$WORK/$program.sched.checked"
+    if [ ! -s "$program.sched" ]; then
+        fail "$program: no saved schedule $program.sched (make it with scripts/shortest-schedules)"
+        continue
+    fi
+    "$MDAT" replay "$program.sched" >"$WORK/replay" 2>&1
+    rst=$?
+    if [ "$rst" -ne 1 ] || ! grep -qF "reproduced FAILURE $expect" "$WORK/replay"; then
+        fail "$program: the saved schedule $program.sched does not replay its $expect (exit $rst): $(tail -n 3 "$WORK/replay")"
+    else
+        echo "ok   $program.sched: replays its $expect in $(sed -n 's/^steps //p' "$program.sched") steps"
+    fi
+done <"$SRC/cases.txt"
+
 [ "$cases" -gt 0 ] || fail "no cases for $PROBLEM in cases.txt"
 if [ "$failures" -gt 0 ]; then
     echo "$PROBLEM: $failures check(s) failed"

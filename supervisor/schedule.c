@@ -25,6 +25,7 @@
 #include "supervisor/schedule.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -217,6 +218,30 @@ static bool parse_choices(const char *line, struct schedule *s)
     return true;
 }
 
+/* A relative program path in a schedule names a file beside the schedule:
+ * course material ships a schedule next to the program it plays. */
+static void resolve_beside(struct schedule *s, const char *schedule_path)
+{
+    const char *slash = strrchr(schedule_path, '/');
+    int dir_len = slash ? (int)(slash - schedule_path) : 1;
+    const char *dir = slash ? schedule_path : ".";
+    size_t len = (size_t)dir_len + strlen(s->program) + 2;
+    char *joined = malloc(len);
+    if (!joined)
+        abort();
+    snprintf(joined, len, "%.*s/%s", dir_len, dir, s->program);
+    char resolved[PATH_MAX];
+    free(s->program);
+    if (realpath(joined, resolved)) {
+        s->program = strdup(resolved);
+        free(joined);
+    } else {
+        s->program = joined;
+    }
+    if (!s->program)
+        abort();
+}
+
 bool schedule_read(const char *path, struct schedule *s, char *err, size_t errlen)
 {
     schedule_init(s);
@@ -319,7 +344,14 @@ bool schedule_read(const char *path, struct schedule *s, char *err, size_t errle
         snprintf(err, errlen, "%s: says %zu choices but lists %zu", path, expected_choices, s->n_choices);
         ok = false;
     }
+    if (ok && s->program[0] != '/')
+        resolve_beside(s, path);
     if (!ok)
         schedule_free(s);
     return ok;
+}
+
+bool schedule_binary_matches(const struct schedule *s, const char *sha256)
+{
+    return strcmp(s->sha256, SCHEDULE_ANY_BINARY) == 0 || strcmp(s->sha256, sha256) == 0;
 }

@@ -56,6 +56,15 @@ void schedule_clear_choices(struct schedule *s);
 void schedule_copy(struct schedule *dst, const struct schedule *src);
 
 bool schedule_write(const struct schedule *s, const char *path, char *err, size_t errlen);
+/* Reads a schedule file. A relative `program` is taken relative to the
+ * file's own directory (and made absolute). */
 bool schedule_read(const char *path, struct schedule *s, char *err, size_t errlen);
+
+/* `sha256 -` in a file: any binary may replay it (course material built on
+ * each machine; the replay still stops with a divergence if the program
+ * does not follow the choices). */
+#define SCHEDULE_ANY_BINARY "-"
+/* The binary with this SHA-256 may replay s. */
+bool schedule_binary_matches(const struct schedule *s, const char *sha256);
 
 #endif

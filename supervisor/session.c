@@ -420,7 +420,7 @@ static bool adopt_schedule(struct session *s, const char *file)
         notice(s, true, "%s", err);
         return false;
     }
-    if (strcmp(in.sha256, s->prog.sha256) != 0) {
+    if (!schedule_binary_matches(&in, s->prog.sha256)) {
         notice(s, true, "%s was recorded with another binary (%s); attach to that program to open it", file,
                in.program ? in.program : "?");
         schedule_free(&in);

@@ -22,7 +22,7 @@ const char *sync_kind_name(enum sync_kind k)
     return (unsigned)k < SYNC_KIND_COUNT ? names[k] : "?";
 }
 
-/* The copy lives in one allocation: header, threads, objects, watches, waiter ids. */
+/* The copy lives in one allocation: header, threads, objects, waiter ids, watches. */
 struct exec_state *exec_state_copy(const struct exec_state *s)
 {
     size_t n_waiters = 0;
@@ -37,8 +37,9 @@ struct exec_state *exec_state_copy(const struct exec_state *s)
     struct exec_state *copy = (struct exec_state *)block;
     struct state_thread *threads = (struct state_thread *)(copy + 1);
     struct state_object *objects = (struct state_object *)(threads + s->n_threads);
-    struct state_watch *watches = (struct state_watch *)(objects + s->n_objects);
-    int *waiters = (int *)(watches + s->n_watches);
+    /* Waiter ids before the watches: ints need their alignment, a watch has none. */
+    int *waiters = (int *)(objects + s->n_objects);
+    struct state_watch *watches = (struct state_watch *)(waiters + n_waiters);
     *copy = *s;
     if (s->n_watches)
         memcpy(watches, s->watches, (size_t)s->n_watches * sizeof *watches);

@@ -126,7 +126,7 @@ int cmd_replay(int argc, char **argv)
         schedule_free(&sched);
         return EXIT_CANNOT_RUN;
     }
-    if (strcmp(prog.sha256, sched.sha256) != 0) {
+    if (!schedule_binary_matches(&sched, prog.sha256)) {
         fprintf(stderr, "mdat: cannot replay %s: %s is not the binary it was recorded with (SHA-256 differs; rebuild it from the same source or record a new schedule)\n",
                 file, sched.program);
         program_free(&prog);

@@ -355,6 +355,36 @@ static void test_read_valid_handwritten(void **state)
     schedule_free(&r);
 }
 
+/* Course material: the program beside the schedule, any binary allowed. */
+static void test_read_portable(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/mdat_portable_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char sched[128], prog[128];
+    snprintf(sched, sizeof sched, "%s/demo.sched", dir);
+    snprintf(prog, sizeof prog, "%s/demo", dir);
+    write_text(prog, "");
+    write_text(sched, "mdat-schedule 1\nmdat-version 0.1.0\nprogram demo\nsha256 -\nstrategy pct\n"
+                      "depth 3\nseed 1\nexecution 0\nsteps 3\nfailure deadlock\nchoices 0\nend\n");
+    struct schedule r;
+    char err[512] = "";
+    assert_true(schedule_read(sched, &r, err, sizeof err));
+    assert_string_equal(r.program, prog);
+    assert_true(schedule_binary_matches(&r, "0123abcd"));
+    schedule_free(&r);
+    /* A pinned binary matches only itself. */
+    write_text(sched, "mdat-schedule 1\nprogram /bin/true\nsha256 0123abcd\nchoices 0\nend\n");
+    assert_true(schedule_read(sched, &r, err, sizeof err));
+    assert_string_equal(r.program, "/bin/true");
+    assert_true(schedule_binary_matches(&r, "0123abcd"));
+    assert_false(schedule_binary_matches(&r, "0123abce"));
+    schedule_free(&r);
+    unlink(sched);
+    unlink(prog);
+    rmdir(dir);
+}
+
 static void test_read_not_schedule(void **state)
 {
     struct tmpfile *t = *state;
@@ -455,6 +485,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_read_unknown_line, setup_tmp, teardown_tmp),
         cmocka_unit_test_setup_teardown(test_read_empty, setup_tmp, teardown_tmp),
         cmocka_unit_test(test_read_missing),
+        cmocka_unit_test(test_read_portable),
         cmocka_unit_test(test_write_unwritable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

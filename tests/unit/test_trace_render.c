@@ -282,8 +282,16 @@ static void watches_are_tabled_and_written_with_changes_marked(void **unused)
     assert_non_null(strstr(text, "{\"expr\":\"counter\",\"value\":\"1\",\"error\":false}"));
     free(text);
 
-    /* A copy keeps its own watches. */
+    /* A copy keeps its own watches, and its waiter ids stay aligned whatever
+     * the number of watches (UBSan). */
+    s.states[2].n_watches = 1;
     struct exec_state *copy = exec_state_copy(&s.states[2]);
+    assert_int_equal(copy->objects[0].n_waiters, 1);
+    assert_int_equal((uintptr_t)copy->objects[0].waiters % _Alignof(int), 0);
+    assert_int_equal(copy->objects[0].waiters[0], 2);
+    s.states[2].n_watches = 2;
+    exec_state_free(copy);
+    copy = exec_state_copy(&s.states[2]);
     watches[2][0].value[0] = 'X';
     assert_string_equal(copy->watches[0].value, "1");
     assert_false(exec_state_same_picture(copy, &s.states[2]));
