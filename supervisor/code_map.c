@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 static const struct {
     const char *symbol;
@@ -56,6 +58,10 @@ static const struct {
     [MF_DELETE_SIZED] = {"_ZdlPvm", "delete"},
     [MF_DELETE_ARRAY] = {"_ZdaPv", "delete[]"},
     [MF_DELETE_ARRAY_SIZED] = {"_ZdaPvm", "delete[]"},
+    /* Only the vDSO has these names; libc's wrappers end up there. */
+    [MF_CLOCK_GETTIME] = {"__vdso_clock_gettime", "clock_gettime"},
+    [MF_GETTIMEOFDAY] = {"__vdso_gettimeofday", "gettimeofday"},
+    [MF_TIME] = {"__vdso_time", "time"},
 };
 
 const char *model_fn_name(enum model_fn fn)
@@ -71,6 +77,11 @@ const char *model_fn_verb(enum model_fn fn)
 bool model_fn_is_scheduling_point(enum model_fn fn)
 {
     return fn < MF_MUTEX_INIT;
+}
+
+bool model_fn_is_clock(enum model_fn fn)
+{
+    return fn >= MF_CLOCK_GETTIME && fn <= MF_TIME;
 }
 
 bool model_fn_is_heap(enum model_fn fn)
@@ -140,6 +151,7 @@ struct code_map {
     struct lib_cache *libs;
     size_t n_libs;
     x86_decoder *decoder;       /* for the first instruction of modeled entries */
+    debuginfo *vdso;            /* the vDSO's symbols, read from the first execution */
 };
 
 static const struct elf_section *section_containing(const elf_image *img, uint64_t addr)
@@ -327,6 +339,7 @@ void code_map_free(code_map *cm)
     for (size_t i = 0; i < cm->n_libs; i++)
         debuginfo_free(cm->libs[i].debug);
     x86_decoder_free(cm->decoder);
+    debuginfo_free(cm->vdso);
     free(cm->libs);
     free(cm->patched);
     free(cm->sites);
@@ -415,6 +428,41 @@ static void plant_model_entries(code_map *cm, const elf_image *img, uint64_t bia
         qsort(cm->entries, cm->n_entries, sizeof *cm->entries, cmp_entry);
 }
 
+/* The vDSO's clock functions get breakpoints like the modeled entries. Its
+ * image is read out of the process once (it is the same in every
+ * execution) and opened as a file through a memfd. */
+static void plant_vdso(code_map *cm, pid_t pid, int mem_fd)
+{
+    struct proc_maps maps;
+    if (!proc_maps_read(pid, &maps))
+        return;
+    for (size_t i = 0; i < maps.n; i++) {
+        const struct proc_mapping *m = &maps.m[i];
+        if (strcmp(m->path, "[vdso]") != 0)
+            continue;
+        if (!cm->vdso) {
+            size_t size = (size_t)(m->end - m->start);
+            uint8_t *image = malloc(size);
+            int fd = memfd_create("mdat-vdso", MFD_CLOEXEC);
+            if (image && fd >= 0 && tracee_read(mem_fd, m->start, image, size) &&
+                write(fd, image, size) == (ssize_t)size) {
+                char path[64], err[256];
+                snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+                cm->vdso = debuginfo_load(path, err, sizeof err);
+            }
+            free(image);
+            if (fd >= 0)
+                close(fd);
+        }
+        if (cm->vdso) {
+            const elf_image *img = debuginfo_elf(cm->vdso);
+            plant_model_entries(cm, img, m->start - elf_image_base_vaddr(img), mem_fd);
+        }
+        break;
+    }
+    proc_maps_free(&maps);
+}
+
 bool code_map_plant_exe(code_map *cm, pid_t pid, int mem_fd, bool track_heap, char *err, size_t errlen)
 {
     cm->track_heap = track_heap;
@@ -460,6 +508,7 @@ bool code_map_plant_exe(code_map *cm, pid_t pid, int mem_fd, bool track_heap, ch
         }
     }
     plant_model_entries(cm, img, cm->bias, mem_fd);
+    plant_vdso(cm, pid, mem_fd);
     if (!elf_image_is_static(img)) {
         cm->entry_addr = cm->bias + elf_image_entry(img);
         static const uint8_t int3 = 0xcc;

@@ -30,6 +30,8 @@ enum model_fn {
     /* Heap allocation, observed only when events are described (heap names). */
     MF_MALLOC, MF_CALLOC, MF_REALLOC, MF_FREE,
     MF_NEW, MF_NEW_ARRAY, MF_DELETE, MF_DELETE_SIZED, MF_DELETE_ARRAY, MF_DELETE_ARRAY_SIZED,
+    /* The vDSO's clocks: answered by mdat's virtual clock (determinism). */
+    MF_CLOCK_GETTIME, MF_GETTIMEOFDAY, MF_TIME,
     MF_COUNT
 };
 
@@ -40,6 +42,7 @@ const char *model_fn_verb(enum model_fn fn);
  * switch threads (lock, wait, post, create...); false for the observed ones. */
 bool model_fn_is_scheduling_point(enum model_fn fn);
 bool model_fn_is_heap(enum model_fn fn);
+bool model_fn_is_clock(enum model_fn fn);
 
 /* An instruction of user code that may be a visible operation. */
 struct code_site {

@@ -93,6 +93,8 @@ struct execution {
     int running;                    /* the thread running the current step */
     pid_t held_at_exit;             /* stopped at its exit_group, until the step is reported */
     bool signal_sent;               /* a thread sent a signal since the last look */
+    uint64_t clock_reads;           /* virtual clock: readings so far */
+    uint64_t clock_slept_ns;        /* virtual clock: what the sleeps asked for */
     bool leader_gone;
     int leader_status;
     bool assert_seen;

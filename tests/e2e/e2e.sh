@@ -345,6 +345,18 @@ signal_during_step)
     expect_out "atomic counter                       signal_during_step.c:$(line_of signal_during_step.c 'XADD:') main  -> SIGUSR1 came first: its handler runs, the operation is still to do"
     expect_out "3 1"
     ;;
+clock)
+    # Time is virtual: a program seeding rand() with time() and timing a
+    # sleep prints the same in every run of a schedule, and replays exactly.
+    run_mdat run -n 1 -s 3 "$TARGETS/clock_reader"
+    expect_status 0
+    grep -v '^mdat' "$WORK/out" >first.txt
+    grep -qE '^rounds [1-4] [1-4] total [2-8] on 2026-01-01, 2 s later$' first.txt ||
+        fail "unexpected output of clock_reader: $(cat first.txt)"
+    run_mdat run -n 1 -s 3 "$TARGETS/clock_reader"
+    grep -v '^mdat' "$WORK/out" >second.txt
+    cmp -s first.txt second.txt || fail "two runs of one schedule printed different things: $(cat first.txt second.txt)"
+    ;;
 protections)
     # mdat performs plain loads and stores itself; a forbidden one must
     # still fault exactly where the CPU would make it fault.
