@@ -419,8 +419,11 @@ static bool run_workers(struct program *prog, const struct explore_options *opt,
         fds[w] = (struct pollfd){.fd = p[0], .events = POLLIN};
     }
     int open_fds = jobs;
-    size_t have[64] = {0};
-    struct wire_result partial[64];
+    /* Each worker's partly read result, one slot per worker. */
+    size_t *have = calloc((size_t)jobs + 1, sizeof *have);
+    struct wire_result *partial = calloc((size_t)jobs + 1, sizeof *partial);
+    if (!have || !partial)
+        abort();
     while (open_fds > 0) {
         if (poll(fds, (nfds_t)jobs, -1) < 0) {
             if (errno == EINTR)
@@ -430,7 +433,7 @@ static bool run_workers(struct program *prog, const struct explore_options *opt,
         for (int w = 0; w < jobs; w++) {
             if (fds[w].fd < 0 || !(fds[w].revents & (POLLIN | POLLHUP | POLLERR)))
                 continue;
-            size_t slot = (size_t)w % 64;
+            size_t slot = (size_t)w;
             ssize_t n = read(fds[w].fd, (char *)&partial[slot] + have[slot], sizeof partial[slot] - have[slot]);
             if (n <= 0) {
                 close(fds[w].fd);
@@ -458,6 +461,8 @@ static bool run_workers(struct program *prog, const struct explore_options *opt,
     }
     free(pids);
     free(fds);
+    free(have);
+    free(partial);
     return ok;
 }
 

@@ -246,6 +246,10 @@ determinism)
     run_mdat run -n 300 -s 5 -j 2 -o j2 "$TARGETS/lost_update"
     grep -o 'in execution [0-9]*' "$WORK/out" >j2.txt
     [ -s j1.txt ] && cmp -s j1.txt j2.txt || fail "-j 1 and -j 2 report different executions: $(cat j1.txt) vs $(cat j2.txt)"
+    # Many more workers than CPUs (and than 64): still the same answer.
+    run_mdat run -n 300 -s 5 -j 70 -o j70 "$TARGETS/lost_update"
+    grep -o 'in execution [0-9]*' "$WORK/out" >j70.txt
+    cmp -s j1.txt j70.txt || fail "-j 1 and -j 70 report different executions: $(cat j1.txt) vs $(cat j70.txt)"
     ;;
 keep_going)
     run_mdat run -n 200 -s 3 --keep-going -o out-dir --json run.json "$TARGETS/lost_update"
