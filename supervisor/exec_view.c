@@ -258,10 +258,9 @@ uint64_t exec_user_pc(struct execution *ex, const struct mthread *t)
 int exec_mutex_holder(struct execution *ex, uint64_t mutex)
 {
     struct glibc_mutex m;
-    if (!glibc_read_mutex(ex->mem_fd, mutex, &m) || m.owner_tid <= 0)
+    if (!glibc_read_mutex(ex->mem_fd, mutex, &m))
         return 0;
-    const struct mthread *holder = exec_thread_by_tid(ex, m.owner_tid);
-    return holder ? holder->id : 0;
+    return exec_thread_id_of_tid(ex, m.owner_tid);
 }
 
 int exec_thread_of_pthread(struct execution *ex, uint64_t pthread)
@@ -336,10 +335,8 @@ void exec_describe_wait(struct execution *ex, const struct mthread *t, char *buf
         exec_name_object(ex, object, name, sizeof name);
         if (t->call_fn == MF_RWLOCK_RDLOCK || t->call_fn == MF_RWLOCK_WRLOCK) {
             struct glibc_rwlock rw;
-            if (glibc_read_rwlock(ex->mem_fd, object, &rw) && rw.writer_tid) {
-                const struct mthread *w = exec_thread_by_tid(ex, rw.writer_tid);
-                *holder = w ? w->id : 0;
-            }
+            if (glibc_read_rwlock(ex->mem_fd, object, &rw))
+                *holder = exec_thread_id_of_tid(ex, rw.writer_tid);
             snprintf(buf, len, "rwlock %s", name);
         } else if (t->call_fn == MF_SPIN_LOCK) {
             snprintf(buf, len, "spinlock %s", name);
@@ -664,12 +661,13 @@ void exec_describe_thread(struct execution *ex, const struct mthread *t, struct 
     fill_thread(ex, t, st, &object);
 }
 
+/* A holder for the state: the thread, or -1 for one that is not ours. */
 static int holder_of_tid(struct execution *ex, int32_t tid)
 {
     if (tid <= 0)
         return 0;
-    const struct mthread *t = exec_thread_by_tid(ex, tid);
-    return t ? t->id : -1;
+    int id = exec_thread_id_of_tid(ex, tid);
+    return id ? id : -1;
 }
 
 static void fill_object(struct execution *ex, const struct sync_object *o, struct state_object *so)

@@ -61,6 +61,19 @@ struct mthread *exec_thread_by_tid(struct execution *ex, pid_t tid)
     return NULL;
 }
 
+int exec_thread_id_of_tid(struct execution *ex, pid_t tid)
+{
+    if (tid <= 0)
+        return 0;
+    const struct mthread *live = exec_thread_by_tid(ex, tid);
+    if (live)
+        return live->id;
+    for (int i = ex->n_threads - 1; i >= 0; i--)
+        if (ex->threads[i].tid == tid)
+            return ex->threads[i].id;
+    return 0;
+}
+
 struct mthread *exec_thread_by_id(struct execution *ex, int id)
 {
     return id >= 1 && id <= ex->n_threads ? &ex->threads[id - 1] : NULL;

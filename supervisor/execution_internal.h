@@ -127,6 +127,9 @@ struct execution {
 /* execution.c */
 struct mthread *exec_thread_by_tid(struct execution *ex, pid_t tid);
 struct mthread *exec_thread_by_id(struct execution *ex, int id);
+/* The thread with kernel tid `tid`: the live one, else the newest that had
+ * it (a lock's holder may exit without unlocking); 0 if none of ours. */
+int exec_thread_id_of_tid(struct execution *ex, pid_t tid);
 
 /* exec_view.c: naming and describing, in source terms */
 void exec_format_code(struct execution *ex, uint64_t addr, char *buf, size_t len);

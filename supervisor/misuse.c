@@ -43,18 +43,6 @@ static const struct mthread *waiter_on(struct execution *ex, const struct mthrea
     return NULL;
 }
 
-/* The holder may have exited without unlocking: look among the dead too. */
-static int holder_id(struct execution *ex, const struct glibc_mutex *m)
-{
-    const struct mthread *h = exec_thread_by_tid(ex, m->owner_tid);
-    if (h)
-        return h->id;
-    for (int i = ex->n_threads - 1; i >= 0; i--)
-        if (ex->threads[i].tid == m->owner_tid)
-            return ex->threads[i].id;
-    return 0;
-}
-
 bool exec_check_misuse(struct execution *ex, struct mthread *t, enum model_fn fn, uint64_t arg0, uint64_t arg1)
 {
     char name[96], mname[96];
@@ -67,7 +55,7 @@ bool exec_check_misuse(struct execution *ex, struct mthread *t, enum model_fn fn
         if (!m.locked)
             return misuse(ex, t, "T%d unlocks mutex %s, which is not locked", t->id, name);
         if (m.owner_tid != t->tid) {
-            int h = holder_id(ex, &m);
+            int h = exec_thread_id_of_tid(ex, m.owner_tid);
             if (h)
                 return misuse(ex, t, "T%d unlocks mutex %s, which T%d holds", t->id, name, h);
             return misuse(ex, t, "T%d unlocks mutex %s, which it does not hold", t->id, name);
@@ -90,7 +78,7 @@ bool exec_check_misuse(struct execution *ex, struct mthread *t, enum model_fn fn
         if (w)
             return misuse(ex, t, "T%d destroys mutex %s while T%d waits to lock it", t->id, name, w->id);
         if (m.locked) {
-            int h = holder_id(ex, &m);
+            int h = exec_thread_id_of_tid(ex, m.owner_tid);
             if (h == t->id)
                 return misuse(ex, t, "T%d destroys mutex %s while holding it", t->id, name);
             const struct mthread *ht = exec_thread_by_id(ex, h);
