@@ -424,8 +424,9 @@ static void name_call_object(struct execution *ex, enum model_fn fn, uint64_t ar
     }
 }
 
-void exec_describe_op(struct execution *ex, const struct mthread *t, struct trace_event *ev)
+const struct dwarf_type *exec_describe_op(struct execution *ex, const struct mthread *t, struct trace_event *ev)
 {
+    const struct dwarf_type *type = NULL;
     switch (t->op) {
     case OP_START:
         snprintf(ev->op, sizeof ev->op, "start");
@@ -445,7 +446,6 @@ void exec_describe_op(struct execution *ex, const struct mthread *t, struct trac
         }
         snprintf(ev->op, sizeof ev->op, "%s", (in->flags & X86_ATOMIC) ? "atomic" : rd && wr ? "RMW" : wr ? "W" : "R");
         ev->addr = t->access_addr;
-        const struct dwarf_type *type;
         name_typed(ex, t->access_addr, ev->object, sizeof ev->object, &type);
         uint64_t stored;
         if (rd && !wr)
@@ -482,17 +482,14 @@ void exec_describe_op(struct execution *ex, const struct mthread *t, struct trac
         set_where(ex, ev, exec_user_pc(ex, t));
         break;
     }
+    return type;
 }
 
 void exec_note_written_value(struct execution *ex, struct mthread *t)
 {
     struct trace_event *ev = ex->event;
-    if (ev && t->op == OP_ACCESS && !ev->value[0]) {
-        char name[8];
-        const struct dwarf_type *type;
-        name_typed(ex, t->access_addr, name, sizeof name, &type);
-        format_access_value(ex, t, type, ":=", ev->value, sizeof ev->value);
-    }
+    if (ev && t->op == OP_ACCESS && !ev->value[0])
+        format_access_value(ex, t, ex->event_type, ":=", ev->value, sizeof ev->value);
 }
 
 /* ---------- sync objects ---------- */

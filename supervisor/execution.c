@@ -179,7 +179,7 @@ static void begin_event(struct execution *ex, struct mthread *t, struct trace_ev
     ev->step = ex->steps + 1;
     ev->thread = t->id;
     ev->switched = ex->last_thread != 0 && ex->last_thread != t->id;
-    exec_describe_op(ex, t, ev);
+    ex->event_type = exec_describe_op(ex, t, ev);
 }
 
 static void finish_event(struct execution *ex, struct trace_event *ev)

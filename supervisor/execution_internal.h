@@ -103,6 +103,7 @@ struct execution {
     char assert_loc[160];
     char assert_fn[96];
     struct trace_event *event;      /* the event of the step being run, NULL unless described */
+    const struct dwarf_type *event_type;    /* the type of its object, for the value written */
     bool describe;                  /* events are formatted: someone reads them */
     uint64_t wait_seq;
 
@@ -150,8 +151,9 @@ int exec_thread_of_pthread(struct execution *ex, uint64_t pthread);
 /* What a blocked thread waits on, and (through *holder) whom it waits for. */
 void exec_describe_wait(struct execution *ex, const struct mthread *t, char *buf, size_t len, int *holder);
 /* Fills the source-terms part of ev (op, object, value, where and their raw
- * fields) for the operation t is stopped before. */
-void exec_describe_op(struct execution *ex, const struct mthread *t, struct trace_event *ev);
+ * fields) for the operation t is stopped before; returns the DWARF type of
+ * the object it accesses, when known. */
+const struct dwarf_type *exec_describe_op(struct execution *ex, const struct mthread *t, struct trace_event *ev);
 /* After the step ran: the value a write stored. */
 void exec_note_written_value(struct execution *ex, struct mthread *t);
 /* Records the object a modeled call works on, for the sync-object view. */
