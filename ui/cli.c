@@ -5,6 +5,7 @@
 
 #include "ui/commands.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -65,7 +66,8 @@ int cli_usage_error(const char *cmd, const char *fmt, const char *arg)
 
 int cli_bad_option(const char *cmd, int optopt_char, const char *arg)
 {
-    if (optopt_char)
+    /* A long option's optopt is its code, not a character to print. */
+    if (optopt_char > 0 && optopt_char < 128 && isalnum(optopt_char))
         fprintf(stderr, "mdat %s: option -%c is unknown or needs a value (see mdat %s --help)\n", cmd, optopt_char,
                 cmd);
     else

@@ -217,6 +217,10 @@ usage)
     run_mdat --help; expect_status 0; expect_out "replay"
     run_mdat run --help; expect_status 0; expect_out "--max-steps"
     run_mdat --version; expect_status 0; expect_out "mdat 0."
+    # A long option without its value is named as typed, in one line.
+    run_mdat run --watch; expect_status 2
+    expect_err "mdat run: --watch is unknown or needs a value (see mdat run --help)"
+    [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "more than one line for a missing option value"
     ;;
 replay_refuses)
     run_mdat run -n 300 -s 1 -o out-dir "$TARGETS/deadlock_lock_order"
