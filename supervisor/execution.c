@@ -5,7 +5,13 @@
  * (a breakpoint on a user instruction that touches shared memory, or on a
  * modeled library entry), at an emulated syscall (futex, yield, sleep), or is
  * blocked in mdat's futex model. Running "a step" means: let the chosen thread
- * perform the operation it is stopped at and run on to its next one. */
+ * perform the operation it is stopped at and run on to its next one.
+ *
+ * Also here, because they are part of what a stop means: carrying out plain
+ * loads, stores and pushes at a breakpoint instead of single-stepping them,
+ * the virtual clock behind the vDSO's time functions and the sleeps, heap
+ * calls (for naming), and signals sent to threads blocked in the model.
+ * Describing what happened is exec_view.c's job, judging API use misuse.c's. */
 #include "supervisor/execution_internal.h"
 #include "supervisor/futex_model.h"
 #include "supervisor/proc_maps.h"

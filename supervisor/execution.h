@@ -2,8 +2,10 @@
  *
  * Owns the scheduling loop (exactly one thread runs at a time, each stopped
  * before its next visible operation), the handling of every ptrace stop, the
- * futex emulation's effect on threads, and the detectors that turn what
- * happened into a failure (deadlock, assertion, crash, step limit, timeout). */
+ * futex emulation's effect on threads, the virtual clock, and the detectors
+ * that turn what happened into a failure (deadlock, assertion, crash, misuse,
+ * step limit, timeout). Observers get every step as a trace event and, when
+ * asked, the whole state after it (trace.h). */
 #ifndef MDAT_SUPERVISOR_EXECUTION_H
 #define MDAT_SUPERVISOR_EXECUTION_H
 
