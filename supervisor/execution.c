@@ -9,9 +9,9 @@
  *
  * Also here, because they are part of what a stop means: carrying out plain
  * loads, stores and pushes at a breakpoint instead of single-stepping them,
- * the virtual clock behind the vDSO's time functions and the sleeps, heap
- * calls (for naming), and signals sent to threads blocked in the model.
- * Describing what happened is exec_view.c's job, judging API use misuse.c's. */
+ * and signals sent to threads blocked in the model. Describing what happened
+ * is exec_view.c's job, judging API use misuse.c's, the clock
+ * virtual_clock.c's, following heap calls heap_calls.c's. */
 #include "supervisor/execution_internal.h"
 #include "supervisor/futex_model.h"
 #include "supervisor/proc_maps.h"
@@ -419,171 +419,6 @@ static enum run_outcome handle_futex(struct execution *ex, struct mthread *t)
     return RUN_ERROR;
 }
 
-/* ---------- the virtual clock ---------- */
-
-/* Time under mdat is a function of the schedule, so that a program that
- * reads the clock (srand(time(NULL)), timestamps) replays exactly: it starts
- * at 2026-01-01 00:00:00 UTC, and moves 1 ms per visible step, per reading
- * (so that a loop waiting for time to pass ends) and by what each sleep
- * asked for. */
-enum { CLOCK_STEP_NS = 1000000 };
-static const uint64_t CLOCK_EPOCH_NS = 1767225600ull * 1000000000ull;
-static const uint64_t CLOCK_BOOT_NS = 1000ull * 1000000000ull;
-
-static uint64_t virtual_ns(struct execution *ex)
-{
-    return (ex->steps + ex->clock_reads) * CLOCK_STEP_NS + ex->clock_slept_ns;
-}
-
-/* Answers a call of the vDSO's clock_gettime, gettimeofday or time from
- * the virtual clock and returns from it; false to let the real one run
- * (clocks mdat does not virtualise: CPU time). */
-static bool answer_clock(struct execution *ex, struct mthread *t, enum model_fn fn, uint64_t ret)
-{
-    uint64_t now = virtual_ns(ex);
-    struct user_regs_struct *r = &t->regs;
-    int64_t result = 0;
-    if (fn == MF_CLOCK_GETTIME) {
-        uint64_t base;
-        switch ((int)r->rdi) {
-        case 0: case 5: case 11:        /* REALTIME, REALTIME_COARSE, TAI */
-            base = CLOCK_EPOCH_NS;
-            break;
-        case 1: case 4: case 6: case 7: /* MONOTONIC, _RAW, _COARSE, BOOTTIME */
-            base = CLOCK_BOOT_NS;
-            break;
-        default:
-            return false;
-        }
-        int64_t ts[2] = {(int64_t)((base + now) / 1000000000u), (int64_t)((base + now) % 1000000000u)};
-        if (!r->rsi || !tracee_write_as_program(ex->pid, r->rsi, ts, sizeof ts))
-            return false;
-    } else if (fn == MF_GETTIMEOFDAY) {
-        uint64_t t_ns = CLOCK_EPOCH_NS + now;
-        int64_t tv[2] = {(int64_t)(t_ns / 1000000000u), (int64_t)(t_ns % 1000000000u / 1000u)};
-        if (r->rdi && !tracee_write_as_program(ex->pid, r->rdi, tv, sizeof tv))
-            return false;
-        int32_t tz[2] = {0, 0};
-        if (r->rsi && !tracee_write_as_program(ex->pid, r->rsi, tz, sizeof tz))
-            return false;
-    } else {
-        result = (int64_t)((CLOCK_EPOCH_NS + now) / 1000000000u);
-        if (r->rdi && !tracee_write_as_program(ex->pid, r->rdi, &result, sizeof result))
-            return false;
-    }
-    ex->clock_reads++;
-    /* Return to the caller as the function would have. */
-    r->rax = (uint64_t)result;
-    r->rip = ret;
-    r->rsp += 8;
-    t->stop = STOP_PLAIN;
-    return tracee_set_regs(t->tid, r);
-}
-
-/* A sleep returns at once under mdat; the virtual clock moves on by what
- * it asked for. */
-static void clock_sleeps(struct execution *ex, struct mthread *t)
-{
-    int64_t req[2];
-    uint64_t at = t->regs.orig_rax == SYS_nanosleep ? t->regs.rdi : t->regs.rdx;
-    if (!at || !tracee_read(ex->mem_fd, at, req, sizeof req) || req[0] < 0 || req[1] < 0)
-        return;
-    uint64_t ns = (uint64_t)req[0] * 1000000000u + (uint64_t)req[1];
-    if (t->regs.orig_rax == SYS_clock_nanosleep && (t->regs.rsi & 1 /* TIMER_ABSTIME */)) {
-        uint64_t base = (int)t->regs.rdi == 0 ? CLOCK_EPOCH_NS : CLOCK_BOOT_NS;
-        uint64_t now = base + virtual_ns(ex);
-        ns = ns > now ? ns - now : 0;
-    }
-    if (ns < (uint64_t)1 << 62)
-        ex->clock_slept_ns += ns;
-}
-
-/* ---------- heap calls (only while describing: they name heap blocks) ---------- */
-
-static struct return_bp *return_bp_at(struct execution *ex, uint64_t addr)
-{
-    for (size_t i = 0; i < ex->n_ret_bps; i++)
-        if (ex->ret_bps[i].addr == addr)
-            return &ex->ret_bps[i];
-    return NULL;
-}
-
-/* Makes the thread stop where the heap call returns, unless a breakpoint
- * of the code map stops it there anyway. */
-static void add_return_bp(struct execution *ex, uint64_t addr)
-{
-    struct breakpoint_hit hit;
-    if (code_map_lookup(ex->cfg->code, addr, &hit))
-        return;
-    struct return_bp *bp = return_bp_at(ex, addr);
-    if (bp) {
-        bp->refs++;
-        return;
-    }
-    static const uint8_t int3 = 0xcc;
-    uint8_t orig;
-    if (!tracee_read(ex->mem_fd, addr, &orig, 1) || !tracee_write(ex->mem_fd, addr, &int3, 1))
-        return;
-    if (ex->n_ret_bps == ex->cap_ret_bps) {
-        ex->cap_ret_bps = ex->cap_ret_bps ? ex->cap_ret_bps * 2 : 8;
-        ex->ret_bps = realloc(ex->ret_bps, ex->cap_ret_bps * sizeof *ex->ret_bps);
-        if (!ex->ret_bps)
-            abort();
-    }
-    ex->ret_bps[ex->n_ret_bps++] = (struct return_bp){addr, orig, 1};
-}
-
-/* At the entry of malloc, calloc, realloc or free, called from user code. */
-static void heap_call(struct execution *ex, struct mthread *t, enum model_fn fn, uint64_t ret)
-{
-    switch (fn) {
-    case MF_FREE: case MF_DELETE: case MF_DELETE_SIZED: case MF_DELETE_ARRAY: case MF_DELETE_ARRAY_SIZED:
-        heap_map_remove(&ex->heap, t->regs.rdi);
-        return;
-    default:
-        break;
-    }
-    t->heap_fn = fn;
-    t->heap_size = fn == MF_CALLOC ? t->regs.rdi * t->regs.rsi : fn == MF_REALLOC ? t->regs.rsi : t->regs.rdi;
-    t->heap_old = fn == MF_REALLOC ? t->regs.rdi : 0;
-    t->heap_ret = ret;
-    t->heap_site = exec_user_frame_pc(ex, t, ret - 1);
-    add_return_bp(ex, ret);
-}
-
-/* t stopped at a breakpoint at `at`. Finishes its heap call if this is
- * where the call returns; true when `at` is one of the return breakpoints
- * (then t is set up to go on), false when it is a code map breakpoint. */
-static bool heap_return(struct execution *ex, struct mthread *t, uint64_t at)
-{
-    bool mine = t->heap_ret == at;
-    if (mine) {
-        t->heap_ret = 0;
-        uint64_t block = t->regs.rax;
-        if (t->heap_old && (block || t->heap_size == 0))
-            heap_map_remove(&ex->heap, t->heap_old);
-        if (block)
-            heap_map_add(&ex->heap, block, t->heap_size, model_fn_verb(t->heap_fn), t->heap_site);
-    }
-    struct return_bp *bp = return_bp_at(ex, at);
-    if (!bp)
-        return false;
-    t->regs.rip = at;
-    tracee_set_regs(t->tid, &t->regs);
-    if (mine)
-        bp->refs--;
-    if (bp->refs <= 0) {
-        tracee_write(ex->mem_fd, at, &bp->orig, 1);
-        *bp = ex->ret_bps[--ex->n_ret_bps];
-        t->stop = STOP_PLAIN;
-    } else {
-        t->stop = STOP_BREAKPOINT;  /* others still return through it */
-        t->bp_orig = bp->orig;
-        t->bp_insn = NULL;
-    }
-    return true;
-}
-
 /* ---------- stops ---------- */
 
 static void note_stack(struct execution *ex, struct mthread *t)
@@ -877,7 +712,7 @@ static enum run_outcome run_thread(struct execution *ex, struct mthread *t)
             case SYS_nanosleep:
             case SYS_clock_nanosleep:
                 if (t->regs.orig_rax != SYS_sched_yield)
-                    clock_sleeps(ex, t);
+                    exec_clock_sleeps(ex, t);
                 t->op = t->regs.orig_rax == SYS_sched_yield ? OP_YIELD : OP_SLEEP;
                 t->yielded = true;
                 return emulate_syscall(t, 0) ? RUN_NEXT_OP : RUN_ERROR;
@@ -954,7 +789,7 @@ static enum run_outcome run_thread(struct execution *ex, struct mthread *t)
         if (sig == SIGTRAP) {
             struct breakpoint_hit hit;
             uint64_t at = t->regs.rip - 1;
-            if ((t->heap_ret || ex->n_ret_bps) && heap_return(ex, t, at))
+            if ((t->heap_ret || ex->n_ret_bps) && exec_heap_return(ex, t, at))
                 continue;
             if (code_map_lookup(ex->cfg->code, at, &hit)) {
                 t->regs.rip = at;
@@ -989,12 +824,12 @@ static enum run_outcome run_thread(struct execution *ex, struct mthread *t)
                         continue;
                     }
                     bool from_user = code_map_is_user_code(ex->cfg->code, ret);
-                    if (model_fn_is_clock(hit.fn) && answer_clock(ex, t, hit.fn, ret))
+                    if (model_fn_is_clock(hit.fn) && exec_answer_clock(ex, t, hit.fn, ret))
                         continue;
                     if (model_fn_is_heap(hit.fn)) {
                         if (from_user) {
                             t->in_call = false;
-                            heap_call(ex, t, hit.fn, ret);
+                            exec_heap_call(ex, t, hit.fn, ret);
                         }
                         continue;
                     }

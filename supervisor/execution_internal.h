@@ -167,6 +167,19 @@ void exec_describe_thread(struct execution *ex, const struct mthread *t, struct 
 const struct exec_state *exec_build_state(struct execution *ex);
 void exec_view_free(struct execution *ex);
 
+/* virtual_clock.c: answers a call of the vDSO's clock functions (fn) and
+ * returns from it to ret; false to let the real one run. */
+bool exec_answer_clock(struct execution *ex, struct mthread *t, enum model_fn fn, uint64_t ret);
+/* A sleep (stopped at its syscall) moves the virtual clock on. */
+void exec_clock_sleeps(struct execution *ex, struct mthread *t);
+
+/* heap_calls.c: at the entry of a heap function called from user code. */
+void exec_heap_call(struct execution *ex, struct mthread *t, enum model_fn fn, uint64_t ret);
+/* t stopped at a breakpoint at `at`: finishes its heap call if this is
+ * where it returns; true when `at` is one of the return breakpoints (t is
+ * then set up to go on). */
+bool exec_heap_return(struct execution *ex, struct mthread *t, uint64_t at);
+
 /* misuse.c: pthread API misuse by the thread about to make (or making) a
  * modeled call; fills the failure in ex->res and returns true. */
 bool exec_check_misuse(struct execution *ex, struct mthread *t, enum model_fn fn, uint64_t arg0, uint64_t arg1);
