@@ -764,29 +764,39 @@ const struct exec_state *exec_build_state(struct execution *ex)
     grow((void **)&ex->state_objects, &ex->cap_state_objects, m->n, sizeof *ex->state_objects);
     grow((void **)&ex->state_waiters, &ex->cap_state_waiters, (size_t)n, sizeof *ex->state_waiters);
     /* Each blocked thread waits on one object: the waiter lists partition
-     * the blocked threads, so one pool of n ids holds them all. */
-    size_t used = 0;
+     * the blocked threads, so one pool of n ids holds them all, object after
+     * object. The object of each thread is looked up once. */
+    int *owner = malloc(((size_t)n + 1) * sizeof *owner);
+    size_t *start = calloc(m->n + 1, sizeof *start);
+    if (!owner || !start)
+        abort();
+    for (int i = 0; i < n; i++) {
+        const struct sync_object *o = waits[i] ? sync_model_containing(m, waits[i]) : NULL;
+        owner[i] = o ? (int)(o - m->objs) : -1;
+        if (o)
+            start[owner[i] + 1]++;
+    }
+    for (size_t k = 0; k < m->n; k++)
+        start[k + 1] += start[k];
     for (size_t k = 0; k < m->n; k++) {
         struct state_object *so = &ex->state_objects[k];
         fill_object(ex, &m->objs[k], so);
-        int *w = ex->state_waiters + used;
-        int count = 0;
-        for (int i = 0; i < n; i++) {
-            if (!waits[i])
-                continue;
-            const struct sync_object *owner = sync_model_get(m, waits[i]);
-            if (!owner)
-                owner = sync_model_containing(m, waits[i]);
-            if (owner == &m->objs[k])
-                w[count++] = ex->threads[i].id;
-        }
-        sort_by_wait_seq(w, count, ex->threads);
-        so->waiters = w;
-        so->n_waiters = count;
-        used += (size_t)count;
-        if (so->kind == SYNC_BARRIER)
-            so->count = count;
+        so->waiters = ex->state_waiters + start[k];
+        so->n_waiters = 0;
     }
+    for (int i = 0; i < n; i++)
+        if (owner[i] >= 0) {
+            struct state_object *so = &ex->state_objects[owner[i]];
+            ex->state_waiters[start[owner[i]] + (size_t)so->n_waiters++] = ex->threads[i].id;
+        }
+    for (size_t k = 0; k < m->n; k++) {
+        struct state_object *so = &ex->state_objects[k];
+        sort_by_wait_seq(ex->state_waiters + start[k], so->n_waiters, ex->threads);
+        if (so->kind == SYNC_BARRIER)
+            so->count = so->n_waiters;
+    }
+    free(owner);
+    free(start);
     free(waits);
     evaluate_watches(ex);
     ex->state = (struct exec_state){
