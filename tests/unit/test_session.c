@@ -56,7 +56,8 @@ static void script_decide(void *ctx, const struct session_view *v, struct sessio
     s->recorded_next = v->recorded_next;
     s->waker = v->waker;
     s->n_candidates = v->n_candidates < 8 ? v->n_candidates : 8;
-    memcpy(s->candidates, v->candidates, s->n_candidates * sizeof(int));
+    if (s->n_candidates > 0)
+        memcpy(s->candidates, v->candidates, (size_t)s->n_candidates * sizeof(int));
     snprintf(s->notice, sizeof s->notice, "%s", v->notice);
     s->unsaved = v->unsaved;
     s->state = v->state ? exec_state_copy(v->state) : NULL;
