@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "supervisor/debuginfo.h"
-#include "supervisor/dwarf_info.h"
+#include "supervisor/debuginfo/debuginfo.h"
+#include "supervisor/debuginfo/dwarf_info.h"
 
 static double now_ms(void)
 {

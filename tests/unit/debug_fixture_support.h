@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "supervisor/debuginfo.h"
+#include "supervisor/debuginfo/debuginfo.h"
 
 /* Writes the fixture's path; true when the file is there. */
 static inline bool fixture_path(const char *name, char *path, size_t size)

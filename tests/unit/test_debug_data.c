@@ -1,4 +1,4 @@
-/* Unit tests for naming data in the student's terms (supervisor/debuginfo.c
+/* Unit tests for naming data in the student's terms (supervisor/debuginfo/debuginfo.c
  * with dwarf_info, dwarf_type_reader, dwarf_types, object_path, value_format,
  * data_expr, sync_globals): variables, members and elements, pointers, types,
  * values, expressions, sync objects, TLS and inlined code, over every build of
@@ -21,7 +21,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "supervisor/debuginfo.h"
+#include "supervisor/debuginfo/debuginfo.h"
 #include "tests/fixtures/data_fixture.h"
 #include "debug_fixture_support.h"
 

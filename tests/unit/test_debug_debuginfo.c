@@ -1,4 +1,4 @@
-/* Unit tests for supervisor/debuginfo.c and dwarf_info.c: source lines and
+/* Unit tests for supervisor/debuginfo/debuginfo.c and dwarf_info.c: source lines and
  * function names for code addresses across compilers, DWARF versions, PIE and
  * non-PIE, -O0 and -O2, static, stripped and broken-DWARF builds of
  * tests/fixtures/debug_fixture.c; data names; CU ranges. Expected lines come
@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "supervisor/debuginfo.h"
+#include "supervisor/debuginfo/debuginfo.h"
 #include "debug_fixture_support.h"
 
 #define FIXTURE_SOURCE SOURCE_DIR "/tests/fixtures/debug_fixture.c"

@@ -1,4 +1,4 @@
-/* Unit tests for supervisor/elf_image.c: validation messages, program kinds
+/* Unit tests for supervisor/debuginfo/elf_image.c: validation messages, program kinds
  * (PIE, non-PIE, static, stripped, shared library), sections and symbols.
  * Fixtures come from tests/fixtures (built by the debug_fixtures target). */
 #include <setjmp.h>
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "supervisor/elf_image.h"
+#include "supervisor/debuginfo/elf_image.h"
 
 #define LIBC_PATH "/lib/x86_64-linux-gnu/libc.so.6"
 

@@ -11,7 +11,7 @@
 
 #include <linux/futex.h>
 
-#include "supervisor/futex_model.h"
+#include "supervisor/engine/futex_model.h"
 
 /* x86-64 futex(uaddr, op, val, timeout/val2, uaddr2, val3). */
 static struct user_regs_struct futex_regs(uint64_t op)

@@ -12,11 +12,11 @@
 
 #include <cmocka.h>
 
-#include "ui/cli.h"
-#include "ui/escape.h"
-#include "ui/xml_text.h"
-#include "ui/grade.h"
-#include "ui/json_reader.h"
+#include "ui/cli/cli.h"
+#include "ui/text/escape.h"
+#include "ui/text/xml_text.h"
+#include "ui/grade/grade.h"
+#include "ui/text/json_reader.h"
 
 /* ---------- shards ---------- */
 

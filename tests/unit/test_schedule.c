@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "supervisor/schedule.h"
+#include "supervisor/explore/schedule.h"
 
 enum { N_CHOICES = 30 };
 

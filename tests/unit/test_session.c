@@ -1,4 +1,4 @@
-/* Unit tests for the session behind `mdat attach` (supervisor/session.h),
+/* Unit tests for the session behind `mdat attach` (supervisor/explore/session.h),
  * without a terminal: a scripted frontend plays a person, command by
  * command, and checks the view it is handed each time. The sessions run
  * real executions of programs from tests/targets. */
@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "supervisor/session.h"
+#include "supervisor/explore/session.h"
 
 #define TARGET(name) TARGET_DIR "/" name
 

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "supervisor/sha256.h"
+#include "supervisor/explore/sha256.h"
 
 static void to_hex(const uint8_t digest[32], char hex[65])
 {

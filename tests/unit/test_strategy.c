@@ -1,5 +1,5 @@
-/* Unit tests for the scheduling strategies (supervisor/strategy.h: random,
- * pct, replay) and the deterministic generator behind them (supervisor/rng.h).
+/* Unit tests for the scheduling strategies (supervisor/engine/strategy.h: random,
+ * pct, replay) and the deterministic generator behind them (supervisor/explore/rng.h).
  *
  * Known-answer values for splitmix64 are the published reference outputs for
  * state 0; the xoshiro256** and execution_seed values were computed with an
@@ -13,9 +13,9 @@
 
 #include <cmocka.h>
 
-#include "supervisor/rng.h"
-#include "supervisor/schedule.h"
-#include "supervisor/strategy.h"
+#include "supervisor/explore/rng.h"
+#include "supervisor/explore/schedule.h"
+#include "supervisor/engine/strategy.h"
 
 static const int T123[] = {1, 2, 3};
 static const bool NO_YIELD[8] = {false};

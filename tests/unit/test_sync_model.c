@@ -16,9 +16,9 @@
 
 #include <cmocka.h>
 
-#include "supervisor/glibc_sync.h"
-#include "supervisor/heap_map.h"
-#include "supervisor/sync_model.h"
+#include "supervisor/model/glibc_sync.h"
+#include "supervisor/model/heap_map.h"
+#include "supervisor/model/sync_model.h"
 
 /* ---- registry ---- */
 

@@ -13,13 +13,13 @@
 
 #include <cmocka.h>
 
-#include "supervisor/trace.h"
-#include "supervisor/trace_tee.h"
-#include "ui/timeline_model.h"
-#include "ui/timeline_svg.h"
-#include "ui/trace_timeline.h"
-#include "ui/utf8.h"
-#include "ui/xml_text.h"
+#include "supervisor/trace/trace.h"
+#include "supervisor/trace/trace_tee.h"
+#include "ui/render/timeline_model.h"
+#include "ui/render/timeline_svg.h"
+#include "ui/render/trace_timeline.h"
+#include "ui/text/utf8.h"
+#include "ui/text/xml_text.h"
 
 /* ---- a checker of well-formed XML (enough for what mdat writes) ---------- */
 

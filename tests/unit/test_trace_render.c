@@ -12,15 +12,15 @@
 
 #include <cmocka.h>
 
-#include "supervisor/trace.h"
-#include "supervisor/trace_tee.h"
-#include "ui/json_writer.h"
-#include "ui/text_table.h"
-#include "ui/trace_formats.h"
-#include "ui/trace_json.h"
-#include "ui/trace_log.h"
-#include "ui/trace_status.h"
-#include "ui/trace_timeline.h"
+#include "supervisor/trace/trace.h"
+#include "supervisor/trace/trace_tee.h"
+#include "ui/text/json_writer.h"
+#include "ui/text/text_table.h"
+#include "ui/render/trace_formats.h"
+#include "ui/render/trace_json.h"
+#include "ui/render/trace_log.h"
+#include "ui/render/trace_status.h"
+#include "ui/render/trace_timeline.h"
 
 static struct trace_event make_event(uint64_t step, int thread, bool switched, const char *op, const char *object,
                                      const char *value, const char *where)

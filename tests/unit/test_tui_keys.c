@@ -1,4 +1,4 @@
-/* Unit tests for the key map of mdat attach (ui/tui_keys.h): one key one
+/* Unit tests for the key map of mdat attach (ui/tui/tui_keys.h): one key one
  * action, every action described, the keys a first-time student would
  * guess, function keys only as aliases, and a hint bar that fits 80
  * columns in every context. */
@@ -12,7 +12,7 @@
 #include <cmocka.h>
 #include <curses.h>
 
-#include "ui/tui_keys.h"
+#include "ui/tui/tui_keys.h"
 
 static void test_no_key_twice(void **state)
 {

@@ -1,5 +1,5 @@
-/* Unit tests for the TUI's layout and screen model (ui/tui_layout.h,
- * ui/tui_screen.h, ui/tui_theme.h), without a terminal: pane rectangles at
+/* Unit tests for the TUI's layout and screen model (ui/tui/tui_layout.h,
+ * ui/tui/tui_screen.h, ui/tui/tui_theme.h), without a terminal: pane rectangles at
  * 80x24, 120x40 and 200x60 and below the minimum, the source window around
  * the selected line, the gutter marks, which rows are marked changed, the
  * status line, the cursor, ASCII fallback and the theme chosen for
@@ -15,9 +15,9 @@
 
 #include <cmocka.h>
 
-#include "ui/tui_layout.h"
-#include "ui/tui_screen.h"
-#include "ui/tui_theme.h"
+#include "ui/tui/tui_layout.h"
+#include "ui/tui/tui_screen.h"
+#include "ui/tui/tui_theme.h"
 
 static const struct tui_layout_needs TYPICAL = {.thread_rows = 4, .object_rows = 2, .log_rows = 10};
 

@@ -1,0 +1,290 @@
+/* debuginfo: source-level names for addresses of one executable.
+ *
+ * Owns the pairing of an elf_image with its dwarf_info and the fallback order
+ * of every answer: DWARF line, subprogram and inlined callee, then ELF symbol
+ * + offset, then the bare address; for data: a variable's member or element,
+ * then an object reached through a pointer variable, then an ELF symbol.
+ * Also owns the text formats the trace and UI print, the TLS block geometry
+ * and the list of statically declared sync objects (built at load). */
+#include "supervisor/debuginfo/debuginfo.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "supervisor/debuginfo/arena.h"
+#include "supervisor/debuginfo/data_expr.h"
+#include "supervisor/debuginfo/dwarf_info.h"
+#include "supervisor/debuginfo/object_path.h"
+#include "supervisor/debuginfo/sync_globals.h"
+#include "supervisor/debuginfo/text_out.h"
+
+struct debuginfo {
+    elf_image *elf;
+    dwarf_info *dwarf; /* NULL without usable DWARF */
+    struct arena names; /* sync-object names */
+    struct sync_global *sync;
+    size_t sync_count;
+};
+
+debuginfo *debuginfo_load(const char *path, char *err, size_t errlen)
+{
+    elf_image *elf = elf_image_open(path, err, errlen);
+    if (!elf)
+        return NULL;
+    debuginfo *di = calloc(1, sizeof *di);
+    if (!di) {
+        if (err && errlen)
+            snprintf(err, errlen, "out of memory");
+        elf_image_close(elf);
+        return NULL;
+    }
+    di->elf = elf;
+    /* Missing or broken DWARF only costs precision: the reason is not an error. */
+    char why_no_dwarf[128];
+    di->dwarf = dwarf_info_load(elf, why_no_dwarf, sizeof why_no_dwarf);
+    if (di->dwarf)
+        di->sync_count = sync_globals_collect(di->dwarf, &di->names, &di->sync);
+    return di;
+}
+
+void debuginfo_free(debuginfo *di)
+{
+    if (!di)
+        return;
+    dwarf_info_free(di->dwarf);
+    elf_image_close(di->elf);
+    free(di->sync);
+    arena_free(&di->names);
+    free(di);
+}
+
+const elf_image *debuginfo_elf(const debuginfo *di) { return di->elf; }
+bool debuginfo_has_dwarf(const debuginfo *di) { return di->dwarf != NULL; }
+
+size_t debuginfo_cu_ranges(const debuginfo *di, const struct addr_range **out)
+{
+    if (!di->dwarf) {
+        *out = NULL;
+        return 0;
+    }
+    return dwarf_info_code_ranges(di->dwarf, out);
+}
+
+static const char *path_basename(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+/* The function containing addr and where it starts: DWARF first, because it
+ * names static functions of stripped-symtab builds and split .cold parts by
+ * their source name; the ELF symbol otherwise. */
+static const char *function_at(const debuginfo *di, uint64_t addr, uint64_t *start)
+{
+    if (di->dwarf) {
+        const char *name = dwarf_info_function_at(di->dwarf, addr, start);
+        if (name)
+            return name;
+    }
+    const struct elf_symbol *sym = elf_image_function_at(di->elf, addr);
+    if (!sym)
+        return NULL;
+    *start = sym->addr;
+    return sym->name;
+}
+
+bool debuginfo_code_location(const debuginfo *di, uint64_t addr, struct src_loc *out)
+{
+    memset(out, 0, sizeof *out);
+    struct dwarf_line line;
+    if (di->dwarf && dwarf_info_line_at(di->dwarf, addr, &line) && line.file) {
+        out->file = line.file;
+        out->basename = path_basename(line.file);
+        out->line = line.line;
+        out->column = line.line ? line.column : 0;
+    }
+    uint64_t start;
+    out->function = function_at(di, addr, &start);
+    const char *callee = di->dwarf ? dwarf_info_inlined_at(di->dwarf, addr) : NULL;
+    if (callee && out->function) {
+        out->inlined_into = out->function;
+        out->function = callee;
+    }
+    return out->file || out->function;
+}
+
+void debuginfo_format_code(const debuginfo *di, uint64_t addr, char *buf, size_t len)
+{
+    if (len == 0)
+        return;
+    struct dwarf_line line;
+    uint64_t start = 0;
+    const char *function = function_at(di, addr, &start);
+    if (di->dwarf && dwarf_info_line_at(di->dwarf, addr, &line) && line.file && line.line) {
+        const char *callee = dwarf_info_inlined_at(di->dwarf, addr);
+        if (function && callee)
+            snprintf(buf, len, "%s:%u %s (inlined into %s)", path_basename(line.file), line.line,
+                     callee, function);
+        else if (function)
+            snprintf(buf, len, "%s:%u %s", path_basename(line.file), line.line, function);
+        else
+            snprintf(buf, len, "%s:%u", path_basename(line.file), line.line);
+    } else if (function && addr > start) {
+        snprintf(buf, len, "%s+0x%" PRIx64, function, addr - start);
+    } else if (function) {
+        snprintf(buf, len, "%s", function);
+    } else {
+        snprintf(buf, len, "0x%" PRIx64, addr);
+    }
+}
+
+void debuginfo_format_line(const debuginfo *di, uint64_t addr, char *buf, size_t len)
+{
+    if (len == 0)
+        return;
+    struct dwarf_line line;
+    if (di->dwarf && dwarf_info_line_at(di->dwarf, addr, &line) && line.file && line.line)
+        snprintf(buf, len, "%s:%u", path_basename(line.file), line.line);
+    else
+        buf[0] = '\0';
+}
+
+/* "sym" or "sym+8" from the ELF symbol containing a file address. */
+static bool format_symbol(const debuginfo *di, uint64_t addr, struct text_out *out)
+{
+    const struct elf_symbol *sym = elf_image_object_at(di->elf, addr);
+    if (!sym)
+        return false;
+    if (addr == sym->addr)
+        text_out_puts(out, sym->name);
+    else
+        text_out_printf(out, "%s+%" PRIu64, sym->name, addr - sym->addr);
+    return true;
+}
+
+void debuginfo_format_data(const debuginfo *di, uint64_t addr, char *buf, size_t len)
+{
+    struct text_out out = text_out_start(buf, len);
+    format_symbol(di, addr, &out);
+}
+
+enum { POINTER_BATCH_BYTES = 4096 };
+
+/* An object some pointer variable points at: the pointer variables are read
+ * in batches of neighbours (one read for a page of them, not one each), and
+ * the first, by address, whose pointee contains addr names it. */
+static bool name_through_pointer(const debuginfo *di, uint64_t addr, const struct data_reader *rd,
+                                 struct text_out *out, const struct dwarf_type **type)
+{
+    const struct dwarf_variable *const *pointers;
+    size_t count = dwarf_info_pointer_variables(di->dwarf, &pointers);
+    uint8_t batch[POINTER_BATCH_BYTES];
+    for (size_t first = 0; first < count;) {
+        uint64_t start = pointers[first]->addr;
+        size_t end = first + 1;
+        while (end < count && pointers[end]->addr + 8 - start <= sizeof batch)
+            end++;
+        size_t span = (size_t)(pointers[end - 1]->addr + 8 - start);
+        bool batch_read = rd->read(rd->ctx, start + rd->bias, batch, span);
+        for (size_t i = first; i < end; i++) {
+            const struct dwarf_variable *v = pointers[i];
+            uint64_t value;
+            if (batch_read)
+                memcpy(&value, batch + (v->addr - start), sizeof value);
+            else if (!rd->read(rd->ctx, v->addr + rd->bias, &value, sizeof value))
+                continue;
+            const struct dwarf_type *pointee = dwarf_type_strip(v->type)->target;
+            uint64_t size = dwarf_type_size(pointee), offset = addr - value;
+            if (!value || size == 0)
+                continue;
+            /* A pointer to the start of an allocation of several objects
+             * is an array: counts[2], not *counts+8. */
+            uint64_t extent = rd->extent ? rd->extent(rd->ctx, value) : 0;
+            if (extent >= 2 * size && offset < extent) {
+                char base[160];
+                snprintf(base, sizeof base, "%s[%" PRIu64 "]", v->name, offset / size);
+                *type = object_path_write(out, base, false, pointee, offset % size);
+                return true;
+            }
+            if (offset < size) {
+                *type = object_path_write(out, v->name, true, pointee, offset);
+                return true;
+            }
+        }
+        first = end;
+    }
+    return false;
+}
+
+bool debuginfo_name_data(const debuginfo *di, uint64_t addr, const struct data_reader *rd, char *buf,
+                         size_t len, const struct dwarf_type **type)
+{
+    const struct dwarf_type *named = NULL;
+    struct text_out out = text_out_start(buf, len);
+    uint64_t file_addr = addr - (rd ? rd->bias : 0);
+    const struct dwarf_variable *v = di->dwarf ? dwarf_info_variable_at(di->dwarf, file_addr, false) : NULL;
+    bool found = true;
+    if (v)
+        named = object_path_write(&out, v->name, false, v->type, file_addr - v->addr);
+    else if (!(di->dwarf && rd && rd->read && name_through_pointer(di, addr, rd, &out, &named)))
+        found = format_symbol(di, file_addr, &out);
+    text_out_finish(&out);
+    if (type)
+        *type = named;
+    return found;
+}
+
+bool debuginfo_tls_block(const debuginfo *di, uint64_t *size, uint64_t *align)
+{
+    uint64_t vaddr, memsz, alignment;
+    if (!elf_image_tls_segment(di->elf, &vaddr, &memsz, &alignment))
+        return false;
+    if (alignment == 0)
+        alignment = 1;
+    /* glibc places the executable's block at tp - roundup(memsz, align). */
+    *size = (memsz + alignment - 1) / alignment * alignment;
+    *align = alignment;
+    return true;
+}
+
+bool debuginfo_name_tls(const debuginfo *di, uint64_t offset, char *buf, size_t len,
+                        const struct dwarf_type **type)
+{
+    const struct dwarf_type *named = NULL;
+    struct text_out out = text_out_start(buf, len);
+    const struct dwarf_variable *v = di->dwarf ? dwarf_info_variable_at(di->dwarf, offset, true) : NULL;
+    if (v) {
+        named = object_path_write(&out, v->name, false, v->type, offset - v->addr);
+        text_out_finish(&out);
+    }
+    if (type)
+        *type = named;
+    return v != NULL;
+}
+
+void debuginfo_format_value(const debuginfo *di, const struct dwarf_type *t, uint64_t addr,
+                            const struct data_reader *rd, char *buf, size_t len)
+{
+    value_format_at(t, addr, rd, buf, len);
+}
+
+bool debuginfo_eval(const debuginfo *di, const char *expr, const struct data_reader *rd, uint64_t *addr,
+                    const struct dwarf_type **type, char *err, size_t errlen)
+{
+    return data_expr_eval(di->dwarf, expr, rd, NULL, addr, type, err, errlen);
+}
+
+bool debuginfo_eval_thread(const debuginfo *di, const char *expr, const struct data_reader *rd,
+                           uint64_t tls_block, uint64_t *addr, const struct dwarf_type **type, char *err,
+                           size_t errlen)
+{
+    return data_expr_eval(di->dwarf, expr, rd, &tls_block, addr, type, err, errlen);
+}
+
+size_t debuginfo_sync_globals(const debuginfo *di, const struct sync_global **out)
+{
+    *out = di->sync;
+    return di->sync_count;
+}

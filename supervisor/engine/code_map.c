@@ -1,0 +1,667 @@
+/* code_map: static analysis of the executable and per-execution breakpoints. */
+#include "supervisor/engine/code_map.h"
+#include "supervisor/engine/proc_maps.h"
+#include "supervisor/engine/tracee.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static const struct {
+    const char *symbol;
+    const char *verb;
+} model_fns[MF_COUNT] = {
+    [MF_MUTEX_LOCK] = {"pthread_mutex_lock", "lock"},
+    [MF_MUTEX_TRYLOCK] = {"pthread_mutex_trylock", "trylock"},
+    [MF_MUTEX_TIMEDLOCK] = {"pthread_mutex_timedlock", "timedlock"},
+    [MF_MUTEX_UNLOCK] = {"pthread_mutex_unlock", "unlock"},
+    [MF_COND_WAIT] = {"pthread_cond_wait", "cond_wait"},
+    [MF_COND_TIMEDWAIT] = {"pthread_cond_timedwait", "cond_timedwait"},
+    [MF_COND_SIGNAL] = {"pthread_cond_signal", "cond_signal"},
+    [MF_COND_BROADCAST] = {"pthread_cond_broadcast", "cond_broadcast"},
+    [MF_SEM_WAIT] = {"sem_wait", "sem_wait"},
+    [MF_SEM_TRYWAIT] = {"sem_trywait", "sem_trywait"},
+    [MF_SEM_TIMEDWAIT] = {"sem_timedwait", "sem_timedwait"},
+    [MF_SEM_POST] = {"sem_post", "sem_post"},
+    [MF_THREAD_CREATE] = {"pthread_create", "create"},
+    [MF_THREAD_JOIN] = {"pthread_join", "join"},
+    [MF_THREAD_EXIT] = {"pthread_exit", "thread_exit"},
+    [MF_BARRIER_WAIT] = {"pthread_barrier_wait", "barrier_wait"},
+    [MF_RWLOCK_RDLOCK] = {"pthread_rwlock_rdlock", "rdlock"},
+    [MF_RWLOCK_WRLOCK] = {"pthread_rwlock_wrlock", "wrlock"},
+    [MF_RWLOCK_TRYRDLOCK] = {"pthread_rwlock_tryrdlock", "tryrdlock"},
+    [MF_RWLOCK_TRYWRLOCK] = {"pthread_rwlock_trywrlock", "trywrlock"},
+    [MF_RWLOCK_UNLOCK] = {"pthread_rwlock_unlock", "rwunlock"},
+    [MF_SPIN_LOCK] = {"pthread_spin_lock", "spin_lock"},
+    [MF_SPIN_UNLOCK] = {"pthread_spin_unlock", "spin_unlock"},
+    [MF_MUTEX_INIT] = {"pthread_mutex_init", "mutex_init"},
+    [MF_MUTEX_DESTROY] = {"pthread_mutex_destroy", "mutex_destroy"},
+    [MF_COND_INIT] = {"pthread_cond_init", "cond_init"},
+    [MF_COND_DESTROY] = {"pthread_cond_destroy", "cond_destroy"},
+    [MF_SEM_INIT] = {"sem_init", "sem_init"},
+    [MF_SEM_DESTROY] = {"sem_destroy", "sem_destroy"},
+    [MF_BARRIER_INIT] = {"pthread_barrier_init", "barrier_init"},
+    [MF_RWLOCK_INIT] = {"pthread_rwlock_init", "rwlock_init"},
+    [MF_SPIN_INIT] = {"pthread_spin_init", "spin_init"},
+    [MF_ASSERT_FAIL] = {"__assert_fail", "assert_fail"},
+    [MF_MALLOC] = {"malloc", "malloc"},
+    [MF_CALLOC] = {"calloc", "calloc"},
+    [MF_REALLOC] = {"realloc", "realloc"},
+    [MF_FREE] = {"free", "free"},
+    /* C++'s operator new/delete (they call malloc/free from the library). */
+    [MF_NEW] = {"_Znwm", "new"},
+    [MF_NEW_ARRAY] = {"_Znam", "new[]"},
+    [MF_DELETE] = {"_ZdlPv", "delete"},
+    [MF_DELETE_SIZED] = {"_ZdlPvm", "delete"},
+    [MF_DELETE_ARRAY] = {"_ZdaPv", "delete[]"},
+    [MF_DELETE_ARRAY_SIZED] = {"_ZdaPvm", "delete[]"},
+    /* Only the vDSO has these names; libc's wrappers end up there. */
+    [MF_CLOCK_GETTIME] = {"__vdso_clock_gettime", "clock_gettime"},
+    [MF_GETTIMEOFDAY] = {"__vdso_gettimeofday", "gettimeofday"},
+    [MF_TIME] = {"__vdso_time", "time"},
+};
+
+const char *model_fn_name(enum model_fn fn)
+{
+    return fn < MF_COUNT ? model_fns[fn].symbol : "?";
+}
+
+const char *model_fn_verb(enum model_fn fn)
+{
+    return fn < MF_COUNT ? model_fns[fn].verb : "?";
+}
+
+bool model_fn_is_scheduling_point(enum model_fn fn)
+{
+    return fn < MF_MUTEX_INIT;
+}
+
+bool model_fn_is_clock(enum model_fn fn)
+{
+    return fn >= MF_CLOCK_GETTIME && fn <= MF_TIME;
+}
+
+bool model_fn_is_heap(enum model_fn fn)
+{
+    return fn >= MF_MALLOC && fn <= MF_DELETE_ARRAY_SIZED;
+}
+
+/* Runtime-startup code the compiler adds to every executable: it runs before
+ * main and after exit, never concurrently, so it gets no breakpoints. */
+static bool is_runtime_startup(const char *name)
+{
+    static const char *const names[] = {
+        "_start", "_init", "_fini", "deregister_tm_clones", "register_tm_clones",
+        "__do_global_dtors_aux", "frame_dummy", "__libc_csu_init", "__libc_csu_fini",
+        "_dl_relocate_static_pie",
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(name, names[i]) == 0)
+            return true;
+    return false;
+}
+
+struct entry_bp {
+    uint64_t addr;      /* runtime */
+    enum model_fn fn;
+    uint8_t orig;
+    struct x86_insn first;  /* the instruction the breakpoint covers (emulation: 0 if not decoded) */
+};
+
+struct patched_section {
+    uint64_t vaddr;
+    size_t size;
+    uint8_t *bytes;     /* the section with 0xcc on every site */
+    const uint8_t *orig;
+};
+
+/* A shared object's symbols and debug info, kept across executions (same
+ * libraries, same addresses, since ASLR is off), and where this execution
+ * has it mapped. */
+struct lib_cache {
+    char path[256];
+    debuginfo *debug;   /* NULL when it could not be opened */
+    uint64_t lo, hi;    /* hi == 0: not mapped in this execution */
+    uint64_t bias;
+};
+
+struct code_map {
+    const debuginfo *exe;
+    struct code_site *sites;
+    size_t n_sites, cap_sites;
+    struct patched_section *patched;
+    size_t n_patched;
+    struct addr_range *user;    /* the code scanned for sites: the user's own */
+    size_t n_user, cap_user;
+    char exe_path[PATH_MAX];
+
+    /* per execution */
+    uint64_t bias;
+    uint64_t exe_lo, exe_hi;
+    uint64_t entry_addr;
+    uint8_t entry_orig;
+    bool entry_planted;
+    bool track_heap;            /* this execution observes malloc and free */
+    struct entry_bp *entries;
+    size_t n_entries, cap_entries;
+
+    struct lib_cache *libs;
+    size_t n_libs;
+    x86_decoder *decoder;       /* for the first instruction of modeled entries */
+    debuginfo *vdso;            /* the vDSO's symbols, read from the first execution */
+};
+
+static const struct elf_section *section_containing(const elf_image *img, uint64_t addr)
+{
+    const struct elf_section *secs;
+    size_t n = elf_image_sections(img, &secs);
+    for (size_t i = 0; i < n; i++)
+        if (secs[i].alloc && secs[i].data && addr >= secs[i].addr && addr < secs[i].addr + secs[i].size)
+            return &secs[i];
+    return NULL;
+}
+
+/* Loads through the GOT or from read-only data are not shared state. */
+static bool rip_target_is_constant(const elf_image *img, uint64_t target)
+{
+    if (elf_image_addr_readonly(img, target))
+        return true;
+    const struct elf_section *s = section_containing(img, target);
+    return s && (strcmp(s->name, ".got") == 0 || strcmp(s->name, ".got.plt") == 0);
+}
+
+static void add_site(code_map *cm, uint64_t vaddr, const struct x86_insn *insn)
+{
+    if (cm->n_sites == cm->cap_sites) {
+        cm->cap_sites = cm->cap_sites ? cm->cap_sites * 2 : 1024;
+        cm->sites = realloc(cm->sites, cm->cap_sites * sizeof *cm->sites);
+        if (!cm->sites)
+            abort();
+    }
+    cm->sites[cm->n_sites].vaddr = vaddr;
+    cm->sites[cm->n_sites].insn = *insn;
+    cm->n_sites++;
+}
+
+static bool has_frame_pointer(const elf_image *img, uint64_t addr)
+{
+    const struct elf_symbol *fn = elf_image_function_at(img, addr);
+    if (!fn)
+        return false;
+    const struct elf_section *s = section_containing(img, fn->addr);
+    if (!s)
+        return false;
+    uint64_t off = fn->addr - s->addr;
+    return x86_is_frame_pointer_prologue(s->data + off, s->size - off);
+}
+
+static void add_user_range(code_map *cm, uint64_t lo, uint64_t hi)
+{
+    if (cm->n_user == cm->cap_user) {
+        cm->cap_user = cm->cap_user ? cm->cap_user * 2 : 64;
+        cm->user = realloc(cm->user, cm->cap_user * sizeof *cm->user);
+        if (!cm->user)
+            abort();
+    }
+    cm->user[cm->n_user++] = (struct addr_range){lo, hi};
+}
+
+/* Decodes [lo, hi) linearly and records every instruction that may be visible. */
+static void scan_range(code_map *cm, x86_decoder *dec, uint64_t lo, uint64_t hi)
+{
+    add_user_range(cm, lo, hi);
+    const elf_image *img = debuginfo_elf(cm->exe);
+    uint64_t addr = lo;
+    const struct elf_symbol *fn = NULL;
+    bool frame_pointer = false;
+    while (addr < hi) {
+        const struct elf_section *s = section_containing(img, addr);
+        if (!s || !s->exec) {
+            addr++;
+            continue;
+        }
+        uint64_t end = s->addr + s->size < hi ? s->addr + s->size : hi;
+        if (!fn || addr < fn->addr || addr >= fn->addr + fn->size) {
+            fn = elf_image_function_at(img, addr);
+            frame_pointer = fn ? has_frame_pointer(img, addr) : false;
+            if (fn && is_runtime_startup(fn->name)) {
+                addr = fn->addr + fn->size;
+                continue;
+            }
+        }
+        struct x86_insn insn;
+        if (!x86_decode(dec, s->data + (addr - s->addr), end - addr, addr, &insn)) {
+            addr++;
+            continue;
+        }
+        bool visible = x86_insn_may_be_visible(&insn, frame_pointer);
+        if (visible && !(insn.flags & X86_ATOMIC) && (insn.flags & X86_MEM_RIP_RELATIVE) &&
+            rip_target_is_constant(img, insn.rip_target))
+            visible = false;
+        if (visible)
+            add_site(cm, addr, &insn);
+        addr += insn.length;
+    }
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+    uint64_t x = ((const struct addr_range *)a)->lo, y = ((const struct addr_range *)b)->lo;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_site(const void *a, const void *b)
+{
+    uint64_t x = ((const struct code_site *)a)->vaddr, y = ((const struct code_site *)b)->vaddr;
+    return x < y ? -1 : x > y;
+}
+
+static void build_patched_sections(code_map *cm)
+{
+    const elf_image *img = debuginfo_elf(cm->exe);
+    const struct elf_section *secs;
+    size_t n = elf_image_sections(img, &secs);
+    cm->patched = calloc(n ? n : 1, sizeof *cm->patched);
+    size_t site = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!secs[i].exec || !secs[i].data)
+            continue;
+        while (site < cm->n_sites && cm->sites[site].vaddr < secs[i].addr)
+            site++;
+        if (site >= cm->n_sites || cm->sites[site].vaddr >= secs[i].addr + secs[i].size)
+            continue;
+        struct patched_section *p = &cm->patched[cm->n_patched++];
+        p->vaddr = secs[i].addr;
+        p->size = secs[i].size;
+        p->orig = secs[i].data;
+        p->bytes = malloc(p->size);
+        memcpy(p->bytes, p->orig, p->size);
+        for (; site < cm->n_sites && cm->sites[site].vaddr < secs[i].addr + secs[i].size; site++)
+            p->bytes[cm->sites[site].vaddr - secs[i].addr] = 0xcc;
+    }
+}
+
+code_map *code_map_build(const debuginfo *exe)
+{
+    code_map *cm = calloc(1, sizeof *cm);
+    if (!cm)
+        return NULL;
+    cm->exe = exe;
+    const elf_image *img = debuginfo_elf(exe);
+    if (!realpath(elf_image_path(img), cm->exe_path))
+        snprintf(cm->exe_path, sizeof cm->exe_path, "%s", elf_image_path(img));
+    x86_decoder *dec = x86_decoder_new();
+    if (!dec) {
+        free(cm);
+        return NULL;
+    }
+    /* User code is what DWARF describes (in a static binary libc has none);
+     * without DWARF, every function of .symtab but the startup code; when
+     * stripped, the whole .text (.dynsym names only the few exported ones). */
+    const struct addr_range *ranges;
+    size_t n_ranges = debuginfo_cu_ranges(exe, &ranges);
+    const struct elf_symbol *fns;
+    size_t n_fns = elf_image_functions(img, &fns);
+    if (n_ranges > 0) {
+        for (size_t i = 0; i < n_ranges; i++)
+            scan_range(cm, dec, ranges[i].lo, ranges[i].hi);
+    } else if (n_fns > 0 && elf_image_has_symtab(img)) {
+        for (size_t i = 0; i < n_fns; i++) {
+            const struct elf_section *s = section_containing(img, fns[i].addr);
+            if (s && s->exec && !is_runtime_startup(fns[i].name))
+                scan_range(cm, dec, fns[i].addr, fns[i].addr + fns[i].size);
+        }
+    } else {
+        const struct elf_section *secs;
+        size_t n = elf_image_sections(img, &secs);
+        for (size_t i = 0; i < n; i++)
+            if (secs[i].exec && secs[i].data && strcmp(secs[i].name, ".text") == 0)
+                scan_range(cm, dec, secs[i].addr, secs[i].addr + secs[i].size);
+    }
+    cm->decoder = dec;
+    if (cm->n_sites > 1)
+        qsort(cm->sites, cm->n_sites, sizeof *cm->sites, cmp_site);
+    if (cm->n_user > 1)
+        qsort(cm->user, cm->n_user, sizeof *cm->user, cmp_range);
+    build_patched_sections(cm);
+    return cm;
+}
+
+void code_map_free(code_map *cm)
+{
+    if (!cm)
+        return;
+    for (size_t i = 0; i < cm->n_patched; i++)
+        free(cm->patched[i].bytes);
+    for (size_t i = 0; i < cm->n_libs; i++)
+        debuginfo_free(cm->libs[i].debug);
+    x86_decoder_free(cm->decoder);
+    debuginfo_free(cm->vdso);
+    free(cm->libs);
+    free(cm->patched);
+    free(cm->sites);
+    free(cm->user);
+    free(cm->entries);
+    free(cm);
+}
+
+size_t code_map_site_count(const code_map *cm)
+{
+    return cm->n_sites;
+}
+
+uint64_t code_map_bias(const code_map *cm)
+{
+    return cm->bias;
+}
+
+bool code_map_in_exe(const code_map *cm, uint64_t addr)
+{
+    return addr >= cm->exe_lo && addr < cm->exe_hi;
+}
+
+bool code_map_is_user_code(const code_map *cm, uint64_t addr)
+{
+    if (!code_map_in_exe(cm, addr))
+        return false;
+    uint64_t vaddr = addr - cm->bias;
+    size_t lo = 0, hi = cm->n_user;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (vaddr < cm->user[mid].lo)
+            hi = mid;
+        else if (vaddr >= cm->user[mid].hi)
+            lo = mid + 1;
+        else
+            return true;
+    }
+    return false;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+    uint64_t x = ((const struct entry_bp *)a)->addr, y = ((const struct entry_bp *)b)->addr;
+    return x < y ? -1 : x > y;
+}
+
+static bool entry_known(const code_map *cm, uint64_t addr)
+{
+    for (size_t i = 0; i < cm->n_entries; i++)
+        if (cm->entries[i].addr == addr)
+            return true;
+    return false;
+}
+
+/* Plants a breakpoint on every modeled function that img defines. */
+static void plant_model_entries(code_map *cm, const elf_image *img, uint64_t bias, int mem_fd)
+{
+    for (int fn = 0; fn < MF_COUNT; fn++) {
+        if (model_fn_is_heap((enum model_fn)fn) && !cm->track_heap)
+            continue;
+        uint64_t addrs[8];
+        size_t n = elf_image_symbol_addrs(img, model_fns[fn].symbol, addrs, 8);
+        for (size_t i = 0; i < n && i < 8; i++) {
+            uint64_t addr = bias + addrs[i];
+            uint8_t code[16];
+            if (entry_known(cm, addr) || !tracee_read(mem_fd, addr, code, sizeof code))
+                continue;
+            uint8_t orig = code[0];
+            struct x86_insn first;
+            if (!x86_decode(cm->decoder, code, sizeof code, addr, &first))
+                memset(&first, 0, sizeof first);
+            static const uint8_t int3 = 0xcc;
+            if (!tracee_write(mem_fd, addr, &int3, 1))
+                continue;
+            if (cm->n_entries == cm->cap_entries) {
+                cm->cap_entries = cm->cap_entries ? cm->cap_entries * 2 : 64;
+                cm->entries = realloc(cm->entries, cm->cap_entries * sizeof *cm->entries);
+                if (!cm->entries)
+                    abort();
+            }
+            cm->entries[cm->n_entries++] = (struct entry_bp){addr, (enum model_fn)fn, orig, first};
+        }
+    }
+    if (cm->n_entries > 1)
+        qsort(cm->entries, cm->n_entries, sizeof *cm->entries, cmp_entry);
+}
+
+/* The vDSO's clock functions get breakpoints like the modeled entries. Its
+ * image is read out of the process once (it is the same in every
+ * execution) and opened as a file through a memfd. */
+static void plant_vdso(code_map *cm, pid_t pid, int mem_fd)
+{
+    struct proc_maps maps;
+    if (!proc_maps_read(pid, &maps))
+        return;
+    for (size_t i = 0; i < maps.n; i++) {
+        const struct proc_mapping *m = &maps.m[i];
+        if (strcmp(m->path, "[vdso]") != 0)
+            continue;
+        if (!cm->vdso) {
+            size_t size = (size_t)(m->end - m->start);
+            uint8_t *image = malloc(size);
+            int fd = memfd_create("mdat-vdso", MFD_CLOEXEC);
+            if (image && fd >= 0 && tracee_read(mem_fd, m->start, image, size) &&
+                write(fd, image, size) == (ssize_t)size) {
+                char path[64], err[256];
+                snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+                cm->vdso = debuginfo_load(path, err, sizeof err);
+            }
+            free(image);
+            if (fd >= 0)
+                close(fd);
+        }
+        if (cm->vdso) {
+            const elf_image *img = debuginfo_elf(cm->vdso);
+            plant_model_entries(cm, img, m->start - elf_image_base_vaddr(img), mem_fd);
+        }
+        break;
+    }
+    proc_maps_free(&maps);
+}
+
+bool code_map_plant_exe(code_map *cm, pid_t pid, int mem_fd, bool track_heap, char *err, size_t errlen)
+{
+    cm->track_heap = track_heap;
+    const elf_image *img = debuginfo_elf(cm->exe);
+    cm->n_entries = 0;
+    cm->entry_planted = false;
+    struct proc_maps maps;
+    if (!proc_maps_read(pid, &maps)) {
+        snprintf(err, errlen, "cannot read the memory map of process %d", (int)pid);
+        return false;
+    }
+    cm->exe_lo = UINT64_MAX;
+    cm->exe_hi = 0;
+    uint64_t lowest_offset0 = UINT64_MAX;
+    for (size_t i = 0; i < maps.n; i++) {
+        if (strcmp(maps.m[i].path, cm->exe_path) != 0)
+            continue;
+        if (maps.m[i].start < cm->exe_lo)
+            cm->exe_lo = maps.m[i].start;
+        if (maps.m[i].end > cm->exe_hi)
+            cm->exe_hi = maps.m[i].end;
+        if (maps.m[i].offset == 0 && maps.m[i].start < lowest_offset0)
+            lowest_offset0 = maps.m[i].start;
+    }
+    proc_maps_free(&maps);
+    if (lowest_offset0 == UINT64_MAX) {
+        snprintf(err, errlen, "cannot find %s in the memory map of the program", cm->exe_path);
+        return false;
+    }
+    cm->bias = elf_image_is_pie(img) ? lowest_offset0 - elf_image_base_vaddr(img) : 0;
+    /* The .bss beyond the file mapping belongs to the executable too. */
+    const struct elf_section *secs;
+    size_t n = elf_image_sections(img, &secs);
+    for (size_t i = 0; i < n; i++)
+        if (secs[i].alloc && cm->bias + secs[i].addr + secs[i].size > cm->exe_hi)
+            cm->exe_hi = cm->bias + secs[i].addr + secs[i].size;
+
+    for (size_t i = 0; i < cm->n_patched; i++) {
+        const struct patched_section *p = &cm->patched[i];
+        if (!tracee_write(mem_fd, cm->bias + p->vaddr, p->bytes, p->size)) {
+            snprintf(err, errlen, "cannot write breakpoints into the program");
+            return false;
+        }
+    }
+    plant_model_entries(cm, img, cm->bias, mem_fd);
+    plant_vdso(cm, pid, mem_fd);
+    if (!elf_image_is_static(img)) {
+        cm->entry_addr = cm->bias + elf_image_entry(img);
+        static const uint8_t int3 = 0xcc;
+        if (!tracee_read(mem_fd, cm->entry_addr, &cm->entry_orig, 1) ||
+            !tracee_write(mem_fd, cm->entry_addr, &int3, 1)) {
+            snprintf(err, errlen, "cannot set a breakpoint at the entry point");
+            return false;
+        }
+        cm->entry_planted = true;
+    }
+    return true;
+}
+
+static struct lib_cache *lib_entry(code_map *cm, const char *path)
+{
+    for (size_t i = 0; i < cm->n_libs; i++)
+        if (strcmp(cm->libs[i].path, path) == 0)
+            return &cm->libs[i];
+    struct lib_cache *grown = realloc(cm->libs, (cm->n_libs + 1) * sizeof *grown);
+    if (!grown)
+        return NULL;
+    cm->libs = grown;
+    struct lib_cache *lc = &cm->libs[cm->n_libs++];
+    memset(lc, 0, sizeof *lc);
+    snprintf(lc->path, sizeof lc->path, "%s", path);
+    char err[256];
+    lc->debug = debuginfo_load(path, err, sizeof err);
+    return lc;
+}
+
+bool code_map_plant_libs(code_map *cm, pid_t pid, int mem_fd, char *err, size_t errlen)
+{
+    if (cm->entry_planted) {
+        tracee_write(mem_fd, cm->entry_addr, &cm->entry_orig, 1);
+        cm->entry_planted = false;
+    }
+    struct proc_maps maps;
+    if (!proc_maps_read(pid, &maps)) {
+        snprintf(err, errlen, "cannot read the memory map of process %d", (int)pid);
+        return false;
+    }
+    for (size_t i = 0; i < cm->n_libs; i++)
+        cm->libs[i].lo = cm->libs[i].hi = 0;
+    for (size_t i = 0; i < maps.n; i++) {
+        const struct proc_mapping *m = &maps.m[i];
+        if (m->path[0] != '/' || strcmp(m->path, cm->exe_path) == 0)
+            continue;
+        struct lib_cache *lc = lib_entry(cm, m->path);
+        if (!lc || !lc->debug)
+            continue;
+        if (lc->hi == 0 || m->start < lc->lo)
+            lc->lo = m->start;
+        if (m->end > lc->hi)
+            lc->hi = m->end;
+        if (m->offset != 0)
+            continue;
+        const elf_image *img = debuginfo_elf(lc->debug);
+        lc->bias = m->start - elf_image_base_vaddr(img);
+        plant_model_entries(cm, img, lc->bias, mem_fd);
+    }
+    proc_maps_free(&maps);
+    return true;
+}
+
+bool code_map_library_at(const code_map *cm, uint64_t addr, const debuginfo **debug, uint64_t *bias,
+                         const char **name)
+{
+    for (size_t i = 0; i < cm->n_libs; i++) {
+        const struct lib_cache *lc = &cm->libs[i];
+        if (lc->hi && addr >= lc->lo && addr < lc->hi) {
+            *debug = lc->debug;
+            *bias = lc->bias;
+            const char *slash = strrchr(lc->path, '/');
+            *name = slash ? slash + 1 : lc->path;
+            return true;
+        }
+    }
+    return false;
+}
+
+void code_map_unplant(const code_map *cm, int mem_fd)
+{
+    for (size_t i = 0; i < cm->n_patched; i++)
+        tracee_write(mem_fd, cm->bias + cm->patched[i].vaddr, cm->patched[i].orig, cm->patched[i].size);
+    for (size_t i = 0; i < cm->n_entries; i++)
+        tracee_write(mem_fd, cm->entries[i].addr, &cm->entries[i].orig, 1);
+    if (cm->entry_planted)
+        tracee_write(mem_fd, cm->entry_addr, &cm->entry_orig, 1);
+}
+
+bool code_map_in_exe_data(const code_map *cm, uint64_t addr, uint64_t size, bool write)
+{
+    const struct elf_section *secs;
+    size_t n = elf_image_sections(debuginfo_elf(cm->exe), &secs);
+    for (size_t i = 0; i < n; i++) {
+        const struct elf_section *sec = &secs[i];
+        if (!sec->alloc || sec->exec || sec->size == 0)
+            continue;
+        /* Other writable sections (.got, .data.rel.ro) turn read-only once
+         * relocated. */
+        if (write && strcmp(sec->name, ".data") != 0 && strcmp(sec->name, ".bss") != 0)
+            continue;
+        uint64_t lo = cm->bias + sec->addr;
+        if (addr >= lo && addr + size <= lo + sec->size)
+            return true;
+    }
+    return false;
+}
+
+bool code_map_lookup(const code_map *cm, uint64_t addr, struct breakpoint_hit *hit)
+{
+    memset(hit, 0, sizeof *hit);
+    if (cm->entry_planted && addr == cm->entry_addr) {
+        hit->kind = BP_ENTRY;
+        hit->orig = cm->entry_orig;
+        return true;
+    }
+    size_t lo = 0, hi = cm->n_entries;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (cm->entries[mid].addr == addr) {
+            hit->kind = BP_MODEL;
+            hit->fn = cm->entries[mid].fn;
+            hit->orig = cm->entries[mid].orig;
+            hit->insn = &cm->entries[mid].first;
+            return true;
+        }
+        if (cm->entries[mid].addr < addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (!code_map_in_exe(cm, addr))
+        return false;
+    uint64_t vaddr = addr - cm->bias;
+    lo = 0;
+    hi = cm->n_sites;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (cm->sites[mid].vaddr == vaddr) {
+            const struct code_site *s = &cm->sites[mid];
+            hit->kind = BP_SITE;
+            hit->site = s;
+            hit->insn = &s->insn;
+            for (size_t p = 0; p < cm->n_patched; p++)
+                if (vaddr >= cm->patched[p].vaddr && vaddr < cm->patched[p].vaddr + cm->patched[p].size)
+                    hit->orig = cm->patched[p].orig[vaddr - cm->patched[p].vaddr];
+            return true;
+        }
+        if (cm->sites[mid].vaddr < vaddr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return false;
+}

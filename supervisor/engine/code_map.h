@@ -1,0 +1,98 @@
+/* code_map: where mdat puts breakpoints, and what each one means.
+ *
+ * Owns the static analysis of the main executable (which instructions may be
+ * visible operations, decoded once per batch), the list of modeled library
+ * entry points (pthread_*, sem_*, __assert_fail) and, per execution, planting
+ * them into a fresh address space and answering "what is the breakpoint at this
+ * address", and which loaded library an address belongs to. */
+#ifndef MDAT_SUPERVISOR_CODE_MAP_H
+#define MDAT_SUPERVISOR_CODE_MAP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "arch/x86_insn.h"
+#include "supervisor/debuginfo/debuginfo.h"
+
+enum model_fn {
+    MF_MUTEX_LOCK, MF_MUTEX_TRYLOCK, MF_MUTEX_TIMEDLOCK, MF_MUTEX_UNLOCK,
+    MF_COND_WAIT, MF_COND_TIMEDWAIT, MF_COND_SIGNAL, MF_COND_BROADCAST,
+    MF_SEM_WAIT, MF_SEM_TRYWAIT, MF_SEM_TIMEDWAIT, MF_SEM_POST,
+    MF_THREAD_CREATE, MF_THREAD_JOIN, MF_THREAD_EXIT,
+    MF_BARRIER_WAIT,
+    MF_RWLOCK_RDLOCK, MF_RWLOCK_WRLOCK, MF_RWLOCK_TRYRDLOCK, MF_RWLOCK_TRYWRLOCK, MF_RWLOCK_UNLOCK,
+    MF_SPIN_LOCK, MF_SPIN_UNLOCK,
+    /* Observed, never scheduling points: they name and check objects. */
+    MF_MUTEX_INIT, MF_MUTEX_DESTROY, MF_COND_INIT, MF_COND_DESTROY,
+    MF_SEM_INIT, MF_SEM_DESTROY, MF_BARRIER_INIT, MF_RWLOCK_INIT, MF_SPIN_INIT,
+    MF_ASSERT_FAIL,
+    /* Heap allocation, observed only when events are described (heap names). */
+    MF_MALLOC, MF_CALLOC, MF_REALLOC, MF_FREE,
+    MF_NEW, MF_NEW_ARRAY, MF_DELETE, MF_DELETE_SIZED, MF_DELETE_ARRAY, MF_DELETE_ARRAY_SIZED,
+    /* The vDSO's clocks: answered by mdat's virtual clock (determinism). */
+    MF_CLOCK_GETTIME, MF_GETTIMEOFDAY, MF_TIME,
+    MF_COUNT
+};
+
+const char *model_fn_name(enum model_fn fn);
+/* The short verb a trace uses: "lock", "unlock", "wait", "signal", "post"... */
+const char *model_fn_verb(enum model_fn fn);
+/* A call from user code to fn is a step of its own, where the strategy may
+ * switch threads (lock, wait, post, create...); false for the observed ones. */
+bool model_fn_is_scheduling_point(enum model_fn fn);
+bool model_fn_is_heap(enum model_fn fn);
+bool model_fn_is_clock(enum model_fn fn);
+
+/* An instruction of user code that may be a visible operation. */
+struct code_site {
+    uint64_t vaddr;             /* file virtual address */
+    struct x86_insn insn;
+};
+
+enum breakpoint_kind { BP_NONE, BP_SITE, BP_MODEL, BP_ENTRY };
+
+struct breakpoint_hit {
+    enum breakpoint_kind kind;
+    const struct code_site *site;   /* BP_SITE */
+    enum model_fn fn;               /* BP_MODEL */
+    uint8_t orig;                   /* the byte the int3 replaced */
+    const struct x86_insn *insn;    /* the instruction under it, when decoded (for emulation) */
+};
+
+typedef struct code_map code_map;
+
+/* Analyses the executable once. Fails only on allocation errors. */
+code_map *code_map_build(const debuginfo *exe);
+void code_map_free(code_map *cm);
+size_t code_map_site_count(const code_map *cm);
+
+/* Per execution: called at the exec stop. Computes the load bias, plants the
+ * site breakpoints and those modeled entries that live in the executable
+ * (static binaries), and a one-shot breakpoint at the entry point when shared
+ * libraries still have to be loaded. The heap functions get breakpoints
+ * only with track_heap (for this execution and its code_map_plant_libs). */
+bool code_map_plant_exe(code_map *cm, pid_t pid, int mem_fd, bool track_heap, char *err, size_t errlen);
+/* Called at the entry breakpoint: plants the modeled entries of every loaded
+ * shared object and removes the entry breakpoint. */
+bool code_map_plant_libs(code_map *cm, pid_t pid, int mem_fd, char *err, size_t errlen);
+/* Writes the original bytes back into another address space (a forked
+ * child) so that it runs without our breakpoints. */
+void code_map_unplant(const code_map *cm, int mem_fd);
+
+uint64_t code_map_bias(const code_map *cm);
+bool code_map_in_exe(const code_map *cm, uint64_t addr);
+/* In the part of the executable that is the user's code (where sites are):
+ * library calls made from anywhere else are not scheduling points. */
+bool code_map_is_user_code(const code_map *cm, uint64_t addr);
+/* The shared object that runtime address addr lies in (as mapped when
+ * code_map_plant_libs ran): its debug info, load bias and file name. */
+bool code_map_library_at(const code_map *cm, uint64_t addr, const debuginfo **debug, uint64_t *bias,
+                         const char **name);
+/* [addr, addr + size) lies in the executable's own data: for a write, .data
+ * or .bss (writable all run long); for a read, any loaded non-code section. */
+bool code_map_in_exe_data(const code_map *cm, uint64_t addr, uint64_t size, bool write);
+/* Looks up the breakpoint at runtime address addr. */
+bool code_map_lookup(const code_map *cm, uint64_t addr, struct breakpoint_hit *hit);
+
+#endif

@@ -1,0 +1,239 @@
+/* spawn: fork, seize, filter and exec the traced program. */
+#include "supervisor/engine/spawn.h"
+#include "supervisor/engine/proc_maps.h"
+#include "supervisor/engine/tracee.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+long spawn_ptrace_options(void)
+{
+    return PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC |
+           PTRACE_O_TRACEEXIT | PTRACE_O_TRACESECCOMP | PTRACE_O_EXITKILL;
+}
+
+/* Only the syscalls mdat models stop the tracee; everything else runs at full
+ * speed. clone, exit and execve are seen through ptrace events instead. */
+static int install_seccomp_filter(void)
+{
+    static const int modeled[] = {
+        SYS_futex, SYS_sched_yield, SYS_nanosleep, SYS_clock_nanosleep,
+        /* Signals between threads: a thread blocked in mdat's model must
+         * see the ones sent to it (they run; mdat only takes note). */
+        SYS_kill, SYS_tkill, SYS_tgkill, SYS_rt_sigqueueinfo, SYS_rt_tgsigqueueinfo,
+#ifdef SYS_futex_waitv
+        SYS_futex_waitv,
+#else
+        449,
+#endif
+    };
+    enum { N = sizeof modeled / sizeof modeled[0] };
+    struct sock_filter code[4 + N + 2];
+    int k = 0;
+    code[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
+    /* Other ABIs (int 0x80) are not modeled: let them through. */
+    code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0);
+    code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+    code[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+    for (int i = 0; i < N; i++)
+        code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)modeled[i],
+                                                 (unsigned char)(N - i), 0);
+    code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+    code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE);
+    struct sock_fprog prog = {.len = (unsigned short)k, .filter = code};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+        return -1;
+    return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
+static struct spawn_limits limits_in_force;
+
+void spawn_set_limits(const struct spawn_limits *limits)
+{
+    limits_in_force = limits ? *limits : (struct spawn_limits){0};
+}
+
+struct user_count {
+    uid_t uid;
+    uint64_t tasks;
+};
+
+static void count_if_ours(pid_t pid, void *ctx)
+{
+    struct user_count *c = ctx;
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;     /* gone meanwhile */
+    long uid = -1, threads = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "Uid:", 4) == 0)
+            uid = strtol(line + 4, NULL, 10);   /* the real uid comes first */
+        else if (strncmp(line, "Threads:", 8) == 0)
+            threads = strtol(line + 8, NULL, 10);
+    }
+    fclose(f);
+    if (uid == (long)c->uid)
+        c->tasks += (uint64_t)(threads > 0 ? threads : 1);
+}
+
+uint64_t spawn_user_tasks(void)
+{
+    struct user_count c = {getuid(), 0};
+    proc_each_process(count_if_ours, &c);
+    return c.tasks;
+}
+
+/* Lowers one limit to value (0: left alone), keeping below the hard limit
+ * inherited: an unprivileged process cannot raise it. */
+static int lower_limit(int resource, uint64_t value, uint64_t hard_extra)
+{
+    struct rlimit cur;
+    if (value == 0)
+        return 0;
+    if (getrlimit(resource, &cur) != 0)
+        return -1;
+    rlim_t soft = (rlim_t)value, hard = (rlim_t)(value + hard_extra);
+    if (cur.rlim_max != RLIM_INFINITY) {
+        if (hard > cur.rlim_max)
+            hard = cur.rlim_max;
+        if (soft > hard)
+            soft = hard;
+    }
+    struct rlimit lim = {soft, hard};
+    return setrlimit(resource, &lim);
+}
+
+static int apply_limits(const struct spawn_limits *l)
+{
+    /* The CPU hard limit a second above the soft one: SIGXCPU first, which
+     * the report names, SIGKILL only if the program catches it. */
+    if (lower_limit(RLIMIT_CPU, l->cpu_sec, 1) != 0 || lower_limit(RLIMIT_AS, l->address_space, 0) != 0 ||
+        lower_limit(RLIMIT_NPROC, l->nproc, 0) != 0 || lower_limit(RLIMIT_FSIZE, l->file_size, 0) != 0)
+        return -1;
+    return 0;
+}
+
+/* The child reports why it could not exec through this pipe (CLOEXEC: a
+ * successful exec closes it and the parent reads nothing). */
+static void child_fail(int report_fd, const char *what)
+{
+    char msg[256];
+    int n = snprintf(msg, sizeof msg, "%s: %s", what, strerror(errno));
+    if (write(report_fd, msg, (size_t)n) < 0) {
+        /* nothing left to tell anyone */
+    }
+    _exit(127);
+}
+
+static void redirect(int from, int to)
+{
+    if (from >= 0 && from != to)
+        dup2(from, to);
+}
+
+pid_t spawn_traced(const struct spawn_request *req, char *err, size_t errlen)
+{
+    int go[2], report[2];
+    if (pipe2(go, O_CLOEXEC) != 0 || pipe2(report, O_CLOEXEC) != 0) {
+        snprintf(err, errlen, "pipe: %s", strerror(errno));
+        return -1;
+    }
+    pid_t supervisor = getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(err, errlen, "fork: %s", strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        /* Never outlive the supervisor, even before PTRACE_O_EXITKILL applies. */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != supervisor)
+            _exit(127);
+        close(go[1]);
+        close(report[0]);
+        char ready;
+        if (read(go[0], &ready, 1) != 1)
+            _exit(127);
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        redirect(req->stdin_fd, 0);
+        redirect(req->stdout_fd, 1);
+        redirect(req->stderr_fd, 2);
+        /* A program that does not use the terminal gets a session of its
+         * own: the terminal's signals (a resize, Ctrl-C) then go to mdat,
+         * not into the middle of a step, and the program cannot draw on a
+         * screen mdat owns (mdat attach). With the terminal as its stdio it
+         * stays in mdat's foreground process group, as before. */
+        if (!isatty(0) && !isatty(1) && !isatty(2))
+            setsid();
+        if (personality(ADDR_NO_RANDOMIZE) < 0)
+            child_fail(report[1], "personality");
+        if (apply_limits(&limits_in_force) != 0)
+            child_fail(report[1], "setrlimit");
+        if (install_seccomp_filter() != 0)
+            child_fail(report[1], "seccomp");
+        execv(req->path, req->argv);
+        child_fail(report[1], "exec");
+    }
+    close(go[0]);
+    close(report[1]);
+    if (ptrace(PTRACE_SEIZE, pid, 0, spawn_ptrace_options()) != 0) {
+        snprintf(err, errlen, "ptrace(PTRACE_SEIZE): %s (is ptrace allowed here?)", strerror(errno));
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, __WALL);
+        close(go[1]);
+        close(report[0]);
+        return -1;
+    }
+    if (write(go[1], "g", 1) != 1) {
+        /* the child died: waitpid below tells */
+    }
+    close(go[1]);
+
+    for (;;) {
+        int status;
+        pid_t w = waitpid(pid, &status, __WALL);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0) {
+            snprintf(err, errlen, "waitpid: %s", strerror(errno));
+            break;
+        }
+        if (WIFSTOPPED(status) && (status >> 8) == (SIGTRAP | (PTRACE_EVENT_EXEC << 8))) {
+            close(report[0]);
+            return pid;
+        }
+        if (WIFEXITED(status) || WIFSIGNALED(status)) {
+            char msg[256] = "";
+            ssize_t n = read(report[0], msg, sizeof msg - 1);
+            msg[n > 0 ? n : 0] = '\0';
+            snprintf(err, errlen, "could not start the program: %s", n > 0 ? msg : "it exited before exec");
+            close(report[0]);
+            return -1;
+        }
+        /* A seccomp stop or signal before exec (none is expected): let it go on. */
+        int sig = WIFSTOPPED(status) && WSTOPSIG(status) != SIGTRAP && (status >> 16) == 0 ? WSTOPSIG(status) : 0;
+        tracee_cont(pid, sig);
+    }
+    kill(pid, SIGKILL);
+    close(report[0]);
+    return -1;
+}

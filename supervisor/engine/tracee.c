@@ -1,0 +1,135 @@
+/* tracee: ptrace and /proc/PID/mem wrappers, and waiting with a deadline. */
+#include "supervisor/engine/tracee.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+bool tracee_read(int mem_fd, uint64_t addr, void *buf, size_t len)
+{
+    return pread(mem_fd, buf, len, (off_t)addr) == (ssize_t)len;
+}
+
+bool tracee_write(int mem_fd, uint64_t addr, const void *buf, size_t len)
+{
+    return pwrite(mem_fd, buf, len, (off_t)addr) == (ssize_t)len;
+}
+
+bool tracee_read_as_program(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+    struct iovec local = {buf, len}, remote = {(void *)(uintptr_t)addr, len};
+    return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)len;
+}
+
+bool tracee_write_as_program(pid_t pid, uint64_t addr, const void *buf, size_t len)
+{
+    struct iovec local = {(void *)buf, len}, remote = {(void *)(uintptr_t)addr, len};
+    return process_vm_writev(pid, &local, 1, &remote, 1, 0) == (ssize_t)len;
+}
+
+void tracee_read_string(int mem_fd, uint64_t addr, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    if (cap == 0 || addr == 0)
+        return;
+    /* Read in small chunks: a string near the end of a mapping would make one
+     * large read fail as a whole. */
+    size_t got = 0;
+    while (got + 1 < cap) {
+        size_t chunk = 64 - ((addr + got) & 63);
+        if (chunk > cap - 1 - got)
+            chunk = cap - 1 - got;
+        ssize_t n = pread(mem_fd, buf + got, chunk, (off_t)(addr + got));
+        if (n <= 0)
+            break;
+        void *nul = memchr(buf + got, '\0', (size_t)n);
+        got += (size_t)n;
+        if (nul)
+            return;
+    }
+    buf[got] = '\0';
+}
+
+int tracee_open_mem(pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/mem", (int)pid);
+    return open(path, O_RDWR | O_CLOEXEC);
+}
+
+bool tracee_get_regs(pid_t tid, struct user_regs_struct *regs)
+{
+    return ptrace(PTRACE_GETREGS, tid, 0, regs) == 0;
+}
+
+bool tracee_set_regs(pid_t tid, const struct user_regs_struct *regs)
+{
+    return ptrace(PTRACE_SETREGS, tid, 0, regs) == 0;
+}
+
+bool tracee_cont(pid_t tid, int sig)
+{
+    return ptrace(PTRACE_CONT, tid, 0, (long)sig) == 0;
+}
+
+bool tracee_step(pid_t tid, int sig)
+{
+    return ptrace(PTRACE_SINGLESTEP, tid, 0, (long)sig) == 0;
+}
+
+uint64_t monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void tracee_block_sigchld(void)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &set, NULL);
+}
+
+int tracee_wait_any(struct tracee_event *ev, uint64_t deadline_ns)
+{
+    sigset_t chld;
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    for (;;) {
+        int status;
+        pid_t tid = waitpid(-1, &status, __WALL | WNOHANG);
+        if (tid > 0) {
+            ev->tid = tid;
+            ev->status = status;
+            return 1;
+        }
+        if (tid < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        /* Nothing yet: sleep until a SIGCHLD or the deadline. A SIGCHLD that
+         * arrived between waitpid and here stays pending, so none is lost. */
+        if (deadline_ns == 0) {
+            int sig;
+            sigwait(&chld, &sig);
+            continue;
+        }
+        uint64_t now = monotonic_ns();
+        if (now >= deadline_ns)
+            return 0;
+        uint64_t left = deadline_ns - now;
+        struct timespec ts = {(time_t)(left / 1000000000u), (long)(left % 1000000000u)};
+        if (sigtimedwait(&chld, NULL, &ts) < 0 && errno == EAGAIN && monotonic_ns() >= deadline_ns)
+            return 0;
+    }
+}

@@ -1,0 +1,137 @@
+/* explore: many executions of one program, and what they found.
+ *
+ * Owns the batch: loading the program once (debug info, breakpoint plan,
+ * SHA-256), seeding execution i from (seed, i), parallel workers pinned to
+ * their own CPUs, output capture and the --check checker, choosing which
+ * failures to report (the lowest execution index first, so the answer does
+ * not depend on -j), and re-running each reported failure once with its
+ * trace recorded in every format into the output directory. */
+#ifndef MDAT_SUPERVISOR_EXPLORE_H
+#define MDAT_SUPERVISOR_EXPLORE_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "supervisor/engine/code_map.h"
+#include "supervisor/debuginfo/debuginfo.h"
+#include "supervisor/engine/execution.h"
+#include "supervisor/engine/spawn.h"
+#include "supervisor/trace/trace_tee.h"
+
+/* The program under test, loaded once. */
+struct program {
+    char path[PATH_MAX];        /* absolute */
+    char sha256[65];
+    debuginfo *debug;
+    code_map *code;
+};
+
+/* Validates and loads path. On failure: false and a one-line reason. */
+bool program_load(struct program *p, const char *path, char *err, size_t errlen);
+void program_free(struct program *p);
+
+struct explore_options {
+    char *const *argv;          /* argv[0] = program as the user named it */
+    int argc;
+    uint64_t schedules;
+    uint64_t seed;
+    const char *strategy;       /* "random" | "pct" */
+    int depth;
+    int jobs;
+    uint64_t max_steps;
+    double timeout_sec;
+    const char *check_cmd;      /* NULL: none */
+    bool fail_on_exit;
+    bool keep_going;
+    /* Grading: run every execution (as keep_going) and count the failing
+     * ones, but report only the failure with the lowest index; an execution
+     * mdat could not run fails the whole exploration. */
+    bool count_all;
+    /* Run only executions first..schedules-1 (a shard's range). Execution 0
+     * still runs first, uncounted, when first > 0: its length is PCT's
+     * estimate for all the others. */
+    uint64_t first;
+    /* Resource limits of the program in every execution (NULL: none).
+     * limits->nproc is an allowance here: processes and threads an execution
+     * may add to those the user runs when the exploration starts, since
+     * RLIMIT_NPROC counts the whole user. Saved schedules record them. */
+    const struct spawn_limits *limits;
+    const char *out_dir;
+    /* --trace: every execution rendered on trace_out in this format; NULL: none. */
+    const struct trace_format *trace;
+    bool trace_every_step;
+    FILE *trace_out;
+    /* One trace file per format is saved with each failure (NULL-terminated;
+     * the ui passes its registry, since the supervisor knows no renderer). */
+    const struct trace_format *const *saved_trace_formats;
+    /* Fill each execution's last steps even when it is not traced. */
+    bool describe_steps;
+    /* --watch: expressions whose values traces and states carry. */
+    const char *const *watches;
+    int n_watches;
+    bool show_output;           /* the program's output goes to the terminal */
+    /* Called after each execution with the number done so far (progress). */
+    void (*progress)(void *ctx, uint64_t done, uint64_t total, uint64_t failures);
+    void *progress_ctx;
+};
+
+/* A trace file saved with a failure. */
+struct saved_trace {
+    const char *format;         /* its trace_format's name */
+    char path[PATH_MAX];
+};
+
+struct explore_failure {
+    uint64_t execution;
+    struct exec_result result;  /* of the recorded re-run */
+    bool reproduced;            /* the re-run failed the same way */
+    enum failure_kind found;    /* what the exploring run saw */
+    char schedule_file[PATH_MAX];
+    struct saved_trace traces[TRACE_TEE_MAX];
+    int n_traces;
+    char stdout_file[PATH_MAX];
+    char stderr_file[PATH_MAX];
+};
+
+struct explore_summary {
+    uint64_t schedules_run;
+    double elapsed_sec;
+    uint64_t steps_total;
+    uint64_t ptrace_stops_total;
+    /* Failing executions by kind (every one with keep_going or count_all;
+     * without, only those that ran before the exploration stopped). */
+    uint64_t failing[FAIL_KIND_COUNT];
+    struct explore_failure *failures;
+    size_t n_failures;
+    uint64_t exit_status_first;     /* exit status of execution 0 */
+};
+
+/* Runs the exploration. Returns false with a one-line reason when mdat
+ * itself could not do its job (exit status 3). */
+bool explore_run(struct program *prog, const struct explore_options *opt, struct explore_summary *sum,
+                 char *err, size_t errlen);
+void explore_summary_free(struct explore_summary *sum);
+
+/* The path of the failure's trace in that format, NULL if none was saved. */
+const char *explore_failure_trace(const struct explore_failure *f, const char *format);
+
+/* Re-executes a schedule (the replay strategy), judged with the settings it
+ * records, rendered through trace (NULL: not traced). false with a reason
+ * when mdat failed or the run diverged. */
+bool explore_replay(struct program *prog, const struct schedule *sched, struct trace_tee *trace, bool show_output,
+                    const char *const *watches, int n_watches, struct exec_result *res, char *err, size_t errlen);
+
+/* mkdir -p: the output directory may be several levels deep. false with
+ * errno set when it cannot be made or is not a directory. */
+bool make_directories(const char *path);
+
+/* Builds the strategy of that name; NULL for an unknown name. */
+struct strategy *strategy_by_name(const char *name, int depth);
+
+/* Runs the checker command with the file behind fd as its standard input.
+ * Returns its exit status (0 = output accepted); *first_line gets the first
+ * line it printed. -1 if it could not be started. */
+int run_checker(const char *cmd, int input_fd, char *first_line, size_t len);
+
+#endif

@@ -1,0 +1,70 @@
+/* schedule: the record of one execution's choices, and its text file.
+ *
+ * A schedule file says everything needed to re-execute a run exactly: mdat's
+ * version, the program, its arguments, the binary's SHA-256, strategy, seed,
+ * execution index, and every choice made where more than one was possible. */
+#ifndef MDAT_SUPERVISOR_SCHEDULE_H
+#define MDAT_SUPERVISOR_SCHEDULE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "supervisor/engine/spawn.h"
+
+enum choice_kind {
+    CHOICE_THREAD = 't',    /* which thread runs the next step */
+    CHOICE_WAKE = 'w',      /* which waiter a futex wake releases */
+};
+
+struct choice {
+    uint64_t step;
+    char kind;              /* enum choice_kind */
+    int thread;
+};
+
+struct schedule {
+    char mdat_version[32];
+    char *program;          /* absolute path */
+    char **args;            /* program arguments after argv[0] */
+    int n_args;
+    char sha256[65];
+    char strategy[16];
+    int depth;
+    uint64_t seed;          /* base seed of the batch */
+    uint64_t execution;     /* index within the batch */
+    uint64_t steps;         /* visible steps of the recorded execution */
+    char failure[32];       /* failure kind name, "none" */
+    /* The verdict settings, so that replay judges the run the same way. */
+    char *check_cmd;        /* NULL: none */
+    bool fail_on_exit;
+    uint64_t max_steps;
+    double timeout_sec;
+    /* The program's resource limits (mdat grade), as explore_options has
+     * them: replay applies them again. All 0 without limits. */
+    struct spawn_limits limits;
+    struct choice *choices;
+    size_t n_choices, cap_choices;
+};
+
+void schedule_init(struct schedule *s);
+void schedule_free(struct schedule *s);
+void schedule_set_program(struct schedule *s, const char *program, char *const *args, int n_args);
+void schedule_add_choice(struct schedule *s, uint64_t step, char kind, int thread);
+void schedule_clear_choices(struct schedule *s);
+/* Deep copy (dst is initialised by the call). */
+void schedule_copy(struct schedule *dst, const struct schedule *src);
+
+bool schedule_write(const struct schedule *s, const char *path, char *err, size_t errlen);
+/* Reads a schedule file. A relative `program` is taken relative to the
+ * file's own directory (and made absolute). */
+bool schedule_read(const char *path, struct schedule *s, char *err, size_t errlen);
+
+/* `sha256 -` in a file: any binary may replay it (course material built on
+ * each machine; the replay still stops with a divergence if the program
+ * does not follow the choices). */
+#define SCHEDULE_ANY_BINARY "-"
+/* The binary with this SHA-256 may replay s. */
+bool schedule_binary_matches(const struct schedule *s, const char *sha256);
+
+#endif

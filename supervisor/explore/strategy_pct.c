@@ -1,0 +1,170 @@
+/* strategy_pct: Probabilistic Concurrency Testing (Burckhardt et al., ASPLOS
+ * 2010). Threads get random distinct priorities; the highest-priority thread
+ * that can run always runs; at d-1 random steps the running thread drops to a
+ * priority below all initial ones. A bug of depth d is then found with
+ * probability at least 1/(n k^(d-1)) per execution.
+ *
+ * Deviation from the paper, for programs that spin: a thread that yields or
+ * sleeps (once per yield), or runs SPIN_LIMIT steps in a row while others
+ * could run, drops to the lowest priority so far, so a busy-waiting thread
+ * cannot starve the thread it waits for. */
+#include "supervisor/explore/rng.h"
+#include "supervisor/engine/strategy.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { SPIN_LIMIT = 2000 };
+
+struct pct_state {
+    struct rng rng;
+    int depth;
+    uint64_t *change_points;    /* sorted steps at which to demote */
+    int n_change;
+    int next_change;
+    int64_t *priority;          /* by thread id */
+    bool *yield_demoted;        /* by thread id: demoted for its latest yield, not run since */
+    size_t cap;
+    int64_t lowest;             /* next demoted priority: below everything */
+    int run_thread;             /* thread of the current streak */
+    uint64_t run_length;
+};
+
+static void ensure_thread(struct pct_state *p, int thread)
+{
+    if ((size_t)thread < p->cap)
+        return;
+    size_t cap = p->cap ? p->cap : 16;
+    while (cap <= (size_t)thread)
+        cap *= 2;
+    p->priority = realloc(p->priority, cap * sizeof *p->priority);
+    p->yield_demoted = realloc(p->yield_demoted, cap * sizeof *p->yield_demoted);
+    if (!p->priority || !p->yield_demoted)
+        abort();
+    memset(p->priority + p->cap, 0, (cap - p->cap) * sizeof *p->priority);
+    memset(p->yield_demoted + p->cap, 0, (cap - p->cap) * sizeof *p->yield_demoted);
+    p->cap = cap;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void pct_begin(struct strategy *s, uint64_t exec_seed, uint64_t estimated_steps)
+{
+    struct pct_state *p = s->state;
+    rng_seed(&p->rng, exec_seed);
+    if (p->priority) {
+        memset(p->priority, 0, p->cap * sizeof *p->priority);
+        memset(p->yield_demoted, 0, p->cap * sizeof *p->yield_demoted);
+    }
+    p->n_change = p->depth > 1 ? p->depth - 1 : 0;
+    p->change_points = realloc(p->change_points, ((size_t)p->n_change + 1) * sizeof *p->change_points);
+    uint64_t k = estimated_steps > 0 ? estimated_steps : 1;
+    for (int i = 0; i < p->n_change; i++)
+        p->change_points[i] = 1 + rng_below(&p->rng, k);
+    qsort(p->change_points, (size_t)p->n_change, sizeof *p->change_points, cmp_u64);
+    p->next_change = 0;
+    p->lowest = 0;
+    p->run_thread = 0;
+    p->run_length = 0;
+}
+
+static void pct_thread_created(struct strategy *s, int thread)
+{
+    struct pct_state *p = s->state;
+    ensure_thread(p, thread);
+    /* Random priorities well above the demoted range; ties are broken by the
+     * low bits, so with 2^40 values collisions do not matter in practice. */
+    p->priority[thread] = (int64_t)(1 + rng_below(&p->rng, (uint64_t)1 << 40)) * 64;
+}
+
+static void demote(struct pct_state *p, int thread)
+{
+    ensure_thread(p, thread);
+    p->priority[thread] = --p->lowest;
+}
+
+static size_t highest(const struct pct_state *p, const struct choice_point *cp)
+{
+    size_t best = 0;
+    for (size_t i = 1; i < cp->n; i++)
+        if (p->priority[cp->threads[i]] > p->priority[cp->threads[best]])
+            best = i;
+    return best;
+}
+
+static size_t pct_pick_thread(struct strategy *s, const struct choice_point *cp)
+{
+    struct pct_state *p = s->state;
+    /* A yield demotes once: demoting a waiting yielder again at every
+     * choice would keep reordering the yielders, and the one demoted first
+     * would always come out on top of them and starve the others. */
+    for (size_t i = 0; i < cp->n; i++) {
+        int t = cp->threads[i];
+        ensure_thread(p, t);
+        if (cp->yielded[i] && !p->yield_demoted[t]) {
+            demote(p, t);
+            p->yield_demoted[t] = true;
+        }
+    }
+    if (cp->previous > 0 && p->run_thread == cp->previous && p->run_length >= SPIN_LIMIT) {
+        demote(p, cp->previous);
+        p->run_length = 0;
+    }
+    size_t pick = highest(p, cp);
+    while (p->next_change < p->n_change && cp->step >= p->change_points[p->next_change]) {
+        /* The change point hits the thread that would run now. */
+        demote(p, cp->threads[pick]);
+        p->next_change++;
+        pick = highest(p, cp);
+    }
+    int t = cp->threads[pick];
+    p->yield_demoted[t] = false;
+    if (t == p->run_thread)
+        p->run_length++;
+    else {
+        p->run_thread = t;
+        p->run_length = 1;
+    }
+    return pick;
+}
+
+static size_t pct_pick_waiter(struct strategy *s, const struct choice_point *cp)
+{
+    struct pct_state *p = s->state;
+    for (size_t i = 0; i < cp->n; i++)
+        ensure_thread(p, cp->threads[i]);
+    return highest(p, cp);
+}
+
+static void pct_destroy(struct strategy *s)
+{
+    struct pct_state *p = s->state;
+    free(p->change_points);
+    free(p->priority);
+    free(p->yield_demoted);
+    free(p);
+}
+
+static const struct strategy_ops pct_ops = {
+    .name = "pct",
+    .begin = pct_begin,
+    .pick_thread = pct_pick_thread,
+    .pick_waiter = pct_pick_waiter,
+    .thread_created = pct_thread_created,
+    .destroy = pct_destroy,
+};
+
+struct strategy *strategy_pct_new(int depth)
+{
+    struct strategy *s = calloc(1, sizeof *s);
+    struct pct_state *p = calloc(1, sizeof *p);
+    p->depth = depth;
+    s->ops = &pct_ops;
+    s->state = p;
+    return s;
+}

@@ -1,0 +1,38 @@
+/* trace_tee: one execution's events fanned out to several trace renderers.
+ *
+ * Owns the lifetime of the renderers of one execution: each branch is a
+ * trace_format writing to its own FILE; trace_tee_open opens them all,
+ * trace_tee_event (a trace_sink) feeds each the event and state, and
+ * trace_tee_close lets each write what it still holds. This is how one
+ * re-run of a failure writes its trace in every format at once. */
+#ifndef MDAT_SUPERVISOR_TRACE_TEE_H
+#define MDAT_SUPERVISOR_TRACE_TEE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "supervisor/trace/trace.h"
+
+enum { TRACE_TEE_MAX = 8 };
+
+struct trace_tee {
+    int n;
+    struct trace_tee_branch {
+        const struct trace_format *format;
+        FILE *out;
+        bool every_step;
+        void *renderer;         /* between open and close */
+    } branch[TRACE_TEE_MAX];
+};
+
+/* false when the tee is full. */
+bool trace_tee_add(struct trace_tee *t, const struct trace_format *format, FILE *out, bool every_step);
+/* Whether the execution must produce an exec_state for some branch. */
+bool trace_tee_needs_state(const struct trace_tee *t);
+void trace_tee_open(struct trace_tee *t);
+void trace_tee_event(void *tee, const struct trace_event *ev, const struct exec_state *state);
+/* Tells each branch that wants it how the execution ended (before close). */
+void trace_tee_summary(struct trace_tee *t, const struct trace_summary *s);
+void trace_tee_close(struct trace_tee *t);
+
+#endif

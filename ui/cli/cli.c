@@ -1,0 +1,137 @@
+/* cli: parsing helpers shared by mdat's subcommands. */
+#include "ui/cli/cli.h"
+
+#include <stdio.h>
+
+#include "ui/cli/commands.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool cli_parse_u64(const char *s, uint64_t *out)
+{
+    if (!s || !*s || *s == '-')
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end)
+        return false;
+    *out = v;
+    return true;
+}
+
+bool cli_parse_seconds(const char *s, double *out, bool allow_zero)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end || !(allow_zero ? v >= 0 : v > 0) || v > 1e9)
+        return false;
+    *out = v;
+    return true;
+}
+
+bool cli_parse_size(const char *s, uint64_t *out)
+{
+    if (!s || *s < '0' || *s > '9')
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    unsigned shift = 0;
+    if (*end == 'K' || *end == 'k')
+        shift = 10;
+    else if (*end == 'M' || *end == 'm')
+        shift = 20;
+    else if (*end == 'G' || *end == 'g')
+        shift = 30;
+    if (shift)
+        end++;
+    if (errno || *end || (shift && v > (UINT64_MAX >> shift)))
+        return false;
+    *out = (uint64_t)v << shift;
+    return true;
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, const char *arg)
+{
+    fprintf(stderr, "mdat %s: ", cmd);
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (see mdat %s --help)\n", cmd);
+    return EXIT_USAGE;
+}
+
+int cli_bad_option(const char *cmd, int optopt_char, const char *arg)
+{
+    /* A long option's optopt is its code, not a character to print. */
+    if (optopt_char > 0 && optopt_char < 128 && isalnum(optopt_char))
+        fprintf(stderr, "mdat %s: option -%c is unknown or needs a value (see mdat %s --help)\n", cmd, optopt_char,
+                cmd);
+    else
+        fprintf(stderr, "mdat %s: %s is unknown or needs a value (see mdat %s --help)\n", cmd, arg, cmd);
+    return EXIT_USAGE;
+}
+
+int cli_available_cpus(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    return 1;
+}
+
+int cli_explore_option(const char *cmd, int c, const char *arg, struct cli_explore *e)
+{
+    uint64_t v;
+    const char *why = NULL;
+    switch (c) {
+    case 'n':
+        if (!cli_parse_u64(arg, &e->schedules) || e->schedules == 0)
+            why = "--schedules wants a positive number, not \"%s\"";
+        break;
+    case 's':
+        if (!cli_parse_u64(arg, &e->seed))
+            why = "--seed wants a non-negative number, not \"%s\"";
+        e->seed_given = true;
+        break;
+    case CLI_OPT_STRATEGY:
+        if (strcmp(arg, "random") != 0 && strcmp(arg, "pct") != 0)
+            why = "unknown strategy \"%s\" (random or pct)";
+        e->strategy = arg;
+        break;
+    case CLI_OPT_DEPTH:
+        if (!cli_parse_u64(arg, &v) || v == 0 || v > 100)
+            why = "--depth wants a number from 1 to 100, not \"%s\"";
+        e->depth = (int)v;
+        break;
+    case 'j':
+        if (!cli_parse_u64(arg, &v) || v == 0 || v > 1024)
+            why = "--jobs wants a number from 1 to 1024, not \"%s\"";
+        e->jobs = (int)v;
+        break;
+    case CLI_OPT_MAX_STEPS:
+        if (!cli_parse_u64(arg, &e->max_steps) || e->max_steps == 0)
+            why = "--max-steps wants a positive number, not \"%s\"";
+        break;
+    case CLI_OPT_TIMEOUT:
+        if (!cli_parse_seconds(arg, &e->timeout_sec, false))
+            why = "--timeout wants a positive number of seconds, not \"%s\"";
+        break;
+    case CLI_OPT_CHECK:
+        e->check_cmd = arg;
+        break;
+    case CLI_OPT_FAIL_ON_EXIT:
+        e->fail_on_exit = true;
+        break;
+    default:
+        return 0;
+    }
+    if (why) {
+        cli_usage_error(cmd, why, arg);
+        return -1;
+    }
+    return 1;
+}

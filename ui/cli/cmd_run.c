@@ -1,0 +1,210 @@
+/* cmd_run: `mdat run [options] [--] PROG [ARGS...]`, batch exploration. */
+#include <stdio.h>
+
+#include "ui/cli/cli.h"
+#include "ui/cli/commands.h"
+#include "ui/render/report.h"
+#include "ui/render/trace_formats.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+void print_run_usage(FILE *f)
+{
+    fputs("usage: mdat run [options] [--] PROG [ARGS...]\n"
+          "Explore many schedules of PROG and stop at the first failure.\n"
+          "\n"
+          "  -n, --schedules N     executions to try (default 1000)\n"
+          "  -s, --seed S          base seed (default: from the clock; always printed)\n"
+          "      --strategy NAME   random | pct (default pct)\n"
+          "      --depth D         PCT bug depth (default 3)\n"
+          "  -j, --jobs N          parallel workers, each on its own CPU (default: CPUs available)\n"
+          "      --max-steps N     visible steps per execution before `step-limit' (default 1000000)\n"
+          "      --timeout SEC     wall seconds per execution before `timeout' (default 10)\n"
+          "      --check CMD       output checker, run through /bin/sh with the program's stdout on stdin\n"
+          "      --fail-on-exit    a non-zero exit status is a failure\n"
+          "      --keep-going      run all N executions and report every distinct failure\n"
+          "  -o, --out DIR         where schedules, traces, timelines (.html, .svg) and outputs of\n"
+          "                        failures go (default ./mdat-out)\n"
+          "      --json FILE       write a machine-readable summary\n"
+          "      --trace[=FORMAT[,every]]\n"
+          "                        print the trace of each execution (meant with -n 1); FORMAT is\n"
+          "                        log (default: one line per step), status (plus thread and\n"
+          "                        sync-object tables at each context switch; with `every', after\n"
+          "                        each step) or json (JSON Lines)\n"
+          "      --watch EXPR      show EXPR's value (a C lvalue over globals: counter, q->head,\n"
+          "                        buf[3]) in the status and json traces; repeatable\n"
+          "  -h, --help            this help\n"
+          "\n"
+          "Exit status: 0 no failure, 1 failure found, 2 usage error, 3 PROG could not be run.\n",
+          f);
+}
+
+static uint64_t seed_from_clock(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t x = (uint64_t)ts.tv_sec * 1000000007u ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32);
+    /* Keep seeds short enough to type. */
+    return x % 1000000000u;
+}
+
+struct progress_state {
+    bool tty;
+};
+
+static void show_progress(void *ctx, uint64_t done, uint64_t total, uint64_t failures)
+{
+    struct progress_state *p = ctx;
+    if (!p->tty)
+        return;
+    fprintf(stderr, "\r  %" PRIu64 "/%" PRIu64 " executions, %" PRIu64 " failing\033[K", done, total, failures);
+    if (done == total)
+        fputs("\r\033[K", stderr);
+    fflush(stderr);
+}
+
+int cmd_run(int argc, char **argv)
+{
+    enum { OPT_KEEP_GOING = CLI_OPT_NEXT, OPT_JSON, OPT_TRACE, OPT_WATCH };
+    static const struct option longopts[] = {
+        CLI_EXPLORE_OPTIONS,
+        {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
+        {"out", required_argument, NULL, 'o'},
+        {"json", required_argument, NULL, OPT_JSON},
+        {"trace", optional_argument, NULL, OPT_TRACE},
+        {"watch", required_argument, NULL, OPT_WATCH},
+        {"help", no_argument, NULL, 'h'},
+        {0, 0, 0, 0},
+    };
+    struct cli_explore e = {
+        .schedules = 1000,
+        .strategy = "pct",
+        .depth = 3,
+        .jobs = cli_available_cpus(),
+        .max_steps = 1000000,
+        .timeout_sec = 10,
+    };
+    struct explore_options opt = {
+        .out_dir = "mdat-out",
+    };
+    const char *json_path = NULL;
+    const char *watches[argc];      /* --watch values: fewer than the arguments */
+    opt.watches = watches;
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "+" CLI_EXPLORE_SHORT "o:h", longopts, NULL)) != -1) {
+        int taken = cli_explore_option("run", c, optarg, &e);
+        if (taken < 0)
+            return EXIT_USAGE;
+        if (taken)
+            continue;
+        switch (c) {
+        case OPT_KEEP_GOING:
+            opt.keep_going = true;
+            break;
+        case 'o':
+            opt.out_dir = optarg;
+            break;
+        case OPT_JSON:
+            json_path = optarg;
+            break;
+        case OPT_TRACE: {
+            char why[200];
+            if (!trace_option_parse(optarg, &opt.trace, &opt.trace_every_step, why, sizeof why))
+                return cli_usage_error("run", "%s", why);
+            break;
+        }
+        case OPT_WATCH:
+            watches[opt.n_watches++] = optarg;
+            break;
+        case 'h':
+            print_run_usage(stdout);
+            return EXIT_NO_FAILURE;
+        default:
+            return cli_bad_option("run", optopt, argv[optind - 1]);
+        }
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "mdat run: no program given (usage: mdat run [options] [--] PROG [ARGS...])\n");
+        return EXIT_USAGE;
+    }
+    opt.argv = argv + optind;
+    opt.argc = argc - optind;
+    opt.schedules = e.schedules;
+    opt.seed = e.seed_given ? e.seed : seed_from_clock();
+    opt.strategy = e.strategy;
+    opt.depth = e.depth;
+    opt.jobs = e.jobs;
+    opt.max_steps = e.max_steps;
+    opt.timeout_sec = e.timeout_sec;
+    opt.check_cmd = e.check_cmd;
+    opt.fail_on_exit = e.fail_on_exit;
+    if (opt.schedules == 1)
+        opt.show_output = true;
+    if (opt.trace) {
+        opt.trace_out = stdout;
+        opt.jobs = 1;   /* traces of parallel executions would interleave */
+    }
+    opt.saved_trace_formats = trace_formats;
+    if ((uint64_t)opt.jobs > opt.schedules)
+        opt.jobs = (int)opt.schedules;
+    struct progress_state progress = {isatty(2) && !opt.trace && !opt.show_output};
+    opt.progress = show_progress;
+    opt.progress_ctx = &progress;
+
+    char err[512];
+    struct program prog;
+    if (!program_load(&prog, opt.argv[0], err, sizeof err)) {
+        fprintf(stderr, "mdat: %s\n", err);
+        return EXIT_CANNOT_RUN;
+    }
+    printf("mdat: exploring %s with %s", opt.argv[0], opt.strategy);
+    if (strcmp(opt.strategy, "pct") == 0)
+        printf(" (depth %d)", opt.depth);
+    printf(", seed %" PRIu64 ", %" PRIu64 " schedule%s, %d job%s\n", opt.seed, opt.schedules,
+           opt.schedules == 1 ? "" : "s", opt.jobs, opt.jobs == 1 ? "" : "s");
+    if (!debuginfo_has_dwarf(prog.debug))
+        printf("mdat: %s has no debug information: locations are shown as symbols or addresses\n", opt.argv[0]);
+    fflush(stdout);
+
+    struct explore_summary sum;
+    bool ok = explore_run(&prog, &opt, &sum, err, sizeof err);
+    int status = EXIT_NO_FAILURE;
+    if (!ok) {
+        fprintf(stderr, "mdat: %s\n", err);
+        status = EXIT_CANNOT_RUN;
+    } else if (sum.n_failures == 0) {
+        printf("mdat: no failure in %" PRIu64 " execution%s (seed %" PRIu64 "; %" PRIu64 " visible steps, %.1f s)\n",
+               sum.schedules_run, sum.schedules_run == 1 ? "" : "s", opt.seed, sum.steps_total, sum.elapsed_sec);
+    } else {
+        status = EXIT_FAILURE_FOUND;
+        for (size_t i = 0; i < sum.n_failures; i++) {
+            const struct explore_failure *f = &sum.failures[i];
+            enum failure_kind kind = f->result.kind != FAIL_NONE ? f->result.kind : f->found;
+            printf("\nmdat: FAILURE %s in execution %" PRIu64 " (seed %" PRIu64 ")%s\n", failure_kind_name(kind),
+                   f->execution, opt.seed, f->reproduced ? "" : " -- NOT reproduced when re-run: the program is not deterministic under mdat");
+            report_failure_text(stdout, &f->result);
+            report_failure_files_text(stdout, f);
+        }
+        printf("\nmdat: %zu failure%s after %" PRIu64 " execution%s (seed %" PRIu64 "; %.1f s)\n", sum.n_failures,
+               sum.n_failures == 1 ? "" : "s", sum.schedules_run, sum.schedules_run == 1 ? "" : "s", opt.seed,
+               sum.elapsed_sec);
+    }
+    if (ok && json_path) {
+        struct run_description run = {prog.path, opt.argv + 1, opt.argc - 1, opt.strategy, opt.seed, opt.schedules};
+        if (!report_json_write(json_path, &run, &sum, err, sizeof err)) {
+            fprintf(stderr, "mdat: %s\n", err);
+            status = EXIT_CANNOT_RUN;
+        }
+    }
+    if (ok)
+        explore_summary_free(&sum);
+    program_free(&prog);
+    return status;
+}

@@ -1,0 +1,402 @@
+/* cmd_grade: `mdat grade [options] SUBMISSION...` (the same exploration for
+ * every submission of a class, into CSV, JSON and HTML reports) and
+ * `mdat merge SHARD.json...` (the reports of an unsharded run from the
+ * shard reports of `mdat grade --shard K/N`). */
+#include <stdio.h>
+
+#include "ui/cli/cli.h"
+#include "ui/cli/commands.h"
+#include "ui/grade/grade.h"
+
+#include "supervisor/explore/explore.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+void print_grade_usage(FILE *f)
+{
+    fputs("usage: mdat grade [options] SUBMISSION...\n"
+          "Run the same exploration on every submission (an executable, or a directory\n"
+          "with --build) and report a verdict for each as CSV, JSON and HTML.\n"
+          "\n"
+          "exploration (the same for everyone):\n"
+          "  -n, --schedules N       executions per submission (default 200)\n"
+          "  -s, --seed S            base seed (default 1: grading again gives the same answers)\n"
+          "      --strategy NAME     random | pct (default pct)\n"
+          "      --depth D           PCT bug depth (default 3)\n"
+          "      --max-steps N       visible steps per execution before `step-limit' (default 1000000)\n"
+          "      --timeout SEC       wall seconds per execution before `timeout' (default 10)\n"
+          "      --check CMD         output checker (/bin/sh, the program's stdout on its stdin)\n"
+          "      --fail-on-exit      a non-zero exit status is a failure\n"
+          "  -j, --jobs N            parallel workers per submission (default: CPUs available)\n"
+          "building:\n"
+          "      --build CMD         build a directory submission: CMD runs through /bin/sh in a copy\n"
+          "                          of it (OUT/NN-NAME/build)\n"
+          "      --exe NAME          the program, relative to the directory (default: the one\n"
+          "                          executable the build wrote)\n"
+          "      --build-timeout SEC time limit of a build (default 300)\n"
+          "limits (0: none):\n"
+          "      --submission-timeout SEC  wall clock for a whole submission (default 600)\n"
+          "      --max-cpu SEC       CPU seconds per execution (default 60)\n"
+          "      --max-memory SIZE   address space per execution, K/M/G suffixes (default 4G)\n"
+          "      --max-procs N       processes and threads an execution may add (default 256)\n"
+          "      --max-file-size SIZE  largest file (and output) an execution may write (default 64M)\n"
+          "reports:\n"
+          "  -o, --out DIR           per-submission directories and the reports (default mdat-grade)\n"
+          "      --csv FILE          CSV report (default OUT/report.csv)\n"
+          "      --json FILE         JSON report (default OUT/report.json); with --shard, the shard report\n"
+          "      --html FILE         HTML report (default OUT/report.html)\n"
+          "      --no-times          leave the time fields empty (reports to compare byte for byte)\n"
+          "      --shard K/N         run only shard K of N (range K of N of every submission's\n"
+          "                          schedules) into OUT/shard-K-of-N.json; see mdat merge\n"
+          "  -h, --help              this help\n"
+          "\n"
+          "Exit status: 0 graded (whatever the verdicts), 2 usage error, 3 mdat could not grade.\n",
+          f);
+}
+
+void print_merge_usage(FILE *f)
+{
+    fputs("usage: mdat merge [options] SHARD.json...\n"
+          "Combine the shard reports of `mdat grade --shard K/N' (all N of them) into the\n"
+          "reports an unsharded run writes.\n"
+          "\n"
+          "      --csv FILE     CSV report (default OUT/report.csv, OUT as given to mdat grade)\n"
+          "      --json FILE    JSON report (default OUT/report.json)\n"
+          "      --html FILE    HTML report (default OUT/report.html)\n"
+          "      --no-times     leave the time fields empty\n"
+          "  -h, --help         this help\n"
+          "\n"
+          "Exit status: 0 merged, 2 usage error, 3 the shards do not make one grading\n"
+          "(other settings or submissions, a shard missing or given twice) or a report\n"
+          "cannot be written.\n",
+          f);
+}
+
+/* Where the three reports go: the given paths, else OUT/report.EXT. */
+struct report_paths {
+    const char *csv, *json, *html;
+    bool no_times;
+    char csv_buf[PATH_MAX], json_buf[PATH_MAX], html_buf[PATH_MAX];
+};
+
+/* The report options of grade and merge; grade's own codes follow. */
+enum { OPT_CSV = CLI_OPT_NEXT, OPT_JSON, OPT_HTML, OPT_NO_TIMES, OPT_GRADE_NEXT };
+#define REPORT_OPTIONS                                  \
+    {"csv", required_argument, NULL, OPT_CSV},          \
+    {"json", required_argument, NULL, OPT_JSON},        \
+    {"html", required_argument, NULL, OPT_HTML},        \
+    {"no-times", no_argument, NULL, OPT_NO_TIMES}
+
+/* Takes option c into p if it is one of REPORT_OPTIONS. */
+static bool report_option(int c, const char *arg, struct report_paths *p)
+{
+    switch (c) {
+    case OPT_CSV: p->csv = arg; return true;
+    case OPT_JSON: p->json = arg; return true;
+    case OPT_HTML: p->html = arg; return true;
+    case OPT_NO_TIMES: p->no_times = true; return true;
+    default: return false;
+    }
+}
+
+static void default_paths(struct report_paths *p, const char *out_dir)
+{
+    snprintf(p->csv_buf, sizeof p->csv_buf, "%s/report.csv", out_dir);
+    snprintf(p->json_buf, sizeof p->json_buf, "%s/report.json", out_dir);
+    snprintf(p->html_buf, sizeof p->html_buf, "%s/report.html", out_dir);
+    if (!p->csv)
+        p->csv = p->csv_buf;
+    if (!p->json)
+        p->json = p->json_buf;
+    if (!p->html)
+        p->html = p->html_buf;
+}
+
+/* Combines each submission's units, writes the reports and the summary.
+ * Returns the exit status. */
+static int finish_reports(const char *cmd, const struct grade_settings *s, const struct grade_unit *units,
+                          size_t n_units, struct report_paths *paths)
+{
+    struct grade_result *results = calloc((size_t)s->n_submissions + 1, sizeof *results);
+    struct grade_unit *mine = calloc(n_units + 1, sizeof *mine);
+    for (int i = 0; i < s->n_submissions; i++) {
+        size_t n = 0;
+        for (size_t u = 0; u < n_units; u++)
+            if (units[u].submission == i)
+                mine[n++] = units[u];
+        grade_aggregate(mine, n, &results[i]);
+    }
+    free(mine);
+    struct grade_report r = {.settings = s, .results = results, .no_times = paths->no_times};
+    default_paths(paths, s->out_dir);
+    char err[PATH_MAX + 100];
+    int status = EXIT_NO_FAILURE;
+    if (!grade_write_csv(paths->csv, &r, err, sizeof err) || !grade_write_json(paths->json, &r, err, sizeof err) ||
+        !grade_write_html(paths->html, &r, err, sizeof err)) {
+        fprintf(stderr, "mdat %s: %s\n", cmd, err);
+        status = EXIT_CANNOT_RUN;
+    }
+    printf("\n");
+    grade_print_summary(stdout, &r);
+    if (status == EXIT_NO_FAILURE)
+        printf("\nmdat: reports %s, %s, %s\n", paths->csv, paths->json, paths->html);
+    free(results);
+    return status;
+}
+
+/* One line per unit as it ends. */
+static void print_unit_line(const struct grade_settings *s, const struct grade_unit *u)
+{
+    char name[256];
+    grade_submission_name(s->submissions[u->submission], u->submission, s->n_submissions, name, sizeof name);
+    printf("  %s: ", name);
+    if (u->status != UNIT_GRADED)
+        printf("%s: %s", grade_unit_status_name(u->status), u->message);
+    else if (u->failing == 0)
+        printf("no failure in %" PRIu64 " schedules", u->schedules_run);
+    else
+        printf("%s in %" PRIu64 " of %" PRIu64 " schedules, first in execution %" PRIu64,
+               failure_kind_name(u->first_failure.kind), u->failing, u->schedules_run, u->first_failure.execution);
+    printf(" (%.1f s)\n", u->seconds);
+    fflush(stdout);
+}
+
+int cmd_grade(int argc, char **argv)
+{
+    enum { OPT_BUILD = OPT_GRADE_NEXT, OPT_EXE, OPT_BUILD_TIMEOUT, OPT_SUBMISSION_TIMEOUT, OPT_MAX_CPU,
+           OPT_MAX_MEMORY, OPT_MAX_PROCS, OPT_MAX_FILE_SIZE, OPT_SHARD };
+    static const struct option longopts[] = {
+        CLI_EXPLORE_OPTIONS,
+        REPORT_OPTIONS,
+        {"build", required_argument, NULL, OPT_BUILD},
+        {"exe", required_argument, NULL, OPT_EXE},
+        {"build-timeout", required_argument, NULL, OPT_BUILD_TIMEOUT},
+        {"submission-timeout", required_argument, NULL, OPT_SUBMISSION_TIMEOUT},
+        {"max-cpu", required_argument, NULL, OPT_MAX_CPU},
+        {"max-memory", required_argument, NULL, OPT_MAX_MEMORY},
+        {"max-procs", required_argument, NULL, OPT_MAX_PROCS},
+        {"max-file-size", required_argument, NULL, OPT_MAX_FILE_SIZE},
+        {"out", required_argument, NULL, 'o'},
+        {"shard", required_argument, NULL, OPT_SHARD},
+        {"help", no_argument, NULL, 'h'},
+        {0, 0, 0, 0},
+    };
+    struct cli_explore e = {
+        .schedules = 200,
+        .seed = 1,
+        .strategy = "pct",
+        .depth = 3,
+        .jobs = cli_available_cpus(),
+        .max_steps = 1000000,
+        .timeout_sec = 10,
+    };
+    struct grade_settings s = {
+        .limits = {.cpu_sec = 60, .address_space = 4ull << 30, .nproc = 256, .file_size = 64ull << 20},
+        .unit_timeout_sec = 600,
+        .build_timeout_sec = 300,
+        .out_dir = "mdat-grade",
+    };
+    int shard_k = 0, shard_n = 0;
+    struct report_paths paths = {0};
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "+" CLI_EXPLORE_SHORT "o:h", longopts, NULL)) != -1) {
+        int taken = cli_explore_option("grade", c, optarg, &e);
+        if (taken < 0)
+            return EXIT_USAGE;
+        if (taken || report_option(c, optarg, &paths))
+            continue;
+        switch (c) {
+        case OPT_BUILD:
+            s.build_cmd = optarg;
+            break;
+        case OPT_EXE:
+            if (!*optarg)
+                return cli_usage_error("grade", "--exe wants a file name%s", "");
+            s.exe_name = optarg;
+            break;
+        case OPT_BUILD_TIMEOUT:
+            if (!cli_parse_seconds(optarg, &s.build_timeout_sec, true))
+                return cli_usage_error("grade", "--build-timeout wants a number of seconds, not \"%s\"", optarg);
+            break;
+        case OPT_SUBMISSION_TIMEOUT:
+            if (!cli_parse_seconds(optarg, &s.unit_timeout_sec, true))
+                return cli_usage_error("grade", "--submission-timeout wants a number of seconds, not \"%s\"", optarg);
+            break;
+        case OPT_MAX_CPU:
+            if (!cli_parse_u64(optarg, &s.limits.cpu_sec))
+                return cli_usage_error("grade", "--max-cpu wants a whole number of seconds, not \"%s\"", optarg);
+            break;
+        case OPT_MAX_MEMORY:
+            if (!cli_parse_size(optarg, &s.limits.address_space))
+                return cli_usage_error("grade", "--max-memory wants a size (512M, 4G), not \"%s\"", optarg);
+            break;
+        case OPT_MAX_PROCS:
+            if (!cli_parse_u64(optarg, &s.limits.nproc))
+                return cli_usage_error("grade", "--max-procs wants a number, not \"%s\"", optarg);
+            break;
+        case OPT_MAX_FILE_SIZE:
+            if (!cli_parse_size(optarg, &s.limits.file_size))
+                return cli_usage_error("grade", "--max-file-size wants a size (64M), not \"%s\"", optarg);
+            break;
+        case 'o':
+            s.out_dir = optarg;
+            break;
+        case OPT_SHARD:
+            if (!grade_parse_shard(optarg, &shard_k, &shard_n))
+                return cli_usage_error("grade", "--shard wants K/N with 1 <= K <= N, not \"%s\"", optarg);
+            break;
+        case 'h':
+            print_grade_usage(stdout);
+            return EXIT_NO_FAILURE;
+        default:
+            return cli_bad_option("grade", optopt, argv[optind - 1]);
+        }
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "mdat grade: no submission given (usage: mdat grade [options] SUBMISSION...)\n");
+        return EXIT_USAGE;
+    }
+    if (shard_n && (paths.csv || paths.html))
+        return cli_usage_error("grade", "with --shard only the shard report is written (--json FILE): combine the "
+                                        "shards with mdat merge for CSV and HTML%s", "");
+    s.submissions = (const char *const *)argv + optind;
+    s.n_submissions = argc - optind;
+    s.schedules = e.schedules;
+    s.seed = e.seed;
+    s.strategy = e.strategy;
+    s.depth = e.depth;
+    s.max_steps = e.max_steps;
+    s.timeout_sec = e.timeout_sec;
+    s.check_cmd = e.check_cmd;
+    s.fail_on_exit = e.fail_on_exit;
+    int jobs = e.jobs;
+    for (int i = 0; i < s.n_submissions; i++) {
+        struct stat st;
+        if (stat(s.submissions[i], &st) == 0 && S_ISDIR(st.st_mode) && !s.build_cmd && !s.exe_name)
+            return cli_usage_error("grade", "%s is a directory: say how to build it (--build CMD) or which program "
+                                            "in it to run (--exe NAME)", s.submissions[i]);
+    }
+    if (!make_directories(s.out_dir)) {
+        fprintf(stderr, "mdat grade: cannot create %s: %s\n", s.out_dir, strerror(errno));
+        return EXIT_CANNOT_RUN;
+    }
+    grade_become_subreaper();
+
+    printf("mdat: grading %d submission%s with %s", s.n_submissions, s.n_submissions == 1 ? "" : "s", s.strategy);
+    if (strcmp(s.strategy, "pct") == 0)
+        printf(" (depth %d)", s.depth);
+    printf(", seed %" PRIu64 ", %" PRIu64 " schedule%s each, %d job%s", s.seed, s.schedules,
+           s.schedules == 1 ? "" : "s", jobs, jobs == 1 ? "" : "s");
+    char shard_tag[64] = "";
+    if (shard_n) {
+        uint64_t first, end;
+        grade_shard_range(s.schedules, shard_k, shard_n, &first, &end);
+        printf("; shard %d of %d: executions %" PRIu64 "-%" PRIu64, shard_k, shard_n, first, end - 1);
+        snprintf(shard_tag, sizeof shard_tag, "-shard-%d-of-%d", shard_k, shard_n);
+    }
+    printf("\n");
+    fflush(stdout);
+
+    struct grade_unit *units = calloc((size_t)s.n_submissions, sizeof *units);
+    size_t n_units = 0;
+    for (int i = 0; i < s.n_submissions; i++) {
+        uint64_t first = 0, end = s.schedules;
+        if (shard_n)
+            grade_shard_range(s.schedules, shard_k, shard_n, &first, &end);
+        if (first == end)
+            continue;   /* fewer schedules than shards: nothing of this one here */
+        grade_run_unit(&s, jobs, i, first, end, shard_tag, &units[n_units]);
+        print_unit_line(&s, &units[n_units]);
+        n_units++;
+    }
+
+    int status = EXIT_NO_FAILURE;
+    if (shard_n) {
+        char path[PATH_MAX], err[PATH_MAX + 100];
+        if (!paths.json)
+            snprintf(path, sizeof path, "%s/shard-%d-of-%d.json", s.out_dir, shard_k, shard_n);
+        else
+            snprintf(path, sizeof path, "%s", paths.json);
+        if (!grade_write_shard(path, &s, shard_k, shard_n, units, n_units, err, sizeof err)) {
+            fprintf(stderr, "mdat grade: %s\n", err);
+            status = EXIT_CANNOT_RUN;
+        } else {
+            printf("mdat: shard %d of %d written to %s; combine all %d with mdat merge\n", shard_k, shard_n, path,
+                   shard_n);
+        }
+    } else {
+        status = finish_reports("grade", &s, units, n_units, &paths);
+    }
+    free(units);
+    return status;
+}
+
+int cmd_merge(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        REPORT_OPTIONS,
+        {"help", no_argument, NULL, 'h'},
+        {0, 0, 0, 0},
+    };
+    struct report_paths paths = {0};
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+        if (report_option(c, optarg, &paths))
+            continue;
+        switch (c) {
+        case 'h':
+            print_merge_usage(stdout);
+            return EXIT_NO_FAILURE;
+        default:
+            return cli_bad_option("merge", optopt, argv[optind - 1]);
+        }
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "mdat merge: no shard report given (usage: mdat merge [options] SHARD.json...)\n");
+        return EXIT_USAGE;
+    }
+    size_t n = (size_t)(argc - optind);
+    const char *const *files = (const char *const *)argv + optind;
+    struct grade_shard *shards = calloc(n, sizeof *shards);
+    char err[PATH_MAX + 300];
+    int status = EXIT_NO_FAILURE;
+    size_t n_read = 0;
+    for (; n_read < n; n_read++)
+        if (!grade_read_shard(files[n_read], &shards[n_read], err, sizeof err)) {
+            n_read++;
+            status = EXIT_CANNOT_RUN;
+            break;
+        }
+    if (status == EXIT_NO_FAILURE && !grade_check_shards(shards, files, n, err, sizeof err))
+        status = EXIT_CANNOT_RUN;
+    if (status != EXIT_NO_FAILURE) {
+        fprintf(stderr, "mdat merge: %s\n", err);
+    } else {
+        size_t n_units = 0;
+        for (size_t i = 0; i < n; i++)
+            n_units += shards[i].n_units;
+        struct grade_unit *units = calloc(n_units + 1, sizeof *units);
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            for (size_t u = 0; u < shards[i].n_units; u++)
+                units[k++] = shards[i].units[u];
+        const struct grade_settings *s = &shards[0].settings;
+        printf("mdat: merging %zu shard%s of %d submission%s\n", n, n == 1 ? "" : "s", s->n_submissions,
+               s->n_submissions == 1 ? "" : "s");
+        status = finish_reports("merge", s, units, n_units, &paths);
+        free(units);
+    }
+    for (size_t i = 0; i < n_read; i++)
+        grade_shard_free(&shards[i]);
+    free(shards);
+    return status;
+}

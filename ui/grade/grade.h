@@ -1,0 +1,178 @@
+/* grade: grading a class's submissions (mdat grade, mdat merge).
+ *
+ * The work is cut into units: a unit is one submission's executions
+ * first..end-1. Unsharded, a submission is one unit; with --shard K/N, the
+ * schedules of every submission are cut into N contiguous ranges and shard
+ * K runs range K of each. A unit is run (grade_run_unit) into a
+ * grade_unit; the units of a submission are combined (grade_aggregate)
+ * into its grade_result, and the results written as reports. mdat merge
+ * reads the units of every shard back and does the same, so the merged
+ * reports are those of an unsharded run. */
+#ifndef MDAT_UI_GRADE_H
+#define MDAT_UI_GRADE_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "supervisor/trace/failure.h"
+#include "supervisor/engine/spawn.h"
+
+struct json_value;
+
+enum grade_verdict {
+    VERDICT_OK,             /* no failure found */
+    VERDICT_DEADLOCK,
+    VERDICT_ASSERTION,
+    VERDICT_CRASH,
+    VERDICT_CHECKER,        /* the output checker rejected the output */
+    VERDICT_HANG,           /* timeout, step limit (livelock), or the unit's wall-clock limit */
+    VERDICT_MISUSE,
+    VERDICT_EXIT_STATUS,    /* non-zero exit status, with --fail-on-exit */
+    VERDICT_BUILD_FAILED,
+    VERDICT_MDAT_ERROR,     /* mdat could not grade it (or its grading process died) */
+    VERDICT_COUNT
+};
+
+/* "ok", "deadlock", ..., "build-failed", "mdat-error": the reports' token. */
+const char *grade_verdict_name(enum grade_verdict v);
+/* "no failure found", ..., "checker violation", "build failed", "mdat error". */
+const char *grade_verdict_text(enum grade_verdict v);
+enum grade_verdict grade_verdict_of_failure(enum failure_kind kind);
+
+/* Everything that decides a verdict, the same for every submission (and
+ * every shard: mdat merge refuses shards whose settings differ). Strings
+ * are borrowed (from argv, or from a parsed shard report). */
+struct grade_settings {
+    const char *const *submissions;     /* as given on the command line */
+    int n_submissions;
+    uint64_t schedules;
+    uint64_t seed;
+    const char *strategy;
+    int depth;
+    uint64_t max_steps;
+    double timeout_sec;                 /* per execution */
+    const char *check_cmd;              /* NULL: none */
+    bool fail_on_exit;
+    struct spawn_limits limits;         /* nproc: processes and threads an execution may add */
+    double unit_timeout_sec;            /* wall clock of a unit (the whole submission unsharded) */
+    const char *build_cmd;              /* NULL: submissions are executables */
+    const char *exe_name;               /* NULL: the single executable the build produced */
+    double build_timeout_sec;
+    const char *out_dir;
+};
+
+/* A failing execution, as the reports show it. */
+struct grade_failure {
+    uint64_t execution;
+    enum failure_kind kind;
+    bool reproduced;                    /* the recorded re-run failed the same way */
+    char message[512];
+    char location[160];                 /* file:line, "" if unknown */
+    char function[96];
+    char schedule_file[PATH_MAX];
+    char program_stderr[200];           /* first line the program wrote on stderr then */
+};
+
+enum unit_status {
+    UNIT_GRADED,            /* every execution of the range ran */
+    UNIT_BUILD_FAILED,
+    UNIT_MDAT_ERROR,
+    UNIT_WALL_CLOCK,        /* stopped at the unit's wall-clock limit */
+    UNIT_STATUS_COUNT
+};
+const char *grade_unit_status_name(enum unit_status s);
+bool grade_unit_status_from_name(const char *name, enum unit_status *out);
+
+struct grade_unit {
+    int submission;                     /* index into settings.submissions */
+    uint64_t first, end;                /* executions first..end-1 */
+    enum unit_status status;
+    char message[512];                  /* why it was not graded (build, mdat, wall clock) */
+    char build_output[1024];            /* first lines of the build's output */
+    uint64_t schedules_run;             /* UNIT_WALL_CLOCK: those finished before */
+    uint64_t failing;                   /* failing executions */
+    uint64_t failing_by_kind[FAIL_KIND_COUNT];
+    bool has_failure;
+    struct grade_failure first_failure; /* the lowest failing execution of the range */
+    double seconds;                     /* wall time, build included */
+};
+
+struct grade_result {
+    enum grade_verdict verdict;
+    char details[1280];                 /* one line (build output apart) */
+    uint64_t schedules_run;
+    uint64_t failing;
+    uint64_t failing_by_kind[FAIL_KIND_COUNT];
+    bool has_failure;
+    struct grade_failure first_failure;
+    char build_output[1024];
+    double seconds;                     /* summed over the units */
+};
+
+/* The combined result of one submission's units (given in any order). */
+void grade_aggregate(const struct grade_unit *units, size_t n, struct grade_result *out);
+
+/* The directory name of submission i (0-based) of n: its position and file
+ * name, "03-alice": only [A-Za-z0-9._-] kept. */
+void grade_submission_name(const char *given, int index, int n, char *out, size_t len);
+
+/* Parses "K/N" (1 <= K <= N <= 100000). */
+bool grade_parse_shard(const char *s, int *k, int *n);
+/* Executions [*first, *end) of shard k of n for `schedules` schedules:
+ * floor((k-1)*S/n) to floor(k*S/n). */
+void grade_shard_range(uint64_t schedules, int k, int n, uint64_t *first, uint64_t *end);
+
+/* ---- running (grade_run.c) ---- */
+
+/* Makes this process the reaper of every orphan below it (called once, by
+ * mdat grade, before the first unit). */
+void grade_become_subreaper(void);
+/* Builds if needed and explores one unit in a child process with the
+ * settings' limits, into u. shard_tag names the build copy ("" unsharded,
+ * "-shard-2-of-3"). progress, if set, is called now and then. */
+void grade_run_unit(const struct grade_settings *s, int jobs, int submission, uint64_t first, uint64_t end,
+                    const char *shard_tag, struct grade_unit *u);
+
+/* ---- reports (grade_report.c) ---- */
+
+struct grade_report {
+    const struct grade_settings *settings;
+    const struct grade_result *results;     /* one per submission, in order */
+    bool no_times;                          /* time fields empty (null) */
+};
+
+bool grade_write_csv(const char *path, const struct grade_report *r, char *err, size_t errlen);
+bool grade_write_json(const char *path, const struct grade_report *r, char *err, size_t errlen);
+bool grade_write_html(const char *path, const struct grade_report *r, char *err, size_t errlen);
+/* The readable table on a terminal. */
+void grade_print_summary(FILE *out, const struct grade_report *r);
+/* The replay command of a failure: "mdat replay PATH". */
+void grade_replay_command(const struct grade_failure *f, char *out, size_t len);
+
+/* A shard report: the settings, the shard, and its units in full. */
+bool grade_write_shard(const char *path, const struct grade_settings *s, int k, int n, const struct grade_unit *units,
+                       size_t n_units, char *err, size_t errlen);
+
+/* One shard report read back. Its settings borrow strings from doc. */
+struct grade_shard {
+    struct json_value *doc;
+    struct grade_settings settings;
+    const char **submissions;
+    int k, n;
+    struct grade_unit *units;
+    size_t n_units;
+};
+bool grade_read_shard(const char *path, struct grade_shard *sh, char *err, size_t errlen);
+void grade_shard_free(struct grade_shard *sh);
+
+/* Checks that shards belong together: same settings, same N, each shard
+ * once, none missing, and each holds the units its number calls for. On a
+ * mismatch: false and a one-line reason naming the files (paths[i] is
+ * shards[i]'s). */
+bool grade_check_shards(const struct grade_shard *shards, const char *const *paths, size_t n, char *err,
+                        size_t errlen);
+
+#endif

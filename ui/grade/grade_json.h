@@ -1,0 +1,16 @@
+/* grade_json: the parts of grading's JSON documents that the report and the
+ * shard report share (written by one function, read back by the other). */
+#ifndef MDAT_UI_GRADE_JSON_H
+#define MDAT_UI_GRADE_JSON_H
+
+#include "ui/grade/grade.h"
+#include "ui/text/json_writer.h"
+
+/* "settings": {...} */
+void grade_json_settings(struct json_writer *w, const struct grade_settings *s);
+/* key: {"deadlock": N, ...}, every failure kind. */
+void grade_json_kind_counts(struct json_writer *w, const char *key, const uint64_t counts[FAIL_KIND_COUNT]);
+/* key: {"execution", "seed", "kind", "message", ..., "replay"} */
+void grade_json_failure(struct json_writer *w, const char *key, const struct grade_failure *f, uint64_t seed);
+
+#endif

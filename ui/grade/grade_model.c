@@ -1,0 +1,231 @@
+/* grade_model: verdicts, names, shard ranges and how the units of a
+ * submission combine into its result (the pure part of grading). */
+#include "ui/grade/grade.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const VERDICT_NAMES[VERDICT_COUNT] = {
+    [VERDICT_OK] = "ok",
+    [VERDICT_DEADLOCK] = "deadlock",
+    [VERDICT_ASSERTION] = "assertion",
+    [VERDICT_CRASH] = "crash",
+    [VERDICT_CHECKER] = "checker",
+    [VERDICT_HANG] = "hang",
+    [VERDICT_MISUSE] = "misuse",
+    [VERDICT_EXIT_STATUS] = "exit-status",
+    [VERDICT_BUILD_FAILED] = "build-failed",
+    [VERDICT_MDAT_ERROR] = "mdat-error",
+};
+
+static const char *const VERDICT_TEXTS[VERDICT_COUNT] = {
+    [VERDICT_OK] = "no failure found",
+    [VERDICT_DEADLOCK] = "deadlock",
+    [VERDICT_ASSERTION] = "assertion",
+    [VERDICT_CRASH] = "crash",
+    [VERDICT_CHECKER] = "checker violation",
+    [VERDICT_HANG] = "hang",
+    [VERDICT_MISUSE] = "misuse",
+    [VERDICT_EXIT_STATUS] = "exit status",
+    [VERDICT_BUILD_FAILED] = "build failed",
+    [VERDICT_MDAT_ERROR] = "mdat error",
+};
+
+const char *grade_verdict_name(enum grade_verdict v)
+{
+    return v < VERDICT_COUNT ? VERDICT_NAMES[v] : "?";
+}
+
+const char *grade_verdict_text(enum grade_verdict v)
+{
+    return v < VERDICT_COUNT ? VERDICT_TEXTS[v] : "?";
+}
+
+enum grade_verdict grade_verdict_of_failure(enum failure_kind kind)
+{
+    switch (kind) {
+    case FAIL_NONE: return VERDICT_OK;
+    case FAIL_DEADLOCK: return VERDICT_DEADLOCK;
+    case FAIL_ASSERTION: return VERDICT_ASSERTION;
+    case FAIL_CRASH: return VERDICT_CRASH;
+    case FAIL_EXIT_STATUS: return VERDICT_EXIT_STATUS;
+    case FAIL_STEP_LIMIT:
+    case FAIL_TIMEOUT: return VERDICT_HANG;
+    case FAIL_CHECKER: return VERDICT_CHECKER;
+    case FAIL_MISUSE: return VERDICT_MISUSE;
+    case FAIL_KIND_COUNT: break;
+    }
+    return VERDICT_MDAT_ERROR;
+}
+
+static const char *const UNIT_STATUS_NAMES[UNIT_STATUS_COUNT] = {
+    [UNIT_GRADED] = "graded",
+    [UNIT_BUILD_FAILED] = "build-failed",
+    [UNIT_MDAT_ERROR] = "mdat-error",
+    [UNIT_WALL_CLOCK] = "wall-clock",
+};
+
+const char *grade_unit_status_name(enum unit_status s)
+{
+    return s < UNIT_STATUS_COUNT ? UNIT_STATUS_NAMES[s] : "?";
+}
+
+bool grade_unit_status_from_name(const char *name, enum unit_status *out)
+{
+    for (int i = 0; i < UNIT_STATUS_COUNT; i++)
+        if (strcmp(name, UNIT_STATUS_NAMES[i]) == 0) {
+            *out = (enum unit_status)i;
+            return true;
+        }
+    return false;
+}
+
+/* Appends printf-style text to a fixed buffer, cutting what does not fit. */
+static void append(char *buf, size_t len, const char *fmt, const char *arg)
+{
+    size_t used = strlen(buf);
+    if (used + 1 < len)
+        snprintf(buf + used, len - used, fmt, arg);
+}
+
+/* The details of a failure verdict: its message, what kind of hang, the
+ * program's own word on stderr, the other kinds seen. */
+static void failure_details(const struct grade_result *r, char *out, size_t len)
+{
+    const struct grade_failure *f = &r->first_failure;
+    out[0] = '\0';
+    if (f->kind == FAIL_TIMEOUT && f->message[0])
+        append(out, len, "%s", "timeout: ");
+    else if (f->kind == FAIL_STEP_LIMIT)
+        append(out, len, "%s", "step-limit (livelock): ");
+    /* A failure the re-run did not reproduce has no message of its own. */
+    append(out, len, "%s", f->message[0] ? f->message : failure_kind_name(f->kind));
+    /* A crash or exit status often has its reason on stderr ("out of
+     * memory", "fork: Resource temporarily unavailable"); an assertion's
+     * stderr only repeats the message. */
+    if (f->program_stderr[0] && (f->kind == FAIL_CRASH || f->kind == FAIL_EXIT_STATUS))
+        append(out, len, "; the program's stderr: %s", f->program_stderr);
+    if (!f->reproduced)
+        append(out, len, "%s", " (not reproduced when re-run)");
+    bool first_other = true;
+    for (int k = FAIL_NONE + 1; k < FAIL_KIND_COUNT; k++) {
+        if (k == (int)f->kind || r->failing_by_kind[k] == 0)
+            continue;
+        char n[32];
+        snprintf(n, sizeof n, " in %llu", (unsigned long long)r->failing_by_kind[k]);
+        append(out, len, first_other ? "; also %s" : ", %s", failure_kind_name((enum failure_kind)k));
+        append(out, len, "%s", n);
+        first_other = false;
+    }
+}
+
+static int by_first(const void *a, const void *b)
+{
+    uint64_t x = (*(const struct grade_unit *const *)a)->first, y = (*(const struct grade_unit *const *)b)->first;
+    return x < y ? -1 : x > y;
+}
+
+void grade_aggregate(const struct grade_unit *units, size_t n, struct grade_result *out)
+{
+    memset(out, 0, sizeof *out);
+    const struct grade_unit **sorted = calloc(n ? n : 1, sizeof *sorted);
+    if (!sorted)
+        abort();
+    for (size_t i = 0; i < n; i++)
+        sorted[i] = &units[i];
+    qsort(sorted, n, sizeof *sorted, by_first);
+    /* The first unit (in range order) of each status that overrides the
+     * exploration's findings: a failed build, then mdat's own error, then
+     * the wall clock. */
+    const struct grade_unit *build = NULL, *error = NULL, *wall = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const struct grade_unit *u = sorted[i];
+        out->seconds += u->seconds;
+        if (u->status == UNIT_BUILD_FAILED && !build)
+            build = u;
+        if (u->status == UNIT_MDAT_ERROR && !error)
+            error = u;
+        if (u->status == UNIT_WALL_CLOCK && !wall)
+            wall = u;
+        if (u->status != UNIT_GRADED && u->status != UNIT_WALL_CLOCK)
+            continue;
+        out->schedules_run += u->schedules_run;
+        out->failing += u->failing;
+        for (int k = 0; k < FAIL_KIND_COUNT; k++)
+            out->failing_by_kind[k] += u->failing_by_kind[k];
+        if (u->has_failure && !out->has_failure) {
+            out->has_failure = true;
+            out->first_failure = u->first_failure;
+        }
+    }
+    const struct grade_unit *stopped = build ? build : error ? error : wall;
+    if (stopped) {
+        out->verdict = build ? VERDICT_BUILD_FAILED : error ? VERDICT_MDAT_ERROR : VERDICT_HANG;
+        snprintf(out->details, sizeof out->details, "%s", stopped->message);
+        if (build) {
+            /* Nothing ran: the counts of other units would only confuse. */
+            out->schedules_run = out->failing = 0;
+            memset(out->failing_by_kind, 0, sizeof out->failing_by_kind);
+            out->has_failure = false;
+            memset(&out->first_failure, 0, sizeof out->first_failure);
+        }
+    } else if (out->has_failure) {
+        out->verdict = grade_verdict_of_failure(out->first_failure.kind);
+        failure_details(out, out->details, sizeof out->details);
+    } else {
+        out->verdict = VERDICT_OK;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (sorted[i]->build_output[0]) {
+            snprintf(out->build_output, sizeof out->build_output, "%s", sorted[i]->build_output);
+            break;
+        }
+    free(sorted);
+}
+
+void grade_submission_name(const char *given, int index, int n, char *out, size_t len)
+{
+    /* The last path component, without trailing slashes. */
+    size_t end = strlen(given);
+    while (end > 1 && given[end - 1] == '/')
+        end--;
+    size_t start = end;
+    while (start > 0 && given[start - 1] != '/')
+        start--;
+    char base[200];
+    size_t k = 0;
+    for (size_t i = start; i < end && k + 1 < sizeof base; i++) {
+        unsigned char c = (unsigned char)given[i];
+        base[k++] = (char)(isalnum(c) || c == '.' || c == '_' || c == '-' ? c : '_');
+    }
+    base[k] = '\0';
+    if (k == 0 || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
+        snprintf(base, sizeof base, "submission");
+    int width = 2;
+    for (int m = n; m >= 100; m /= 10)
+        width++;
+    snprintf(out, len, "%0*d-%s", width, index + 1, base);
+}
+
+bool grade_parse_shard(const char *s, int *k, int *n)
+{
+    char *end;
+    if (!s || !isdigit((unsigned char)*s))
+        return false;
+    long a = strtol(s, &end, 10);
+    if (*end != '/' || !isdigit((unsigned char)end[1]))
+        return false;
+    long b = strtol(end + 1, &end, 10);
+    if (*end || a < 1 || b < 1 || a > b || b > 100000)
+        return false;
+    *k = (int)a;
+    *n = (int)b;
+    return true;
+}
+
+void grade_shard_range(uint64_t schedules, int k, int n, uint64_t *first, uint64_t *end)
+{
+    *first = (uint64_t)((unsigned __int128)schedules * (unsigned)(k - 1) / (unsigned)n);
+    *end = (uint64_t)((unsigned __int128)schedules * (unsigned)k / (unsigned)n);
+}

@@ -1,0 +1,332 @@
+/* grade_shard: shard reports (the units a shard ran, in full, with the
+ * settings they were run with), reading them back, and checking that a set
+ * of them makes one whole grading. */
+#include "ui/grade/grade.h"
+#include "ui/grade/grade_json.h"
+
+#include "ui/text/json_reader.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char SHARD_FORMAT[] = "mdat-grade-shard";
+
+void grade_json_settings(struct json_writer *w, const struct grade_settings *s)
+{
+    json_begin_object(w, "settings");
+    json_begin_array(w, "submissions");
+    for (int i = 0; i < s->n_submissions; i++)
+        json_string(w, NULL, s->submissions[i]);
+    json_end_array(w);
+    json_uint(w, "schedules", s->schedules);
+    json_uint(w, "seed", s->seed);
+    json_string(w, "strategy", s->strategy);
+    json_int(w, "depth", s->depth);
+    json_uint(w, "max_steps", s->max_steps);
+    json_double(w, "timeout_seconds", s->timeout_sec);
+    json_string_or_null(w, "check", s->check_cmd);
+    json_bool(w, "fail_on_exit", s->fail_on_exit);
+    json_begin_object(w, "limits");
+    json_uint(w, "cpu_seconds", s->limits.cpu_sec);
+    json_uint(w, "memory_bytes", s->limits.address_space);
+    json_uint(w, "procs", s->limits.nproc);
+    json_uint(w, "file_size_bytes", s->limits.file_size);
+    json_end_object(w);
+    json_double(w, "submission_timeout_seconds", s->unit_timeout_sec);
+    json_string_or_null(w, "build", s->build_cmd);
+    json_string_or_null(w, "exe", s->exe_name);
+    json_double(w, "build_timeout_seconds", s->build_timeout_sec);
+    json_string(w, "out_dir", s->out_dir);
+    json_end_object(w);
+}
+
+void grade_json_kind_counts(struct json_writer *w, const char *key, const uint64_t counts[FAIL_KIND_COUNT])
+{
+    json_begin_object(w, key);
+    for (int k = FAIL_NONE + 1; k < FAIL_KIND_COUNT; k++)
+        json_uint(w, failure_kind_name((enum failure_kind)k), counts[k]);
+    json_end_object(w);
+}
+
+void grade_json_failure(struct json_writer *w, const char *key, const struct grade_failure *f, uint64_t seed)
+{
+    char replay[PATH_MAX + 64];
+    grade_replay_command(f, replay, sizeof replay);
+    json_begin_object(w, key);
+    json_uint(w, "execution", f->execution);
+    json_uint(w, "seed", seed);
+    json_string(w, "kind", failure_kind_name(f->kind));
+    json_string(w, "message", f->message);
+    json_string(w, "location", f->location);
+    json_string(w, "function", f->function);
+    json_string(w, "schedule_file", f->schedule_file);
+    json_string(w, "replay", replay);
+    json_bool(w, "reproduced", f->reproduced);
+    json_string(w, "program_stderr", f->program_stderr);
+    json_end_object(w);
+}
+
+bool grade_write_shard(const char *path, const struct grade_settings *s, int k, int n, const struct grade_unit *units,
+                       size_t n_units, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        return false;
+    }
+    struct json_writer w = {.f = f};
+    json_begin_object(&w, NULL);
+    json_string(&w, "format", SHARD_FORMAT);
+    json_int(&w, "format_version", 1);
+    json_string(&w, "mdat_version", MDAT_VERSION);
+    grade_json_settings(&w, s);
+    json_int(&w, "shard", k);
+    json_int(&w, "shards", n);
+    json_begin_array(&w, "units");
+    for (size_t i = 0; i < n_units; i++) {
+        const struct grade_unit *u = &units[i];
+        json_begin_object(&w, NULL);
+        json_int(&w, "submission", u->submission);
+        json_uint(&w, "first", u->first);
+        json_uint(&w, "end", u->end);
+        json_string(&w, "status", grade_unit_status_name(u->status));
+        json_string(&w, "message", u->message);
+        json_string(&w, "build_output", u->build_output);
+        json_uint(&w, "schedules_run", u->schedules_run);
+        json_uint(&w, "failing", u->failing);
+        grade_json_kind_counts(&w, "failing_by_kind", u->failing_by_kind);
+        if (u->has_failure)
+            grade_json_failure(&w, "first_failure", &u->first_failure, s->seed);
+        else
+            json_null(&w, "first_failure");
+        json_double(&w, "seconds", u->seconds);
+        json_end_object(&w);
+    }
+    json_end_array(&w);
+    json_end_object(&w);
+    bool ok = !ferror(f);
+    if (fclose(f) != 0 || !ok) {
+        snprintf(err, errlen, "cannot write %s", path);
+        return false;
+    }
+    return true;
+}
+
+/* ---------- reading ---------- */
+
+static const char *string_member_or_null(const struct json_value *v, const char *key)
+{
+    const struct json_value *m = json_member(v, key);
+    return m && m->type == JSON_STRING ? m->text : NULL;
+}
+
+static void copy_string(char *dst, size_t len, const struct json_value *v, const char *key)
+{
+    snprintf(dst, len, "%s", json_member_string(v, key));
+}
+
+/* Reads what grade_json_settings wrote. false if a field is missing. */
+static bool read_settings(const struct json_value *v, struct grade_shard *sh)
+{
+    struct grade_settings *s = &sh->settings;
+    const struct json_value *subs = json_member(v, "submissions");
+    const struct json_value *limits = json_member(v, "limits");
+    uint64_t depth;
+    if (!subs || subs->type != JSON_ARRAY || !limits)
+        return false;
+    sh->submissions = calloc(subs->n + 1, sizeof *sh->submissions);
+    for (size_t i = 0; i < subs->n; i++) {
+        if (subs->items[i].type != JSON_STRING)
+            return false;
+        sh->submissions[i] = subs->items[i].text;
+    }
+    s->submissions = sh->submissions;
+    s->n_submissions = (int)subs->n;
+    s->strategy = json_member_string(v, "strategy");
+    s->check_cmd = string_member_or_null(v, "check");
+    s->fail_on_exit = json_member_true(v, "fail_on_exit");
+    s->build_cmd = string_member_or_null(v, "build");
+    s->exe_name = string_member_or_null(v, "exe");
+    s->out_dir = json_member_string(v, "out_dir");
+    bool ok = json_member_u64(v, "schedules", &s->schedules) && json_member_u64(v, "seed", &s->seed) &&
+              json_member_u64(v, "depth", &depth) && json_member_u64(v, "max_steps", &s->max_steps) &&
+              json_member_double(v, "timeout_seconds", &s->timeout_sec) &&
+              json_member_double(v, "submission_timeout_seconds", &s->unit_timeout_sec) &&
+              json_member_double(v, "build_timeout_seconds", &s->build_timeout_sec) &&
+              json_member_u64(limits, "cpu_seconds", &s->limits.cpu_sec) &&
+              json_member_u64(limits, "memory_bytes", &s->limits.address_space) &&
+              json_member_u64(limits, "procs", &s->limits.nproc) &&
+              json_member_u64(limits, "file_size_bytes", &s->limits.file_size);
+    s->depth = (int)depth;
+    return ok;
+}
+
+static bool read_failure(const struct json_value *v, struct grade_failure *f)
+{
+    f->kind = failure_kind_from_name(json_member_string(v, "kind"));
+    f->reproduced = json_member_true(v, "reproduced");
+    copy_string(f->message, sizeof f->message, v, "message");
+    copy_string(f->location, sizeof f->location, v, "location");
+    copy_string(f->function, sizeof f->function, v, "function");
+    copy_string(f->schedule_file, sizeof f->schedule_file, v, "schedule_file");
+    copy_string(f->program_stderr, sizeof f->program_stderr, v, "program_stderr");
+    return json_member_u64(v, "execution", &f->execution) && f->kind != FAIL_NONE;
+}
+
+static bool read_unit(const struct json_value *v, int n_submissions, struct grade_unit *u)
+{
+    uint64_t submission;
+    if (!json_member_u64(v, "submission", &submission) || submission >= (uint64_t)n_submissions ||
+        !json_member_u64(v, "first", &u->first) || !json_member_u64(v, "end", &u->end) ||
+        !grade_unit_status_from_name(json_member_string(v, "status"), &u->status) ||
+        !json_member_u64(v, "schedules_run", &u->schedules_run) || !json_member_u64(v, "failing", &u->failing) ||
+        !json_member_double(v, "seconds", &u->seconds))
+        return false;
+    u->submission = (int)submission;
+    copy_string(u->message, sizeof u->message, v, "message");
+    copy_string(u->build_output, sizeof u->build_output, v, "build_output");
+    const struct json_value *kinds = json_member(v, "failing_by_kind");
+    for (int k = FAIL_NONE + 1; k < FAIL_KIND_COUNT; k++)
+        if (!json_member_u64(kinds, failure_kind_name((enum failure_kind)k), &u->failing_by_kind[k]))
+            return false;
+    const struct json_value *ff = json_member(v, "first_failure");
+    if (ff && ff->type == JSON_OBJECT) {
+        u->has_failure = true;
+        return read_failure(ff, &u->first_failure);
+    }
+    return true;
+}
+
+bool grade_read_shard(const char *path, struct grade_shard *sh, char *err, size_t errlen)
+{
+    memset(sh, 0, sizeof *sh);
+    sh->doc = json_parse_file(path, err, errlen);
+    if (!sh->doc)
+        return false;
+    const struct json_value *d = sh->doc;
+    if (strcmp(json_member_string(d, "format"), SHARD_FORMAT) != 0) {
+        snprintf(err, errlen, "%s is not an mdat grade shard report (written by mdat grade --shard K/N)", path);
+        return false;
+    }
+    uint64_t k, n;
+    const struct json_value *units = json_member(d, "units");
+    if (!read_settings(json_member(d, "settings"), sh) || !json_member_u64(d, "shard", &k) ||
+        !json_member_u64(d, "shards", &n) || k < 1 || k > n || n > 100000 || !units || units->type != JSON_ARRAY) {
+        snprintf(err, errlen, "%s: incomplete shard report (settings, shard or units missing)", path);
+        return false;
+    }
+    sh->k = (int)k;
+    sh->n = (int)n;
+    sh->units = calloc(units->n ? units->n : 1, sizeof *sh->units);
+    for (size_t i = 0; i < units->n; i++) {
+        if (!read_unit(&units->items[i], sh->settings.n_submissions, &sh->units[i])) {
+            snprintf(err, errlen, "%s: unit %zu is incomplete", path, i + 1);
+            return false;
+        }
+        sh->n_units++;
+    }
+    return true;
+}
+
+void grade_shard_free(struct grade_shard *sh)
+{
+    json_value_free(sh->doc);
+    free(sh->submissions);
+    free(sh->units);
+    memset(sh, 0, sizeof *sh);
+}
+
+/* ---------- checking a set ---------- */
+
+/* The first member of a's settings that b does not have the same. */
+static const char *first_difference(const struct json_value *a, const struct json_value *b)
+{
+    for (size_t i = 0; i < a->n; i++) {
+        const struct json_value *other = json_member(b, a->keys[i]);
+        if (!other || !json_equal(&a->items[i], other))
+            return a->keys[i];
+    }
+    return b->n != a->n ? "the set of fields" : NULL;
+}
+
+/* Does the shard hold exactly the units its number calls for? */
+static bool check_units(const struct grade_shard *sh, const char *path, char *err, size_t errlen)
+{
+    const struct grade_settings *s = &sh->settings;
+    size_t expected = 0;
+    for (int i = 0; i < s->n_submissions; i++) {
+        uint64_t first, end;
+        grade_shard_range(s->schedules, sh->k, sh->n, &first, &end);
+        if (first == end)
+            continue;
+        expected++;
+        size_t found = 0;
+        for (size_t u = 0; u < sh->n_units; u++)
+            if (sh->units[u].submission == i)
+                found += sh->units[u].first == first && sh->units[u].end == end ? 1 : 2;
+        if (found != 1) {
+            snprintf(err, errlen, "%s: shard %d of %d should hold executions %" PRIu64 "-%" PRIu64 " of %s once",
+                     path, sh->k, sh->n, first, end - 1, s->submissions[i]);
+            return false;
+        }
+    }
+    if (expected != sh->n_units) {
+        snprintf(err, errlen, "%s: shard %d of %d holds units it should not", path, sh->k, sh->n);
+        return false;
+    }
+    return true;
+}
+
+bool grade_check_shards(const struct grade_shard *shards, const char *const *paths, size_t n, char *err,
+                        size_t errlen)
+{
+    if (n == 0) {
+        snprintf(err, errlen, "no shard reports given");
+        return false;
+    }
+    int total = shards[0].n;
+    const struct json_value *settings0 = json_member(shards[0].doc, "settings");
+    const char *version0 = json_member_string(shards[0].doc, "mdat_version");
+    char *seen = calloc((size_t)total + 1, 1);
+    bool ok = true;
+    for (size_t i = 0; i < n && ok; i++) {
+        const struct grade_shard *sh = &shards[i];
+        const char *diff = first_difference(settings0, json_member(sh->doc, "settings"));
+        if (strcmp(json_member_string(sh->doc, "mdat_version"), version0) != 0)
+            diff = "mdat_version";
+        if (diff) {
+            snprintf(err, errlen, "%s and %s were graded with different settings (%s differs)", paths[0], paths[i],
+                     diff);
+            ok = false;
+        } else if (sh->n != total) {
+            snprintf(err, errlen, "%s is shard %d of %d, but %s is of %d", paths[i], sh->k, sh->n, paths[0], total);
+            ok = false;
+        } else if (seen[sh->k]) {
+            snprintf(err, errlen, "shard %d of %d is given twice (%s)", sh->k, total, paths[i]);
+            ok = false;
+        } else {
+            seen[sh->k] = 1;
+            ok = check_units(sh, paths[i], err, errlen);
+        }
+    }
+    if (ok) {
+        char missing[256] = "";
+        int n_missing = 0;
+        for (int k = 1; k <= total; k++) {
+            if (seen[k])
+                continue;
+            size_t used = strlen(missing);
+            if (used + 16 < sizeof missing)
+                snprintf(missing + used, sizeof missing - used, "%s%d", n_missing ? ", " : "", k);
+            n_missing++;
+        }
+        if (n_missing) {
+            snprintf(err, errlen, "missing shard%s %s of %d", n_missing == 1 ? "" : "s", missing, total);
+            ok = false;
+        }
+    }
+    free(seen);
+    return ok;
+}

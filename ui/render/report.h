@@ -1,0 +1,26 @@
+/* report: what `mdat run` and `mdat replay` tell the user, as text and JSON. */
+#ifndef MDAT_UI_REPORT_H
+#define MDAT_UI_REPORT_H
+
+#include <stdio.h>
+
+#include "supervisor/explore/explore.h"
+
+/* The failure: kind, message, threads, last steps (text, for a terminal). */
+void report_failure_text(FILE *f, const struct exec_result *res);
+/* Where the failure's schedule, traces and output were saved, and how to replay it. */
+void report_failure_files_text(FILE *out, const struct explore_failure *f);
+
+struct run_description {
+    const char *program;
+    char *const *args;          /* after argv[0] */
+    int n_args;
+    const char *strategy;
+    uint64_t seed;
+    uint64_t schedules_requested;
+};
+
+bool report_json_write(const char *path, const struct run_description *run, const struct explore_summary *sum,
+                       char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,78 @@
+/* report_json: the machine-readable summary written by `mdat run --json`. */
+#include "ui/text/json_writer.h"
+#include "ui/render/report.h"
+
+#include <errno.h>
+#include <string.h>
+
+static void write_failure(struct json_writer *w, const struct run_description *run, const struct explore_failure *f)
+{
+    const struct exec_result *r = &f->result;
+    json_begin_object(w, NULL);
+    json_string(w, "kind", failure_kind_name(r->kind != FAIL_NONE ? r->kind : f->found));
+    json_uint(w, "seed", run->seed);
+    json_uint(w, "execution", f->execution);
+    json_string(w, "schedule_file", f->schedule_file);
+    /* trace_file (the log) predates the other formats: kept as it was. */
+    json_string_or_null(w, "trace_file", explore_failure_trace(f, "log"));
+    json_begin_object(w, "trace_files");
+    for (int i = 0; i < f->n_traces; i++)
+        json_string(w, f->traces[i].format, f->traces[i].path);
+    json_end_object(w);
+    json_string(w, "stdout_file", f->stdout_file);
+    json_string(w, "stderr_file", f->stderr_file);
+    json_string(w, "message", r->message);
+    json_string(w, "location", r->location);
+    json_string(w, "function", r->function);
+    json_int(w, "thread", r->thread);
+    json_uint(w, "steps", r->steps);
+    json_bool(w, "reproduced", f->reproduced);
+    json_begin_array(w, "threads");
+    for (int i = 0; i < r->n_threads; i++) {
+        const struct failure_thread *t = &r->threads[i];
+        json_begin_object(w, NULL);
+        json_int(w, "id", t->id);
+        json_string(w, "state", t->state);
+        json_string(w, "start", t->start);
+        json_string(w, "location", t->location);
+        json_string(w, "waiting_on", t->waiting_on);
+        json_end_object(w);
+    }
+    json_end_array(w);
+    json_end_object(w);
+}
+
+bool report_json_write(const char *path, const struct run_description *run, const struct explore_summary *sum,
+                       char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        return false;
+    }
+    struct json_writer w = {.f = f};
+    json_begin_object(&w, NULL);
+    json_string(&w, "mdat_version", MDAT_VERSION);
+    json_string(&w, "program", run->program);
+    json_begin_array(&w, "args");
+    for (int i = 0; i < run->n_args; i++)
+        json_string(&w, NULL, run->args[i]);
+    json_end_array(&w);
+    json_string(&w, "strategy", run->strategy);
+    json_uint(&w, "seed", run->seed);
+    json_uint(&w, "schedules_requested", run->schedules_requested);
+    json_uint(&w, "schedules_run", sum->schedules_run);
+    json_double(&w, "elapsed_seconds", sum->elapsed_sec);
+    json_uint(&w, "visible_steps_total", sum->steps_total);
+    json_uint(&w, "ptrace_stops_total", sum->ptrace_stops_total);
+    json_begin_array(&w, "failures");
+    for (size_t i = 0; i < sum->n_failures; i++)
+        write_failure(&w, run, &sum->failures[i]);
+    json_end_array(&w);
+    json_end_object(&w);
+    if (fclose(f) != 0) {
+        snprintf(err, errlen, "cannot write %s", path);
+        return false;
+    }
+    return true;
+}

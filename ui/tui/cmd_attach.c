@@ -1,0 +1,154 @@
+/* cmd_attach: `mdat attach [options] [--] PROG [ARGS...]`, the interactive
+ * TUI: a person chooses which thread runs each step. */
+#include <stdio.h>
+
+#include "supervisor/explore/session.h"
+#include "ui/cli/cli.h"
+#include "ui/cli/commands.h"
+#include "ui/tui/tui_frontend.h"
+#include "ui/tui/tui_term.h"
+#include "ui/tui/tui_theme.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_WATCHES = 16 };
+
+void print_attach_usage(FILE *f)
+{
+    fputs("usage: mdat attach [options] [--] PROG [ARGS...]\n"
+          "       mdat attach --replay FILE | --demo FILE [options]\n"
+          "Run PROG one step at a time in a terminal UI: you choose which thread runs\n"
+          "each step, go back and forth in time, and save the schedule you found.\n"
+          "\n"
+          "      --replay FILE    open a saved schedule (from mdat run or s) and walk through it\n"
+          "      --demo FILE      play a saved schedule on its own, for a lecture (Space pauses)\n"
+          "      --delay SEC      seconds between demo steps (default 1)\n"
+          "      --watch EXPR     show the value of a variable or expression (repeatable)\n"
+          "      --theme NAME     dark (default), light, mono or projector; NO_COLOR=1 or\n"
+          "                       TERM=dumb start in mono\n"
+          "      --max-steps N    visible steps before `step-limit' (default 1000000)\n"
+          "  -s, --seed S         seed of the strategies that `c' and `C' hand the rest to\n"
+          "  -h, --help           this help\n"
+          "\n"
+          "In the UI: digits step that thread, Right/n steps the selected one, Left/b goes\n"
+          "back, g goes to a step, s saves, ? lists every key, q quits.\n"
+          "\n"
+          "Exit status: 0 after quitting, 2 usage error, 3 PROG (or the schedule) could not be\n"
+          "run, or the terminal cannot show the UI.\n",
+          f);
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    return cli_usage_error("attach", fmt, arg);
+}
+
+int cmd_attach(int argc, char **argv)
+{
+    enum { OPT_REPLAY = 256, OPT_DEMO, OPT_DELAY, OPT_WATCH, OPT_THEME, OPT_MAX_STEPS };
+    static const struct option longopts[] = {
+        {"replay", required_argument, NULL, OPT_REPLAY},
+        {"demo", required_argument, NULL, OPT_DEMO},
+        {"delay", required_argument, NULL, OPT_DELAY},
+        {"watch", required_argument, NULL, OPT_WATCH},
+        {"theme", required_argument, NULL, OPT_THEME},
+        {"max-steps", required_argument, NULL, OPT_MAX_STEPS},
+        {"seed", required_argument, NULL, 's'},
+        {"help", no_argument, NULL, 'h'},
+        {0, 0, 0, 0},
+    };
+    const char *replay = NULL, *demo = NULL, *theme_name = NULL;
+    const char *watches[MAX_WATCHES];
+    int n_watches = 0;
+    double delay = 1.0;
+    bool delay_given = false;
+    struct session_options sopt = {0};
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "+s:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_REPLAY:
+            replay = optarg;
+            break;
+        case OPT_DEMO:
+            demo = optarg;
+            break;
+        case OPT_DELAY: {
+            char *end;
+            delay = strtod(optarg, &end);
+            if (*end || !(delay >= 0) || delay > 3600)
+                return usage_error("--delay wants seconds from 0 to 3600, not \"%s\"", optarg);
+            delay_given = true;
+            break;
+        }
+        case OPT_WATCH:
+            if (n_watches == MAX_WATCHES)
+                return usage_error("at most %s --watch options", "16");
+            watches[n_watches++] = optarg;
+            break;
+        case OPT_THEME:
+            if (!tui_theme_by_name(optarg))
+                return usage_error("unknown theme \"%s\" (dark, light, mono or projector)", optarg);
+            theme_name = optarg;
+            break;
+        case OPT_MAX_STEPS:
+            if (!cli_parse_u64(optarg, &sopt.max_steps) || sopt.max_steps == 0)
+                return usage_error("--max-steps wants a positive number, not \"%s\"", optarg);
+            break;
+        case 's':
+            if (!cli_parse_u64(optarg, &sopt.seed))
+                return usage_error("--seed wants a non-negative number, not \"%s\"", optarg);
+            break;
+        case 'h':
+            print_attach_usage(stdout);
+            return EXIT_NO_FAILURE;
+        default:
+            return cli_bad_option("attach", optopt, argv[optind - 1]);
+        }
+    }
+    if (replay && demo)
+        return usage_error("%s", "give --replay or --demo, not both");
+    if (delay_given && !demo)
+        return usage_error("%s", "--delay goes with --demo FILE");
+    if (optind >= argc && !replay && !demo) {
+        fprintf(stderr, "mdat attach: no program given (usage: mdat attach [options] [--] PROG [ARGS...])\n");
+        return EXIT_USAGE;
+    }
+    sopt.argv = optind < argc ? argv + optind : NULL;
+    sopt.argc = argc - optind;
+    sopt.replay_file = replay ? replay : demo;
+    sopt.watches = watches;
+    sopt.n_watches = n_watches;
+
+    char err[600];
+    struct session *session = session_open(&sopt, err, sizeof err);
+    if (!session) {
+        fprintf(stderr, "mdat: %s\n", err);
+        return EXIT_CANNOT_RUN;
+    }
+    if (!tui_term_open(err, sizeof err)) {
+        fprintf(stderr, "mdat attach: %s\n", err);
+        session_close(session);
+        return EXIT_CANNOT_RUN;
+    }
+    struct tui_frontend_options fopt = {
+        .theme = tui_theme_initial(theme_name, getenv("NO_COLOR"), getenv("TERM")),
+        .demo = demo != NULL,
+        .delay_sec = delay,
+    };
+    struct tui_frontend *frontend = tui_frontend_new(session, &fopt);
+    bool ok = frontend && session_run(session, tui_frontend_iface(frontend), err, sizeof err);
+    if (!frontend)
+        snprintf(err, sizeof err, "out of memory");
+    tui_frontend_free(frontend);
+    tui_term_close();
+    session_close(session);
+    if (!ok) {
+        fprintf(stderr, "mdat: %s\n", err);
+        return EXIT_CANNOT_RUN;
+    }
+    return EXIT_NO_FAILURE;
+}
