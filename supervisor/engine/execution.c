@@ -347,7 +347,7 @@ static size_t ask_strategy(struct execution *ex, char kind, const int *ids, cons
     if (pick >= n)
         pick = 0;
     if (n > 1 && !s->diverged)
-        schedule_add_choice(&ex->res->choices, ex->steps, kind, ids[pick]);
+        choice_list_add(&ex->res->choices, ex->steps, kind, ids[pick]);
     return pick;
 }
 
@@ -1239,8 +1239,7 @@ static bool schedule_loop(struct execution *ex)
 bool execution_run(const struct exec_config *cfg, struct exec_result *res)
 {
     memset(res, 0, sizeof *res);
-    schedule_init(&res->choices);
-    struct execution ex = {.cfg = cfg, .res = res, .mem_fd = -1};
+        struct execution ex = {.cfg = cfg, .res = res, .mem_fd = -1};
     ex.describe = cfg->on_event != NULL || cfg->want_state || cfg->describe_events || cfg->strategy->wants_state;
     cfg->strategy->diverged = false;
     cfg->strategy->ops->begin(cfg->strategy, cfg->exec_seed, cfg->estimated_steps);
@@ -1296,7 +1295,7 @@ void exec_result_free(struct exec_result *res)
 {
     free(res->threads);
     res->threads = NULL;
-    schedule_free(&res->choices);
+    choice_list_free(&res->choices);
 }
 
 int exec_result_recent(const struct exec_result *res, const struct trace_event **out, int max)

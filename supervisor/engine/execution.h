@@ -15,7 +15,7 @@
 #include "supervisor/engine/code_map.h"
 #include "supervisor/debuginfo/debuginfo.h"
 #include "supervisor/trace/failure.h"
-#include "supervisor/explore/schedule.h"
+#include "supervisor/engine/choices.h"
 #include "supervisor/engine/strategy.h"
 #include "supervisor/trace/trace.h"
 
@@ -56,7 +56,7 @@ struct exec_result {
     int term_signal;
     uint64_t steps;
     uint64_t ptrace_stops;
-    struct schedule choices;        /* only the choices are filled */
+    struct choice_list choices;
     struct trace_event recent[EXEC_RECENT_EVENTS];  /* ring of the last events */
     uint64_t n_events;
 };

@@ -581,9 +581,9 @@ static bool record_failure(struct program *prog, const struct explore_options *o
         s.limits = *opt->limits;
     s.check_cmd = opt->check_cmd ? strdup(opt->check_cmd) : NULL;
     snprintf(s.failure, sizeof s.failure, "%s", failure_kind_name(f->result.kind));
-    for (size_t i = 0; i < f->result.choices.n_choices; i++) {
-        const struct choice *c = &f->result.choices.choices[i];
-        schedule_add_choice(&s, c->step, c->kind, c->thread);
+    for (size_t i = 0; i < f->result.choices.n; i++) {
+        const struct choice *c = &f->result.choices.at[i];
+        choice_list_add(&s.choices, c->step, c->kind, c->thread);
     }
     bool written = schedule_write(&s, f->schedule_file, err, errlen);
     schedule_free(&s);
@@ -770,7 +770,7 @@ bool explore_replay(struct program *prog, const struct schedule *sched, struct t
         .limits = &sched->limits,
     };
     install_limits(&opt);
-    struct strategy *strat = strategy_replay_new(sched);
+    struct strategy *strat = strategy_replay_new(&sched->choices);
     cpu_set_t cpus;
     bool have_cpus = sched_getaffinity(0, sizeof cpus, &cpus) == 0;
     if (have_cpus)

@@ -16,6 +16,8 @@
 #include "supervisor/engine/code_map.h"
 #include "supervisor/debuginfo/debuginfo.h"
 #include "supervisor/engine/execution.h"
+#include "supervisor/explore/schedule.h"
+#include "supervisor/explore/strategies.h"
 #include "supervisor/engine/spawn.h"
 #include "supervisor/trace/trace_tee.h"
 

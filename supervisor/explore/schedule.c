@@ -44,7 +44,7 @@ void schedule_free(struct schedule *s)
     for (int i = 0; i < s->n_args; i++)
         free(s->args[i]);
     free(s->args);
-    free(s->choices);
+    choice_list_free(&s->choices);
     free(s->check_cmd);
     memset(s, 0, sizeof *s);
 }
@@ -70,22 +70,6 @@ void schedule_set_program(struct schedule *s, const char *program, char *const *
         s->args[i] = xstrdup(args[i]);
 }
 
-void schedule_add_choice(struct schedule *s, uint64_t step, char kind, int thread)
-{
-    if (s->n_choices == s->cap_choices) {
-        s->cap_choices = s->cap_choices ? s->cap_choices * 2 : 256;
-        s->choices = realloc(s->choices, s->cap_choices * sizeof *s->choices);
-        if (!s->choices)
-            abort();
-    }
-    s->choices[s->n_choices++] = (struct choice){step, kind, thread};
-}
-
-void schedule_clear_choices(struct schedule *s)
-{
-    s->n_choices = 0;
-}
-
 void schedule_copy(struct schedule *dst, const struct schedule *src)
 {
     *dst = *src;
@@ -94,10 +78,8 @@ void schedule_copy(struct schedule *dst, const struct schedule *src)
     dst->n_args = 0;
     schedule_set_program(dst, src->program ? src->program : "", src->args, src->n_args);
     dst->check_cmd = src->check_cmd ? xstrdup(src->check_cmd) : NULL;
-    dst->choices = NULL;
-    dst->n_choices = dst->cap_choices = 0;
-    for (size_t i = 0; i < src->n_choices; i++)
-        schedule_add_choice(dst, src->choices[i].step, src->choices[i].kind, src->choices[i].thread);
+    dst->choices = (struct choice_list){0};
+    choice_list_copy(&dst->choices, &src->choices);
 }
 
 /* Arguments are written C-escaped so that spaces, newlines and non-ASCII
@@ -182,10 +164,10 @@ bool schedule_write(const struct schedule *s, const char *path, char *err, size_
         fprintf(f, "limit-procs %" PRIu64 "\n", l->nproc);
     if (l->file_size)
         fprintf(f, "limit-file-size %" PRIu64 "\n", l->file_size);
-    fprintf(f, "choices %zu\n", s->n_choices);
-    for (size_t i = 0; i < s->n_choices; i++)
-        fprintf(f, "%" PRIu64 ":%c%d%c", s->choices[i].step, s->choices[i].kind, s->choices[i].thread,
-                (i % 12 == 11 || i + 1 == s->n_choices) ? '\n' : ' ');
+    fprintf(f, "choices %zu\n", s->choices.n);
+    for (size_t i = 0; i < s->choices.n; i++)
+        fprintf(f, "%" PRIu64 ":%c%d%c", s->choices.at[i].step, s->choices.at[i].kind, s->choices.at[i].thread,
+                (i % 12 == 11 || i + 1 == s->choices.n) ? '\n' : ' ');
     fprintf(f, "end\n");
     bool ok = !ferror(f);
     if (fclose(f) != 0 || !ok) {
@@ -212,7 +194,7 @@ static bool parse_choices(const char *line, struct schedule *s)
         long thread = strtol(p, &end, 10);
         if (end == p || thread <= 0)
             return false;
-        schedule_add_choice(s, step, kind, (int)thread);
+        choice_list_add(&s->choices, step, kind, (int)thread);
         p = end;
     }
     return true;
@@ -340,8 +322,8 @@ bool schedule_read(const char *path, struct schedule *s, char *err, size_t errle
         snprintf(err, errlen, "%s is truncated (no \"end\" line)", path);
         ok = false;
     }
-    if (ok && expected_choices != s->n_choices) {
-        snprintf(err, errlen, "%s: says %zu choices but lists %zu", path, expected_choices, s->n_choices);
+    if (ok && expected_choices != s->choices.n) {
+        snprintf(err, errlen, "%s: says %zu choices but lists %zu", path, expected_choices, s->choices.n);
         ok = false;
     }
     if (ok && s->program[0] != '/')

@@ -10,18 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "supervisor/engine/choices.h"
 #include "supervisor/engine/spawn.h"
-
-enum choice_kind {
-    CHOICE_THREAD = 't',    /* which thread runs the next step */
-    CHOICE_WAKE = 'w',      /* which waiter a futex wake releases */
-};
-
-struct choice {
-    uint64_t step;
-    char kind;              /* enum choice_kind */
-    int thread;
-};
 
 struct schedule {
     char mdat_version[32];
@@ -43,15 +33,12 @@ struct schedule {
     /* The program's resource limits (mdat grade), as explore_options has
      * them: replay applies them again. All 0 without limits. */
     struct spawn_limits limits;
-    struct choice *choices;
-    size_t n_choices, cap_choices;
+    struct choice_list choices;
 };
 
 void schedule_init(struct schedule *s);
 void schedule_free(struct schedule *s);
 void schedule_set_program(struct schedule *s, const char *program, char *const *args, int n_args);
-void schedule_add_choice(struct schedule *s, uint64_t step, char kind, int thread);
-void schedule_clear_choices(struct schedule *s);
 /* Deep copy (dst is initialised by the call). */
 void schedule_copy(struct schedule *dst, const struct schedule *src);
 

@@ -136,16 +136,16 @@ static bool same_choice(const struct choice *a, const struct choice *b)
 
 /* Makes the path agree with what this execution chose (`made`): where they
  * differ, the path's future is given up for what was done. */
-static void sync_path(struct session *s, const struct schedule *made, uint64_t step)
+static void sync_path(struct session *s, const struct choice_list *made, uint64_t step)
 {
-    for (; s->verified < made->n_choices; s->verified++) {
+    for (; s->verified < made->n; s->verified++) {
         size_t i = s->verified;
-        if (i < s->path.n_choices && same_choice(&made->choices[i], &s->path.choices[i]))
+        if (i < s->path.choices.n && same_choice(&made->at[i], &s->path.choices.at[i]))
             continue;
-        s->path.n_choices = i;      /* the recorded future no longer applies */
-        for (size_t k = i; k < made->n_choices; k++)
-            schedule_add_choice(&s->path, made->choices[k].step, made->choices[k].kind, made->choices[k].thread);
-        s->verified = made->n_choices;
+        s->path.choices.n = i;      /* the recorded future no longer applies */
+        for (size_t k = i; k < made->n; k++)
+            choice_list_add(&s->path.choices, made->at[k].step, made->at[k].kind, made->at[k].thread);
+        s->verified = made->n;
         s->reach = step;
         s->end_known = false;
         s->unsaved = true;
@@ -167,8 +167,8 @@ static int recorded_choice(const struct session *s, const struct choice_point *c
     size_t next = s->verified;
     if (cp->step >= s->reach)
         return 0;
-    if (next < s->path.n_choices && s->path.choices[next].step == cp->step && s->path.choices[next].kind == kind)
-        return is_candidate(cp, s->path.choices[next].thread) ? s->path.choices[next].thread : 0;
+    if (next < s->path.choices.n && s->path.choices.at[next].step == cp->step && s->path.choices.at[next].kind == kind)
+        return is_candidate(cp, s->path.choices.at[next].thread) ? s->path.choices.at[next].thread : 0;
     if (cp->n == 1 && cp->step < s->reach)
         return cp->threads[0];
     return 0;
@@ -391,8 +391,8 @@ static bool save(struct session *s, const char *file)
     out.max_steps = s->max_steps;
     out.timeout_sec = SAVED_TIMEOUT_SEC;
     snprintf(out.failure, sizeof out.failure, "%s", s->end_known ? s->end_failure : "none");
-    for (size_t i = 0; i < s->path.n_choices; i++)
-        schedule_add_choice(&out, s->path.choices[i].step, s->path.choices[i].kind, s->path.choices[i].thread);
+    for (size_t i = 0; i < s->path.choices.n; i++)
+        choice_list_add(&out.choices, s->path.choices.at[i].step, s->path.choices.at[i].kind, s->path.choices.at[i].thread);
     char err[512];
     bool ok = schedule_write(&out, file, err, sizeof err);
     schedule_free(&out);
@@ -426,15 +426,15 @@ static bool adopt_schedule(struct session *s, const char *file)
         schedule_free(&in);
         return false;
     }
-    schedule_clear_choices(&s->path);
-    for (size_t i = 0; i < in.n_choices; i++)
-        schedule_add_choice(&s->path, in.choices[i].step, in.choices[i].kind, in.choices[i].thread);
+    choice_list_truncate(&s->path.choices, 0);
+    for (size_t i = 0; i < in.choices.n; i++)
+        choice_list_add(&s->path.choices, in.choices.at[i].step, in.choices.at[i].kind, in.choices.at[i].thread);
     s->reach = in.steps;
     s->end_known = true;
     snprintf(s->end_failure, sizeof s->end_failure, "%s", in.failure);
     s->unsaved = false;
     snprintf(s->schedule_file, sizeof s->schedule_file, "%s", file);
-    notice(s, false, "loaded %s: %zu choices, %" PRIu64 " steps (%s)", file, in.n_choices, in.steps, in.failure);
+    notice(s, false, "loaded %s: %zu choices, %" PRIu64 " steps (%s)", file, in.choices.n, in.steps, in.failure);
     schedule_free(&in);
     return true;
 }
@@ -711,15 +711,15 @@ static void reset_execution(struct session *s)
 static void adopt_end(struct session *s)
 {
     sync_path(s, &s->res.choices, s->res.steps);
-    if (s->path.n_choices > s->res.choices.n_choices) {
-        s->path.n_choices = s->res.choices.n_choices;
+    if (s->path.choices.n > s->res.choices.n) {
+        s->path.choices.n = s->res.choices.n;
         s->unsaved = true;
     }
     /* A file saved before the end lacks it; a path without any choice is
      * the program's only schedule and nothing to lose. */
     bool news = !s->end_known || s->reach != s->res.steps ||
                 strcmp(s->end_failure, failure_kind_name(s->res.kind)) != 0;
-    if (news && s->path.n_choices > 0)
+    if (news && s->path.choices.n > 0)
         s->unsaved = true;
     s->reach = s->res.steps;
     s->end_known = true;
@@ -738,9 +738,9 @@ static void recover_divergence(struct session *s)
 {
     uint64_t at = s->n_events ? s->events[s->n_events - 1].step : 0;
     size_t keep = 0;
-    while (keep < s->path.n_choices && s->path.choices[keep].step < at)
+    while (keep < s->path.choices.n && s->path.choices.at[keep].step < at)
         keep++;
-    s->path.n_choices = keep;
+    s->path.choices.n = keep;
     s->reach = at;
     s->end_known = false;
     s->unsaved = true;
@@ -760,7 +760,7 @@ bool session_run(struct session *s, const struct session_frontend *fe, char *err
         s->target = s->next_target;
         s->reexecuting = s->target > 0;
         start_work(s);
-        strategy_interactive_rewind(s->strat, &s->path, s->target);
+        strategy_interactive_rewind(s->strat, &s->path.choices, s->target);
         struct exec_config cfg = {
             .exe = s->prog.debug,
             .code = s->prog.code,

@@ -5,18 +5,18 @@
  * so a prefix that no longer fits says why), from there on the chooser is
  * asked before every step and at every wake-up that has a choice. The chooser
  * may hand over to another strategy (run on with random or PCT) or stop. */
-#include "supervisor/engine/strategy.h"
+#include "supervisor/explore/strategies.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
 struct interactive_state {
     struct chooser chooser;
-    struct schedule prefix;         /* owned copy */
+    struct choice_list prefix;      /* owned copy */
     uint64_t until;                 /* follow the prefix for steps before this */
     struct strategy *replay;        /* over prefix */
     struct strategy *delegate;      /* not owned; NULL: ask the chooser */
-    struct schedule made;           /* this execution's choices so far */
+    struct choice_list made;        /* this execution's choices so far */
 };
 
 static void interactive_begin(struct strategy *s, uint64_t exec_seed, uint64_t estimated_steps)
@@ -25,7 +25,7 @@ static void interactive_begin(struct strategy *s, uint64_t exec_seed, uint64_t e
     s->diverged = false;
     s->stop = false;
     st->delegate = NULL;
-    schedule_clear_choices(&st->made);
+    choice_list_truncate(&st->made, 0);
     st->replay->ops->begin(st->replay, exec_seed, estimated_steps);
 }
 
@@ -72,7 +72,7 @@ static size_t choose(struct strategy *s, const struct choice_point *cp, bool wai
     struct interactive_state *st = s->state;
     size_t i = pick(s, cp, waiter);
     if (cp->n > 1 && !s->stop && i < cp->n)
-        schedule_add_choice(&st->made, cp->step, waiter ? CHOICE_WAKE : CHOICE_THREAD, cp->threads[i]);
+        choice_list_add(&st->made, cp->step, waiter ? CHOICE_WAKE : CHOICE_THREAD, cp->threads[i]);
     return i;
 }
 
@@ -97,8 +97,8 @@ static void interactive_destroy(struct strategy *s)
 {
     struct interactive_state *st = s->state;
     strategy_free(st->replay);
-    schedule_free(&st->prefix);
-    schedule_free(&st->made);
+    choice_list_free(&st->prefix);
+    choice_list_free(&st->made);
     free(st);
 }
 
@@ -118,8 +118,6 @@ struct strategy *strategy_interactive_new(const struct chooser *chooser)
     if (!s || !st)
         abort();
     st->chooser = *chooser;
-    schedule_init(&st->prefix);
-    schedule_init(&st->made);
     st->replay = strategy_replay_new(&st->prefix);
     s->ops = &interactive_ops;
     s->state = st;
@@ -128,14 +126,13 @@ struct strategy *strategy_interactive_new(const struct chooser *chooser)
     return s;
 }
 
-void strategy_interactive_rewind(struct strategy *s, const struct schedule *prefix, uint64_t until)
+void strategy_interactive_rewind(struct strategy *s, const struct choice_list *prefix, uint64_t until)
 {
     struct interactive_state *st = s->state;
-    schedule_clear_choices(&st->prefix);
-    for (size_t i = 0; i < prefix->n_choices; i++)
-        if (prefix->choices[i].step < until)
-            schedule_add_choice(&st->prefix, prefix->choices[i].step, prefix->choices[i].kind,
-                                prefix->choices[i].thread);
+    choice_list_truncate(&st->prefix, 0);
+    for (size_t i = 0; i < prefix->n; i++)
+        if (prefix->at[i].step < until)
+            choice_list_add(&st->prefix, prefix->at[i].step, prefix->at[i].kind, prefix->at[i].thread);
     st->until = until;
 }
 
@@ -152,7 +149,7 @@ void strategy_interactive_ask_from(struct strategy *s, uint64_t step)
         st->until = step;
 }
 
-const struct schedule *strategy_interactive_made(const struct strategy *s)
+const struct choice_list *strategy_interactive_made(const struct strategy *s)
 {
     const struct interactive_state *st = s->state;
     return &st->made;

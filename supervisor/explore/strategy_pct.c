@@ -9,7 +9,7 @@
  * could run, drops to the lowest priority so far, so a busy-waiting thread
  * cannot starve the thread it waits for. */
 #include "supervisor/explore/rng.h"
-#include "supervisor/engine/strategy.h"
+#include "supervisor/explore/strategies.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

@@ -1,13 +1,13 @@
 /* strategy_replay: follows the choices of a schedule file, and says so
  * precisely when the execution stops matching them. */
-#include "supervisor/engine/strategy.h"
+#include "supervisor/explore/strategies.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 struct replay_state {
-    const struct schedule *sched;
+    const struct choice_list *choices;
     size_t next;
 };
 
@@ -24,14 +24,14 @@ static size_t follow(struct strategy *s, const struct choice_point *cp, char kin
     if (s->diverged)
         return 0;
     const char *what = kind == CHOICE_THREAD ? "run" : "wake";
-    if (r->next >= r->sched->n_choices) {
+    if (r->next >= r->choices->n) {
         s->diverged = true;
         snprintf(s->divergence, sizeof s->divergence,
                  "at step %" PRIu64 " the program offers a choice the schedule does not have (it ends after %zu choices)",
-                 cp->step, r->sched->n_choices);
+                 cp->step, r->choices->n);
         return 0;
     }
-    const struct choice *c = &r->sched->choices[r->next];
+    const struct choice *c = &r->choices->at[r->next];
     if (c->kind != kind || c->step != cp->step) {
         s->diverged = true;
         snprintf(s->divergence, sizeof s->divergence,
@@ -79,11 +79,11 @@ static const struct strategy_ops replay_ops = {
     .destroy = replay_destroy,
 };
 
-struct strategy *strategy_replay_new(const struct schedule *sched)
+struct strategy *strategy_replay_new(const struct choice_list *choices)
 {
     struct strategy *s = calloc(1, sizeof *s);
     struct replay_state *r = calloc(1, sizeof *r);
-    r->sched = sched;
+    r->choices = choices;
     s->ops = &replay_ops;
     s->state = r;
     return s;

@@ -94,7 +94,7 @@ static void fill(struct schedule *s)
     s->limits = (struct spawn_limits){.cpu_sec = 60, .address_space = 5ull << 30, .nproc = 256, .file_size = 1 << 20};
     s->check_cmd = strdup("grep -q \"ok\" out.txt \\\n && echo d\xc3\xb6ne");
     for (int i = 0; i < N_CHOICES; i++)
-        schedule_add_choice(s, (uint64_t)i * 7 + (i > 20 ? 10000000000u : 0),
+        choice_list_add(&s->choices, (uint64_t)i * 7 + (i > 20 ? 10000000000u : 0),
                             i % 3 == 2 ? CHOICE_WAKE : CHOICE_THREAD, 1 + (i * 5) % 11);
 }
 
@@ -121,11 +121,11 @@ static void assert_same(const struct schedule *a, const struct schedule *b)
         assert_non_null(b->check_cmd);
         assert_string_equal(a->check_cmd, b->check_cmd);
     }
-    assert_int_equal(a->n_choices, b->n_choices);
-    for (size_t i = 0; i < a->n_choices; i++) {
-        assert_int_equal(a->choices[i].step, b->choices[i].step);
-        assert_int_equal(a->choices[i].kind, b->choices[i].kind);
-        assert_int_equal(a->choices[i].thread, b->choices[i].thread);
+    assert_int_equal(a->choices.n, b->choices.n);
+    for (size_t i = 0; i < a->choices.n; i++) {
+        assert_int_equal(a->choices.at[i].step, b->choices.at[i].step);
+        assert_int_equal(a->choices.at[i].kind, b->choices.at[i].kind);
+        assert_int_equal(a->choices.at[i].thread, b->choices.at[i].thread);
     }
 }
 
@@ -141,8 +141,8 @@ static void test_init(void **state)
     assert_null(s.args);
     assert_int_equal(s.n_args, 0);
     assert_null(s.check_cmd);
-    assert_null(s.choices);
-    assert_int_equal(s.n_choices, 0);
+    assert_null(s.choices.at);
+    assert_int_equal(s.choices.n, 0);
     assert_false(s.fail_on_exit);
     schedule_free(&s);
 }
@@ -153,18 +153,18 @@ static void test_add_and_clear_choices(void **state)
     struct schedule s;
     schedule_init(&s);
     for (int i = 0; i < 1000; i++)
-        schedule_add_choice(&s, (uint64_t)i, i & 1 ? CHOICE_WAKE : CHOICE_THREAD, i + 1);
-    assert_int_equal(s.n_choices, 1000);
+        choice_list_add(&s.choices, (uint64_t)i, i & 1 ? CHOICE_WAKE : CHOICE_THREAD, i + 1);
+    assert_int_equal(s.choices.n, 1000);
     for (int i = 0; i < 1000; i++) {
-        assert_int_equal(s.choices[i].step, i);
-        assert_int_equal(s.choices[i].kind, i & 1 ? 'w' : 't');
-        assert_int_equal(s.choices[i].thread, i + 1);
+        assert_int_equal(s.choices.at[i].step, i);
+        assert_int_equal(s.choices.at[i].kind, i & 1 ? 'w' : 't');
+        assert_int_equal(s.choices.at[i].thread, i + 1);
     }
-    schedule_clear_choices(&s);
-    assert_int_equal(s.n_choices, 0);
-    schedule_add_choice(&s, 5, CHOICE_THREAD, 2);
-    assert_int_equal(s.n_choices, 1);
-    assert_int_equal(s.choices[0].step, 5);
+    choice_list_truncate(&s.choices, 0);
+    assert_int_equal(s.choices.n, 0);
+    choice_list_add(&s.choices, 5, CHOICE_THREAD, 2);
+    assert_int_equal(s.choices.n, 1);
+    assert_int_equal(s.choices.at[0].step, 5);
     schedule_free(&s);
 }
 
@@ -221,10 +221,10 @@ static void test_roundtrip(void **state)
     assert_true(r.timeout_sec == 2.5);
     assert_int_equal(r.limits.address_space, 5ull << 30);
     assert_int_equal(r.limits.nproc, 256);
-    assert_int_equal(r.n_choices, N_CHOICES);
-    assert_int_equal(r.choices[2].kind, CHOICE_WAKE);
-    assert_int_equal(r.choices[3].kind, CHOICE_THREAD);
-    assert_int_equal(r.choices[29].step, 29 * 7 + 10000000000u);
+    assert_int_equal(r.choices.n, N_CHOICES);
+    assert_int_equal(r.choices.at[2].kind, CHOICE_WAKE);
+    assert_int_equal(r.choices.at[3].kind, CHOICE_THREAD);
+    assert_int_equal(r.choices.at[29].step, 29 * 7 + 10000000000u);
     schedule_free(&r);
     schedule_free(&s);
 }
@@ -248,7 +248,7 @@ static void test_roundtrip_minimal(void **state)
     assert_null(r.check_cmd);
     assert_false(r.fail_on_exit);
     assert_int_equal(r.n_args, 0);
-    assert_int_equal(r.n_choices, 0);
+    assert_int_equal(r.choices.n, 0);
     assert_string_equal(r.failure, "none");
     assert_string_equal(r.strategy, "random");
     schedule_free(&r);
@@ -283,14 +283,14 @@ static void test_copy_is_deep(void **state)
     for (int i = 0; i < s.n_args; i++)
         assert_ptr_not_equal(c.args[i], s.args[i]);
     assert_ptr_not_equal(c.check_cmd, s.check_cmd);
-    assert_ptr_not_equal(c.choices, s.choices);
+    assert_ptr_not_equal(c.choices.at, s.choices.at);
 
     /* Mutating / freeing the source leaves the copy intact. */
     s.program[0] = 'X';
     s.args[0][0] = 'X';
     s.check_cmd[0] = 'X';
-    s.choices[0].thread = 99;
-    schedule_add_choice(&s, 1, CHOICE_THREAD, 1);
+    s.choices.at[0].thread = 99;
+    choice_list_add(&s.choices, 1, CHOICE_THREAD, 1);
     schedule_free(&s);
 
     struct schedule again;
@@ -298,9 +298,9 @@ static void test_copy_is_deep(void **state)
     assert_same(&again, &c);
     /* The copy can keep growing on its own. */
     for (int i = 0; i < 500; i++)
-        schedule_add_choice(&c, 1000 + (uint64_t)i, CHOICE_THREAD, 1);
-    assert_int_equal(c.n_choices, N_CHOICES + 500);
-    assert_int_equal(c.choices[N_CHOICES - 1].step, again.choices[N_CHOICES - 1].step);
+        choice_list_add(&c.choices, 1000 + (uint64_t)i, CHOICE_THREAD, 1);
+    assert_int_equal(c.choices.n, N_CHOICES + 500);
+    assert_int_equal(c.choices.at[N_CHOICES - 1].step, again.choices.at[N_CHOICES - 1].step);
     schedule_free(&again);
     schedule_free(&c);
 }
@@ -323,7 +323,7 @@ static void expect_read_error(const char *path, const char *text, const char *wo
         fail_msg("error \"%s\" does not mention \"%s\"", err, word);
     /* A failed read leaves nothing to free. */
     assert_null(r.program);
-    assert_null(r.choices);
+    assert_null(r.choices.at);
     assert_null(r.args);
 }
 
@@ -342,16 +342,16 @@ static void test_read_valid_handwritten(void **state)
     assert_string_equal(r.program, "/bin/prog");
     assert_string_equal(r.mdat_version, "0.1.0");
     assert_int_equal(r.seed, 1);
-    assert_int_equal(r.n_choices, 4);
-    assert_int_equal(r.choices[0].step, 1);
-    assert_int_equal(r.choices[0].kind, 't');
-    assert_int_equal(r.choices[0].thread, 1);
-    assert_int_equal(r.choices[1].step, 2);
-    assert_int_equal(r.choices[1].kind, 'w');
-    assert_int_equal(r.choices[1].thread, 3);
-    assert_int_equal(r.choices[2].step, 7);
-    assert_int_equal(r.choices[2].thread, 12);
-    assert_int_equal(r.choices[3].step, 9);
+    assert_int_equal(r.choices.n, 4);
+    assert_int_equal(r.choices.at[0].step, 1);
+    assert_int_equal(r.choices.at[0].kind, 't');
+    assert_int_equal(r.choices.at[0].thread, 1);
+    assert_int_equal(r.choices.at[1].step, 2);
+    assert_int_equal(r.choices.at[1].kind, 'w');
+    assert_int_equal(r.choices.at[1].thread, 3);
+    assert_int_equal(r.choices.at[2].step, 7);
+    assert_int_equal(r.choices.at[2].thread, 12);
+    assert_int_equal(r.choices.at[3].step, 9);
     schedule_free(&r);
 }
 

@@ -15,7 +15,7 @@
 
 #include "supervisor/explore/rng.h"
 #include "supervisor/explore/schedule.h"
-#include "supervisor/engine/strategy.h"
+#include "supervisor/explore/strategies.h"
 
 static const int T123[] = {1, 2, 3};
 static const bool NO_YIELD[8] = {false};
@@ -367,11 +367,11 @@ static void test_pct_change_point(void **state)
 static void build_schedule(struct schedule *sched)
 {
     schedule_init(sched);
-    schedule_add_choice(sched, 0, CHOICE_THREAD, 2);
-    schedule_add_choice(sched, 1, CHOICE_THREAD, 1);
-    schedule_add_choice(sched, 1, CHOICE_WAKE, 3);
-    schedule_add_choice(sched, 4, CHOICE_THREAD, 3);
-    schedule_add_choice(sched, 9, CHOICE_THREAD, 2);
+    choice_list_add(&sched->choices, 0, CHOICE_THREAD, 2);
+    choice_list_add(&sched->choices, 1, CHOICE_THREAD, 1);
+    choice_list_add(&sched->choices, 1, CHOICE_WAKE, 3);
+    choice_list_add(&sched->choices, 4, CHOICE_THREAD, 3);
+    choice_list_add(&sched->choices, 9, CHOICE_THREAD, 2);
 }
 
 static void test_replay_follows(void **state)
@@ -379,7 +379,7 @@ static void test_replay_follows(void **state)
     (void)state;
     struct schedule sched;
     build_schedule(&sched);
-    struct strategy *s = strategy_replay_new(&sched);
+    struct strategy *s = strategy_replay_new(&sched.choices);
     assert_string_equal(s->ops->name, "replay");
     s->ops->begin(s, 0, 0);
     s->ops->thread_created(s, 1);
@@ -469,7 +469,7 @@ static void test_interactive_rewind_then_ask(void **state)
     /* Rewind to step 5: steps 0..4 follow the prefix silently. */
     struct schedule sched;
     build_schedule(&sched);
-    strategy_interactive_rewind(s, &sched, 5);
+    strategy_interactive_rewind(s, &sched.choices, 5);
     sc.asked = 0;
     s->ops->begin(s, 0, 0);
     assert_false(s->stop);
@@ -528,7 +528,7 @@ static void test_replay_thread_not_enabled(void **state)
     (void)state;
     struct schedule sched;
     build_schedule(&sched);
-    struct strategy *s = strategy_replay_new(&sched);
+    struct strategy *s = strategy_replay_new(&sched.choices);
     s->ops->begin(s, 0, 0);
     static const int t13[] = {1, 3};
     struct choice_point cp = cp_of(0, t13, NO_YIELD, 2, 0);
@@ -559,8 +559,8 @@ static void test_replay_waiter_not_enabled(void **state)
     (void)state;
     struct schedule sched;
     schedule_init(&sched);
-    schedule_add_choice(&sched, 6, CHOICE_WAKE, 7);
-    struct strategy *s = strategy_replay_new(&sched);
+    choice_list_add(&sched.choices, 6, CHOICE_WAKE, 7);
+    struct strategy *s = strategy_replay_new(&sched.choices);
     s->ops->begin(s, 0, 0);
     struct choice_point cp = cp_of(6, T123, NO_YIELD, 3, 0);
     assert_true(s->ops->pick_waiter(s, &cp) < 3);
@@ -576,7 +576,7 @@ static void test_replay_step_differs(void **state)
     (void)state;
     struct schedule sched;
     build_schedule(&sched);
-    struct strategy *s = strategy_replay_new(&sched);
+    struct strategy *s = strategy_replay_new(&sched.choices);
     s->ops->begin(s, 0, 0);
     struct choice_point cp = cp_of(0, T123, NO_YIELD, 3, 0);
     assert_int_equal(s->ops->pick_thread(s, &cp), 1);
@@ -595,7 +595,7 @@ static void test_replay_kind_differs(void **state)
     (void)state;
     struct schedule sched;
     build_schedule(&sched);
-    struct strategy *s = strategy_replay_new(&sched);
+    struct strategy *s = strategy_replay_new(&sched.choices);
     s->ops->begin(s, 0, 0);
     /* The schedule's first choice is a thread choice; the program asks for a
      * waiter at the same step. */
@@ -613,8 +613,8 @@ static void test_replay_runs_out(void **state)
     (void)state;
     struct schedule sched;
     schedule_init(&sched);
-    schedule_add_choice(&sched, 3, CHOICE_THREAD, 1);
-    struct strategy *s = strategy_replay_new(&sched);
+    choice_list_add(&sched.choices, 3, CHOICE_THREAD, 1);
+    struct strategy *s = strategy_replay_new(&sched.choices);
     s->ops->begin(s, 0, 0);
     struct choice_point cp = cp_of(3, T123, NO_YIELD, 3, 0);
     assert_int_equal(s->ops->pick_thread(s, &cp), 0);
@@ -633,7 +633,7 @@ static void test_replay_empty_schedule(void **state)
     (void)state;
     struct schedule sched;
     schedule_init(&sched);
-    struct strategy *s = strategy_replay_new(&sched);
+    struct strategy *s = strategy_replay_new(&sched.choices);
     s->ops->begin(s, 0, 0);
     struct choice_point cp = cp_of(0, T123, NO_YIELD, 3, 0);
     assert_true(s->ops->pick_thread(s, &cp) < 3);

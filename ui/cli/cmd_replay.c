@@ -144,7 +144,7 @@ int cmd_replay(int argc, char **argv)
         return EXIT_CANNOT_RUN;
     }
     printf("mdat: replaying %s (%s, seed %" PRIu64 ", execution %" PRIu64 ", %zu choices)\n", file, sched.strategy,
-           sched.seed, sched.execution, sched.n_choices);
+           sched.seed, sched.execution, sched.choices.n);
     fflush(stdout);
     struct exec_result res = {0};
     bool ok = explore_replay(&prog, &sched, trace.n ? &trace : NULL, true, watches, n_watches, &res, err, sizeof err);

@@ -1,0 +1,36 @@
+/* choices: the record of the choices one execution made, in order.
+ *
+ * A choice is made wherever more than one thread could run the next step,
+ * or more waiters could wake than a wake releases. The execution appends
+ * each one; a schedule file (explore/schedule.h) stores the list, and the
+ * replay strategy follows it. Nothing else is needed to re-execute a run. */
+#ifndef MDAT_ENGINE_CHOICES_H
+#define MDAT_ENGINE_CHOICES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum choice_kind {
+    CHOICE_THREAD = 't',    /* which thread runs the next step */
+    CHOICE_WAKE = 'w',      /* which waiter a futex wake releases */
+};
+
+struct choice {
+    uint64_t step;
+    char kind;              /* enum choice_kind */
+    int thread;
+};
+
+struct choice_list {
+    struct choice *at;
+    size_t n, cap;
+};
+
+void choice_list_add(struct choice_list *l, uint64_t step, char kind, int thread);
+/* Keeps the first n choices (n at most l->n). */
+void choice_list_truncate(struct choice_list *l, size_t n);
+/* dst (initialised, or zeroed) gets a copy of src's choices. */
+void choice_list_copy(struct choice_list *dst, const struct choice_list *src);
+void choice_list_free(struct choice_list *l);
+
+#endif
