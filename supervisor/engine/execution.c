@@ -328,12 +328,61 @@ static enum run_outcome futex_returns(struct mthread *t, int64_t result)
     return emulate_syscall(t, result) ? RUN_CONTINUE : RUN_ERROR;
 }
 
+/* What t will do when it next runs, in machine terms. */
+static void next_visible_op(const struct mthread *t, struct visible_op *op)
+{
+    *op = (struct visible_op){.kind = VIS_START, .fn = -1, .pc = t->regs.rip};
+    switch (t->op) {
+    case OP_START:
+        break;
+    case OP_ACCESS: {
+        const struct x86_insn *in = &t->site->insn;
+        bool rd = false, wr = false;
+        for (int i = 0; i < in->n_mem; i++) {
+            rd |= in->mem[i].read;
+            wr |= in->mem[i].write;
+        }
+        op->atomic = (in->flags & X86_ATOMIC) != 0;
+        op->kind = (rd && wr) || op->atomic ? VIS_UPDATE : wr ? VIS_WRITE : VIS_READ;
+        op->addr = t->access_addr;
+        op->size = t->access_size;
+        break;
+    }
+    case OP_CALL:
+        op->kind = t->fn == MF_THREAD_CREATE ? VIS_SPAWN : t->fn == MF_THREAD_JOIN ? VIS_JOIN : VIS_SYNC;
+        op->fn = (int16_t)t->fn;
+        op->addr = t->fn == MF_THREAD_CREATE ? 0 : t->call_arg[0];
+        op->pc = t->call_site ? t->call_site - 1 : t->regs.rip;
+        break;
+    case OP_YIELD:
+    case OP_SLEEP:
+        op->kind = VIS_YIELD;
+        break;
+    case OP_WOKEN:
+    case OP_TIMEDOUT:
+    case OP_INTERRUPTED:
+        op->kind = VIS_RESUME;
+        break;
+    }
+}
+
 /* Asks the strategy to pick among ids (threads to run, or waiters to wake)
  * and records the choice when there was more than one possibility. */
 static size_t ask_strategy(struct execution *ex, char kind, const int *ids, const bool *yielded, size_t n)
 {
     struct strategy *s = ex->cfg->strategy;
-    struct choice_point cp = {ex->steps, ids, yielded, n, ex->last_thread, NULL, 0};
+    struct visible_op ops_small[16], *ops = n <= 16 ? ops_small : malloc(n * sizeof *ops);
+    if (!ops)
+        abort();
+    for (size_t i = 0; i < n; i++) {
+        const struct mthread *t = exec_thread_by_id(ex, ids[i]);
+        next_visible_op(t, &ops[i]);
+        if (kind == CHOICE_WAKE) {
+            const struct futex_waiter *w = futex_table_get(&ex->futex, t->id);
+            ops[i] = (struct visible_op){.kind = VIS_RESUME, .fn = -1, .addr = w ? w->addr : 0, .size = 4};
+        }
+    }
+    struct choice_point cp = {ex->steps, ids, yielded, n, ex->last_thread, ops, NULL, 0};
     if (kind == CHOICE_WAKE)
         cp.waker = ex->running;
     if (s->wants_state)
@@ -346,6 +395,8 @@ static size_t ask_strategy(struct execution *ex, char kind, const int *ids, cons
         ex->deadline_ns += monotonic_ns() - asked;
     if (pick >= n)
         pick = 0;
+    if (ops != ops_small)
+        free(ops);
     if (n > 1 && !s->diverged)
         choice_list_add(&ex->res->choices, ex->steps, kind, ids[pick]);
     return pick;

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "supervisor/engine/visible_op.h"
 #include "supervisor/trace/trace.h"
 
 struct choice_point {
@@ -20,6 +21,8 @@ struct choice_point {
     const bool *yielded;        /* per entry: the thread's last step was a yield/sleep */
     size_t n;
     int previous;               /* thread that ran the last step (0: none) */
+    const struct visible_op *ops;   /* per entry: the thread's next operation (for waiter
+                                     * choices: VIS_RESUME on the word they wait on) */
     /* Only for strategies that ask for them (wants_state): */
     const struct exec_state *state; /* everything as it is before the step */
     int waker;                  /* waiter choices: the thread whose wake it is */
