@@ -12,6 +12,7 @@
 
 #include "supervisor/debuginfo/dwarf_types.h"
 #include "supervisor/debuginfo/elf_image.h"
+#include "supervisor/debuginfo/range_index.h"
 #include "supervisor/trace/trace.h"
 #include "supervisor/debuginfo/value_format.h"
 
@@ -24,7 +25,6 @@ struct src_loc {
     const char *inlined_into; /* in inlined code, the function it sits in, else NULL */
 };
 
-struct addr_range { uint64_t lo, hi; }; /* [lo, hi) */
 
 typedef struct debuginfo debuginfo;
 
@@ -100,12 +100,7 @@ bool debuginfo_eval_thread(const debuginfo *di, const char *expr, const struct d
                            uint64_t tls_block, uint64_t *addr, const struct dwarf_type **type, char *err,
                            size_t errlen);
 
-/* A synchronisation object the program declares statically. */
-struct sync_global {
-    enum sync_kind kind;
-    uint64_t addr;          /* file vaddr */
-    const char *name;       /* "maleMutex", "forks[3]", "queue.lock", "rooms[1].lock" */
-};
+struct sync_global;  /* sync_globals.h */
 /* Every global and static of a sync type (pthread_mutex_t, sem_t,
  * pthread_cond_t, pthread_barrier_t, pthread_rwlock_t, pthread_spinlock_t,
  * C11 mtx_t/cnd_t, C++ std::mutex...), including array elements and struct

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "supervisor/debuginfo/debuginfo.h"
+#include "supervisor/debuginfo/range_index.h"
 #include "supervisor/debuginfo/dwarf_types.h"
 #include "supervisor/debuginfo/elf_image.h"
 

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct addr_range { uint64_t lo, hi; }; /* [lo, hi) */
+
 struct range_entry {
     uint64_t lo, hi;
     size_t item;        /* the caller's index of what the range belongs to */

@@ -13,8 +13,15 @@
 #include <stddef.h>
 
 #include "supervisor/debuginfo/arena.h"
-#include "supervisor/debuginfo/debuginfo.h"
 #include "supervisor/debuginfo/dwarf_info.h"
+#include "supervisor/trace/trace.h"
+
+/* A synchronisation object the program declares statically. */
+struct sync_global {
+    enum sync_kind kind;
+    uint64_t addr;          /* file vaddr */
+    const char *name;       /* "maleMutex", "forks[3]", "queue.lock", "rooms[1].lock" */
+};
 
 enum { SYNC_GLOBALS_LIMIT = 4096 };
 

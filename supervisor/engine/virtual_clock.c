@@ -4,7 +4,7 @@
  * calls go there through libc, and reach mdat as breakpoints) and what the
  * sleeps do to the clock. A program that seeds rand() with time() or times
  * its work then replays exactly. */
-#include "supervisor/engine/execution_internal.h"
+#include "supervisor/engine/exec_engine.h"
 
 #include <sys/syscall.h>
 

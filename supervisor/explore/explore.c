@@ -1,4 +1,5 @@
 /* explore: the batch driver behind `mdat run`. */
+#include "supervisor/model/source_model.h"
 #include "supervisor/explore/explore.h"
 #include "supervisor/explore/rng.h"
 #include "supervisor/explore/sha256.h"
@@ -204,6 +205,7 @@ static bool run_one(struct program *prog, const struct explore_options *opt, str
         .describe_events = opt->describe_steps,
         .watches = opt->watches,
         .n_watches = opt->n_watches,
+        .model = &source_model_ops,
     };
     if (trace)
         trace_tee_open(trace);

@@ -8,6 +8,7 @@
  * needs another execution (going back, a new watch, a loaded schedule): the
  * chooser then stops this one and session_run starts the next, which
  * replays the path's prefix silently up to the step wanted. */
+#include "supervisor/model/source_model.h"
 #include "supervisor/explore/session.h"
 #include "supervisor/explore/explore.h"
 #include "supervisor/engine/tracee.h"
@@ -779,6 +780,7 @@ bool session_run(struct session *s, const struct session_frontend *fe, char *err
             .watches = (const char *const *)s->watches,
             .n_watches = s->n_watches,
             .event_ctx = s,
+            .model = &source_model_ops,
         };
         bool ran = execution_run(&cfg, &s->res);
         s->have_res = true;

@@ -7,8 +7,8 @@
  * condition variable that is in use, and joining a thread twice (or
  * oneself). Holders come from the objects themselves (glibc_sync); waiters
  * from mdat's futex model. */
-#include "supervisor/engine/execution_internal.h"
 #include "supervisor/model/glibc_sync.h"
+#include "supervisor/model/model_internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -43,15 +43,17 @@ static const struct mthread *waiter_on(struct execution *ex, const struct mthrea
     return NULL;
 }
 
-bool exec_check_misuse(struct execution *ex, struct mthread *t, enum model_fn fn, uint64_t arg0, uint64_t arg1)
+bool model_call_is_misuse(void *state, struct mthread *t, enum model_fn fn, uint64_t arg0, uint64_t arg1)
 {
+    struct model *md = state;
+    struct execution *ex = md->ex;
     char name[96], mname[96];
     struct glibc_mutex m;
     switch (fn) {
     case MF_MUTEX_UNLOCK:
         if (!glibc_read_mutex(ex->mem_fd, arg0, &m))
             return false;
-        exec_name_object(ex, arg0, name, sizeof name);
+        model_name_object(md, arg0, name, sizeof name);
         if (!m.locked)
             return misuse(ex, t, "T%d unlocks mutex %s, which is not locked", t->id, name);
         if (m.owner_tid != t->tid) {
@@ -67,13 +69,13 @@ bool exec_check_misuse(struct execution *ex, struct mthread *t, enum model_fn fn
             return false;
         if (m.locked && m.owner_tid == t->tid)
             return false;
-        exec_name_object(ex, arg0, name, sizeof name);
-        exec_name_object(ex, arg1, mname, sizeof mname);
+        model_name_object(md, arg0, name, sizeof name);
+        model_name_object(md, arg1, mname, sizeof mname);
         return misuse(ex, t, "T%d waits on condvar %s without holding mutex %s", t->id, name, mname);
     case MF_MUTEX_DESTROY: {
         if (!glibc_read_mutex(ex->mem_fd, arg0, &m))
             return false;
-        exec_name_object(ex, arg0, name, sizeof name);
+        model_name_object(md, arg0, name, sizeof name);
         const struct mthread *w = waiter_on(ex, t, arg0, MF_MUTEX_LOCK, MF_MUTEX_TIMEDLOCK);
         if (w)
             return misuse(ex, t, "T%d destroys mutex %s while T%d waits to lock it", t->id, name, w->id);
@@ -94,14 +96,14 @@ bool exec_check_misuse(struct execution *ex, struct mthread *t, enum model_fn fn
         const struct mthread *w = waiter_on(ex, t, arg0, MF_SEM_WAIT, MF_SEM_TIMEDWAIT);
         if (!w)
             return false;
-        exec_name_object(ex, arg0, name, sizeof name);
+        model_name_object(md, arg0, name, sizeof name);
         return misuse(ex, t, "T%d destroys semaphore %s while T%d waits on it", t->id, name, w->id);
     }
     case MF_COND_DESTROY: {
         const struct mthread *w = waiter_on(ex, t, arg0, MF_COND_WAIT, MF_COND_TIMEDWAIT);
         if (!w)
             return false;
-        exec_name_object(ex, arg0, name, sizeof name);
+        model_name_object(md, arg0, name, sizeof name);
         return misuse(ex, t, "T%d destroys condvar %s while T%d waits on it", t->id, name, w->id);
     }
     case MF_THREAD_JOIN: {

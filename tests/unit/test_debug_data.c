@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "supervisor/debuginfo/debuginfo.h"
+#include "supervisor/debuginfo/sync_globals.h"
 #include "tests/fixtures/data_fixture.h"
 #include "debug_fixture_support.h"
 

@@ -1,0 +1,112 @@
+/* code_names: naming code addresses through the executable's and the
+ * libraries' debug info, with the fallbacks debuginfo gives. */
+#include "supervisor/engine/code_names.h"
+#include "supervisor/engine/exec_core.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+const debuginfo *exec_module_of(struct execution *ex, uint64_t addr, uint64_t *faddr, const char **lib)
+{
+    *lib = NULL;
+    if (!addr)
+        return NULL;
+    if (code_map_in_exe(ex->cfg->code, addr)) {
+        *faddr = addr - code_map_bias(ex->cfg->code);
+        return ex->cfg->exe;
+    }
+    const debuginfo *di;
+    uint64_t bias;
+    if (!code_map_library_at(ex->cfg->code, addr, &di, &bias, lib))
+        return NULL;
+    *faddr = addr - bias;
+    return di;
+}
+
+void exec_format_code(struct execution *ex, uint64_t addr, char *buf, size_t len)
+{
+    uint64_t fa;
+    const char *lib;
+    const debuginfo *di = exec_module_of(ex, addr, &fa, &lib);
+    if (!di) {
+        snprintf(buf, len, "0x%" PRIx64, addr);
+        return;
+    }
+    debuginfo_format_code(di, fa, buf, len);
+    if (!lib)
+        return;
+    size_t n = strlen(buf);
+    if (strncmp(buf, "0x", 2) == 0)
+        snprintf(buf, len, "%s+0x%" PRIx64, lib, fa);   /* no symbol: an offset in the file */
+    else if (n + 1 < len)
+        snprintf(buf + n, len - n, " (%s)", lib);
+}
+
+void exec_format_line(struct execution *ex, uint64_t addr, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    uint64_t fa;
+    const char *lib;
+    const debuginfo *di = exec_module_of(ex, addr, &fa, &lib);
+    if (di)
+        debuginfo_format_line(di, fa, buf, len);
+}
+
+bool exec_code_location(struct execution *ex, uint64_t addr, struct src_loc *loc)
+{
+    uint64_t fa;
+    const char *lib;
+    const debuginfo *di = exec_module_of(ex, addr, &fa, &lib);
+    return di && debuginfo_code_location(di, fa, loc);
+}
+
+void exec_format_function(struct execution *ex, uint64_t addr, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    struct src_loc loc;
+    if (exec_code_location(ex, addr, &loc) && loc.function)
+        snprintf(buf, len, "%s", loc.function);
+}
+
+void exec_format_function_or_addr(struct execution *ex, uint64_t addr, char *buf, size_t len)
+{
+    exec_format_function(ex, addr, buf, len);
+    if (!buf[0])
+        snprintf(buf, len, "0x%" PRIx64, addr);
+}
+
+/* Code from a system header (a C++ library template compiled into the
+ * user's binary, at -O0 a function of its own) is shown at the user's line
+ * that led there: the frame-pointer chain from rbp is followed, checking
+ * every return address, for at most a few frames. */
+static bool in_system_header(struct execution *ex, uint64_t pc)
+{
+    struct src_loc loc;
+    return exec_code_location(ex, pc, &loc) && loc.file && strncmp(loc.file, "/usr/", 5) == 0;
+}
+
+uint64_t exec_user_frame_pc(struct execution *ex, const struct mthread *t, uint64_t pc)
+{
+    uint64_t frame = t->regs.rbp, at = pc;
+    for (int depth = 0; depth < 8 && in_system_header(ex, at); depth++) {
+        uint64_t link[2];   /* saved rbp, return address */
+        if (!frame || !tracee_read(ex->mem_fd, frame, link, sizeof link) ||
+            !code_map_is_user_code(ex->cfg->code, link[1]))
+            return pc;
+        at = link[1] - 1;   /* the call instruction */
+        frame = link[0];
+    }
+    return in_system_header(ex, at) ? pc : at;
+}
+
+uint64_t exec_user_pc(struct execution *ex, const struct mthread *t)
+{
+    if (t->op == OP_START && t->id != 1 && t->start_routine)
+        return t->start_routine;    /* not run yet: where it will begin */
+    if (t->in_call && t->call_site)
+        return t->call_site - 1;    /* the call instruction, not the line after */
+    if (t->regs.rip && code_map_is_user_code(ex->cfg->code, t->regs.rip))
+        return t->regs.rip;
+    return t->last_user_pc ? t->last_user_pc : t->regs.rip;
+}

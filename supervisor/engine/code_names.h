@@ -1,0 +1,34 @@
+/* code_names: code addresses of a running execution in source terms.
+ *
+ * Owns finding the module (the executable or a loaded library) an address
+ * belongs to, and the forms every report and view prints: "file.c:14
+ * function", "file.c:14", "function", "libc.so.6+0x1f2a0". Also where a
+ * thread is in the user's terms: the call site while it is inside a modeled
+ * call, the user's line behind code from a system header (C++ templates). */
+#ifndef MDAT_ENGINE_CODE_NAMES_H
+#define MDAT_ENGINE_CODE_NAMES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "supervisor/debuginfo/debuginfo.h"
+
+struct execution;
+struct mthread;
+
+void exec_format_code(struct execution *ex, uint64_t addr, char *buf, size_t len);
+void exec_format_line(struct execution *ex, uint64_t addr, char *buf, size_t len);
+void exec_format_function(struct execution *ex, uint64_t addr, char *buf, size_t len);
+void exec_format_function_or_addr(struct execution *ex, uint64_t addr, char *buf, size_t len);
+/* The file, line, column and function of addr; false when unknown. */
+bool exec_code_location(struct execution *ex, uint64_t addr, struct src_loc *loc);
+/* The debug info addr belongs to, addr as that file sees it (*faddr), and
+ * the library's name (*lib, NULL for the executable); NULL when unknown. */
+const debuginfo *exec_module_of(struct execution *ex, uint64_t addr, uint64_t *faddr, const char **lib);
+/* pc, or for code from a system header (C++ templates) the user's line
+ * that led there, found through the frame-pointer chain of t. */
+uint64_t exec_user_frame_pc(struct execution *ex, const struct mthread *t, uint64_t pc);
+/* Where a thread is, in user terms (the call line while inside a modeled call). */
+uint64_t exec_user_pc(struct execution *ex, const struct mthread *t);
+
+#endif

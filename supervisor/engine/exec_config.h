@@ -1,0 +1,77 @@
+/* exec_config: what one execution is asked to do (the program, its
+ * strategy, limits, observers, model and listeners) and what it answers
+ * (the failure found, how the program ended, its choices, its last events).
+ * The contract between the engine and whoever runs it (explore/). */
+#ifndef MDAT_ENGINE_EXEC_CONFIG_H
+#define MDAT_ENGINE_EXEC_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "supervisor/engine/code_map.h"
+#include "supervisor/engine/exec_listener.h"
+#include "supervisor/engine/exec_model.h"
+#include "supervisor/debuginfo/debuginfo.h"
+#include "supervisor/trace/failure.h"
+#include "supervisor/engine/choices.h"
+#include "supervisor/engine/strategy.h"
+#include "supervisor/trace/trace.h"
+
+struct exec_config {
+    const debuginfo *exe;
+    code_map *code;
+    const char *path;               /* absolute path of the program */
+    char *const *argv;              /* argv[0] is the program */
+    struct strategy *strategy;
+    uint64_t exec_seed;
+    uint64_t estimated_steps;       /* for PCT */
+    uint64_t max_steps;
+    double timeout_sec;
+    int stdin_fd, stdout_fd, stderr_fd;  /* -1: inherit */
+    trace_sink on_event;            /* NULL: no per-event callback */
+    bool want_state;                /* on_event also gets the exec_state after each step */
+    bool describe_events;           /* fill the recent events even without on_event */
+    const char *const *watches;     /* expressions whose values every exec_state carries */
+    int n_watches;
+    void *event_ctx;
+    /* The source-terms view (names, waits, misuse, states): model/'s
+     * source_model, or NULL for none (exec_model.h). */
+    const struct exec_model_ops *model;
+    /* Detectors told about every step (exec_listener.h). */
+    const struct exec_listener *listeners;
+    int n_listeners;
+};
+
+enum { EXEC_RECENT_EVENTS = 12 };
+
+struct exec_result {
+    enum failure_kind kind;
+    bool error;                     /* mdat could not run or model the program */
+    char error_message[256];
+    char message[512];              /* what went wrong, one line */
+    char location[160];             /* "file.c:14" of the failure, "" if unknown */
+    char function[96];
+    int thread;                     /* mdat thread id that failed, 0 if none */
+    struct failure_thread *threads; /* every thread at the end (malloc'd) */
+    int n_threads;
+    bool exited;                    /* the program ran to its end */
+    bool stopped;                   /* the strategy ended it early (strategy.stop) */
+    int exit_status;
+    int term_signal;
+    uint64_t steps;
+    uint64_t ptrace_stops;
+    struct choice_list choices;
+    struct trace_event recent[EXEC_RECENT_EVENTS];  /* ring of the last events */
+    uint64_t n_events;
+    /* The values of exec_config.watches when the program ended (malloc'd;
+     * NULL when there are none, or mdat ended the program: a failure that
+     * stops it, a step limit, a strategy's stop). */
+    struct state_watch *final_watches;
+    int n_final_watches;
+};
+
+void exec_result_free(struct exec_result *res);
+/* The last events in order, oldest first; returns how many were written. */
+int exec_result_recent(const struct exec_result *res, const struct trace_event **out, int max);
+
+#endif

@@ -1,0 +1,127 @@
+/* exec_core: the state of one running execution, as the engine publishes it.
+ *
+ * The engine (engine/exec_*.c) owns and changes it; the layers above it (the
+ * source-terms model, the detectors) read it through their hooks, which the
+ * engine calls with the execution in hand (exec_model.h, exec_listener.h).
+ * They may read the tracee's memory through mem_fd but never resume a thread
+ * or change its registers. */
+#ifndef MDAT_ENGINE_EXEC_CORE_H
+#define MDAT_ENGINE_EXEC_CORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+#include "supervisor/engine/exec_config.h"
+#include "supervisor/engine/futex_model.h"
+#include "supervisor/engine/tracee.h"
+
+enum thread_state { TS_RUNNABLE, TS_BLOCKED, TS_EXITED };
+
+/* How the thread has to be resumed from the ptrace stop it sits in. */
+enum stop_kind {
+    STOP_PLAIN,         /* PTRACE_CONT is enough (new thread, emulated syscall, event stop) */
+    STOP_BREAKPOINT,    /* at an int3 of ours: step over the original instruction first */
+};
+
+/* What the thread will do when it next runs: the subject of its next step. */
+enum op_kind { OP_START, OP_ACCESS, OP_CALL, OP_YIELD, OP_SLEEP, OP_WOKEN, OP_TIMEDOUT, OP_INTERRUPTED };
+
+struct mthread {
+    int id;
+    pid_t tid;
+    enum thread_state state;
+    enum stop_kind stop;
+    uint8_t bp_orig;
+    const struct x86_insn *bp_insn;     /* the instruction under the breakpoint it is stopped at */
+    struct user_regs_struct regs;
+
+    enum op_kind op;
+    const struct code_site *site;   /* OP_ACCESS */
+    uint64_t access_addr;           /* OP_ACCESS: first shared operand */
+    uint8_t access_size;
+    enum model_fn fn;               /* OP_CALL */
+
+    /* The modeled library call the thread is in, for naming what it waits on. */
+    bool in_call;
+    enum model_fn call_fn;
+    uint64_t call_arg[2];
+    uint64_t call_site;             /* return address of that call */
+
+    uint64_t last_user_pc;          /* last place in user code, for crash reports */
+    uint64_t start_routine;
+    uint64_t pending_start;         /* set by pthread_create, given to the clone */
+    uint64_t ctid;                  /* CLONE_CHILD_CLEARTID word */
+    uint64_t tls;                   /* struct pthread of this thread = pthread_t */
+    uint64_t stack_lo, stack_hi;    /* its own stack mapping, 0 until needed */
+    bool yielded;
+    bool timed_wait;
+    int interrupted_by;             /* a signal stopped its step before the operation ran */
+    uint64_t wait_seq;              /* when it blocked, to list waiters in order */
+    int joined_by;                  /* the thread that called pthread_join on it, 0 if none */
+    uint64_t join_sp, join_site;    /* the frame of that call */
+
+    /* A heap allocation from user code on its way back (heap names). */
+    uint64_t heap_ret;              /* return address, 0 if none pending */
+    uint64_t heap_size, heap_old;   /* heap_old: the block realloc moves */
+    uint64_t heap_site;             /* the user's line that allocates */
+    enum model_fn heap_fn;
+};
+
+/* A one-shot breakpoint of ours at a return address (engine/return_breaks.c). */
+struct return_bp {
+    uint64_t addr;
+    uint8_t orig;
+    int refs;                       /* threads that will come back through it */
+};
+
+struct execution {
+    const struct exec_config *cfg;
+    struct exec_result *res;
+    pid_t pid;
+    int mem_fd;
+    struct mthread *threads;        /* index = id - 1 */
+    int n_threads, cap_threads;
+    struct futex_table futex;
+    struct tracee_event *queue;     /* stops of threads other than the one we wait for */
+    size_t n_queue, cap_queue;
+    pid_t *passive;                 /* threads of forked children, run without scheduling */
+    size_t n_passive, cap_passive;
+    uint64_t deadline_ns;
+    uint64_t step_started_ns;       /* when the running step began */
+    uint64_t steps;
+    int last_thread;
+    int running;                    /* the thread running the current step */
+    pid_t held_at_exit;             /* stopped at its exit_group, until the step is reported */
+    bool signal_sent;               /* a thread sent a signal since the last look */
+    uint64_t clock_reads;           /* virtual clock: readings so far */
+    uint64_t clock_slept_ns;        /* virtual clock: what the sleeps asked for */
+    bool leader_gone;
+    int leader_status;
+    bool assert_seen;
+    int assert_thread;
+    char assert_text[400];
+    char assert_loc[160];
+    char assert_fn[96];
+    bool describe;                  /* events are formatted: someone reads them */
+    struct trace_event *event;      /* the event of the step being run, NULL unless described */
+    uint64_t wait_seq;
+
+    /* The source-terms model of this execution (exec_model.h), NULL without one. */
+    const struct exec_model_ops *model;
+    void *model_state;
+
+    struct return_bp *ret_bps;      /* one-shot breakpoints at return addresses */
+    size_t n_ret_bps, cap_ret_bps;
+};
+
+struct mthread *exec_thread_by_tid(struct execution *ex, pid_t tid);
+struct mthread *exec_thread_by_id(struct execution *ex, int id);
+/* The thread with kernel tid `tid`: the live one, else the newest that had
+ * it (a lock's holder may exit without unlocking); 0 if none of ours. */
+int exec_thread_id_of_tid(struct execution *ex, pid_t tid);
+/* The newest thread whose pthread_t is pthread, 0 if none. */
+int exec_thread_of_pthread(struct execution *ex, uint64_t pthread);
+
+#endif

@@ -1,0 +1,100 @@
+/* exec_engine: what the files of the engine share with each other, and
+ * nobody else: how a step ends, the thread and stop bookkeeping, waiting,
+ * the futex emulation, reports. (Layers above read exec_core.h.) */
+#ifndef MDAT_ENGINE_EXEC_ENGINE_H
+#define MDAT_ENGINE_EXEC_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/wait.h>
+
+#include "supervisor/engine/exec_core.h"
+
+/* What came of letting a thread run. */
+enum run_outcome {
+    RUN_CONTINUE,       /* an emulated syscall returned: the thread runs on */
+    RUN_NEXT_OP,        /* stopped before its next visible operation */
+    RUN_BLOCKED,        /* waiting in the futex model */
+    RUN_THREAD_EXITED,
+    RUN_PROCESS_EXITING,/* exit_group or fatal signal: the whole program ends */
+    RUN_PROCESS_GONE,   /* the leader has been reaped */
+    RUN_FAILED,         /* res->kind says what */
+    RUN_ERROR,          /* mdat failed; res->error says why */
+    RUN_TIMEOUT,
+};
+
+static inline int stop_event(int status)
+{
+    return status >> 16;
+}
+
+static inline bool is_exit_status(int status)
+{
+    return WIFEXITED(status) || WIFSIGNALED(status);
+}
+
+void exec_set_error(struct execution *ex, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* exec_threads.c: threads, forked children, queued stops, waiting, the end */
+struct mthread *exec_add_thread(struct execution *ex, pid_t tid);
+bool exec_is_passive(const struct execution *ex, pid_t tid);
+/* A forked child (or an exec'd image) runs free; stops it had queued are dealt with. */
+void exec_add_passive(struct execution *ex, pid_t tid);
+void exec_enqueue(struct execution *ex, const struct tracee_event *ev);
+bool exec_dequeue(struct execution *ex, pid_t tid, struct tracee_event *ev);
+/* Waits for the next stop of tid, dealing with everyone else's meanwhile.
+ * Returns 1, 0 on timeout, -1 when tid is gone without a word. */
+int exec_wait_thread(struct execution *ex, pid_t tid, int *status);
+/* Lets every remaining thread die and reaps them all, children included. */
+void exec_drain(struct execution *ex, bool kill_it);
+
+/* execution.c: asks the strategy to pick among ids (threads to run, or
+ * waiters to wake) and records the choice when there was more than one. */
+size_t exec_ask_strategy(struct execution *ex, char kind, const int *ids, const bool *yielded, size_t n);
+
+/* exec_futex.c: futex emulation */
+/* Makes the syscall the thread is stopped at return result without running it. */
+bool exec_emulate_syscall(struct mthread *t, int64_t result);
+void exec_wake_thread(struct execution *ex, struct mthread *w);
+/* Wakes up to n waiters of addr; which ones, when there are more, is a choice. */
+int exec_wake_waiters(struct execution *ex, uint64_t addr, uint32_t bitset, uint32_t n);
+enum run_outcome exec_handle_futex(struct execution *ex, struct mthread *t);
+
+/* exec_stops.c: runs t from where it is stopped to its next visible
+ * operation (or until it blocks, exits, or the program ends). */
+enum run_outcome exec_run_thread(struct execution *ex, struct mthread *t);
+
+/* exec_signals.c */
+bool exec_signal_is_fatal(struct execution *ex, pid_t tid, int sig);
+/* Signals sent to threads blocked in the model end their waits (EINTR). */
+void exec_interrupt_signalled_waits(struct execution *ex);
+
+/* exec_report.c: failures as reports */
+void exec_record_assert(struct execution *ex, struct mthread *t);
+void exec_report_crash(struct execution *ex, struct mthread *t, int sig);
+void exec_report_deadlock(struct execution *ex);
+void exec_report_timeout(struct execution *ex, struct mthread *t);
+void exec_report_step_limit(struct execution *ex);
+/* Every thread's state into res->threads, for the failure report. */
+void exec_snapshot_threads(struct execution *ex);
+/* The model's description of a blocked thread's wait, or a plain one. */
+void exec_describe_wait(struct execution *ex, const struct mthread *t, char *buf, size_t len, int *waits_for);
+
+/* return_breaks.c: one-shot breakpoints at return addresses */
+/* Makes threads stop at addr (unless a code-map breakpoint stops them
+ * there anyway); counted: each thread that will return there adds one. */
+void exec_return_break_add(struct execution *ex, uint64_t addr);
+/* t stopped at an int3 at `at`: true when it is one of ours (t is then set
+ * up to go on); `returning` says t is the one the breakpoint was set for. */
+bool exec_return_break_hit(struct execution *ex, struct mthread *t, uint64_t at, bool returning);
+/* Writes the original bytes back into another address space (a forked child). */
+void exec_return_breaks_remove(struct execution *ex, int mem_fd);
+
+/* virtual_clock.c: answers a call of the vDSO's clock functions (fn) and
+ * returns from it to ret; false to let the real one run. */
+bool exec_answer_clock(struct execution *ex, struct mthread *t, enum model_fn fn, uint64_t ret);
+/* A sleep (stopped at its syscall) moves the virtual clock on. */
+void exec_clock_sleeps(struct execution *ex, struct mthread *t);
+
+#endif

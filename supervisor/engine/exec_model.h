@@ -1,0 +1,59 @@
+/* exec_model: what the engine asks of the layer that sees the program in
+ * source terms, without knowing who provides it (model/source_model.c does).
+ *
+ * The engine knows threads, stops, futex words and code addresses; it does
+ * not know what a pthread_mutex_t looks like, what a thread waits for in C
+ * terms, how to name a heap block or when a call is API misuse. It calls
+ * these hooks at fixed points of an execution and uses the answers in its
+ * events and reports. Without a model (exec_config.model NULL) events carry
+ * no source terms and a deadlock report names no wait cycle. */
+#ifndef MDAT_ENGINE_EXEC_MODEL_H
+#define MDAT_ENGINE_EXEC_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "supervisor/engine/code_map.h"
+#include "supervisor/trace/trace.h"
+
+struct execution;
+struct mthread;
+
+struct exec_model_ops {
+    /* The program is loaded and nothing has run; returns the model's state
+     * for this execution (passed back to every hook as m). */
+    void *(*open)(struct execution *ex);
+    void (*close)(void *m);
+
+    /* t stopped before a modeled call from user code (fn with its first two
+     * arguments): the objects it works on become known. */
+    void (*call_seen)(void *m, const struct mthread *t, enum model_fn fn, uint64_t arg0, uint64_t arg1);
+    /* t is about to make that call: true when the call is API misuse (the
+     * model has filled ex->res with kind FAIL_MISUSE); the call does not run. */
+    bool (*call_is_misuse)(void *m, struct mthread *t, enum model_fn fn, uint64_t arg0, uint64_t arg1);
+
+    /* Heap names (only when events are described): t entered a heap
+     * function from user code, returning to ret; true to be told when t is
+     * back at ret (heap_returned, with the result in rax): the engine stops
+     * the thread there. */
+    bool (*heap_call)(void *m, struct mthread *t, enum model_fn fn, uint64_t ret);
+    void (*heap_returned)(void *m, struct mthread *t);
+
+    /* Fills the source-terms part of ev (op, object, value, where and their
+     * raw fields) for the operation t is stopped before. */
+    void (*describe_op)(void *m, const struct mthread *t, struct trace_event *ev);
+    /* After t carried out the operation ev describes (its value is known). */
+    void (*op_done)(void *m, const struct mthread *t, struct trace_event *ev);
+    /* What a blocked thread waits on ("mutex lock_b (held by T3)"), and
+     * through *waits_for the thread it waits for (0: none known). */
+    void (*describe_wait)(void *m, const struct mthread *t, char *buf, size_t len, int *waits_for);
+    /* One thread as the state shows it. */
+    void (*describe_thread)(void *m, const struct mthread *t, struct state_thread *st);
+    /* The whole state after the last step; valid until the next call. */
+    const struct exec_state *(*state)(void *m);
+    /* The values of exec_config.watches now, into out[0..n_watches). */
+    void (*watch_values)(void *m, struct state_watch *out);
+};
+
+#endif

@@ -1,0 +1,248 @@
+/* exec_report: turning how an execution ended into a failure report.
+ *
+ * Owns the message, location and thread of each kind the engine itself
+ * detects (crash, assertion, deadlock with its wait cycle, timeout, step
+ * limit) and the snapshot of every thread that goes with a report. What a
+ * blocked thread waits for comes from the model (exec_model.h). */
+#include "supervisor/engine/code_names.h"
+#include "supervisor/engine/exec_engine.h"
+
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+
+void exec_describe_wait(struct execution *ex, const struct mthread *t, char *buf, size_t len, int *waits_for)
+{
+    *waits_for = 0;
+    if (ex->model && ex->model_state) {
+        ex->model->describe_wait(ex->model_state, t, buf, len, waits_for);
+        return;
+    }
+    const struct futex_waiter *w = futex_table_get(&ex->futex, t->id);
+    snprintf(buf, len, "futex word 0x%" PRIx64, w ? w->addr : 0);
+}
+
+/* The failure happened at pc: its line and function. */
+static void locate(struct execution *ex, uint64_t pc)
+{
+    exec_format_line(ex, pc, ex->res->location, sizeof ex->res->location);
+    exec_format_function(ex, pc, ex->res->function, sizeof ex->res->function);
+}
+
+void exec_record_assert(struct execution *ex, struct mthread *t)
+{
+    char expr[200], file[160], func[96];
+    tracee_read_string(ex->mem_fd, t->regs.rdi, expr, sizeof expr);
+    tracee_read_string(ex->mem_fd, t->regs.rsi, file, sizeof file);
+    tracee_read_string(ex->mem_fd, t->regs.rcx, func, sizeof func);
+    const char *base = strrchr(file, '/');
+    base = base ? base + 1 : file;
+    ex->assert_seen = true;
+    ex->assert_thread = t->id;
+    snprintf(ex->assert_loc, sizeof ex->assert_loc, "%s:%u", base, (unsigned)t->regs.rdx);
+    snprintf(ex->assert_fn, sizeof ex->assert_fn, "%s", func);
+    snprintf(ex->assert_text, sizeof ex->assert_text, "assertion `%s' failed at %s:%u in %s()", expr, base,
+             (unsigned)t->regs.rdx, func);
+}
+
+static void report_assertion(struct execution *ex)
+{
+    struct exec_result *res = ex->res;
+    res->kind = FAIL_ASSERTION;
+    res->thread = ex->assert_thread;
+    snprintf(res->location, sizeof res->location, "%s", ex->assert_loc);
+    snprintf(res->function, sizeof res->function, "%s", ex->assert_fn);
+    snprintf(res->message, sizeof res->message, "T%d: %s", ex->assert_thread, ex->assert_text);
+}
+
+void exec_report_crash(struct execution *ex, struct mthread *t, int sig)
+{
+    struct exec_result *res = ex->res;
+    if (sig == SIGABRT && ex->assert_seen) {
+        report_assertion(ex);
+        return;
+    }
+    tracee_get_regs(t->tid, &t->regs);
+    uint64_t pc = code_map_in_exe(ex->cfg->code, t->regs.rip) ? t->regs.rip : exec_user_pc(ex, t);
+    res->thread = t->id;
+    res->kind = FAIL_CRASH;
+    char where[160];
+    exec_format_code(ex, pc, where, sizeof where);
+    locate(ex, pc);
+    const char *detail = "";
+    char fault[64] = "";
+    if (sig == SIGSEGV || sig == SIGBUS) {
+        siginfo_t si;
+        if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) == 0) {
+            snprintf(fault, sizeof fault, " accessing 0x%" PRIx64, (uint64_t)(uintptr_t)si.si_addr);
+            detail = si.si_addr == NULL ? " (NULL pointer dereference)" : "";
+        }
+    }
+    char name[32];
+    if (sigabbrev_np(sig))
+        snprintf(name, sizeof name, "SIG%s", sigabbrev_np(sig));
+    else
+        snprintf(name, sizeof name, "signal %d", sig);
+    char inside[128] = "";
+    if (pc != t->regs.rip) {
+        /* It died in library code the user's line called. */
+        char lib_where[100];
+        exec_format_code(ex, t->regs.rip, lib_where, sizeof lib_where);
+        snprintf(inside, sizeof inside, " (in %s)", lib_where);
+    }
+    snprintf(res->message, sizeof res->message, "T%d killed by %s%s%s at %s%s", t->id, name, fault, detail, where,
+             inside);
+}
+
+/* Each blocked thread waits for at most one other (next[id]): the cycle
+ * reached from the lowest thread that is on one, as "T2 -> T3 -> T2";
+ * *first gets the thread the text starts at. "" when there is none. */
+static void find_wait_cycle(const int *next, int n, char *cycle, size_t len, int *first)
+{
+    cycle[0] = '\0';
+    *first = 0;
+    int *seen = calloc((size_t)n + 1, sizeof *seen);
+    if (!seen)
+        abort();
+    for (int start = 1; start <= n && !cycle[0]; start++) {
+        memset(seen, 0, ((size_t)n + 1) * sizeof *seen);
+        int cur = start;
+        while (cur && !seen[cur]) {
+            seen[cur] = 1;
+            cur = next[cur];
+        }
+        if (!cur)
+            continue;
+        int c = cur;
+        size_t used = 0;
+        do {
+            used += (size_t)snprintf(cycle + used, len - used, "T%d -> ", c);
+            c = next[c];
+        } while (c != cur && used < len - 16);
+        snprintf(cycle + used, len - used, "T%d", cur);
+        *first = cur;
+    }
+    free(seen);
+}
+
+void exec_report_deadlock(struct execution *ex)
+{
+    struct exec_result *res = ex->res;
+    res->kind = FAIL_DEADLOCK;
+    int n = ex->n_threads;
+    int *next = calloc((size_t)n + 1, sizeof *next);
+    if (!next)
+        abort();
+    int first_blocked = 0, first_not_joining = 0, blocked = 0;
+    for (int i = 0; i < n; i++) {
+        struct mthread *t = &ex->threads[i];
+        if (t->state != TS_BLOCKED)
+            continue;
+        blocked++;
+        if (!first_not_joining && !(t->in_call && t->call_fn == MF_THREAD_JOIN))
+            first_not_joining = t->id;
+        char buf[200];
+        exec_describe_wait(ex, t, buf, sizeof buf, &next[t->id]);
+        if (!first_blocked)
+            first_blocked = t->id;
+    }
+    char cycle[256];
+    int in_cycle;
+    find_wait_cycle(next, n, cycle, sizeof cycle, &in_cycle);
+    free(next);
+    /* The place to look at is where the cycle starts (the lock its first
+     * thread waits on), or where a stuck worker sits (its cond_wait), not
+     * main's pthread_join that waits for it all. */
+    int at = in_cycle ? in_cycle : first_not_joining ? first_not_joining : first_blocked;
+    struct mthread *t = exec_thread_by_id(ex, at);
+    res->thread = at;
+    char wait[200] = "";
+    if (t) {
+        int waits_for;
+        locate(ex, exec_user_pc(ex, t));
+        exec_describe_wait(ex, t, wait, sizeof wait, &waits_for);
+    }
+    if (cycle[0])
+        snprintf(res->message, sizeof res->message, "%d thread%s blocked, none can run; wait cycle %s", blocked,
+                 blocked == 1 ? "" : "s", cycle);
+    else
+        snprintf(res->message, sizeof res->message, "%d thread%s blocked, none can run; T%d waits on %s", blocked,
+                 blocked == 1 ? "" : "s", at, wait);
+}
+
+void exec_report_timeout(struct execution *ex, struct mthread *t)
+{
+    struct exec_result *res = ex->res;
+    res->kind = FAIL_TIMEOUT;
+    res->thread = t ? t->id : 0;
+    if (!t) {
+        snprintf(res->message, sizeof res->message, "the execution took longer than %.0f s", ex->cfg->timeout_sec);
+        return;
+    }
+    /* Stop the runaway thread to see where it is. */
+    int status;
+    uint64_t saved = ex->deadline_ns;
+    ex->deadline_ns = monotonic_ns() + 1000000000u;
+    if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) == 0 && exec_wait_thread(ex, t->tid, &status) > 0 &&
+        WIFSTOPPED(status))
+        tracee_get_regs(t->tid, &t->regs);
+    ex->deadline_ns = saved;
+    uint64_t pc = code_map_in_exe(ex->cfg->code, t->regs.rip) ? t->regs.rip : t->last_user_pc;
+    char where[160];
+    exec_format_code(ex, pc, where, sizeof where);
+    locate(ex, pc);
+    /* The limit is the execution's: whether this thread used it up alone
+     * or the whole run was slow decides what to say. */
+    double step_sec = (double)(monotonic_ns() - ex->step_started_ns) / 1e9;
+    if (step_sec >= 0.9 * ex->cfg->timeout_sec)
+        snprintf(res->message, sizeof res->message,
+                 "T%d ran for %.0f s without reaching a visible operation (spinning or blocked in the kernel) at %s",
+                 t->id, step_sec, where);
+    else
+        snprintf(res->message, sizeof res->message,
+                 "the execution took longer than %.0f s (after %" PRIu64 " steps; its last step, T%d at %s, ran %.1f s)",
+                 ex->cfg->timeout_sec, ex->steps, t->id, where, step_sec);
+}
+
+void exec_report_step_limit(struct execution *ex)
+{
+    struct exec_result *res = ex->res;
+    res->kind = FAIL_STEP_LIMIT;
+    struct mthread *t = exec_thread_by_id(ex, ex->last_thread);
+    if (t) {
+        res->thread = t->id;
+        locate(ex, exec_user_pc(ex, t));
+    }
+    snprintf(res->message, sizeof res->message,
+             "more than %" PRIu64 " visible steps: livelock or a thread spinning on shared memory",
+             ex->cfg->max_steps);
+}
+
+void exec_snapshot_threads(struct execution *ex)
+{
+    struct exec_result *res = ex->res;
+    res->threads = calloc((size_t)ex->n_threads + 1, sizeof *res->threads);
+    if (!res->threads)
+        abort();
+    res->n_threads = ex->n_threads;
+    for (int i = 0; i < ex->n_threads; i++) {
+        const struct mthread *t = &ex->threads[i];
+        struct failure_thread *ft = &res->threads[i];
+        if (!ex->model_state) {
+            ft->id = t->id;
+            snprintf(ft->state, sizeof ft->state, "%s",
+                     t->state == TS_EXITED ? "exited" : t->state == TS_BLOCKED ? "waiting-futex" : "ready");
+            continue;
+        }
+        struct state_thread st;
+        ex->model->describe_thread(ex->model_state, t, &st);
+        ft->id = st.id;
+        snprintf(ft->state, sizeof ft->state, "%s", thread_status_name(st.status));
+        snprintf(ft->location, sizeof ft->location, "%s", st.location);
+        snprintf(ft->waiting_on, sizeof ft->waiting_on, "%s", st.waiting_on);
+        snprintf(ft->start, sizeof ft->start, "%s", st.start);
+    }
+}

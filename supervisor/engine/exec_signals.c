@@ -1,0 +1,84 @@
+/* exec_signals: signals as the program would see them without mdat.
+ *
+ * Owns deciding whether a signal kills the program (its default action is
+ * fatal and the program neither catches nor ignores it, read from /proc),
+ * and ending the emulated waits of threads a signal was sent to: the kernel
+ * would interrupt their futex wait with EINTR and run the handler. */
+#include "supervisor/engine/exec_engine.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The hexadecimal signal masks of /proc/.../status lines, by prefix. */
+struct status_mask {
+    const char *prefix;
+    uint64_t *value;
+};
+
+static bool read_status_masks(const char *path, struct status_mask *masks, int n)
+{
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return false;
+    for (int i = 0; i < n; i++)
+        *masks[i].value = 0;
+    char line[256];
+    while (fgets(line, sizeof line, f))
+        for (int i = 0; i < n; i++)
+            if (strncmp(line, masks[i].prefix, 7) == 0)
+                *masks[i].value = strtoull(line + 7, NULL, 16);
+    fclose(f);
+    return true;
+}
+
+bool exec_signal_is_fatal(struct execution *ex, pid_t tid, int sig)
+{
+    switch (sig) {
+    case SIGCHLD: case SIGCONT: case SIGURG: case SIGWINCH:
+    case SIGSTOP: case SIGTSTP: case SIGTTIN: case SIGTTOU:
+        return false;
+    default:
+        break;
+    }
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
+    uint64_t caught, ignored;
+    struct status_mask masks[] = {{"SigCgt:", &caught}, {"SigIgn:", &ignored}};
+    if (!read_status_masks(path, masks, 2))
+        return true;
+    uint64_t bit = 1ull << (sig - 1);
+    return !((caught | ignored) & bit);
+}
+
+/* A signal sent to a thread blocked in mdat's model interrupts its wait, as
+ * the kernel would: the futex call returns EINTR and the signal is
+ * delivered when the thread next runs. A signal for the whole process does
+ * so only when no thread can run to take it. */
+void exec_interrupt_signalled_waits(struct execution *ex)
+{
+    ex->signal_sent = false;
+    bool any_runnable = false;
+    for (int i = 0; i < ex->n_threads; i++)
+        any_runnable |= ex->threads[i].state == TS_RUNNABLE;
+    for (int i = 0; i < ex->n_threads; i++) {
+        struct mthread *t = &ex->threads[i];
+        if (t->state != TS_BLOCKED)
+            continue;
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/task/%d/status", (int)ex->pid, (int)t->tid);
+        uint64_t own, shared, blocked;
+        struct status_mask masks[] = {{"SigPnd:", &own}, {"ShdPnd:", &shared}, {"SigBlk:", &blocked}};
+        if (!read_status_masks(path, masks, 3))
+            continue;
+        if (!(own & ~blocked) && (any_runnable || !(shared & ~blocked)))
+            continue;
+        exec_wake_thread(ex, t);
+        t->op = OP_INTERRUPTED;
+        t->regs.rax = (uint64_t)-EINTR;
+        tracee_set_regs(t->tid, &t->regs);
+        any_runnable = true;
+    }
+}

@@ -1,0 +1,517 @@
+/* exec_stops: letting one thread run to its next visible operation, and
+ * what each kind of ptrace stop on the way means.
+ *
+ * Running "a step": the thread performs the operation it is stopped before
+ * (carried out by mdat at a breakpoint when the emulator can, else
+ * single-stepped over the original byte) and runs on until it stops before
+ * its next visible operation (a breakpoint on a shared access or a modeled
+ * call), blocks in the futex model, yields or sleeps, exits, or the process
+ * ends. Stops on the way that are not visible (own-stack accesses, library
+ * calls made by library code, clone events, signals the program handles)
+ * are dealt with here and the thread runs on. One function per meaning of a
+ * stop; exec_run_thread dispatches. */
+#include "supervisor/engine/code_names.h"
+#include "supervisor/engine/exec_engine.h"
+#include "supervisor/engine/proc_maps.h"
+
+#include <errno.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+
+#ifndef CLONE_THREAD
+#define CLONE_THREAD 0x00010000
+#endif
+#ifndef CLONE_CHILD_CLEARTID
+#define CLONE_CHILD_CLEARTID 0x00200000
+#endif
+#ifndef CLONE_SETTLS
+#define CLONE_SETTLS 0x00080000
+#endif
+
+/* A stop that was handled without ending the step: the thread runs on. */
+#define RUNS_ON RUN_CONTINUE
+
+/* ---------- carrying out the operation at a breakpoint ---------- */
+
+/* Emulated accesses go through the program's own page protections. */
+static bool read_memory(void *ctx, uint64_t addr, void *buf, size_t n)
+{
+    return tracee_read_as_program(((struct execution *)ctx)->pid, addr, buf, n);
+}
+
+static bool write_memory(void *ctx, uint64_t addr, const void *buf, size_t n)
+{
+    return tracee_write_as_program(((struct execution *)ctx)->pid, addr, buf, n);
+}
+
+/* Performs the instruction t is stopped at in its place when it is a plain
+ * load, store, register set or push, sparing the single-step: one ptrace
+ * stop per breakpoint instead of two. The memory is reached with the
+ * program's own rights, so an access the CPU would fault on fails here too
+ * and is left to the CPU. */
+static bool emulate_at_breakpoint(struct execution *ex, struct mthread *t)
+{
+    const struct x86_insn *in = t->bp_insn;
+    if (!in || in->emulation == X86_EMU_NONE)
+        return false;
+    struct x86_memory mem = {read_memory, write_memory, ex};
+    struct user_regs_struct regs = t->regs;
+    if (!x86_emulate(in, &regs, &mem) || !tracee_set_regs(t->tid, &regs))
+        return false;
+    t->regs = regs;
+    return true;
+}
+
+/* The operation the step was about is done: its value is known. */
+static void op_done(struct execution *ex, struct mthread *t)
+{
+    if (ex->event && ex->model_state)
+        ex->model->op_done(ex->model_state, t, ex->event);
+}
+
+/* Executes the original instruction under the breakpoint t is stopped at.
+ * Returns 1 when the thread is past it (or something else stopped it:
+ * *stopped_elsewhere, with *status), 0 on timeout, -1 when lost. */
+static int step_over_breakpoint(struct execution *ex, struct mthread *t, bool first_op, int *status,
+                                bool *stopped_elsewhere)
+{
+    uint64_t at = t->regs.rip;
+    static const uint8_t int3 = 0xcc;
+    if (!tracee_write(ex->mem_fd, at, &t->bp_orig, 1) || !tracee_step(t->tid, 0))
+        return -1;
+    int r = exec_wait_thread(ex, t->tid, status);
+    tracee_write(ex->mem_fd, at, &int3, 1);
+    if (r <= 0)
+        return r;
+    t->stop = STOP_PLAIN;
+    if (!(WIFSTOPPED(*status) && WSTOPSIG(*status) == SIGTRAP && stop_event(*status) == 0)) {
+        /* A signal came first: its handler runs, then the thread is back
+         * at this breakpoint with the operation still to do. */
+        struct user_regs_struct now;
+        if (first_op && WIFSTOPPED(*status) && stop_event(*status) == 0 && tracee_get_regs(t->tid, &now) &&
+            now.rip == at)
+            t->interrupted_by = WSTOPSIG(*status);
+        *stopped_elsewhere = true;  /* the instruction faulted, or the thread was killed: the caller looks */
+    }
+    return 1;
+}
+
+/* Resumes t from its current stop; for a breakpoint, first carries out or
+ * executes the original instruction. *status gets the stop that ends it.
+ * Returns 1, 0 on timeout, -1 when t is lost. */
+static int resume(struct execution *ex, struct mthread *t, bool first_op, int *status)
+{
+    if (t->stop == STOP_BREAKPOINT && emulate_at_breakpoint(ex, t)) {
+        t->stop = STOP_PLAIN;
+        if (first_op)
+            op_done(ex, t);
+    }
+    if (t->stop == STOP_BREAKPOINT) {
+        bool elsewhere = false;
+        int r = step_over_breakpoint(ex, t, first_op, status, &elsewhere);
+        if (r <= 0 || elsewhere)
+            return r;
+        if (first_op)
+            op_done(ex, t);
+    }
+    if (!tracee_cont(t->tid, 0))
+        return -1;
+    return exec_wait_thread(ex, t->tid, status);
+}
+
+/* ---------- seccomp stops: the modeled system calls ---------- */
+
+static enum run_outcome on_syscall(struct execution *ex, struct mthread *t)
+{
+    switch ((long)t->regs.orig_rax) {
+    case SYS_futex:
+        return exec_handle_futex(ex, t);
+    case SYS_kill:
+    case SYS_tkill:
+    case SYS_tgkill:
+    case SYS_rt_sigqueueinfo:
+    case SYS_rt_tgsigqueueinfo:
+        /* The kernel sends it; blocked threads are looked at before the
+         * next step (exec_interrupt_signalled_waits). */
+        ex->signal_sent = true;
+        return RUNS_ON;
+    case SYS_sched_yield:
+    case SYS_nanosleep:
+    case SYS_clock_nanosleep:
+        if (t->regs.orig_rax != SYS_sched_yield)
+            exec_clock_sleeps(ex, t);
+        t->op = t->regs.orig_rax == SYS_sched_yield ? OP_YIELD : OP_SLEEP;
+        t->yielded = true;
+        return exec_emulate_syscall(t, 0) ? RUN_NEXT_OP : RUN_ERROR;
+    default:
+        exec_set_error(ex, "the program uses system call %ld, which mdat does not model yet", (long)t->regs.orig_rax);
+        return RUN_ERROR;
+    }
+}
+
+/* ---------- new threads and processes ---------- */
+
+static void tell_created(struct execution *ex, int parent, int child)
+{
+    for (int i = 0; i < ex->cfg->n_listeners; i++) {
+        const struct exec_listener *l = &ex->cfg->listeners[i];
+        if (l->ops->thread_created)
+            l->ops->thread_created(l->self, parent, child);
+    }
+}
+
+/* A clone of t: a new thread of the program (scheduled from its first
+ * step), or a new process (runs free, see new_process). */
+static enum run_outcome on_clone(struct execution *ex, struct mthread *t, pid_t child)
+{
+    uint64_t flags = 0, ctid = 0, tls = 0;
+    if (t->regs.orig_rax == SYS_clone3) {
+        uint64_t args[8] = {0};
+        tracee_read(ex->mem_fd, t->regs.rdi, args, sizeof args);
+        flags = args[0];
+        ctid = args[2];
+        tls = args[7];
+    } else {
+        flags = t->regs.rdi;
+        ctid = t->regs.r10;
+        tls = t->regs.r8;
+    }
+    if (!(flags & CLONE_THREAD)) {
+        exec_add_passive(ex, child);
+        return RUNS_ON;
+    }
+    int parent = t->id;
+    uint64_t start = t->pending_start;
+    /* exec_add_thread may move the thread array: t is not used after it. */
+    struct mthread *nt = exec_add_thread(ex, child);
+    nt->ctid = (flags & CLONE_CHILD_CLEARTID) ? ctid : 0;
+    nt->tls = (flags & CLONE_SETTLS) ? tls : 0;
+    nt->start_routine = start;
+    tell_created(ex, parent, nt->id);
+    /* Consume the new thread's initial stop now, so that it is a quiet,
+     * stopped thread like every other. */
+    int st;
+    if (exec_wait_thread(ex, child, &st) <= 0 || !WIFSTOPPED(st)) {
+        if (ex->leader_gone)
+            return RUN_PROCESS_GONE;
+        exec_set_error(ex, "new thread %d did not stop", (int)child);
+        return RUN_ERROR;
+    }
+    return RUNS_ON;
+}
+
+/* A forked child runs free, without mdat's breakpoints (a vfork child
+ * shares our memory until it execs or exits, so its bytes are ours). */
+static void new_process(struct execution *ex, pid_t child, bool shares_memory)
+{
+    if (!shares_memory) {
+        int fd = tracee_open_mem(child);
+        if (fd >= 0) {
+            code_map_unplant(ex->cfg->code, fd);
+            exec_return_breaks_remove(ex, fd);
+            close(fd);
+        }
+    }
+    exec_add_passive(ex, child);
+}
+
+/* ---------- the end of a thread or of the process ---------- */
+
+static void tell_exited(struct execution *ex, const struct mthread *t)
+{
+    for (int i = 0; i < ex->cfg->n_listeners; i++) {
+        const struct exec_listener *l = &ex->cfg->listeners[i];
+        if (l->ops->thread_exited)
+            l->ops->thread_exited(l->self, t->id, t->tls);
+    }
+}
+
+static enum run_outcome on_exit_event(struct execution *ex, struct mthread *t)
+{
+    if ((long)t->regs.orig_rax != SYS_exit) {
+        /* exit_group: the memory stays readable while this thread is held
+         * here, so the last step's state can still be shown; the loop lets
+         * it go once the step is reported. */
+        ex->held_at_exit = t->tid;
+        return RUN_PROCESS_EXITING;
+    }
+    t->state = TS_EXITED;
+    tracee_cont(t->tid, 0);
+    if (t->tid != ex->pid) {
+        int st;
+        if (exec_wait_thread(ex, t->tid, &st) > 0 && !is_exit_status(st))
+            tracee_cont(t->tid, 0);     /* killed by a process exit racing with ours */
+    }
+    tell_exited(ex, t);
+    /* The kernel cleared the tid word and woke its real waiters; ours wait
+     * in the model (pthread_join). */
+    if (t->ctid)
+        exec_wake_waiters(ex, t->ctid, FUTEX_BITSET_MATCH_ANY, UINT32_MAX);
+    return RUN_THREAD_EXITED;
+}
+
+/* ---------- breakpoints ---------- */
+
+static void note_stack(struct execution *ex, struct mthread *t)
+{
+    if (t->stack_hi && t->regs.rsp >= t->stack_lo && t->regs.rsp < t->stack_hi)
+        return;
+    struct proc_maps maps;
+    if (!proc_maps_read(ex->pid, &maps))
+        return;
+    const struct proc_mapping *m = proc_maps_find(&maps, t->regs.rsp);
+    if (m) {
+        t->stack_lo = m->start;
+        t->stack_hi = m->end;
+    }
+    proc_maps_free(&maps);
+}
+
+/* A breakpoint on a user instruction: visible unless every address it touches
+ * is the thread's own stack (pointers to locals, at -O0 mostly). */
+static bool site_is_visible(struct execution *ex, struct mthread *t, const struct code_site *site)
+{
+    const struct x86_insn *in = &site->insn;
+    if (in->flags & X86_ATOMIC) {
+        t->access_addr = in->n_mem ? x86_effective_address(in, 0, &t->regs) : 0;
+        t->access_size = in->n_mem ? in->mem[0].size : 0;
+        return true;
+    }
+    note_stack(ex, t);
+    for (int i = 0; i < in->n_mem; i++) {
+        uint64_t addr = x86_effective_address(in, i, &t->regs);
+        /* 128 bytes below rsp is the red zone, still this thread's. */
+        bool own_stack = addr >= t->stack_lo && addr < t->stack_hi;
+        bool below_main_stack = addr + 65536 >= t->regs.rsp && addr < t->stack_hi;
+        if (!own_stack && !below_main_stack) {
+            t->access_addr = addr;
+            t->access_size = in->mem[i].size;
+            return true;
+        }
+    }
+    return false;
+}
+
+static void enter_call(struct mthread *t, enum model_fn fn, uint64_t call_site)
+{
+    t->in_call = true;
+    t->call_fn = fn;
+    t->call_arg[0] = t->regs.rdi;
+    t->call_arg[1] = t->regs.rsi;
+    t->call_site = call_site;
+}
+
+/* t stopped at the entry of a modeled library function (fn), which will
+ * return to ret. */
+static enum run_outcome on_model_entry(struct execution *ex, struct mthread *t, enum model_fn fn, uint64_t ret)
+{
+    if (fn == MF_ASSERT_FAIL) {
+        t->last_user_pc = ret - 1;
+        exec_record_assert(ex, t);
+        return RUNS_ON;
+    }
+    bool from_user = code_map_is_user_code(ex->cfg->code, ret);
+    if (model_fn_is_clock(fn) && exec_answer_clock(ex, t, fn, ret))
+        return RUNS_ON;
+    if (model_fn_is_heap(fn)) {
+        if (from_user && ex->model_state && ex->model->heap_call) {
+            t->in_call = false;
+            if (ex->model->heap_call(ex->model_state, t, fn, ret)) {
+                t->heap_ret = ret;
+                exec_return_break_add(ex, ret);
+            }
+        }
+        return RUNS_ON;
+    }
+    if (!model_fn_is_scheduling_point(fn)) {
+        /* init and destroy: observed, and judged, on the spot. */
+        if (!from_user)
+            return RUNS_ON;
+        t->in_call = false;     /* user code called: any earlier call has returned */
+        t->last_user_pc = ret - 1;
+        if (ex->model_state) {
+            ex->model->call_seen(ex->model_state, t, fn, t->regs.rdi, t->regs.rsi);
+            if (ex->model->call_is_misuse(ex->model_state, t, fn, t->regs.rdi, t->regs.rsi))
+                return RUN_FAILED;
+        }
+        return RUNS_ON;
+    }
+    if (fn == MF_THREAD_CREATE)
+        t->pending_start = t->regs.rdx;
+    if (!from_user) {
+        /* Called by library code (ld.so, libstdc++): part of that library's
+         * step, not a scheduling point. Keep the user's call as the context
+         * if there is one. */
+        if (!t->in_call)
+            enter_call(t, fn, 0);
+        return RUNS_ON;
+    }
+    if (ex->model_state)
+        ex->model->call_seen(ex->model_state, t, fn, t->regs.rdi, t->regs.rsi);
+    enter_call(t, fn, ret);
+    t->last_user_pc = ret - 1;
+    t->op = OP_CALL;
+    t->fn = fn;
+    return RUN_NEXT_OP;
+}
+
+/* t stopped at an int3 at `at`: one of the code map's, a return breakpoint,
+ * or none of ours (*ours false: a SIGTRAP of the program's own). */
+static enum run_outcome on_breakpoint(struct execution *ex, struct mthread *t, uint64_t at, bool *ours)
+{
+    *ours = true;
+    bool returning = t->heap_ret == at;
+    if (returning) {
+        t->heap_ret = 0;
+        if (ex->model_state && ex->model->heap_returned)
+            ex->model->heap_returned(ex->model_state, t);
+    }
+    /* The return breakpoint may be missing: a code-map breakpoint sits
+     * there and stops the thread anyway. */
+    if (ex->n_ret_bps && exec_return_break_hit(ex, t, at, returning))
+        return RUNS_ON;
+    struct breakpoint_hit hit;
+    if (!code_map_lookup(ex->cfg->code, at, &hit) || hit.kind == BP_NONE) {
+        *ours = false;
+        return RUNS_ON;
+    }
+    t->regs.rip = at;
+    tracee_set_regs(t->tid, &t->regs);
+    t->stop = STOP_BREAKPOINT;
+    t->bp_orig = hit.orig;
+    t->bp_insn = hit.insn;
+    switch (hit.kind) {
+    case BP_ENTRY: {
+        char err[256];
+        if (!code_map_plant_libs(ex->cfg->code, ex->pid, ex->mem_fd, err, sizeof err)) {
+            exec_set_error(ex, "%s", err);
+            return RUN_ERROR;
+        }
+        t->stop = STOP_PLAIN;   /* the original byte is back for good */
+        return RUNS_ON;
+    }
+    case BP_SITE:
+        t->in_call = false;
+        t->last_user_pc = at;
+        if (!site_is_visible(ex, t, hit.site))
+            return RUNS_ON;
+        t->op = OP_ACCESS;
+        t->site = hit.site;
+        return RUN_NEXT_OP;
+    case BP_MODEL: {
+        uint64_t ret = 0;
+        tracee_read(ex->mem_fd, t->regs.rsp, &ret, sizeof ret);
+        return on_model_entry(ex, t, hit.fn, ret);
+    }
+    case BP_NONE:
+        break;
+    }
+    *ours = false;
+    return RUNS_ON;
+}
+
+/* ---------- signals ---------- */
+
+/* A signal-delivery stop of t (sig): delivered to the program, which runs
+ * on (*status gets the next stop), or a crash. */
+static enum run_outcome on_signal(struct execution *ex, struct mthread *t, int sig, int *status)
+{
+    if (exec_signal_is_fatal(ex, t->tid, sig)) {
+        exec_report_crash(ex, t, sig);
+        return RUN_FAILED;
+    }
+    if (!tracee_cont(t->tid, sig))
+        return RUN_ERROR;
+    int w = exec_wait_thread(ex, t->tid, status);
+    if (w == 0)
+        return RUN_TIMEOUT;
+    if (w < 0)
+        return ex->leader_gone ? RUN_PROCESS_GONE : RUN_ERROR;
+    return RUNS_ON;
+}
+
+/* ---------- the dispatcher ---------- */
+
+/* What the stop `status` of t means. RUNS_ON with *again: the thread is
+ * already stopped again (status updated), look at that stop without
+ * resuming it. */
+static enum run_outcome on_stop(struct execution *ex, struct mthread *t, int *status, bool *again)
+{
+    *again = false;
+    if (is_exit_status(*status)) {
+        t->state = TS_EXITED;
+        if (t->tid != ex->pid)
+            return RUN_THREAD_EXITED;
+        ex->leader_gone = true;
+        ex->leader_status = *status;
+        return RUN_PROCESS_GONE;
+    }
+    int sig = WSTOPSIG(*status), event = stop_event(*status);
+    if (event == 0 || event == PTRACE_EVENT_STOP || event == PTRACE_EVENT_SECCOMP || event == PTRACE_EVENT_CLONE ||
+        event == PTRACE_EVENT_EXIT)
+        tracee_get_regs(t->tid, &t->regs);
+    unsigned long child = 0;
+    switch (event) {
+    case PTRACE_EVENT_SECCOMP:
+        return on_syscall(ex, t);
+    case PTRACE_EVENT_CLONE:
+        ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &child);
+        return on_clone(ex, t, (pid_t)child);
+    case PTRACE_EVENT_FORK:
+    case PTRACE_EVENT_VFORK:
+        ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &child);
+        new_process(ex, (pid_t)child, event == PTRACE_EVENT_VFORK);
+        return RUNS_ON;
+    case PTRACE_EVENT_EXEC:
+        /* exec replaces the program mdat was scheduling: from here on it
+         * runs on its own, as a forked child does. */
+        exec_add_passive(ex, t->tid);
+        tracee_cont(t->tid, 0);
+        return RUN_PROCESS_EXITING;
+    case PTRACE_EVENT_EXIT:
+        return on_exit_event(ex, t);
+    case 0:
+        break;
+    default:
+        return RUNS_ON;     /* group-stop and other events: nothing to do */
+    }
+    if (sig == SIGTRAP) {
+        bool ours;
+        enum run_outcome o = on_breakpoint(ex, t, t->regs.rip - 1, &ours);
+        if (ours)
+            return o;
+    }
+    enum run_outcome o = on_signal(ex, t, sig, status);
+    *again = o == RUNS_ON;
+    return o;
+}
+
+enum run_outcome exec_run_thread(struct execution *ex, struct mthread *t)
+{
+    int status;
+    bool first = true;
+    for (;;) {
+        int r = resume(ex, t, first, &status);
+        first = false;
+        if (r == 0)
+            return RUN_TIMEOUT;
+        if (r < 0) {
+            if (ex->leader_gone)
+                return RUN_PROCESS_GONE;
+            exec_set_error(ex, "lost track of T%d (tid %d): %s", t->id, (int)t->tid, strerror(errno));
+            return RUN_ERROR;
+        }
+        bool again;
+        enum run_outcome o;
+        do {
+            int id = t->id;
+            o = on_stop(ex, t, &status, &again);
+            t = exec_thread_by_id(ex, id);     /* the thread array may have moved */
+        } while (o == RUNS_ON && again);
+        if (o != RUNS_ON)
+            return o;
+    }
+}

@@ -1,0 +1,233 @@
+/* exec_threads: the threads of one execution and the stops they report.
+ *
+ * Owns the thread table (mdat ids in creation order), the threads of forked
+ * children (run free, "passive"), stops that arrive for a thread other than
+ * the one being waited for (queued until that thread is looked at), waiting
+ * with the execution's deadline, and the end: letting every thread die and
+ * reaping it, children included. */
+#include "supervisor/engine/exec_engine.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+
+static void *grow_array(void *array, size_t *cap, size_t elem, size_t first)
+{
+    *cap = *cap ? *cap * 2 : first;
+    array = realloc(array, *cap * elem);
+    if (!array)
+        abort();
+    return array;
+}
+
+void exec_set_error(struct execution *ex, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ex->res->error_message, sizeof ex->res->error_message, fmt, ap);
+    va_end(ap);
+    ex->res->error = true;
+}
+
+struct mthread *exec_thread_by_tid(struct execution *ex, pid_t tid)
+{
+    for (int i = 0; i < ex->n_threads; i++)
+        if (ex->threads[i].tid == tid && ex->threads[i].state != TS_EXITED)
+            return &ex->threads[i];
+    return NULL;
+}
+
+int exec_thread_id_of_tid(struct execution *ex, pid_t tid)
+{
+    if (tid <= 0)
+        return 0;
+    const struct mthread *live = exec_thread_by_tid(ex, tid);
+    if (live)
+        return live->id;
+    for (int i = ex->n_threads - 1; i >= 0; i--)
+        if (ex->threads[i].tid == tid)
+            return ex->threads[i].id;
+    return 0;
+}
+
+struct mthread *exec_thread_by_id(struct execution *ex, int id)
+{
+    return id >= 1 && id <= ex->n_threads ? &ex->threads[id - 1] : NULL;
+}
+
+int exec_thread_of_pthread(struct execution *ex, uint64_t pthread)
+{
+    /* glibc reuses the memory of joined threads: the newest owner is meant. */
+    for (int i = ex->n_threads - 1; i >= 0; i--)
+        if (ex->threads[i].tls == pthread)
+            return ex->threads[i].id;
+    return 0;
+}
+
+struct mthread *exec_add_thread(struct execution *ex, pid_t tid)
+{
+    if (ex->n_threads == ex->cap_threads) {
+        size_t cap = (size_t)ex->cap_threads;
+        ex->threads = grow_array(ex->threads, &cap, sizeof *ex->threads, 16);
+        ex->cap_threads = (int)cap;
+    }
+    struct mthread *t = &ex->threads[ex->n_threads];
+    memset(t, 0, sizeof *t);
+    t->id = ++ex->n_threads;
+    t->tid = tid;
+    t->state = TS_RUNNABLE;
+    t->stop = STOP_PLAIN;
+    t->op = OP_START;
+    ex->cfg->strategy->ops->thread_created(ex->cfg->strategy, t->id);
+    return t;
+}
+
+bool exec_is_passive(const struct execution *ex, pid_t tid)
+{
+    for (size_t i = 0; i < ex->n_passive; i++)
+        if (ex->passive[i] == tid)
+            return true;
+    return false;
+}
+
+static void remove_passive(struct execution *ex, pid_t tid)
+{
+    for (size_t i = 0; i < ex->n_passive; i++) {
+        if (ex->passive[i] == tid) {
+            ex->passive[i] = ex->passive[--ex->n_passive];
+            return;
+        }
+    }
+}
+
+void exec_enqueue(struct execution *ex, const struct tracee_event *ev)
+{
+    if (ex->n_queue == ex->cap_queue)
+        ex->queue = grow_array(ex->queue, &ex->cap_queue, sizeof *ex->queue, 16);
+    ex->queue[ex->n_queue++] = *ev;
+}
+
+bool exec_dequeue(struct execution *ex, pid_t tid, struct tracee_event *ev)
+{
+    for (size_t i = 0; i < ex->n_queue; i++) {
+        if (ex->queue[i].tid == tid) {
+            *ev = ex->queue[i];
+            memmove(&ex->queue[i], &ex->queue[i + 1], (ex->n_queue - i - 1) * sizeof *ex->queue);
+            ex->n_queue--;
+            return true;
+        }
+    }
+    return false;
+}
+
+static void passive_stop(struct execution *ex, const struct tracee_event *ev);
+
+void exec_add_passive(struct execution *ex, pid_t tid)
+{
+    if (ex->n_passive == ex->cap_passive)
+        ex->passive = grow_array(ex->passive, &ex->cap_passive, sizeof *ex->passive, 8);
+    ex->passive[ex->n_passive++] = tid;
+    struct tracee_event early;
+    while (exec_dequeue(ex, tid, &early))
+        passive_stop(ex, &early);
+}
+
+/* Handles a stop of a thread that belongs to a forked child: it runs free. */
+static void passive_stop(struct execution *ex, const struct tracee_event *ev)
+{
+    if (is_exit_status(ev->status)) {
+        remove_passive(ex, ev->tid);
+        return;
+    }
+    int event = stop_event(ev->status), sig = WSTOPSIG(ev->status);
+    int deliver = 0;
+    if (event == PTRACE_EVENT_CLONE || event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK) {
+        unsigned long child = 0;
+        ptrace(PTRACE_GETEVENTMSG, ev->tid, 0, &child);
+        exec_add_passive(ex, (pid_t)child);
+    } else if (event == 0 && sig != SIGTRAP) {
+        deliver = sig;
+    }
+    tracee_cont(ev->tid, deliver);
+}
+
+int exec_wait_thread(struct execution *ex, pid_t tid, int *status)
+{
+    struct tracee_event ev;
+    if (exec_dequeue(ex, tid, &ev)) {
+        *status = ev.status;
+        return 1;
+    }
+    for (;;) {
+        int r = tracee_wait_any(&ev, ex->deadline_ns);
+        if (r <= 0)
+            return r;
+        ex->res->ptrace_stops++;
+        if (ev.tid == tid) {
+            *status = ev.status;
+            return 1;
+        }
+        if (exec_is_passive(ex, ev.tid))
+            passive_stop(ex, &ev);
+        else if (ev.tid == ex->pid && is_exit_status(ev.status)) {
+            ex->leader_gone = true;
+            ex->leader_status = ev.status;
+        } else
+            exec_enqueue(ex, &ev);
+    }
+}
+
+static void kill_children(struct execution *ex)
+{
+    for (size_t i = 0; i < ex->n_passive; i++)
+        kill(ex->passive[i], SIGKILL);
+}
+
+void exec_drain(struct execution *ex, bool kill_it)
+{
+    /* Without kill_it the program ends by itself (exit, or an exec'd image
+     * running to its end): forked children are killed once the leader is gone. */
+    if (kill_it && !ex->leader_gone)
+        kill(ex->pid, SIGKILL);
+    if (kill_it || ex->leader_gone)
+        kill_children(ex);
+    uint64_t give_up = monotonic_ns() + 5000000000u;
+    bool killed = kill_it;
+    struct tracee_event ev;
+    /* Stops queued earlier need resuming too, or the thread never dies. */
+    for (size_t i = 0; i < ex->n_queue; i++)
+        if (!is_exit_status(ex->queue[i].status))
+            tracee_cont(ex->queue[i].tid, 0);
+    ex->n_queue = 0;
+    for (;;) {
+        int r = tracee_wait_any(&ev, killed ? give_up : ex->deadline_ns);
+        if (r < 0)
+            break;
+        if (r == 0) {
+            if (killed)
+                break;  /* should not happen: SIGKILL cannot be ignored */
+            killed = true;
+            give_up = monotonic_ns() + 5000000000u;
+            kill(ex->pid, SIGKILL);
+            kill_children(ex);
+            continue;
+        }
+        if (is_exit_status(ev.status)) {
+            if (ev.tid == ex->pid) {
+                ex->leader_gone = true;
+                ex->leader_status = ev.status;
+                kill_children(ex);
+            }
+            remove_passive(ex, ev.tid);
+            continue;
+        }
+        if (exec_is_passive(ex, ev.tid))
+            passive_stop(ex, &ev);
+        else
+            tracee_cont(ev.tid, 0);
+    }
+}

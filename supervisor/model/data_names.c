@@ -1,0 +1,134 @@
+/* data_names: data addresses of a running execution in source terms.
+ *
+ * The order of answers: a variable of the executable (with its member or
+ * element, or an object reached through a pointer variable), a heap block
+ * by its allocation ("heap#2 (malloc at q.c:9)+8"), a thread-local
+ * variable ("tls_hits (T2)"), a symbol of a library, a thread's stack;
+ * hex at worst. */
+#include "supervisor/model/model_internal.h"
+#include "supervisor/model/source_model.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+static bool read_tracee(void *ctx, uint64_t addr, void *buf, size_t n)
+{
+    const struct model *m = ctx;
+    return tracee_read(m->ex->mem_fd, addr, buf, n);
+}
+
+static uint64_t heap_extent(void *ctx, uint64_t addr)
+{
+    const struct model *m = ctx;
+    const struct heap_block *b = heap_map_find(&m->heap, addr);
+    return b ? b->addr + b->size - addr : 0;
+}
+
+struct data_reader model_reader(struct model *m)
+{
+    return (struct data_reader){read_tracee, m, code_map_bias(m->ex->cfg->code), heap_extent};
+}
+
+uint64_t model_thread_pointer(const struct mthread *t)
+{
+    return t->tls ? t->tls : t->regs.fs_base;
+}
+
+static const struct mthread *thread_with_stack(struct execution *ex, uint64_t addr)
+{
+    for (int i = 0; i < ex->n_threads; i++)
+        if (ex->threads[i].stack_hi && addr >= ex->threads[i].stack_lo && addr < ex->threads[i].stack_hi)
+            return &ex->threads[i];
+    return NULL;
+}
+
+/* A thread-local variable of the executable: "tls_counter (T2)". */
+static bool name_tls(struct model *m, uint64_t addr, char *buf, size_t len, const struct dwarf_type **type)
+{
+    struct execution *ex = m->ex;
+    uint64_t size, align;
+    if (!debuginfo_tls_block(ex->cfg->exe, &size, &align))
+        return false;
+    for (int i = 0; i < ex->n_threads; i++) {
+        uint64_t tp = model_thread_pointer(&ex->threads[i]);
+        if (!tp || addr >= tp || addr < tp - size)
+            continue;
+        char name[96];
+        if (!debuginfo_name_tls(ex->cfg->exe, addr - (tp - size), name, sizeof name, type))
+            return false;
+        snprintf(buf, len, "%s (T%d)", name, ex->threads[i].id);
+        return true;
+    }
+    return false;
+}
+
+static bool name_heap(struct model *m, uint64_t addr, char *buf, size_t len)
+{
+    const struct heap_block *b = heap_map_find(&m->heap, addr);
+    if (!b)
+        return false;
+    char site[96];
+    exec_format_line(m->ex, b->site, site, sizeof site);
+    char offset[24] = "";
+    if (addr != b->addr)
+        snprintf(offset, sizeof offset, "+%" PRIu64, addr - b->addr);
+    if (site[0])
+        snprintf(buf, len, "heap#%u (%s at %s)%s", b->id, b->how, site, offset);
+    else
+        snprintf(buf, len, "heap#%u%s", b->id, offset);
+    return true;
+}
+
+/* A symbol of a loaded library: "stdout (libc.so.6)". */
+static bool name_in_library(struct model *m, uint64_t addr, char *buf, size_t len)
+{
+    uint64_t fa;
+    const char *lib;
+    const debuginfo *di = exec_module_of(m->ex, addr, &fa, &lib);
+    if (!di || di == m->ex->cfg->exe)
+        return false;
+    debuginfo_format_data(di, fa, buf, len);
+    if (!buf[0])
+        return false;
+    size_t n = strlen(buf);
+    if (lib && n + 1 < len)
+        snprintf(buf + n, len - n, " (%s)", lib);
+    return true;
+}
+
+void model_name_typed(struct model *m, uint64_t addr, char *buf, size_t len, const struct dwarf_type **type)
+{
+    buf[0] = '\0';
+    *type = NULL;
+    struct data_reader rd = model_reader(m);
+    if (debuginfo_name_data(m->ex->cfg->exe, addr, &rd, buf, len, type))
+        return;
+    *type = NULL;
+    if (name_heap(m, addr, buf, len))
+        return;
+    if (name_tls(m, addr, buf, len, type))
+        return;
+    *type = NULL;
+    if (name_in_library(m, addr, buf, len))
+        return;
+    const struct mthread *owner = thread_with_stack(m->ex, addr);
+    if (owner)
+        snprintf(buf, len, "0x%" PRIx64 " (stack of T%d)", addr, owner->id);
+    else
+        snprintf(buf, len, "0x%" PRIx64, addr);
+}
+
+void model_name_object(struct model *m, uint64_t addr, char *buf, size_t len)
+{
+    const struct dwarf_type *type;
+    model_name_typed(m, addr, buf, len, &type);
+}
+
+void model_name_data(struct execution *ex, uint64_t addr, char *buf, size_t len)
+{
+    if (ex->model_state && ex->model == &source_model_ops)
+        model_name_object(ex->model_state, addr, buf, len);
+    else
+        snprintf(buf, len, "0x%" PRIx64, addr);
+}

@@ -1,0 +1,148 @@
+/* op_describe: a thread's next operation in source terms, for the trace:
+ * "R counter -> 3", "W queue.buf[2] := 'x'", "lock mutex_a", "start worker".
+ *
+ * Values are formatted by the object's DWARF type when the access covers it
+ * exactly; a store's value is known before it runs (from the instruction
+ * and registers), a load's is read from memory. */
+#include "supervisor/model/model_internal.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+/* where, plus the same facts unformatted. */
+static void set_where(struct model *m, struct trace_event *ev, uint64_t pc)
+{
+    ev->pc = pc;
+    exec_format_code(m->ex, pc, ev->where, sizeof ev->where);
+    struct src_loc loc;
+    if (exec_code_location(m->ex, pc, &loc)) {
+        snprintf(ev->file, sizeof ev->file, "%s", loc.basename ? loc.basename : "");
+        ev->line = loc.line;
+        ev->column = loc.column;
+        snprintf(ev->function, sizeof ev->function, "%s", loc.function ? loc.function : "");
+    }
+}
+
+/* A value an access of `size` bytes read or wrote: by the object's type
+ * when the access covers it exactly ("-> 'a'", ":= RED", "-> NULL"), else as
+ * a signed integer of that size ("-> 3", ":= -1"). */
+static void format_sized(const struct dwarf_type *type, uint64_t v, unsigned size, const char *arrow, char *buf,
+                         size_t len)
+{
+    if (type && dwarf_type_size(type) == size) {
+        char text[64];
+        dwarf_format_bytes(type, &v, size, text, sizeof text);
+        snprintf(buf, len, "%s %s", arrow, text);
+        return;
+    }
+    int64_t value = size == 8 ? (int64_t)v
+                    : size == 4 ? (int64_t)(int32_t)v
+                    : size == 2 ? (int64_t)(int16_t)v
+                                : (int64_t)(int8_t)v;
+    snprintf(buf, len, "%s %" PRId64, arrow, value);
+}
+
+/* The value now at the thread's access address; nothing for wider accesses. */
+static void format_access_value(struct model *m, const struct mthread *t, const struct dwarf_type *type,
+                                const char *arrow, char *buf, size_t len)
+{
+    uint64_t v = 0;
+    if (t->access_size == 0 || t->access_size > 8 || !tracee_read(m->ex->mem_fd, t->access_addr, &v, t->access_size))
+        return;
+    format_sized(type, v, t->access_size, arrow, buf, len);
+}
+
+/* The object of a modeled call: a thread for a join, else the object's name. */
+static void name_call_object(struct model *m, enum model_fn fn, uint64_t arg0, struct trace_event *ev)
+{
+    if (fn == MF_THREAD_JOIN) {
+        int target = exec_thread_of_pthread(m->ex, arg0);
+        if (target)
+            snprintf(ev->object, sizeof ev->object, "T%d", target);
+    } else if (fn != MF_THREAD_EXIT) {
+        ev->addr = arg0;
+        model_name_object(m, arg0, ev->object, sizeof ev->object);
+    }
+}
+
+static void describe_access(struct model *m, const struct mthread *t, struct trace_event *ev,
+                            const struct dwarf_type **type_out)
+{
+    const struct x86_insn *in = &t->site->insn;
+    bool rd = false, wr = false;
+    for (int i = 0; i < in->n_mem; i++) {
+        rd |= in->mem[i].read;
+        wr |= in->mem[i].write;
+    }
+    snprintf(ev->op, sizeof ev->op, "%s", (in->flags & X86_ATOMIC) ? "atomic" : rd && wr ? "RMW" : wr ? "W" : "R");
+    ev->addr = t->access_addr;
+    const struct dwarf_type *type;
+    model_name_typed(m, t->access_addr, ev->object, sizeof ev->object, &type);
+    *type_out = type;
+    uint64_t stored;
+    if (rd && !wr)
+        format_access_value(m, t, type, "->", ev->value, sizeof ev->value);
+    else if (wr && !rd && t->access_size <= 8 && x86_store_value(in, &t->regs, &stored))
+        format_sized(type, stored, t->access_size, ":=", ev->value, sizeof ev->value);
+    set_where(m, ev, exec_user_frame_pc(m->ex, t, t->regs.rip));
+}
+
+void model_describe_next(struct model *m, const struct mthread *t, struct trace_event *ev,
+                         const struct dwarf_type **type)
+{
+    *type = NULL;
+    switch (t->op) {
+    case OP_START:
+        snprintf(ev->op, sizeof ev->op, "start");
+        if (t->id == 1) {
+            snprintf(ev->object, sizeof ev->object, "main thread");
+        } else {
+            exec_format_function_or_addr(m->ex, t->start_routine, ev->object, sizeof ev->object);
+            set_where(m, ev, t->start_routine);
+        }
+        break;
+    case OP_ACCESS:
+        describe_access(m, t, ev, type);
+        break;
+    case OP_CALL:
+        snprintf(ev->op, sizeof ev->op, "%s", model_fn_verb(t->fn));
+        if (t->fn == MF_THREAD_CREATE)
+            exec_format_function_or_addr(m->ex, t->regs.rdx, ev->object, sizeof ev->object);
+        else
+            name_call_object(m, t->fn, t->call_arg[0], ev);
+        set_where(m, ev, exec_user_frame_pc(m->ex, t, t->call_site ? t->call_site - 1 : t->regs.rip));
+        break;
+    case OP_YIELD:
+    case OP_SLEEP:
+        snprintf(ev->op, sizeof ev->op, "%s", t->op == OP_YIELD ? "yield" : "sleep");
+        if (t->last_user_pc)
+            set_where(m, ev, t->last_user_pc);
+        break;
+    case OP_WOKEN:
+    case OP_TIMEDOUT:
+    case OP_INTERRUPTED:
+        snprintf(ev->op, sizeof ev->op, "%s",
+                 t->op == OP_WOKEN ? "wakes" : t->op == OP_TIMEDOUT ? "timeout" : "signal");
+        if (t->in_call) {
+            name_call_object(m, t->call_fn, t->call_arg[0], ev);
+            snprintf(ev->value, sizeof ev->value, "%s %s", t->op == OP_INTERRUPTED ? "interrupts" : "in",
+                     model_fn_verb(t->call_fn));
+        }
+        set_where(m, ev, exec_user_pc(m->ex, t));
+        break;
+    }
+}
+
+void model_describe_op(void *state, const struct mthread *t, struct trace_event *ev)
+{
+    struct model *m = state;
+    model_describe_next(m, t, ev, &m->event_type);
+}
+
+void model_op_done(void *state, const struct mthread *t, struct trace_event *ev)
+{
+    struct model *m = state;
+    if (t->op == OP_ACCESS && !ev->value[0])
+        format_access_value(m, t, m->event_type, ":=", ev->value, sizeof ev->value);
+}

@@ -1,0 +1,270 @@
+/* state_build: the exec_state after a step: every thread with its status,
+ * place and next operation (or what it waits on), every sync object with
+ * holder, value and waiters in the order they started waiting, and the
+ * watched expressions. Built on request only: it reads the tracee's memory
+ * for every object. */
+#include "supervisor/model/glibc_sync.h"
+#include "supervisor/model/model_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void grow(void **buf, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return;
+    size_t n = *cap ? *cap : 16;
+    while (n < need)
+        n *= 2;
+    *buf = realloc(*buf, n * elem);
+    if (!*buf)
+        abort();
+    *cap = n;
+}
+
+struct sync_object *model_register_object(struct model *m, enum sync_kind kind, uint64_t addr)
+{
+    struct sync_object *o = sync_model_get(&m->sync, addr);
+    if (o) {
+        if (o->kind == SYNC_FUTEX)
+            o->kind = kind;
+        return o;
+    }
+    char name[96];
+    model_name_object(m, addr, name, sizeof name);
+    return sync_model_add(&m->sync, kind, addr, name);
+}
+
+/* ---------- watches ---------- */
+
+/* Evaluates each watched expression now into out; a thread-local one in
+ * the thread that ran the last step. */
+void model_watch_values(void *state, struct state_watch *out)
+{
+    struct model *m = state;
+    struct execution *ex = m->ex;
+    struct data_reader rd = model_reader(m);
+    const struct mthread *current = exec_thread_by_id(ex, ex->last_thread ? ex->last_thread : 1);
+    uint64_t tls_size = 0, align;
+    bool has_tls = debuginfo_tls_block(ex->cfg->exe, &tls_size, &align);
+    for (int i = 0; i < ex->cfg->n_watches; i++) {
+        struct state_watch *w = &out[i];
+        memset(w, 0, sizeof *w);
+        snprintf(w->expr, sizeof w->expr, "%s", ex->cfg->watches[i]);
+        uint64_t addr;
+        const struct dwarf_type *type;
+        char err[128];
+        bool ok;
+        if (has_tls && current && model_thread_pointer(current))
+            ok = debuginfo_eval_thread(ex->cfg->exe, w->expr, &rd, model_thread_pointer(current) - tls_size, &addr,
+                                       &type, err, sizeof err);
+        else
+            ok = debuginfo_eval(ex->cfg->exe, w->expr, &rd, &addr, &type, err, sizeof err);
+        if (ok) {
+            debuginfo_format_value(ex->cfg->exe, type, addr, &rd, w->value, sizeof w->value);
+        } else {
+            w->error = true;
+            snprintf(w->value, sizeof w->value, "%s", err);
+        }
+    }
+}
+
+/* ---------- threads ---------- */
+
+static void fill_thread(struct model *m, const struct mthread *t, struct state_thread *st, uint64_t *object)
+{
+    struct execution *ex = m->ex;
+    memset(st, 0, sizeof *st);
+    st->id = t->id;
+    st->status = model_thread_status(m, t, object);
+    if (t->id == 1)
+        snprintf(st->start, sizeof st->start, "main");
+    else if (t->start_routine)
+        exec_format_function_or_addr(ex, t->start_routine, st->start, sizeof st->start);
+    if (t->state == TS_EXITED)
+        return;
+    exec_format_code(ex, exec_user_pc(ex, t), st->location, sizeof st->location);
+    if (t->state == TS_BLOCKED) {
+        model_describe_wait(m, t, st->waiting_on, sizeof st->waiting_on, &st->waits_for);
+    } else {
+        const struct dwarf_type *type;
+        model_describe_next(m, t, &st->next, &type);
+    }
+    st->next.thread = t->id;
+}
+
+void model_describe_thread(void *state, const struct mthread *t, struct state_thread *st)
+{
+    uint64_t object;
+    fill_thread(state, t, st, &object);
+}
+
+/* ---------- objects ---------- */
+
+/* A holder for the state: the thread, or -1 for one that is not ours. */
+static int holder_of_tid(struct model *m, int32_t tid)
+{
+    if (tid <= 0)
+        return 0;
+    int id = exec_thread_id_of_tid(m->ex, tid);
+    return id ? id : -1;
+}
+
+static void fill_mutex(struct model *m, const struct sync_object *o, struct state_object *so)
+{
+    struct glibc_mutex gm;
+    if (!glibc_read_mutex(m->ex->mem_fd, o->addr, &gm))
+        return;
+    snprintf(so->type, sizeof so->type, "%s", gm.type);
+    if (gm.locked) {
+        so->holder = holder_of_tid(m, gm.owner_tid);
+        if (!so->holder)
+            so->holder = -1;
+        so->count = strcmp(gm.type, "recursive") == 0 && gm.count ? (int)gm.count : 1;
+    }
+}
+
+static void fill_object(struct model *m, const struct sync_object *o, struct state_object *so)
+{
+    int fd = m->ex->mem_fd;
+    memset(so, 0, sizeof *so);
+    so->kind = o->kind;
+    so->addr = o->addr;
+    snprintf(so->name, sizeof so->name, "%s", o->name);
+    switch (o->kind) {
+    case SYNC_MUTEX:
+        fill_mutex(m, o, so);
+        break;
+    case SYNC_SEMAPHORE: {
+        int64_t v;
+        if (glibc_read_sem(fd, o->addr, &v))
+            so->count = (int)v;
+        break;
+    }
+    case SYNC_CONDVAR:
+        so->mutex = o->mutex;
+        if (o->mutex) {
+            const struct sync_object *mo = sync_model_get(&m->sync, o->mutex);
+            if (mo)
+                snprintf(so->mutex_name, sizeof so->mutex_name, "%s", mo->name);
+            else
+                model_name_object(m, o->mutex, so->mutex_name, sizeof so->mutex_name);
+        }
+        break;
+    case SYNC_BARRIER:
+        glibc_read_barrier_limit(fd, o->addr, &so->limit);
+        break;
+    case SYNC_RWLOCK: {
+        struct glibc_rwlock rw;
+        if (glibc_read_rwlock(fd, o->addr, &rw)) {
+            so->count = (int)rw.readers;
+            so->holder = holder_of_tid(m, rw.writer_tid);
+        }
+        break;
+    }
+    case SYNC_SPINLOCK: {
+        bool locked = false;
+        glibc_read_spinlock(fd, o->addr, &locked);
+        so->holder = locked ? (o->spin_holder ? o->spin_holder : -1) : 0;
+        break;
+    }
+    case SYNC_FUTEX: {
+        uint32_t v = 0;
+        tracee_read(fd, o->addr, &v, sizeof v);
+        so->count = (int)v;
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+/* Insertion sort by wait order: waiter lists are short. */
+static void sort_by_wait_seq(int *ids, int n, const struct mthread *threads)
+{
+    for (int i = 1; i < n; i++) {
+        int v = ids[i], j = i;
+        while (j > 0 && threads[ids[j - 1] - 1].wait_seq > threads[v - 1].wait_seq) {
+            ids[j] = ids[j - 1];
+            j--;
+        }
+        ids[j] = v;
+    }
+}
+
+/* Each blocked thread waits on one object (waits[i], 0 for none): the
+ * waiter lists partition the blocked threads, so one pool of n ids holds
+ * them all, object after object. The object of each thread is looked up
+ * once. */
+static void fill_objects(struct model *m, const uint64_t *waits)
+{
+    struct execution *ex = m->ex;
+    int n = ex->n_threads;
+    struct sync_model *sm = &m->sync;
+    grow((void **)&m->state_objects, &m->cap_state_objects, sm->n, sizeof *m->state_objects);
+    grow((void **)&m->state_waiters, &m->cap_state_waiters, (size_t)n, sizeof *m->state_waiters);
+    int *owner = malloc(((size_t)n + 1) * sizeof *owner);
+    size_t *start = calloc(sm->n + 1, sizeof *start);
+    if (!owner || !start)
+        abort();
+    for (int i = 0; i < n; i++) {
+        const struct sync_object *o = waits[i] ? sync_model_containing(sm, waits[i]) : NULL;
+        owner[i] = o ? (int)(o - sm->objs) : -1;
+        if (o)
+            start[owner[i] + 1]++;
+    }
+    for (size_t k = 0; k < sm->n; k++)
+        start[k + 1] += start[k];
+    for (size_t k = 0; k < sm->n; k++) {
+        struct state_object *so = &m->state_objects[k];
+        fill_object(m, &sm->objs[k], so);
+        so->waiters = m->state_waiters + start[k];
+        so->n_waiters = 0;
+    }
+    for (int i = 0; i < n; i++)
+        if (owner[i] >= 0) {
+            struct state_object *so = &m->state_objects[owner[i]];
+            m->state_waiters[start[owner[i]] + (size_t)so->n_waiters++] = ex->threads[i].id;
+        }
+    for (size_t k = 0; k < sm->n; k++) {
+        struct state_object *so = &m->state_objects[k];
+        sort_by_wait_seq(m->state_waiters + start[k], so->n_waiters, ex->threads);
+        if (so->kind == SYNC_BARRIER)
+            so->count = so->n_waiters;
+    }
+    free(owner);
+    free(start);
+}
+
+const struct exec_state *model_state(void *state)
+{
+    struct model *m = state;
+    struct execution *ex = m->ex;
+    int n = ex->n_threads;
+    grow((void **)&m->state_threads, &m->cap_state_threads, (size_t)n, sizeof *m->state_threads);
+    uint64_t *waits = calloc((size_t)n + 1, sizeof *waits);
+    if (!waits)
+        abort();
+    for (int i = 0; i < n; i++) {
+        fill_thread(m, &ex->threads[i], &m->state_threads[i], &waits[i]);
+        /* A futex word nobody named: show it as an object of its own. */
+        if (waits[i] && !sync_model_containing(&m->sync, waits[i]))
+            model_register_object(m, SYNC_FUTEX, waits[i]);
+    }
+    fill_objects(m, waits);
+    free(waits);
+    grow((void **)&m->state_watches, &m->cap_state_watches, (size_t)ex->cfg->n_watches, sizeof *m->state_watches);
+    model_watch_values(m, m->state_watches);
+    m->state = (struct exec_state){
+        .step = ex->steps,
+        .current = ex->last_thread,
+        .n_threads = n,
+        .threads = m->state_threads,
+        .n_objects = (int)m->sync.n,
+        .objects = m->state_objects,
+        .n_watches = ex->cfg->n_watches,
+        .watches = m->state_watches,
+    };
+    return &m->state;
+}

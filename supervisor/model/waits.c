@@ -1,0 +1,163 @@
+/* waits: what a thread is doing in a student's words, and what a blocked
+ * thread waits for ("mutex lock_b (held by T3)", "condvar c (with mutex m)",
+ * "join T2").
+ *
+ * The modeled call a thread is in says what kind of object it waits on;
+ * for a condvar the futex word it sits on says which phase it is in
+ * (waiting to be signalled, or for the mutex again); holders are read from
+ * glibc's own fields. */
+#include "supervisor/model/glibc_sync.h"
+#include "supervisor/model/model_internal.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+int model_mutex_holder(struct model *m, uint64_t mutex)
+{
+    struct glibc_mutex gm;
+    if (!glibc_read_mutex(m->ex->mem_fd, mutex, &gm))
+        return 0;
+    return exec_thread_id_of_tid(m->ex, gm.owner_tid);
+}
+
+bool model_is_cond_wait(enum model_fn fn)
+{
+    return fn == MF_COND_WAIT || fn == MF_COND_TIMEDWAIT;
+}
+
+/* A thread in pthread_cond_wait first waits on the condvar, then, once
+ * signalled, for the mutex: the futex word says which. */
+static bool cond_waiter_wants_mutex(struct model *m, const struct mthread *t)
+{
+    const struct futex_waiter *w = futex_table_get(&m->ex->futex, t->id);
+    return w && w->addr >= t->call_arg[1] && w->addr < t->call_arg[1] + glibc_sync_size(SYNC_MUTEX);
+}
+
+/* The status of a blocked thread and the object it is blocked on (0 for a
+ * join, which waits for a thread). */
+static enum thread_status blocked_status(struct model *m, const struct mthread *t, uint64_t *object)
+{
+    const struct futex_waiter *w = futex_table_get(&m->ex->futex, t->id);
+    *object = w ? w->addr : 0;
+    if (!t->in_call)
+        return THREAD_WAITING_FUTEX;
+    switch (t->call_fn) {
+    case MF_MUTEX_LOCK:
+    case MF_MUTEX_TIMEDLOCK:
+    case MF_RWLOCK_RDLOCK:
+    case MF_RWLOCK_WRLOCK:
+    case MF_SPIN_LOCK:
+        *object = t->call_arg[0];
+        return THREAD_WAITING_LOCK;
+    case MF_COND_WAIT:
+    case MF_COND_TIMEDWAIT:
+        if (cond_waiter_wants_mutex(m, t)) {
+            *object = t->call_arg[1];
+            return THREAD_WAITING_LOCK;
+        }
+        *object = t->call_arg[0];
+        return THREAD_WAITING_COND;
+    case MF_SEM_WAIT:
+    case MF_SEM_TIMEDWAIT:
+        *object = t->call_arg[0];
+        return THREAD_WAITING_SEM;
+    case MF_BARRIER_WAIT:
+        *object = t->call_arg[0];
+        return THREAD_WAITING_BARRIER;
+    case MF_THREAD_JOIN:
+        *object = 0;
+        return THREAD_WAITING_JOIN;
+    default:
+        return THREAD_WAITING_FUTEX;
+    }
+}
+
+enum thread_status model_thread_status(struct model *m, const struct mthread *t, uint64_t *object)
+{
+    *object = 0;
+    switch (t->state) {
+    case TS_EXITED:
+        return THREAD_EXITED;
+    case TS_BLOCKED:
+        return blocked_status(m, t, object);
+    case TS_RUNNABLE:
+        break;
+    }
+    if (t->id == m->ex->last_thread)
+        return THREAD_RUNNING;
+    return t->yielded ? THREAD_SLEEPING : THREAD_READY;
+}
+
+static void append(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void append(char *buf, size_t len, const char *fmt, ...)
+{
+    size_t n = strlen(buf);
+    if (n + 1 >= len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + n, len - n, fmt, ap);
+    va_end(ap);
+}
+
+static void describe_lock_wait(struct model *m, const struct mthread *t, uint64_t object, char *buf, size_t len,
+                               int *holder)
+{
+    char name[96];
+    model_name_object(m, object, name, sizeof name);
+    if (t->call_fn == MF_RWLOCK_RDLOCK || t->call_fn == MF_RWLOCK_WRLOCK) {
+        struct glibc_rwlock rw;
+        if (glibc_read_rwlock(m->ex->mem_fd, object, &rw))
+            *holder = exec_thread_id_of_tid(m->ex, rw.writer_tid);
+        snprintf(buf, len, "rwlock %s", name);
+    } else if (t->call_fn == MF_SPIN_LOCK) {
+        snprintf(buf, len, "spinlock %s", name);
+    } else {
+        *holder = model_mutex_holder(m, object);
+        snprintf(buf, len, "mutex %s", name);
+    }
+    if (*holder)
+        append(buf, len, " (held by T%d)", *holder);
+    if (model_is_cond_wait(t->call_fn))
+        append(buf, len, ", to return from pthread_cond_wait");
+}
+
+void model_describe_wait(void *state, const struct mthread *t, char *buf, size_t len, int *holder)
+{
+    struct model *m = state;
+    *holder = 0;
+    uint64_t object;
+    enum thread_status st = blocked_status(m, t, &object);
+    char name[96], mname[96];
+    switch (st) {
+    case THREAD_WAITING_LOCK:
+        describe_lock_wait(m, t, object, buf, len, holder);
+        return;
+    case THREAD_WAITING_COND:
+        model_name_object(m, object, name, sizeof name);
+        model_name_object(m, t->call_arg[1], mname, sizeof mname);
+        snprintf(buf, len, "condvar %s (with mutex %s)", name, mname);
+        return;
+    case THREAD_WAITING_SEM:
+        model_name_object(m, object, name, sizeof name);
+        snprintf(buf, len, "semaphore %s", name);
+        return;
+    case THREAD_WAITING_BARRIER:
+        model_name_object(m, object, name, sizeof name);
+        snprintf(buf, len, "barrier %s", name);
+        return;
+    case THREAD_WAITING_JOIN:
+        *holder = exec_thread_of_pthread(m->ex, t->call_arg[0]);
+        if (*holder)
+            snprintf(buf, len, "join T%d", *holder);
+        else
+            snprintf(buf, len, "join of thread 0x%" PRIx64, t->call_arg[0]);
+        return;
+    default:
+        model_name_object(m, object, name, sizeof name);
+        snprintf(buf, len, "futex word %s", name);
+        return;
+    }
+}
