@@ -30,7 +30,7 @@ json_first() { sed -n "s/^ *\"$1\": \"\{0,1\}\([^\",]*\)\"\{0,1\},\{0,1\}$/\1/p"
 marker_line() { grep -n "/\* $2:" "$SRC/$PROBLEM/$1.c" | head -n 1 | cut -d: -f1; }
 
 run_mdat() {    # run_mdat ARGS...: status in $status, output in $WORK/out and $WORK/err
-    "$MDAT" "$@" >"$WORK/out" 2>"$WORK/err"
+    "$MDAT" "$@" </dev/null >"$WORK/out" 2>"$WORK/err"
     status=$?
 }
 
@@ -88,7 +88,7 @@ check_buggy() {     # check_buggy PROGRAM KIND STRATEGY SCHEDULES SEED MARKER MD
             fail "$program: failure reported at $location, expected $program.c:$line ($marker)"
         fi
     fi
-    "$MDAT" replay "$sched" >"$WORK/replay" 2>&1
+    "$MDAT" replay "$sched" </dev/null >"$WORK/replay" 2>&1
     local rst=$?
     if [ "$rst" -ne 1 ] || ! grep -qF "reproduced FAILURE $kind" "$WORK/replay"; then
         fail "$program: replay of $sched exited $rst: $(tail -n 3 "$WORK/replay")"
@@ -123,7 +123,7 @@ while read -r problem program expect _; do
         fail "$program: no saved schedule $program.sched (make it with scripts/shortest-schedules)"
         continue
     fi
-    "$MDAT" replay "$program.sched" >"$WORK/replay" 2>&1
+    "$MDAT" replay "$program.sched" </dev/null >"$WORK/replay" 2>&1
     rst=$?
     if [ "$rst" -ne 1 ] || ! grep -qF "reproduced FAILURE $expect" "$WORK/replay"; then
         fail "$program: the saved schedule $program.sched does not replay its $expect (exit $rst): $(tail -n 3 "$WORK/replay")"

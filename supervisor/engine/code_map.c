@@ -573,6 +573,11 @@ bool code_map_plant_libs(code_map *cm, pid_t pid, int mem_fd, char *err, size_t 
     return true;
 }
 
+bool code_map_before_entry(const code_map *cm)
+{
+    return cm->entry_planted;
+}
+
 bool code_map_library_at(const code_map *cm, uint64_t addr, const debuginfo **debug, uint64_t *bias,
                          const char **name)
 {

@@ -80,6 +80,9 @@ bool code_map_plant_libs(code_map *cm, pid_t pid, int mem_fd, char *err, size_t 
  * child) so that it runs without our breakpoints. */
 void code_map_unplant(const code_map *cm, int mem_fd);
 
+/* The program has not reached its entry point yet (the dynamic loader is
+ * still at work): a program that ends now never started. */
+bool code_map_before_entry(const code_map *cm);
 uint64_t code_map_bias(const code_map *cm);
 bool code_map_in_exe(const code_map *cm, uint64_t addr);
 /* In the part of the executable that is the user's code (where sites are):

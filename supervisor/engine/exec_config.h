@@ -25,8 +25,10 @@ struct exec_config {
     struct strategy *strategy;
     uint64_t exec_seed;
     uint64_t estimated_steps;       /* for PCT */
-    uint64_t max_steps;
-    double timeout_sec;
+    uint64_t max_steps;             /* 0: no limit; reached: incomplete (or livelock) */
+    double timeout_sec;             /* one step longer than this: hang; 0: none */
+    double time_limit_sec;          /* the whole execution; reached: incomplete; 0: none */
+    bool detect_livelock;           /* judge repeated states (engine/livelock.h) */
     int stdin_fd, stdout_fd, stderr_fd;  /* -1: inherit */
     trace_sink on_event;            /* NULL: no per-event callback */
     bool want_state;                /* on_event also gets the exec_state after each step */
@@ -47,7 +49,7 @@ enum { EXEC_RECENT_EVENTS = 12 };
 struct exec_result {
     enum failure_kind kind;
     bool error;                     /* mdat could not run or model the program */
-    char error_message[256];
+    char error_message[512];
     char message[512];              /* what went wrong, one line */
     char location[160];             /* "file.c:14" of the failure, "" if unknown */
     char function[96];
@@ -55,7 +57,9 @@ struct exec_result {
     struct failure_thread *threads; /* every thread at the end (malloc'd) */
     int n_threads;
     bool exited;                    /* the program ran to its end */
+    bool not_started;               /* it ended before its entry point (error is set) */
     bool stopped;                   /* the strategy ended it early (strategy.stop) */
+    enum incomplete_reason incomplete;  /* cut short while making progress (no failure) */
     int exit_status;
     int term_signal;
     uint64_t steps;

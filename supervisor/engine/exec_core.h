@@ -88,7 +88,8 @@ struct execution {
     size_t n_queue, cap_queue;
     pid_t *passive;                 /* threads of forked children, run without scheduling */
     size_t n_passive, cap_passive;
-    uint64_t deadline_ns;
+    uint64_t deadline_ns;           /* waits end here: the sooner of the step's and the execution's limit */
+    uint64_t end_ns;                /* --time-limit: the execution ends here (0: none) */
     uint64_t step_started_ns;       /* when the running step began */
     uint64_t steps;
     int last_thread;
@@ -99,6 +100,7 @@ struct execution {
     uint64_t clock_slept_ns;        /* virtual clock: what the sleeps asked for */
     bool leader_gone;
     int leader_status;
+    bool killed;                    /* mdat ended the program (exec_drain with kill) */
     bool assert_seen;
     int assert_thread;
     char assert_text[400];
@@ -111,6 +113,11 @@ struct execution {
     /* The source-terms model of this execution (exec_model.h), NULL without one. */
     const struct exec_model_ops *model;
     void *model_state;
+
+    struct livelock *livelock;      /* repeated states (engine/livelock.h) */
+    /* The store an emulated instruction of this step made, for livelock. */
+    uint64_t emulated_store_addr, emulated_store_value;
+    unsigned emulated_store_size;
 
     struct return_bp *ret_bps;      /* one-shot breakpoints at return addresses */
     size_t n_ret_bps, cap_ret_bps;

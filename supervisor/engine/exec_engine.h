@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 
 #include "supervisor/engine/exec_core.h"
+#include "supervisor/engine/livelock.h"
 
 /* What came of letting a thread run. */
 enum run_outcome {
@@ -74,8 +75,12 @@ void exec_interrupt_signalled_waits(struct execution *ex);
 void exec_record_assert(struct execution *ex, struct mthread *t);
 void exec_report_crash(struct execution *ex, struct mthread *t, int sig);
 void exec_report_deadlock(struct execution *ex);
-void exec_report_timeout(struct execution *ex, struct mthread *t);
-void exec_report_step_limit(struct execution *ex);
+/* t's step has run longer than --timeout: a loop without visible
+ * operations, or a blocking system call (named) nothing will complete. */
+void exec_report_hang(struct execution *ex, struct mthread *t);
+void exec_report_livelock(struct execution *ex);
+/* Not a failure: the execution was cut short while making progress. */
+void exec_note_incomplete(struct execution *ex, enum incomplete_reason why);
 /* Every thread's state into res->threads, for the failure report. */
 void exec_snapshot_threads(struct execution *ex);
 /* The model's description of a blocked thread's wait, or a plain one. */

@@ -21,6 +21,7 @@ bool exec_emulate_syscall(struct mthread *t, int64_t result)
 
 void exec_wake_thread(struct execution *ex, struct mthread *w)
 {
+    livelock_touch(ex->livelock, w->id);
     futex_table_remove(&ex->futex, w->id);
     w->state = TS_RUNNABLE;
     w->op = OP_WOKEN;

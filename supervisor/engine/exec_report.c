@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 
 void exec_describe_wait(struct execution *ex, const struct mthread *t, char *buf, size_t len, int *waits_for)
 {
@@ -173,15 +174,58 @@ void exec_report_deadlock(struct execution *ex)
                  blocked == 1 ? "" : "s", at, wait);
 }
 
-void exec_report_timeout(struct execution *ex, struct mthread *t)
+/* The system call a thread sits in, from /proc (-1 when it is running
+ * user code), and where its user code called it: the first return address
+ * into user code on its stack (libc's wrappers are leaf functions). */
+static long blocking_syscall(struct execution *ex, const struct mthread *t, uint64_t *caller)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/syscall", (int)ex->pid, (int)t->tid);
+    FILE *f = fopen(path, "re");
+    long nr = -1;
+    unsigned long long args[6], sp = 0, pc = 0;
+    if (f) {
+        if (fgets(line, sizeof line, f) && sscanf(line, "%ld %llx %llx %llx %llx %llx %llx %llx %llx", &nr, &args[0],
+                                                   &args[1], &args[2], &args[3], &args[4], &args[5], &sp, &pc) < 9)
+            nr = -1;
+        fclose(f);
+    }
+    *caller = 0;
+    uint64_t words[64];
+    if (nr >= 0 && sp && tracee_read(ex->mem_fd, sp, words, sizeof words))
+        for (size_t i = 0; i < 64 && !*caller; i++)
+            if (code_map_is_user_code(ex->cfg->code, words[i]))
+                *caller = words[i] - 1;
+    return nr;
+}
+
+static const char *syscall_name(long nr)
+{
+    static const struct { long nr; const char *name; } names[] = {
+        {SYS_read, "read"}, {SYS_write, "write"}, {SYS_readv, "readv"}, {SYS_writev, "writev"},
+        {SYS_pread64, "pread"}, {SYS_pwrite64, "pwrite"}, {SYS_open, "open"}, {SYS_openat, "openat"},
+        {SYS_poll, "poll"}, {SYS_ppoll, "ppoll"}, {SYS_select, "select"}, {SYS_pselect6, "pselect"},
+        {SYS_epoll_wait, "epoll_wait"}, {SYS_epoll_pwait, "epoll_pwait"}, {SYS_accept, "accept"},
+        {SYS_accept4, "accept4"}, {SYS_connect, "connect"}, {SYS_recvfrom, "recvfrom"}, {SYS_recvmsg, "recvmsg"},
+        {SYS_sendto, "sendto"}, {SYS_sendmsg, "sendmsg"}, {SYS_wait4, "wait4"}, {SYS_waitid, "waitid"},
+        {SYS_pause, "pause"}, {SYS_rt_sigsuspend, "sigsuspend"}, {SYS_rt_sigtimedwait, "sigtimedwait"},
+        {SYS_flock, "flock"}, {SYS_fcntl, "fcntl"}, {SYS_msgrcv, "msgrcv"}, {SYS_semop, "semop"},
+        {SYS_futex, "futex"}, {SYS_nanosleep, "nanosleep"}, {SYS_clock_nanosleep, "clock_nanosleep"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (names[i].nr == nr)
+            return names[i].name;
+    return NULL;
+}
+
+void exec_report_hang(struct execution *ex, struct mthread *t)
 {
     struct exec_result *res = ex->res;
-    res->kind = FAIL_TIMEOUT;
-    res->thread = t ? t->id : 0;
-    if (!t) {
-        snprintf(res->message, sizeof res->message, "the execution took longer than %.0f s", ex->cfg->timeout_sec);
-        return;
-    }
+    res->kind = FAIL_HANG;
+    res->thread = t->id;
+    double step_sec = (double)(monotonic_ns() - ex->step_started_ns) / 1e9;
+    uint64_t caller;
+    long nr = blocking_syscall(ex, t, &caller);
     /* Stop the runaway thread to see where it is. */
     int status;
     uint64_t saved = ex->deadline_ns;
@@ -190,35 +234,56 @@ void exec_report_timeout(struct execution *ex, struct mthread *t)
         WIFSTOPPED(status))
         tracee_get_regs(t->tid, &t->regs);
     ex->deadline_ns = saved;
-    uint64_t pc = code_map_in_exe(ex->cfg->code, t->regs.rip) ? t->regs.rip : t->last_user_pc;
+    uint64_t pc = caller ? caller : code_map_is_user_code(ex->cfg->code, t->regs.rip) ? t->regs.rip : t->last_user_pc;
     char where[160];
     exec_format_code(ex, pc, where, sizeof where);
     locate(ex, pc);
-    /* The limit is the execution's: whether this thread used it up alone
-     * or the whole run was slow decides what to say. */
-    double step_sec = (double)(monotonic_ns() - ex->step_started_ns) / 1e9;
-    if (step_sec >= 0.9 * ex->cfg->timeout_sec)
+    const char *call = nr >= 0 ? syscall_name(nr) : NULL;
+    if (nr >= 0)
         snprintf(res->message, sizeof res->message,
-                 "T%d ran for %.0f s without reaching a visible operation (spinning or blocked in the kernel) at %s",
-                 t->id, step_sec, where);
+                 "T%d has been blocked for %.0f s in the system call %s%s%ld%s at %s, and mdat cannot tell what "
+                 "would complete it", t->id, step_sec, call ? call : "", call ? " (" : "", nr, call ? ")" : "", where);
     else
         snprintf(res->message, sizeof res->message,
-                 "the execution took longer than %.0f s (after %" PRIu64 " steps; its last step, T%d at %s, ran %.1f s)",
-                 ex->cfg->timeout_sec, ex->steps, t->id, where, step_sec);
+                 "T%d ran for %.0f s without reaching a visible operation (a loop that touches no shared memory) "
+                 "at %s", t->id, step_sec, where);
 }
 
-void exec_report_step_limit(struct execution *ex)
+void exec_report_livelock(struct execution *ex)
 {
     struct exec_result *res = ex->res;
-    res->kind = FAIL_STEP_LIMIT;
+    res->kind = FAIL_LIVELOCK;
     struct mthread *t = exec_thread_by_id(ex, ex->last_thread);
     if (t) {
         res->thread = t->id;
         locate(ex, exec_user_pc(ex, t));
     }
+    char who[128] = "";
+    size_t used = 0;
+    int runnable = 0;
+    for (int i = 0; i < ex->n_threads && used + 8 < sizeof who; i++)
+        if (ex->threads[i].state == TS_RUNNABLE) {
+            used += (size_t)snprintf(who + used, sizeof who - used, "%sT%d", runnable ? ", " : "", ex->threads[i].id);
+            runnable++;
+        }
     snprintf(res->message, sizeof res->message,
-             "more than %" PRIu64 " visible steps: livelock or a thread spinning on shared memory",
-             ex->cfg->max_steps);
+             "%s keep%s running without progress: for the last %" PRIu64 " steps the program only went back to "
+             "states it had been in, every thread that can run taking part", who, runnable == 1 ? "s" : "",
+             ex->livelock->quiet);
+}
+
+void exec_note_incomplete(struct execution *ex, enum incomplete_reason why)
+{
+    struct exec_result *res = ex->res;
+    res->incomplete = why;
+    if (why == INCOMPLETE_STEPS)
+        snprintf(res->message, sizeof res->message,
+                 "the execution was still making progress after %" PRIu64 " steps (--max-steps); raise it to see "
+                 "the end", ex->steps);
+    else
+        snprintf(res->message, sizeof res->message,
+                 "the execution was still making progress after %.0f s and %" PRIu64 " steps (--time-limit); raise "
+                 "it to see the end", ex->cfg->time_limit_sec, ex->steps);
 }
 
 void exec_snapshot_threads(struct execution *ex)

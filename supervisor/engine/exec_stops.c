@@ -44,7 +44,16 @@ static bool read_memory(void *ctx, uint64_t addr, void *buf, size_t n)
 
 static bool write_memory(void *ctx, uint64_t addr, const void *buf, size_t n)
 {
-    return tracee_write_as_program(((struct execution *)ctx)->pid, addr, buf, n);
+    struct execution *ex = ctx;
+    if (!tracee_write_as_program(ex->pid, addr, buf, n))
+        return false;
+    if (n <= 8) {
+        ex->emulated_store_addr = addr;
+        ex->emulated_store_size = (unsigned)n;
+        ex->emulated_store_value = 0;
+        memcpy(&ex->emulated_store_value, buf, n);
+    }
+    return true;
 }
 
 /* Performs the instruction t is stopped at in its place when it is a plain
@@ -65,9 +74,27 @@ static bool emulate_at_breakpoint(struct execution *ex, struct mthread *t)
     return true;
 }
 
+/* A write the step made, for the livelock detector's picture of memory:
+ * the value the emulator stored, else read back. */
+static void note_write(struct execution *ex, struct mthread *t)
+{
+    if (t->op != OP_ACCESS || !(t->site->insn.flags & X86_MEM_WRITE) || t->access_size == 0)
+        return;
+    uint64_t value = 0;
+    unsigned size = t->access_size > 8 ? 8 : t->access_size;
+    if (ex->emulated_store_addr == t->access_addr && ex->emulated_store_size)
+        value = ex->emulated_store_value;
+    else if (!tracee_read_as_program(ex->pid, t->access_addr, &value, size))
+        return;
+    livelock_note_write(ex->livelock, t->access_addr, size, value);
+}
+
 /* The operation the step was about is done: its value is known. */
 static void op_done(struct execution *ex, struct mthread *t)
 {
+    if (ex->cfg->detect_livelock)
+        note_write(ex, t);
+    ex->emulated_store_size = 0;
     if (ex->event && ex->model_state)
         ex->model->op_done(ex->model_state, t, ex->event);
 }

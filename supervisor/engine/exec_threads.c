@@ -82,6 +82,7 @@ struct mthread *exec_add_thread(struct execution *ex, pid_t tid)
     t->state = TS_RUNNABLE;
     t->stop = STOP_PLAIN;
     t->op = OP_START;
+    livelock_touch(ex->livelock, t->id);
     ex->cfg->strategy->ops->thread_created(ex->cfg->strategy, t->id);
     return t;
 }
@@ -191,8 +192,10 @@ void exec_drain(struct execution *ex, bool kill_it)
 {
     /* Without kill_it the program ends by itself (exit, or an exec'd image
      * running to its end): forked children are killed once the leader is gone. */
-    if (kill_it && !ex->leader_gone)
+    if (kill_it && !ex->leader_gone) {
         kill(ex->pid, SIGKILL);
+        ex->killed = true;
+    }
     if (kill_it || ex->leader_gone)
         kill_children(ex);
     uint64_t give_up = monotonic_ns() + 5000000000u;

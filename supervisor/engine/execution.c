@@ -84,8 +84,11 @@ size_t exec_ask_strategy(struct execution *ex, char kind, const int *ids, const 
      * program's: the timeout clock stops meanwhile. */
     uint64_t asked = monotonic_ns();
     size_t pick = kind == CHOICE_THREAD ? s->ops->pick_thread(s, &cp) : s->ops->pick_waiter(s, &cp);
+    uint64_t thought = monotonic_ns() - asked;
     if (ex->deadline_ns)
-        ex->deadline_ns += monotonic_ns() - asked;
+        ex->deadline_ns += thought;
+    if (ex->end_ns)
+        ex->end_ns += thought;
     if (ops != ops_small)
         free(ops);
     if (pick >= n)
@@ -245,7 +248,18 @@ static void record_final_watches(struct execution *ex)
 }
 
 /* How the loop goes on after a step that ended in o. */
-enum loop_next { LOOP_ON, LOOP_END, LOOP_FAILED, LOOP_ERROR };
+enum loop_next { LOOP_ON, LOOP_END, LOOP_FAILED, LOOP_INCOMPLETE, LOOP_ERROR };
+
+/* The next step may take --timeout, and must end by --time-limit. */
+static void set_step_deadline(struct execution *ex)
+{
+    uint64_t now = monotonic_ns();
+    ex->step_started_ns = now;
+    uint64_t step_end = ex->cfg->timeout_sec > 0 ? now + (uint64_t)(ex->cfg->timeout_sec * 1e9) : 0;
+    ex->deadline_ns = step_end;
+    if (ex->end_ns && (!step_end || ex->end_ns < step_end))
+        ex->deadline_ns = ex->end_ns;
+}
 
 static enum loop_next after_step(struct execution *ex, struct mthread *t, enum run_outcome o)
 {
@@ -260,7 +274,11 @@ static enum loop_next after_step(struct execution *ex, struct mthread *t, enum r
     case RUN_FAILED:
         return LOOP_FAILED;
     case RUN_TIMEOUT:
-        exec_report_timeout(ex, t);
+        if (ex->end_ns && monotonic_ns() >= ex->end_ns) {
+            exec_note_incomplete(ex, INCOMPLETE_TIME);
+            return LOOP_INCOMPLETE;
+        }
+        exec_report_hang(ex, t);
         return LOOP_FAILED;
     case RUN_CONTINUE:
     case RUN_ERROR:
@@ -283,7 +301,7 @@ static enum loop_next run_step(struct execution *ex, int id)
         ex->event = &ev;
     }
     ex->running = id;
-    ex->step_started_ns = monotonic_ns();
+    set_step_deadline(ex);
     enum run_outcome o;
     if (t->op == OP_CALL && ex->model_state &&
         ex->model->call_is_misuse(ex->model_state, t, t->fn, t->call_arg[0], t->call_arg[1]))
@@ -304,6 +322,10 @@ static enum loop_next run_step(struct execution *ex, int id)
      * that ends the process is held at its exit until then). */
     if ((next == LOOP_ON || next == LOOP_END) && ex->cfg->n_listeners && !tell_step(ex, id, &op))
         next = LOOP_FAILED;
+    if (next == LOOP_ON && ex->cfg->detect_livelock && livelock_after_step(ex->livelock, ex, id)) {
+        exec_report_livelock(ex);
+        next = LOOP_FAILED;
+    }
     if (next == LOOP_END && ex->held_at_exit)
         record_final_watches(ex);
     if (ex->held_at_exit) {
@@ -333,6 +355,29 @@ static bool choose(struct execution *ex, struct candidates *c, size_t *pick)
     return true;
 }
 
+/* The step or time budget is used up: the execution ends here, as a
+ * livelock if it had been going round in circles, else incomplete. */
+static bool out_of_budget(struct execution *ex)
+{
+    bool steps = ex->cfg->max_steps && ex->steps >= ex->cfg->max_steps;
+    bool time = ex->end_ns && monotonic_ns() >= ex->end_ns;
+    if (!steps && !time)
+        return false;
+    /* A short budget (--max-steps 500) still tells a spin from progress:
+     * a quarter of it spent going round in circles is enough. */
+    uint64_t enough = LIVELOCK_WINDOW / 10;
+    if (ex->cfg->max_steps && ex->cfg->max_steps / 4 < enough)
+        enough = ex->cfg->max_steps / 4;
+    if (ex->cfg->detect_livelock && enough > 0 && ex->livelock->quiet >= enough &&
+        livelock_fair(ex->livelock, ex)) {
+        exec_report_livelock(ex);
+        exec_snapshot_threads(ex);
+    } else {
+        exec_note_incomplete(ex, steps ? INCOMPLETE_STEPS : INCOMPLETE_TIME);
+    }
+    return true;
+}
+
 static bool schedule_loop(struct execution *ex)
 {
     struct candidates c = {0};
@@ -353,9 +398,7 @@ static bool schedule_loop(struct execution *ex)
             exec_drain(ex, c.n_blocked > 0);    /* else every thread has exited; the leader is a zombie */
             break;
         }
-        if (ex->steps >= ex->cfg->max_steps) {
-            exec_report_step_limit(ex);
-            exec_snapshot_threads(ex);
+        if (out_of_budget(ex)) {
             exec_drain(ex, true);
             break;
         }
@@ -374,6 +417,10 @@ static bool schedule_loop(struct execution *ex)
         }
         if (next == LOOP_FAILED)
             exec_snapshot_threads(ex);
+        if (next == LOOP_INCOMPLETE) {
+            exec_drain(ex, true);
+            break;
+        }
         if (next == LOOP_ERROR && ex->cfg->strategy->diverged)
             exec_set_error(ex, "replay diverged: %s", ex->cfg->strategy->divergence);
         exec_drain(ex, true);
@@ -394,7 +441,9 @@ static bool start(struct execution *ex, char *err, size_t errlen)
     ex->pid = spawn_traced(&req, err, errlen);
     if (ex->pid < 0)
         return false;
-    ex->deadline_ns = cfg->timeout_sec > 0 ? monotonic_ns() + (uint64_t)(cfg->timeout_sec * 1e9) : 0;
+    if (cfg->time_limit_sec > 0)
+        ex->end_ns = monotonic_ns() + (uint64_t)(cfg->time_limit_sec * 1e9);
+    set_step_deadline(ex);
     ex->mem_fd = tracee_open_mem(ex->pid);
     if (ex->mem_fd < 0) {
         snprintf(err, errlen, "cannot open /proc/%d/mem: %s", (int)ex->pid, strerror(errno));
@@ -413,7 +462,7 @@ static void note_exit(struct execution *ex, bool ok)
     res->exited = WIFEXITED(st);
     res->exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
     res->term_signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
-    if (ok && res->kind == FAIL_NONE && WIFSIGNALED(st)) {
+    if (ok && res->kind == FAIL_NONE && !ex->killed && WIFSIGNALED(st)) {
         /* Killed from outside (a fatal signal mdat did not see delivered). */
         res->kind = FAIL_CRASH;
         snprintf(res->message, sizeof res->message, "the program was killed by signal %d", WTERMSIG(st));
@@ -424,6 +473,10 @@ bool execution_run(const struct exec_config *cfg, struct exec_result *res)
 {
     memset(res, 0, sizeof *res);
     struct execution ex = {.cfg = cfg, .res = res, .mem_fd = -1, .model = cfg->model};
+    ex.livelock = malloc(sizeof *ex.livelock);
+    if (!ex.livelock)
+        abort();
+    livelock_init(ex.livelock);
     ex.describe = cfg->on_event != NULL || cfg->want_state || cfg->describe_events || cfg->strategy->wants_state;
     cfg->strategy->diverged = false;
     cfg->strategy->ops->begin(cfg->strategy, cfg->exec_seed, cfg->estimated_steps);
@@ -445,6 +498,15 @@ bool execution_run(const struct exec_config *cfg, struct exec_result *res)
     }
     res->steps = ex.steps;
     note_exit(&ex, ok);
+    if (ok && ex.leader_gone && !ex.killed && res->kind == FAIL_NONE && code_map_before_entry(cfg->code)) {
+        /* The dynamic loader gave up (a missing library, a bad ELF
+         * interpreter): the program never ran, which is no verdict at all. */
+        res->not_started = true;
+        exec_set_error(&ex, "%s did not start: it %s %d before reaching its entry point (the dynamic loader failed)",
+                       cfg->path, res->exited ? "exited with status" : "was killed by signal",
+                       res->exited ? res->exit_status : res->term_signal);
+        ok = false;
+    }
     if (ex.model_state)
         ex.model->close(ex.model_state);
     if (ex.mem_fd >= 0)
@@ -453,6 +515,8 @@ bool execution_run(const struct exec_config *cfg, struct exec_result *res)
     free(ex.queue);
     free(ex.passive);
     free(ex.ret_bps);
+    livelock_free(ex.livelock);
+    free(ex.livelock);
     futex_table_free(&ex.futex);
     return ok && !res->error;
 }

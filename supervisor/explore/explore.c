@@ -153,6 +153,24 @@ static bool judge_output(const struct explore_options *opt, const struct run_io 
     return true;
 }
 
+/* ": <the first line of what the program wrote to fd>" after msg, when fd
+ * captured anything (the loader's own reason for not starting it). */
+static void append_first_line(int fd, char *msg, size_t len)
+{
+    char line[200];
+    if (fd < 0 || lseek(fd, 0, SEEK_SET) != 0)
+        return;
+    ssize_t n = read(fd, line, sizeof line - 1);
+    if (n <= 0)
+        return;
+    line[n] = '\0';
+    line[strcspn(line, "\n")] = '\0';
+    /* ld.so starts with the program's path, which msg has already said. */
+    const char *said = strstr(line, ": error while loading");
+    size_t used = strlen(msg);
+    snprintf(msg + used, len - used, ": %s", said ? said + 2 : line);
+}
+
 /* Tells the trace's renderers what the execution was and how it ended. */
 static void summarize_trace(const struct program *prog, const struct explore_options *opt, uint64_t index,
                             const struct exec_result *res, struct trace_tee *trace)
@@ -183,9 +201,9 @@ static bool run_one(struct program *prog, const struct explore_options *opt, str
 {
     rewind_fd(io->out_fd);
     rewind_fd(io->err_fd);
-    int devnull = -1;
-    if (!opt->show_output)
-        devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    struct program_input none;
+    program_input_none(&none);
+    int input = program_input_open(opt->input ? opt->input : &none);
     struct exec_config cfg = {
         .exe = prog->debug,
         .code = prog->code,
@@ -196,7 +214,9 @@ static bool run_one(struct program *prog, const struct explore_options *opt, str
         .estimated_steps = estimate,
         .max_steps = opt->max_steps,
         .timeout_sec = opt->timeout_sec,
-        .stdin_fd = devnull,
+        .time_limit_sec = opt->time_limit_sec,
+        .detect_livelock = true,
+        .stdin_fd = input,
         .stdout_fd = io->out_fd,
         .stderr_fd = io->err_fd,
         .on_event = trace ? trace_tee_event : NULL,
@@ -210,13 +230,15 @@ static bool run_one(struct program *prog, const struct explore_options *opt, str
     if (trace)
         trace_tee_open(trace);
     bool ok = execution_run(&cfg, res) && judge_output(opt, io, res);
+    if (res->not_started)
+        append_first_line(io->err_fd, res->error_message, sizeof res->error_message);
     if (trace) {
         if (ok)
             summarize_trace(prog, opt, index, res, trace);
         trace_tee_close(trace);
     }
-    if (devnull >= 0)
-        close(devnull);
+    if (input >= 0)
+        close(input);
     if (!ok)
         return false;
     if (opt->show_output && io->out_fd >= 0) {
@@ -236,11 +258,12 @@ static bool run_one(struct program *prog, const struct explore_options *opt, str
 struct wire_result {
     uint64_t index;
     int32_t kind;
+    int32_t incomplete;         /* enum incomplete_reason */
     int32_t error;
     uint64_t steps, stops;
     int32_t exit_status;
     char location[160];
-    char error_message[256];
+    char error_message[512];
 };
 
 /* Shared between parent and workers: the lowest failing index found so far,
@@ -311,7 +334,7 @@ static void worker_loop(struct program *prog, const struct explore_options *opt,
             break;
         struct exec_result res;
         bool ok = run_one(prog, opt, strat, i, estimate, &io, opt->trace ? &live : NULL, &res);
-        struct wire_result w = {.index = i, .kind = res.kind, .error = !ok, .steps = res.steps,
+        struct wire_result w = {.index = i, .kind = res.kind, .incomplete = res.incomplete, .error = !ok, .steps = res.steps,
                                 .stops = res.ptrace_stops, .exit_status = res.exit_status};
         snprintf(w.location, sizeof w.location, "%s", res.location);
         snprintf(w.error_message, sizeof w.error_message, "%s", res.error_message);
@@ -352,6 +375,12 @@ static void tally_add(void *ctx, const struct wire_result *w)
     t->sum->ptrace_stops_total += w->stops;
     if (w->index == 0)
         t->sum->exit_status_first = (uint64_t)w->exit_status;
+    if (!w->error && w->kind == FAIL_NONE && w->incomplete) {
+        t->sum->incomplete++;
+        t->sum->incomplete_reason = (enum incomplete_reason)w->incomplete;
+        if (w->steps > t->sum->incomplete_steps)
+            t->sum->incomplete_steps = w->steps;
+    }
     if (w->error) {
         if (!t->have_error || w->index < t->first_error.index) {
             t->first_error = *w;
@@ -552,6 +581,12 @@ static bool record_failure(struct program *prog, const struct explore_options *o
         return close_saved_traces(&tee, f, false, err, errlen);
     struct explore_options quiet = *opt;
     quiet.show_output = false;
+    /* Recording costs more per step than exploring did: no wall-clock
+     * limit the exploring run did not hit may cut it short. A hang keeps
+     * its --timeout (it is what reproduces it); anything else gets room. */
+    quiet.time_limit_sec = 0;
+    if (f->found != FAIL_HANG && quiet.timeout_sec > 0)
+        quiet.timeout_sec = quiet.timeout_sec * 10 > 60 ? quiet.timeout_sec * 10 : 60;
     struct run_io io = run_io_open(false, false);
     struct strategy *strat = strategy_by_name(opt->strategy, opt->depth);
     bool ok = run_one(prog, &quiet, strat, w->index, estimate, &io, &tee, &f->result);
@@ -578,6 +613,16 @@ static bool record_failure(struct program *prog, const struct explore_options *o
     s.steps = f->result.steps;
     s.max_steps = opt->max_steps;
     s.timeout_sec = opt->timeout_sec;
+    if (opt->input && opt->input->fd >= 0) {
+        char input_file[PATH_MAX];
+        snprintf(input_file, sizeof input_file, "%s.stdin", stem);
+        if (!program_input_save(opt->input, input_file, err, errlen)) {
+            schedule_free(&s);
+            return false;
+        }
+        s.stdin_file = strdup(base_name(input_file));  /* beside the schedule */
+        snprintf(s.stdin_sha256, sizeof s.stdin_sha256, "%s", opt->input->sha256);
+    }
     s.fail_on_exit = opt->fail_on_exit;
     if (opt->limits)
         s.limits = *opt->limits;
@@ -748,9 +793,28 @@ void explore_summary_free(struct explore_summary *sum)
     memset(sum, 0, sizeof *sum);
 }
 
+bool explore_schedule_input(const struct schedule *sched, struct program_input *in, char *err, size_t errlen)
+{
+    program_input_none(in);
+    if (!sched->stdin_file)
+        return true;
+    if (!program_input_from_file(in, sched->stdin_file, err, errlen))
+        return false;
+    if (strcmp(in->sha256, sched->stdin_sha256) != 0) {
+        snprintf(err, errlen, "%s is not the input the schedule was made with (its SHA-256 differs)",
+                 sched->stdin_file);
+        program_input_free(in);
+        return false;
+    }
+    return true;
+}
+
 bool explore_replay(struct program *prog, const struct schedule *sched, struct trace_tee *trace, bool show_output,
                     const char *const *watches, int n_watches, struct exec_result *res, char *err, size_t errlen)
 {
+    struct program_input input;
+    if (!explore_schedule_input(sched, &input, err, errlen))
+        return false;
     char **argv = calloc((size_t)sched->n_args + 2, sizeof *argv);
     argv[0] = sched->program;
     for (int i = 0; i < sched->n_args; i++)
@@ -761,8 +825,9 @@ bool explore_replay(struct program *prog, const struct schedule *sched, struct t
         .schedules = 1,
         .seed = sched->seed,
         .strategy = sched->strategy,   /* as recorded: names the schedule in trace summaries (strat replays it) */
-        .max_steps = sched->max_steps ? sched->max_steps : 1000000,
+        .max_steps = sched->max_steps,
         .timeout_sec = sched->timeout_sec > 0 ? sched->timeout_sec : 10,
+        .time_limit_sec = sched->time_limit_sec,
         .check_cmd = sched->check_cmd,
         .fail_on_exit = sched->fail_on_exit,
         .show_output = show_output,
@@ -770,7 +835,12 @@ bool explore_replay(struct program *prog, const struct schedule *sched, struct t
         .watches = watches,
         .n_watches = n_watches,
         .limits = &sched->limits,
+        .input = &input,
     };
+    /* The recorded run's verdict, not the wall clock, decides: only a hang
+     * keeps the step timeout it was found with. */
+    if (failure_kind_from_name(sched->failure) != FAIL_HANG && opt.timeout_sec < 60)
+        opt.timeout_sec = 60;
     install_limits(&opt);
     struct strategy *strat = strategy_replay_new(&sched->choices);
     cpu_set_t cpus;
@@ -785,6 +855,7 @@ bool explore_replay(struct program *prog, const struct schedule *sched, struct t
     spawn_set_limits(NULL);
     if (have_cpus)
         sched_setaffinity(0, sizeof cpus, &cpus);
+    program_input_free(&input);
     if (!ok)
         snprintf(err, errlen, "%s", res->error_message);
     return ok;

@@ -16,6 +16,7 @@
 #include "supervisor/engine/code_map.h"
 #include "supervisor/debuginfo/debuginfo.h"
 #include "supervisor/engine/execution.h"
+#include "supervisor/explore/program_input.h"
 #include "supervisor/explore/schedule.h"
 #include "supervisor/explore/strategies.h"
 #include "supervisor/engine/spawn.h"
@@ -41,8 +42,11 @@ struct explore_options {
     const char *strategy;       /* "random" | "pct" */
     int depth;
     int jobs;
-    uint64_t max_steps;
-    double timeout_sec;
+    uint64_t max_steps;         /* 0: none; reached: the execution is incomplete (or a livelock) */
+    double timeout_sec;         /* one step longer than this is a hang */
+    double time_limit_sec;      /* one execution longer than this is incomplete; 0: none */
+    /* What every execution reads on its standard input (NULL: /dev/null). */
+    const struct program_input *input;
     const char *check_cmd;      /* NULL: none */
     bool fail_on_exit;
     bool keep_going;
@@ -104,6 +108,11 @@ struct explore_summary {
     /* Failing executions by kind (every one with keep_going or count_all;
      * without, only those that ran before the exploration stopped). */
     uint64_t failing[FAIL_KIND_COUNT];
+    /* Executions cut short while making progress (no failure): how many,
+     * and the most steps one of them had reached. */
+    uint64_t incomplete;
+    uint64_t incomplete_steps;
+    enum incomplete_reason incomplete_reason;
     struct explore_failure *failures;
     size_t n_failures;
     uint64_t exit_status_first;     /* exit status of execution 0 */
@@ -123,6 +132,9 @@ const char *explore_failure_trace(const struct explore_failure *f, const char *f
  * when mdat failed or the run diverged. */
 bool explore_replay(struct program *prog, const struct schedule *sched, struct trace_tee *trace, bool show_output,
                     const char *const *watches, int n_watches, struct exec_result *res, char *err, size_t errlen);
+/* The input a schedule records, checked against its SHA-256; in is
+ * program_input_none when the schedule has none. */
+bool explore_schedule_input(const struct schedule *sched, struct program_input *in, char *err, size_t errlen);
 
 /* mkdir -p: the output directory may be several levels deep. false with
  * errno set when it cannot be made or is not a directory. */

@@ -14,6 +14,9 @@
  *   failure deadlock
  *   max-steps 1000000
  *   timeout 10
+ *   time-limit 60                   (only when set)
+ *   stdin <C-escaped file> <sha256> (only when the program had input; the
+ *                                    file relative to the schedule's directory)
  *   fail-on-exit 0
  *   check <C-escaped command>       (only with --check)
  *   limit-cpu 60                    (limit-cpu, -memory, -procs, -file-size:
@@ -46,6 +49,7 @@ void schedule_free(struct schedule *s)
     free(s->args);
     choice_list_free(&s->choices);
     free(s->check_cmd);
+    free(s->stdin_file);
     memset(s, 0, sizeof *s);
 }
 
@@ -78,6 +82,7 @@ void schedule_copy(struct schedule *dst, const struct schedule *src)
     dst->n_args = 0;
     schedule_set_program(dst, src->program ? src->program : "", src->args, src->n_args);
     dst->check_cmd = src->check_cmd ? xstrdup(src->check_cmd) : NULL;
+    dst->stdin_file = src->stdin_file ? xstrdup(src->stdin_file) : NULL;
     dst->choices = (struct choice_list){0};
     choice_list_copy(&dst->choices, &src->choices);
 }
@@ -149,7 +154,14 @@ bool schedule_write(const struct schedule *s, const char *path, char *err, size_
     fprintf(f, "failure %s\n", s->failure);
     fprintf(f, "max-steps %" PRIu64 "\n", s->max_steps);
     fprintf(f, "timeout %.17g\n", s->timeout_sec);
+    if (s->time_limit_sec > 0)
+        fprintf(f, "time-limit %.17g\n", s->time_limit_sec);
     fprintf(f, "fail-on-exit %d\n", s->fail_on_exit ? 1 : 0);
+    if (s->stdin_file) {
+        fprintf(f, "stdin ");
+        write_escaped(f, s->stdin_file);
+        fprintf(f, " %s\n", s->stdin_sha256);
+    }
     if (s->check_cmd) {
         fprintf(f, "check ");
         write_escaped(f, s->check_cmd);
@@ -200,27 +212,28 @@ static bool parse_choices(const char *line, struct schedule *s)
     return true;
 }
 
-/* A relative program path in a schedule names a file beside the schedule:
- * course material ships a schedule next to the program it plays. */
-static void resolve_beside(struct schedule *s, const char *schedule_path)
+/* A relative path in a schedule (the program, its input) names a file
+ * beside the schedule: course material ships a schedule next to the
+ * program it plays, a failure's input is saved beside its schedule. */
+static void resolve_beside(char **file, const char *schedule_path)
 {
     const char *slash = strrchr(schedule_path, '/');
     int dir_len = slash ? (int)(slash - schedule_path) : 1;
     const char *dir = slash ? schedule_path : ".";
-    size_t len = (size_t)dir_len + strlen(s->program) + 2;
+    size_t len = (size_t)dir_len + strlen(*file) + 2;
     char *joined = malloc(len);
     if (!joined)
         abort();
-    snprintf(joined, len, "%.*s/%s", dir_len, dir, s->program);
+    snprintf(joined, len, "%.*s/%s", dir_len, dir, *file);
     char resolved[PATH_MAX];
-    free(s->program);
+    free(*file);
     if (realpath(joined, resolved)) {
-        s->program = strdup(resolved);
+        *file = strdup(resolved);
         free(joined);
     } else {
-        s->program = joined;
+        *file = joined;
     }
-    if (!s->program)
+    if (!*file)
         abort();
 }
 
@@ -291,7 +304,20 @@ bool schedule_read(const char *path, struct schedule *s, char *err, size_t errle
             s->max_steps = strtoull(value, NULL, 10);
         else if (strncmp(line, "timeout ", 8) == 0)
             s->timeout_sec = strtod(value, NULL);
-        else if (strncmp(line, "fail-on-exit ", 13) == 0)
+        else if (strncmp(line, "time-limit ", 11) == 0)
+            s->time_limit_sec = strtod(value, NULL);
+        else if (strncmp(line, "stdin ", 6) == 0) {
+            char *space = strrchr(value, ' ');
+            if (!space || strlen(space + 1) != 64) {
+                snprintf(err, errlen, "%s:%d: stdin wants a file and its SHA-256", path, lineno);
+                ok = false;
+                continue;
+            }
+            *space = '\0';
+            snprintf(s->stdin_sha256, sizeof s->stdin_sha256, "%s", space + 1);
+            free(s->stdin_file);
+            s->stdin_file = unescape(value);
+        } else if (strncmp(line, "fail-on-exit ", 13) == 0)
             s->fail_on_exit = atoi(value) != 0;
         else if (strncmp(line, "check ", 6) == 0) {
             free(s->check_cmd);
@@ -327,7 +353,9 @@ bool schedule_read(const char *path, struct schedule *s, char *err, size_t errle
         ok = false;
     }
     if (ok && s->program[0] != '/')
-        resolve_beside(s, path);
+        resolve_beside(&s->program, path);
+    if (ok && s->stdin_file && s->stdin_file[0] != '/')
+        resolve_beside(&s->stdin_file, path);
     if (!ok)
         schedule_free(s);
     return ok;

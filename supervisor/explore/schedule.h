@@ -30,6 +30,11 @@ struct schedule {
     bool fail_on_exit;
     uint64_t max_steps;
     double timeout_sec;
+    double time_limit_sec;
+    /* The program's standard input: a file (relative to the schedule when
+     * not absolute) and its SHA-256; NULL: it read /dev/null. */
+    char *stdin_file;
+    char stdin_sha256[65];
     /* The program's resource limits (mdat grade), as explore_options has
      * them: replay applies them again. All 0 without limits. */
     struct spawn_limits limits;

@@ -320,6 +320,8 @@ static void end_mode(const struct exec_result *res, char *buf, size_t len)
         snprintf(buf, len, "crashed");
     else if (res->kind != FAIL_NONE)
         snprintf(buf, len, "%s", failure_kind_name(res->kind));
+    else if (res->incomplete)
+        snprintf(buf, len, "incomplete");
     else if (res->exited)
         snprintf(buf, len, "exited %d", res->exit_status);
     else
@@ -777,6 +779,7 @@ bool session_run(struct session *s, const struct session_frontend *fe, char *err
             .stderr_fd = s->out_fd,
             .on_event = on_event,
             .want_state = true,
+            .detect_livelock = true,
             .watches = (const char *const *)s->watches,
             .n_watches = s->n_watches,
             .event_ctx = s,

@@ -5,8 +5,8 @@
 
 static const char *const names[FAIL_KIND_COUNT] = {
     [FAIL_NONE] = "none",           [FAIL_DEADLOCK] = "deadlock",     [FAIL_ASSERTION] = "assertion",
-    [FAIL_CRASH] = "crash",         [FAIL_EXIT_STATUS] = "exit-status", [FAIL_STEP_LIMIT] = "step-limit",
-    [FAIL_TIMEOUT] = "timeout",     [FAIL_CHECKER] = "checker",     [FAIL_MISUSE] = "misuse",
+    [FAIL_CRASH] = "crash",         [FAIL_EXIT_STATUS] = "exit-status", [FAIL_LIVELOCK] = "livelock",
+    [FAIL_HANG] = "hang",           [FAIL_CHECKER] = "checker",     [FAIL_MISUSE] = "misuse",
 };
 
 const char *failure_kind_name(enum failure_kind kind)
@@ -19,5 +19,9 @@ enum failure_kind failure_kind_from_name(const char *name)
     for (int k = 0; k < FAIL_KIND_COUNT; k++)
         if (strcmp(names[k], name) == 0)
             return (enum failure_kind)k;
+    if (strcmp(name, "step-limit") == 0)
+        return FAIL_LIVELOCK;
+    if (strcmp(name, "timeout") == 0)
+        return FAIL_HANG;
     return FAIL_NONE;
 }

@@ -8,16 +8,25 @@ enum failure_kind {
     FAIL_ASSERTION,
     FAIL_CRASH,
     FAIL_EXIT_STATUS,
-    FAIL_STEP_LIMIT,
-    FAIL_TIMEOUT,
+    FAIL_LIVELOCK,          /* threads run on and on in a cycle of states, making no progress */
+    FAIL_HANG,              /* a step never reached its next visible operation (spin or blocked call) */
     FAIL_CHECKER,
     FAIL_MISUSE,            /* pthread API misuse: unlock by a non-owner, double join, ... */
     FAIL_KIND_COUNT
 };
 
-/* "deadlock", "assertion", "crash", "exit-status", "step-limit", "timeout", "checker", "misuse", "none". */
+/* "deadlock", "assertion", "crash", "exit-status", "livelock", "hang", "checker", "misuse", "none".
+ * failure_kind_from_name also reads the names of mdat 0.2 ("step-limit", "timeout"). */
 const char *failure_kind_name(enum failure_kind kind);
 enum failure_kind failure_kind_from_name(const char *name);
+
+/* Why an execution that is no failure still says nothing about the rest of
+ * the program: it was cut short while making progress. */
+enum incomplete_reason {
+    INCOMPLETE_NO,
+    INCOMPLETE_STEPS,       /* --max-steps reached */
+    INCOMPLETE_TIME,        /* --time-limit reached */
+};
 
 struct failure_thread {
     int id;

@@ -159,17 +159,96 @@ exec)
     expect_out "exited with status 4"
     ;;
 timeout)
+    # A loop without visible operations: the step never ends, a hang.
     run_mdat run -n 2 -s 1 --timeout 1 -o out-dir "$TARGETS/spin_forever"
     expect_status 1
-    expect_out "FAILURE timeout"
+    expect_out "FAILURE hang"
+    expect_out "without reaching a visible operation"
     expect_out "at spin_forever.c:$(line_of spin_forever.c 'BUG:') spinner"
+    sched=$(first_sched)
+    "$MDAT" replay "$sched" </dev/null >replay.out 2>&1
+    [ $? -eq 1 ] || fail "replaying the hang did not exit 1: $(cat replay.out)"
+    grep -q "FAILURE hang\|reproduced" replay.out || fail "replay did not reproduce the hang: $(cat replay.out)"
     ;;
 step_limit)
-    run_mdat run -n 2 -s 1 --max-steps 3000 -o out-dir --json run.json "$TARGETS/livelock_flag"
+    # Spinning on a flag nobody sets: a livelock, found from the execution
+    # itself (states repeat), with or without a step limit.
+    run_mdat run -n 2 -s 1 -o out-dir --json run.json "$TARGETS/livelock_flag"
     expect_status 1
-    expect_out "FAILURE step-limit"
-    expect_out "more than 3000 visible steps"
-    expect_json '"kind": "step-limit"' run.json
+    expect_out "FAILURE livelock"
+    expect_out "keeps running without progress"
+    expect_out "livelock_flag.c:$(line_of livelock_flag.c 'BUG:') waiter"
+    expect_json '"kind": "livelock"' run.json
+    expect_replay_identical "$(first_sched)"
+    run_mdat run -n 2 -s 1 --max-steps 3000 -o out-dir2 "$TARGETS/livelock_flag"
+    expect_status 1
+    expect_out "FAILURE livelock"
+    # A correct program cut short by --max-steps is incomplete, not a failure.
+    run_mdat run -n 3 -s 1 --max-steps 20 --json inc.json "$TARGETS/correct_counter"
+    expect_status 0
+    expect_out "3 executions did not end: still making progress after 20 steps"
+    expect_out "raise --max-steps"
+    expect_json '"incomplete": 3' inc.json
+    ;;
+stdin)
+    # Every execution reads the same input, from mdat's stdin or --stdin;
+    # a failure's schedule keeps it, and replay feeds it again.
+    printf '1 2 3 4 5\n6 7 8 9 10\n' >numbers.txt
+    "$MDAT" run -n 40 -s 1 --check 'grep -qx "total 55"' "$TARGETS/stdin_sum" <numbers.txt >out 2>err
+    [ $? -eq 0 ] || fail "stdin_sum with its input on stdin: $(cat out err)"
+    grep -q "reads the same 21 bytes of input from standard input" out || fail "input not announced: $(cat out)"
+    run_mdat run -n 40 -s 1 --stdin numbers.txt --check 'grep -qx "total 55"' "$TARGETS/stdin_sum"
+    expect_status 0
+    # A checker that wants another total fails every execution; the saved
+    # schedule replays with the saved input.
+    run_mdat run -n 3 -s 1 --stdin numbers.txt -o out-dir --check 'grep -qx "total 56"' "$TARGETS/stdin_sum"
+    expect_status 1
+    expect_out "FAILURE checker"
+    sched=$(first_sched)
+    grep -q "^stdin .*\.stdin [0-9a-f]\{64\}$" "$sched" || fail "the schedule does not name its input: $(grep stdin "$sched")"
+    cmp -s numbers.txt "${sched%.sched}.stdin" || fail "the saved input differs from the program's"
+    expect_replay_identical "$sched"
+    # Bad input: a missing file, a directory.
+    run_mdat run -n 1 --stdin no-such-file "$TARGETS/stdin_sum"
+    expect_status 2
+    expect_err "cannot open the program's input no-such-file"
+    [ "$(wc -l <err)" -eq 1 ] || fail "not one line: $(cat err)"
+    "$MDAT" run -n 1 "$TARGETS/stdin_sum" <. >out 2>err
+    [ $? -eq 2 ] || fail "stdin that is a directory: exit $?"
+    grep -q "is a directory" err || fail "stdin that is a directory: $(cat err)"
+    ;;
+not_started)
+    # The loader cannot find a library: the program never ran, which is an
+    # error with the loader's own words, never "no failure".
+    run_mdat run -n 5 -s 1 "$TARGETS/missing_lib"
+    expect_status 3
+    expect_err "did not start: it exited with status 127 before reaching its entry point"
+    expect_err "libmdat_gone.so: cannot open shared object file"
+    [ "$(wc -l <err)" -eq 1 ] || fail "not one line: $(cat err)"
+    # exec of a file that is not there
+    run_mdat run -n 1 /usr/bin/env /no/such/program
+    expect_status 0
+    ;;
+long_correct)
+    # Long correct programs are never failures: 16 threads x 1,500 locked
+    # increments is ~150,000 steps, under the default limits.
+    run_mdat run -n 2 -s 1 -j 1 --json long.json "$TARGETS/many_increments" 16 1500
+    expect_status 0
+    expect_out "no failure in 2 executions"
+    expect_json '"incomplete": 0' long.json
+    # Cut short, it is incomplete: not a failure, and it says which option to raise.
+    run_mdat run -n 2 -s 1 -j 1 --max-steps 5000 "$TARGETS/many_increments" 16 1500
+    expect_status 0
+    expect_out "2 executions did not end: still making progress after 5000 steps"
+    ;;
+starvation)
+    # Readers that keep the writer out for ever under some schedule: a
+    # livelock, found from the execution itself (not a timeout).
+    run_mdat run -n 50 -s 1 -o out-dir "$TARGETS/writer_starvation"
+    expect_status 1
+    expect_out "FAILURE livelock"
+    expect_out "keep running without progress"
+    expect_replay_identical "$(first_sched)"
     ;;
 checker)
     run_mdat run -n 300 -s 9 -o out-dir --check "$TARGETS/check_mutex_log.sh" "$TARGETS/output_checker"

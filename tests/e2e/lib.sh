@@ -9,8 +9,9 @@ failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 # run_mdat ARGS...: runs mdat, keeps stdout in $WORK/out, stderr in $WORK/err, status in $status.
 # In a sanitizer build (MDAT_SANITIZE=ON) any report from mdat itself is a failure.
+# Its stdin is /dev/null: mdat would feed its own stdin to the program.
 run_mdat() {
-    "$MDAT" "$@" >"$WORK/out" 2>"$WORK/err"
+    "$MDAT" "$@" </dev/null >"$WORK/out" 2>"$WORK/err"
     status=$?
     if grep -qE 'runtime error:|ERROR: (Address|Leak)Sanitizer' "$WORK/err"; then
         fail "sanitizer report from mdat $*: $(grep -m1 -E 'runtime error:|Sanitizer' "$WORK/err")"
@@ -30,7 +31,7 @@ replay_trace() { sed -n '/^mdat: replaying/,/^mdat: reproduced\|^mdat: replayed/
 # expect_replay_identical SCHED: replaying reproduces the failure with the saved trace.
 expect_replay_identical() {
     local sched=$1
-    "$MDAT" replay --trace "$sched" >"$WORK/replay.out" 2>"$WORK/replay.err"
+    "$MDAT" replay --trace "$sched" </dev/null >"$WORK/replay.out" 2>"$WORK/replay.err"
     local st=$?
     [ "$st" -eq 1 ] || fail "replay exit $st, expected 1: $(cat "$WORK/replay.err")"
     replay_trace "$WORK/replay.out" >"$WORK/replay.trace"

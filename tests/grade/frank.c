@@ -4,7 +4,7 @@
  * its turn by spinning on a shared variable, but the turn is handed to a
  * thread number that does not exist, so the other worker spins for ever,
  * reading memory at every iteration.
- * Expected verdict: hang, step-limit (livelock), in every schedule.
+ * Expected verdict: hang (livelock), in every schedule.
  */
 #include <assert.h>
 #include <pthread.h>

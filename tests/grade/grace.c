@@ -3,7 +3,7 @@
  * The account assignment (see alice.c), where a worker waits for a "go"
  * byte on a pipe that nobody ever writes: it blocks in read(2), which mdat
  * does not model, so the execution runs into its time limit.
- * Expected verdict: hang, timeout, in every schedule.
+ * Expected verdict: hang (a read nobody can complete), in every schedule.
  */
 #include <assert.h>
 #include <pthread.h>

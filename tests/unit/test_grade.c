@@ -105,8 +105,8 @@ static void test_verdict_names(void **state)
         assert_string_not_equal(grade_verdict_name((enum grade_verdict)v), "?");
         assert_string_not_equal(grade_verdict_text((enum grade_verdict)v), "?");
     }
-    assert_int_equal(grade_verdict_of_failure(FAIL_TIMEOUT), VERDICT_HANG);
-    assert_int_equal(grade_verdict_of_failure(FAIL_STEP_LIMIT), VERDICT_HANG);
+    assert_int_equal(grade_verdict_of_failure(FAIL_HANG), VERDICT_HANG);
+    assert_int_equal(grade_verdict_of_failure(FAIL_LIVELOCK), VERDICT_HANG);
     assert_int_equal(grade_verdict_of_failure(FAIL_CHECKER), VERDICT_CHECKER);
     assert_int_equal(grade_verdict_of_failure(FAIL_MISUSE), VERDICT_MISUSE);
     assert_int_equal(grade_verdict_of_failure(FAIL_EXIT_STATUS), VERDICT_EXIT_STATUS);
@@ -172,15 +172,15 @@ static void test_aggregate_lowest_failure_and_sums(void **state)
 static void test_aggregate_details(void **state)
 {
     struct grade_result r;
-    struct grade_unit u = graded(0, 4, 4, FAIL_TIMEOUT, 0);
+    struct grade_unit u = graded(0, 4, 4, FAIL_HANG, 0);
     grade_aggregate(&u, 1, &r);
     assert_int_equal(r.verdict, VERDICT_HANG);
-    assert_string_equal(r.details, "timeout: timeout at e0");
+    assert_string_equal(r.details, "hang: hang at e0");
 
-    u = graded(0, 4, 4, FAIL_STEP_LIMIT, 0);
+    u = graded(0, 4, 4, FAIL_LIVELOCK, 0);
     grade_aggregate(&u, 1, &r);
     assert_int_equal(r.verdict, VERDICT_HANG);
-    assert_string_equal(r.details, "step-limit (livelock): step-limit at e0");
+    assert_string_equal(r.details, "livelock: livelock at e0");
 
     /* The program's stderr for a crash, not for an assertion (it repeats it). */
     u = graded(0, 4, 1, FAIL_CRASH, 2);
@@ -194,11 +194,11 @@ static void test_aggregate_details(void **state)
     assert_string_equal(r.details, "assertion at e2");
 
     /* Not reproduced when re-run: the recorded run has no message. */
-    u = graded(0, 4, 1, FAIL_TIMEOUT, 3);
+    u = graded(0, 4, 1, FAIL_HANG, 3);
     u.first_failure.message[0] = '\0';
     u.first_failure.reproduced = false;
     grade_aggregate(&u, 1, &r);
-    assert_string_equal(r.details, "timeout (not reproduced when re-run)");
+    assert_string_equal(r.details, "hang (not reproduced when re-run)");
 
     u = graded(0, 4, 0, FAIL_NONE, 0);
     grade_aggregate(&u, 1, &r);

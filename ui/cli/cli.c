@@ -2,8 +2,11 @@
 #include "ui/cli/cli.h"
 
 #include <stdio.h>
+#include <limits.h>
+#include <unistd.h>
 
 #include "ui/cli/commands.h"
+#include "supervisor/explore/program_input.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -83,6 +86,26 @@ int cli_available_cpus(void)
     return 1;
 }
 
+bool cli_read_program_input(const char *cmd, const struct cli_explore *e, struct program_input *in)
+{
+    char err[PATH_MAX + 100];
+    bool ok = true;
+    if (e->stdin_file)
+        ok = program_input_from_file(in, e->stdin_file, err, sizeof err);
+    else if (!isatty(0))
+        ok = program_input_from_fd(in, 0, "-", err, sizeof err);
+    else
+        program_input_none(in);
+    if (ok && in->fd >= 0 && in->size == 0 && !e->stdin_file) {
+        /* An empty standard input (/dev/null, a closed pipe) is no input. */
+        program_input_free(in);
+        program_input_none(in);
+    }
+    if (!ok)
+        fprintf(stderr, "mdat %s: %s\n", cmd, err);
+    return ok;
+}
+
 int cli_explore_option(const char *cmd, int c, const char *arg, struct cli_explore *e)
 {
     uint64_t v;
@@ -119,6 +142,13 @@ int cli_explore_option(const char *cmd, int c, const char *arg, struct cli_explo
     case CLI_OPT_TIMEOUT:
         if (!cli_parse_seconds(arg, &e->timeout_sec, false))
             why = "--timeout wants a positive number of seconds, not \"%s\"";
+        break;
+    case CLI_OPT_TIME_LIMIT:
+        if (!cli_parse_seconds(arg, &e->time_limit_sec, false))
+            why = "--time-limit wants a positive number of seconds, not \"%s\"";
+        break;
+    case CLI_OPT_STDIN:
+        e->stdin_file = arg;
         break;
     case CLI_OPT_CHECK:
         e->check_cmd = arg;

@@ -10,8 +10,12 @@
 /* The exploration options that `mdat run` and `mdat grade` share: their
  * getopt_long entries (CLI_EXPLORE_OPTIONS, to put into a command's table;
  * its own option codes start at CLI_OPT_NEXT) and their values. */
-enum { CLI_OPT_STRATEGY = 256, CLI_OPT_DEPTH, CLI_OPT_MAX_STEPS, CLI_OPT_TIMEOUT, CLI_OPT_CHECK, CLI_OPT_FAIL_ON_EXIT,
-       CLI_OPT_NEXT };
+enum { CLI_OPT_STRATEGY = 256, CLI_OPT_DEPTH, CLI_OPT_MAX_STEPS, CLI_OPT_TIMEOUT, CLI_OPT_TIME_LIMIT, CLI_OPT_CHECK,
+       CLI_OPT_FAIL_ON_EXIT, CLI_OPT_STDIN, CLI_OPT_NEXT };
+/* Defaults: a correct program of millions of steps is never cut short as
+ * a failure; a step that runs this long without a visible operation hangs. */
+#define CLI_DEFAULT_MAX_STEPS 10000000u
+#define CLI_DEFAULT_TIMEOUT_SEC 10.0
 #define CLI_EXPLORE_OPTIONS                                                 \
     {"schedules", required_argument, NULL, 'n'},                            \
     {"seed", required_argument, NULL, 's'},                                 \
@@ -20,6 +24,8 @@ enum { CLI_OPT_STRATEGY = 256, CLI_OPT_DEPTH, CLI_OPT_MAX_STEPS, CLI_OPT_TIMEOUT
     {"jobs", required_argument, NULL, 'j'},                                 \
     {"max-steps", required_argument, NULL, CLI_OPT_MAX_STEPS},              \
     {"timeout", required_argument, NULL, CLI_OPT_TIMEOUT},                  \
+    {"time-limit", required_argument, NULL, CLI_OPT_TIME_LIMIT},            \
+    {"stdin", required_argument, NULL, CLI_OPT_STDIN},                      \
     {"check", required_argument, NULL, CLI_OPT_CHECK},                      \
     {"fail-on-exit", no_argument, NULL, CLI_OPT_FAIL_ON_EXIT}
 /* Their short forms, for the optstring. */
@@ -34,6 +40,8 @@ struct cli_explore {
     int jobs;
     uint64_t max_steps;
     double timeout_sec;
+    double time_limit_sec;
+    const char *stdin_file;     /* --stdin FILE; NULL: mdat's own stdin when it is not a terminal */
     const char *check_cmd;
     bool fail_on_exit;
 };
@@ -42,6 +50,12 @@ struct cli_explore {
  * if it is one of CLI_EXPLORE_OPTIONS: 1 if it was, 0 if c is another
  * option, -1 after a one-line usage error on stderr (mdat CMD: ...). */
 int cli_explore_option(const char *cmd, int c, const char *arg, struct cli_explore *e);
+
+struct program_input;
+/* The program's input as the user gave it: --stdin FILE, else mdat's own
+ * standard input when it is not a terminal (read to its end now), else
+ * none. false after a one-line error on stderr (mdat CMD: ...). */
+bool cli_read_program_input(const char *cmd, const struct cli_explore *e, struct program_input *in);
 
 /* A non-negative decimal integer, the whole string. */
 bool cli_parse_u64(const char *s, uint64_t *out);

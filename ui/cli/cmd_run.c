@@ -23,8 +23,14 @@ void print_run_usage(FILE *f)
           "      --strategy NAME   random | pct (default pct)\n"
           "      --depth D         PCT bug depth (default 3)\n"
           "  -j, --jobs N          parallel workers, each on its own CPU (default: CPUs available)\n"
-          "      --max-steps N     visible steps per execution before `step-limit' (default 1000000)\n"
-          "      --timeout SEC     wall seconds per execution before `timeout' (default 10)\n"
+          "      --max-steps N     visible steps per execution; an execution still making progress\n"
+          "                        there is `incomplete', not a failure (default 10000000)\n"
+          "      --timeout SEC     one step running longer than this (a loop without visible\n"
+          "                        operations, a blocking call) is a `hang' (default 10)\n"
+          "      --time-limit SEC  wall seconds per execution before it is `incomplete' (default: none)\n"
+          "      --stdin FILE      what the program reads on its standard input, the same in every\n"
+          "                        execution (default: mdat's own stdin when it is not a terminal,\n"
+          "                        else nothing)\n"
           "      --check CMD       output checker, run through /bin/sh with the program's stdout on stdin\n"
           "      --fail-on-exit    a non-zero exit status is a failure\n"
           "      --keep-going      run all N executions and report every distinct failure\n"
@@ -86,8 +92,8 @@ int cmd_run(int argc, char **argv)
         .strategy = "pct",
         .depth = 3,
         .jobs = cli_available_cpus(),
-        .max_steps = 1000000,
-        .timeout_sec = 10,
+        .max_steps = CLI_DEFAULT_MAX_STEPS,
+        .timeout_sec = CLI_DEFAULT_TIMEOUT_SEC,
     };
     struct explore_options opt = {
         .out_dir = "mdat-out",
@@ -143,6 +149,11 @@ int cmd_run(int argc, char **argv)
     opt.jobs = e.jobs;
     opt.max_steps = e.max_steps;
     opt.timeout_sec = e.timeout_sec;
+    opt.time_limit_sec = e.time_limit_sec;
+    struct program_input input;
+    if (!cli_read_program_input("run", &e, &input))
+        return EXIT_USAGE;
+    opt.input = &input;
     opt.check_cmd = e.check_cmd;
     opt.fail_on_exit = e.fail_on_exit;
     if (opt.schedules == 1)
@@ -162,6 +173,7 @@ int cmd_run(int argc, char **argv)
     struct program prog;
     if (!program_load(&prog, opt.argv[0], err, sizeof err)) {
         fprintf(stderr, "mdat: %s\n", err);
+        program_input_free(&input);
         return EXIT_CANNOT_RUN;
     }
     printf("mdat: exploring %s with %s", opt.argv[0], opt.strategy);
@@ -169,6 +181,9 @@ int cmd_run(int argc, char **argv)
         printf(" (depth %d)", opt.depth);
     printf(", seed %" PRIu64 ", %" PRIu64 " schedule%s, %d job%s\n", opt.seed, opt.schedules,
            opt.schedules == 1 ? "" : "s", opt.jobs, opt.jobs == 1 ? "" : "s");
+    if (input.fd >= 0)
+        printf("mdat: every execution reads the same %" PRIu64 " bytes of input from %s\n", input.size,
+               strcmp(input.origin, "-") ? input.origin : "standard input");
     if (!debuginfo_has_dwarf(prog.debug))
         printf("mdat: %s has no debug information: locations are shown as symbols or addresses\n", opt.argv[0]);
     fflush(stdout);
@@ -176,6 +191,13 @@ int cmd_run(int argc, char **argv)
     struct explore_summary sum;
     bool ok = explore_run(&prog, &opt, &sum, err, sizeof err);
     int status = EXIT_NO_FAILURE;
+    if (ok && sum.incomplete > 0)
+        printf("mdat: %" PRIu64 " execution%s did not end: still making progress after %" PRIu64 " steps%s; "
+               "%s nothing about what comes later (raise %s)\n",
+               sum.incomplete, sum.incomplete == 1 ? "" : "s", sum.incomplete_steps,
+               sum.incomplete_reason == INCOMPLETE_TIME ? " at the time limit" : "",
+               sum.incomplete == 1 ? "it says" : "they say",
+               sum.incomplete_reason == INCOMPLETE_TIME ? "--time-limit" : "--max-steps");
     if (!ok) {
         fprintf(stderr, "mdat: %s\n", err);
         status = EXIT_CANNOT_RUN;
@@ -206,5 +228,6 @@ int cmd_run(int argc, char **argv)
     if (ok)
         explore_summary_free(&sum);
     program_free(&prog);
+    program_input_free(&input);
     return status;
 }

@@ -192,8 +192,8 @@ int cmd_grade(int argc, char **argv)
         .strategy = "pct",
         .depth = 3,
         .jobs = cli_available_cpus(),
-        .max_steps = 1000000,
-        .timeout_sec = 10,
+        .max_steps = CLI_DEFAULT_MAX_STEPS,
+        .timeout_sec = CLI_DEFAULT_TIMEOUT_SEC,
     };
     struct grade_settings s = {
         .limits = {.cpu_sec = 60, .address_space = 4ull << 30, .nproc = 256, .file_size = 64ull << 20},

@@ -50,8 +50,8 @@ enum grade_verdict grade_verdict_of_failure(enum failure_kind kind)
     case FAIL_ASSERTION: return VERDICT_ASSERTION;
     case FAIL_CRASH: return VERDICT_CRASH;
     case FAIL_EXIT_STATUS: return VERDICT_EXIT_STATUS;
-    case FAIL_STEP_LIMIT:
-    case FAIL_TIMEOUT: return VERDICT_HANG;
+    case FAIL_LIVELOCK:
+    case FAIL_HANG: return VERDICT_HANG;
     case FAIL_CHECKER: return VERDICT_CHECKER;
     case FAIL_MISUSE: return VERDICT_MISUSE;
     case FAIL_KIND_COUNT: break;
@@ -95,10 +95,10 @@ static void failure_details(const struct grade_result *r, char *out, size_t len)
 {
     const struct grade_failure *f = &r->first_failure;
     out[0] = '\0';
-    if (f->kind == FAIL_TIMEOUT && f->message[0])
-        append(out, len, "%s", "timeout: ");
-    else if (f->kind == FAIL_STEP_LIMIT)
-        append(out, len, "%s", "step-limit (livelock): ");
+    if (f->kind == FAIL_HANG && f->message[0])
+        append(out, len, "%s", "hang: ");
+    else if (f->kind == FAIL_LIVELOCK)
+        append(out, len, "%s", "livelock: ");
     /* A failure the re-run did not reproduce has no message of its own. */
     append(out, len, "%s", f->message[0] ? f->message : failure_kind_name(f->kind));
     /* A crash or exit status often has its reason on stderr ("out of

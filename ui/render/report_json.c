@@ -65,6 +65,8 @@ bool report_json_write(const char *path, const struct run_description *run, cons
     json_double(&w, "elapsed_seconds", sum->elapsed_sec);
     json_uint(&w, "visible_steps_total", sum->steps_total);
     json_uint(&w, "ptrace_stops_total", sum->ptrace_stops_total);
+    json_uint(&w, "incomplete", sum->incomplete);
+    json_uint(&w, "incomplete_steps_max", sum->incomplete_steps);
     json_begin_array(&w, "failures");
     for (size_t i = 0; i < sum->n_failures; i++)
         write_failure(&w, run, &sum->failures[i]);

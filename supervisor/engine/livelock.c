@@ -1,0 +1,190 @@
+/* livelock: state hashes and the window of repeated states. */
+#include "supervisor/engine/livelock.h"
+#include "supervisor/engine/exec_core.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct written_word {
+    uint64_t addr;              /* 0: empty slot */
+    uint64_t value;
+};
+
+struct seen_state {
+    uint64_t hash;
+    uint64_t step;
+};
+
+enum { SEEN_SLOTS = 1u << 16 };
+
+/* A 64-bit finaliser (splitmix64's): good avalanche, cheap. */
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    x ^= x >> 31;
+    return x;
+}
+
+void livelock_init(struct livelock *l)
+{
+    memset(l, 0, sizeof *l);
+}
+
+void livelock_free(struct livelock *l)
+{
+    free(l->words);
+    free(l->seen);
+    free(l->last_ran);
+    free(l->thread_hash);
+    free(l->touched);
+    memset(l, 0, sizeof *l);
+}
+
+static struct written_word *word_slot(struct written_word *words, size_t cap, uint64_t addr)
+{
+    size_t i = (size_t)mix(addr) & (cap - 1);
+    while (words[i].addr && words[i].addr != addr)
+        i = (i + 1) & (cap - 1);
+    return &words[i];
+}
+
+static void grow_words(struct livelock *l)
+{
+    size_t cap = l->cap_words ? l->cap_words * 2 : 1024;
+    struct written_word *words = calloc(cap, sizeof *words);
+    if (!words)
+        abort();
+    for (size_t i = 0; i < l->cap_words; i++)
+        if (l->words[i].addr)
+            *word_slot(words, cap, l->words[i].addr) = l->words[i];
+    free(l->words);
+    l->words = words;
+    l->cap_words = cap;
+}
+
+void livelock_note_write(struct livelock *l, uint64_t addr, unsigned size, uint64_t value)
+{
+    if (!addr || size == 0)
+        return;
+    if (size < 8)
+        value &= (1ull << (size * 8)) - 1;
+    /* Keyed by address and size: a word written whole and in halves are
+     * two keys, which only ever adds distinctions. */
+    uint64_t key = addr ^ ((uint64_t)size << 58);
+    if (2 * (l->n_words + 1) > l->cap_words)
+        grow_words(l);
+    struct written_word *w = word_slot(l->words, l->cap_words, key);
+    if (w->addr)
+        l->memory_hash ^= mix(key ^ mix(w->value));
+    else
+        l->n_words++;
+    w->addr = key;
+    w->value = value;
+    l->memory_hash ^= mix(key ^ mix(value));
+}
+
+static uint64_t thread_hash(const struct mthread *t)
+{
+    uint64_t h = mix(((uint64_t)t->id << 32) ^ ((uint64_t)t->state << 8) ^ (uint64_t)t->op);
+    if (t->state == TS_EXITED)
+        return h;
+    /* Everything a thread carries from one step to the next that the
+     * program can see: its registers (the loop counter of a compute loop
+     * lives in one), where it stands and what it waits for. */
+    const uint64_t *r = (const uint64_t *)&t->regs;
+    for (size_t i = 0; i < sizeof t->regs / sizeof *r; i++)
+        h = mix(h ^ r[i]);
+    return mix(h ^ t->access_addr ^ ((uint64_t)t->fn << 48));
+}
+
+static void ensure_thread(struct livelock *l, int thread)
+{
+    if ((size_t)thread < l->cap_threads)
+        return;
+    size_t cap = l->cap_threads ? l->cap_threads : 16;
+    while (cap <= (size_t)thread)
+        cap *= 2;
+    l->last_ran = realloc(l->last_ran, cap * sizeof *l->last_ran);
+    l->thread_hash = realloc(l->thread_hash, cap * sizeof *l->thread_hash);
+    if (!l->last_ran || !l->thread_hash)
+        abort();
+    memset(l->last_ran + l->cap_threads, 0, (cap - l->cap_threads) * sizeof *l->last_ran);
+    memset(l->thread_hash + l->cap_threads, 0, (cap - l->cap_threads) * sizeof *l->thread_hash);
+    l->cap_threads = cap;
+}
+
+void livelock_touch(struct livelock *l, int id)
+{
+    if (l->n_touched == l->cap_touched) {
+        l->cap_touched = l->cap_touched ? l->cap_touched * 2 : 16;
+        l->touched = realloc(l->touched, l->cap_touched * sizeof *l->touched);
+        if (!l->touched)
+            abort();
+    }
+    l->touched[l->n_touched++] = id;
+}
+
+/* Replaces thread t's part of the state hash by what it is now. */
+static void rehash_thread(struct livelock *l, const struct mthread *t)
+{
+    ensure_thread(l, t->id);
+    l->threads_hash ^= l->thread_hash[t->id];
+    l->thread_hash[t->id] = thread_hash(t);
+    l->threads_hash ^= l->thread_hash[t->id];
+}
+
+/* Every thread that can run now ran since step `since`: the repetition is
+ * not a schedule starving someone (a spinner alone while the thread that
+ * would release it waits to be scheduled). */
+static bool everyone_ran_since(const struct livelock *l, struct execution *ex, uint64_t since)
+{
+    for (int i = 0; i < ex->n_threads; i++) {
+        const struct mthread *t = &ex->threads[i];
+        if (t->state != TS_RUNNABLE)
+            continue;
+        if ((size_t)t->id >= l->cap_threads || l->last_ran[t->id] <= since)
+            return false;
+    }
+    return true;
+}
+
+bool livelock_after_step(struct livelock *l, struct execution *ex, int ran)
+{
+    if (!l->seen) {
+        l->seen = calloc(SEEN_SLOTS, sizeof *l->seen);
+        if (!l->seen)
+            abort();
+    }
+    uint64_t step = ex->steps;
+    ensure_thread(l, ran);
+    l->last_ran[ran] = step;
+    /* Only the thread that ran and those it woke have changed. */
+    rehash_thread(l, exec_thread_by_id(ex, ran));
+    for (size_t i = 0; i < l->n_touched; i++) {
+        const struct mthread *t = exec_thread_by_id(ex, l->touched[i]);
+        if (t)
+            rehash_thread(l, t);
+    }
+    l->n_touched = 0;
+    uint64_t h = mix(l->memory_hash ^ l->threads_hash) | 1;     /* never 0: 0 marks an empty slot */
+    struct seen_state *s = &l->seen[h & (SEEN_SLOTS - 1)];
+    if (s->hash == h) {
+        l->quiet++;
+        l->cycle = step - s->step;
+    } else {
+        l->quiet = 0;
+    }
+    s->hash = h;
+    s->step = step;
+    /* Fair over the window as a whole: a schedule that runs one thread
+     * for a while, then another (PCT), still gives every thread its turn. */
+    return l->quiet >= LIVELOCK_WINDOW && livelock_fair(l, ex);
+}
+
+bool livelock_fair(const struct livelock *l, struct execution *ex)
+{
+    return everyone_ran_since(l, ex, ex->steps - l->quiet);
+}
