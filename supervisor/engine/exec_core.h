@@ -26,7 +26,11 @@ enum stop_kind {
 };
 
 /* What the thread will do when it next runs: the subject of its next step. */
-enum op_kind { OP_START, OP_ACCESS, OP_CALL, OP_YIELD, OP_SLEEP, OP_WOKEN, OP_TIMEDOUT, OP_INTERRUPTED };
+enum op_kind {
+    OP_START, OP_ACCESS, OP_CALL, OP_YIELD, OP_SLEEP, OP_WOKEN, OP_TIMEDOUT, OP_INTERRUPTED,
+    OP_EXIT,                /* about to end the process (exit_group): others may still run first */
+    OP_SYSCALL,             /* about to make a call that can wait or makes a process (io_wait.h) */
+};
 
 struct mthread {
     int id;
@@ -42,6 +46,10 @@ struct mthread {
     uint64_t access_addr;           /* OP_ACCESS: first shared operand */
     uint8_t access_size;
     enum model_fn fn;               /* OP_CALL */
+    long sys_nr;                    /* OP_SYSCALL: the call and its arguments */
+    uint64_t sys_args[6];
+    uint64_t sys_caller;            /* where user code called it (for its line), 0 if unknown */
+    bool io_wait;                   /* TS_BLOCKED in that call until it can complete */
 
     /* The modeled library call the thread is in, for naming what it waits on. */
     bool in_call;
@@ -101,6 +109,8 @@ struct execution {
     bool leader_gone;
     int leader_status;
     bool killed;                    /* mdat ended the program (exec_drain with kill) */
+    int pidfd;                      /* of the program, to borrow its descriptors (io_wait.h) */
+    int n_io_waits;                 /* threads blocked in a call that can wait */
     bool assert_seen;
     int assert_thread;
     char assert_text[400];

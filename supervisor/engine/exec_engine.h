@@ -66,6 +66,25 @@ enum run_outcome exec_handle_futex(struct execution *ex, struct mthread *t);
  * operation (or until it blocks, exits, or the program ends). */
 enum run_outcome exec_run_thread(struct execution *ex, struct mthread *t);
 
+/* exec_syscalls.c: calls that can wait or that make a process */
+/* t stopped at the seccomp stop of such a call (nr, args in its regs):
+ * RUN_CONTINUE to let it run now (it cannot wait), RUN_NEXT_OP to make it
+ * t's next visible operation, or another outcome on error. */
+enum run_outcome exec_syscall_stop(struct execution *ex, struct mthread *t);
+/* t is chosen and its operation is such a call: true when the call would
+ * wait now (t is then blocked in the model; the caller ends the step). */
+bool exec_syscall_would_wait(struct execution *ex, struct mthread *t);
+/* Threads blocked in such calls that could go on now become runnable. */
+void exec_syscall_recheck(struct execution *ex);
+/* Ends t's wait in such a call without making it: it returns result. */
+void exec_syscall_abandon(struct execution *ex, struct mthread *t, int64_t result);
+/* Nobody can run but threads wait in such calls: waits (up to the step's
+ * deadline) for the outside world (a child, a socket) to complete one.
+ * true when one could go on; false when none ever will from inside the
+ * program (*inside: every wait is on the program's own pipes) or the
+ * deadline passed. */
+bool exec_syscall_wait_outside(struct execution *ex, bool *inside);
+
 /* exec_signals.c */
 bool exec_signal_is_fatal(struct execution *ex, pid_t tid, int sig);
 /* Signals sent to threads blocked in the model end their waits (EINTR). */
@@ -79,6 +98,9 @@ void exec_report_deadlock(struct execution *ex);
  * operations, or a blocking system call (named) nothing will complete. */
 void exec_report_hang(struct execution *ex, struct mthread *t);
 void exec_report_livelock(struct execution *ex);
+/* Every thread waits in a call (a read, a wait4) that nothing completed
+ * within --timeout, and something outside the program might: a hang. */
+void exec_report_io_hang(struct execution *ex);
 /* Not a failure: the execution was cut short while making progress. */
 void exec_note_incomplete(struct execution *ex, enum incomplete_reason why);
 /* Every thread's state into res->threads, for the failure report. */

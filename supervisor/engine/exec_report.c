@@ -6,6 +6,7 @@
  * blocked thread waits for comes from the model (exec_model.h). */
 #include "supervisor/engine/code_names.h"
 #include "supervisor/engine/exec_engine.h"
+#include "supervisor/engine/io_wait.h"
 
 #include <inttypes.h>
 #include <signal.h>
@@ -247,6 +248,27 @@ void exec_report_hang(struct execution *ex, struct mthread *t)
         snprintf(res->message, sizeof res->message,
                  "T%d ran for %.0f s without reaching a visible operation (a loop that touches no shared memory) "
                  "at %s", t->id, step_sec, where);
+}
+
+void exec_report_io_hang(struct execution *ex)
+{
+    struct exec_result *res = ex->res;
+    res->kind = FAIL_HANG;
+    for (int i = 0; i < ex->n_threads; i++) {
+        struct mthread *t = &ex->threads[i];
+        if (t->state != TS_BLOCKED || !t->io_wait)
+            continue;
+        char call[96], where[160];
+        io_describe(ex->pid, t->sys_nr, t->sys_args, call, sizeof call);
+        uint64_t pc = exec_user_frame_pc(ex, t, t->sys_caller ? t->sys_caller : t->last_user_pc);
+        exec_format_code(ex, pc, where, sizeof where);
+        locate(ex, pc);
+        res->thread = t->id;
+        snprintf(res->message, sizeof res->message,
+                 "no thread can run: T%d waits in %s at %s, and nothing completed it within %.0f s", t->id, call,
+                 where, ex->cfg->timeout_sec);
+        return;
+    }
 }
 
 void exec_report_livelock(struct execution *ex)

@@ -75,10 +75,15 @@ void exec_interrupt_signalled_waits(struct execution *ex)
             continue;
         if (!(own & ~blocked) && (any_runnable || !(shared & ~blocked)))
             continue;
-        exec_wake_thread(ex, t);
-        t->op = OP_INTERRUPTED;
-        t->regs.rax = (uint64_t)-EINTR;
-        tracee_set_regs(t->tid, &t->regs);
+        if (t->io_wait) {
+            exec_syscall_abandon(ex, t, -EINTR);
+            t->op = OP_INTERRUPTED;
+        } else {
+            exec_wake_thread(ex, t);
+            t->op = OP_INTERRUPTED;
+            t->regs.rax = (uint64_t)-EINTR;
+            tracee_set_regs(t->tid, &t->regs);
+        }
         any_runnable = true;
     }
 }

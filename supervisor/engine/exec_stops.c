@@ -165,6 +165,15 @@ static enum run_outcome on_syscall(struct execution *ex, struct mthread *t)
          * next step (exec_interrupt_signalled_waits). */
         ex->signal_sent = true;
         return RUNS_ON;
+    case SYS_exit_group:
+        /* The process would end here, taking every thread with it: that is
+         * a visible step of its own, and others may run before it. When it
+         * runs, the syscall goes on (the thread is resumed from this stop). */
+        t->op = OP_EXIT;
+        t->stop = STOP_PLAIN;
+        if (code_map_is_user_code(ex->cfg->code, t->regs.rip))
+            t->last_user_pc = t->regs.rip;
+        return RUN_NEXT_OP;
     case SYS_sched_yield:
     case SYS_nanosleep:
     case SYS_clock_nanosleep:
@@ -174,8 +183,7 @@ static enum run_outcome on_syscall(struct execution *ex, struct mthread *t)
         t->yielded = true;
         return exec_emulate_syscall(t, 0) ? RUN_NEXT_OP : RUN_ERROR;
     default:
-        exec_set_error(ex, "the program uses system call %ld, which mdat does not model yet", (long)t->regs.orig_rax);
-        return RUN_ERROR;
+        return exec_syscall_stop(ex, t);
     }
 }
 

@@ -14,6 +14,7 @@
 #include "supervisor/engine/spawn.h"
 
 #include <errno.h>
+#include <sys/syscall.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +56,14 @@ static void next_visible_op(const struct mthread *t, struct visible_op *op)
     case OP_TIMEDOUT:
     case OP_INTERRUPTED:
         op->kind = VIS_RESUME;
+        break;
+    case OP_EXIT:
+        op->kind = VIS_EXIT;
+        break;
+    case OP_SYSCALL:
+        /* Calls on one descriptor (or on the children) conflict. */
+        op->kind = VIS_IO;
+        op->addr = (1ull << 63) | (t->sys_nr == SYS_wait4 || t->sys_nr == SYS_waitid ? 0xffffu : (t->sys_args[0] & 0xffffu));
         break;
     }
 }
@@ -228,6 +237,10 @@ static void expire_a_timed_wait(struct execution *ex, struct candidates *c)
         }
     size_t pick = k > 1 ? exec_ask_strategy(ex, CHOICE_THREAD, c->ids, c->yielded, k) : 0;
     struct mthread *t = exec_thread_by_id(ex, c->ids[pick]);
+    if (t->io_wait) {
+        exec_syscall_abandon(ex, t, 0);     /* poll/select: nothing became ready in time */
+        return;
+    }
     exec_wake_thread(ex, t);
     t->op = OP_TIMEDOUT;
     t->regs.rax = (uint64_t)-ETIMEDOUT;
@@ -306,8 +319,12 @@ static enum loop_next run_step(struct execution *ex, int id)
     if (t->op == OP_CALL && ex->model_state &&
         ex->model->call_is_misuse(ex->model_state, t, t->fn, t->call_arg[0], t->call_arg[1]))
         o = RUN_FAILED;     /* judged before the call runs: the thread stays where it is */
+    else if (t->op == OP_SYSCALL && exec_syscall_would_wait(ex, t))
+        o = RUN_BLOCKED;    /* waits in the model, still before its call */
     else
         o = exec_run_thread(ex, t);
+    if (ex->n_io_waits > 0)
+        exec_syscall_recheck(ex);
     t = exec_thread_by_id(ex, id);
     ex->event = NULL;
     if (ex->cfg->strategy->diverged)
@@ -390,6 +407,17 @@ static bool schedule_loop(struct execution *ex)
             expire_a_timed_wait(ex, &c);
             continue;
         }
+        if (c.n == 0 && ex->n_io_waits > 0 && !c.n_timed) {
+            bool inside;
+            if (exec_syscall_wait_outside(ex, &inside))
+                continue;
+            if (!inside && !ex->leader_gone) {
+                exec_report_io_hang(ex);
+                exec_snapshot_threads(ex);
+                exec_drain(ex, true);
+                break;
+            }
+        }
         if (c.n == 0) {
             if (c.n_blocked > 0) {
                 exec_report_deadlock(ex);
@@ -444,6 +472,7 @@ static bool start(struct execution *ex, char *err, size_t errlen)
     if (cfg->time_limit_sec > 0)
         ex->end_ns = monotonic_ns() + (uint64_t)(cfg->time_limit_sec * 1e9);
     set_step_deadline(ex);
+    ex->pidfd = (int)syscall(SYS_pidfd_open, ex->pid, 0);
     ex->mem_fd = tracee_open_mem(ex->pid);
     if (ex->mem_fd < 0) {
         snprintf(err, errlen, "cannot open /proc/%d/mem: %s", (int)ex->pid, strerror(errno));
@@ -472,7 +501,7 @@ static void note_exit(struct execution *ex, bool ok)
 bool execution_run(const struct exec_config *cfg, struct exec_result *res)
 {
     memset(res, 0, sizeof *res);
-    struct execution ex = {.cfg = cfg, .res = res, .mem_fd = -1, .model = cfg->model};
+    struct execution ex = {.cfg = cfg, .res = res, .mem_fd = -1, .pidfd = -1, .model = cfg->model};
     ex.livelock = malloc(sizeof *ex.livelock);
     if (!ex.livelock)
         abort();
@@ -511,6 +540,8 @@ bool execution_run(const struct exec_config *cfg, struct exec_result *res)
         ex.model->close(ex.model_state);
     if (ex.mem_fd >= 0)
         close(ex.mem_fd);
+    if (ex.pidfd >= 0)
+        close(ex.pidfd);
     free(ex.threads);
     free(ex.queue);
     free(ex.passive);

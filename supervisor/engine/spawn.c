@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/audit.h>
+#include <linux/close_range.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <signal.h>
@@ -28,31 +29,53 @@ long spawn_ptrace_options(void)
 }
 
 /* Only the syscalls mdat models stop the tracee; everything else runs at full
- * speed. clone, exit and execve are seen through ptrace events instead. */
+ * speed. Clones that make threads and exits of single threads are seen
+ * through ptrace events instead. */
+static const int always_traced[] = {
+    SYS_futex, SYS_sched_yield, SYS_nanosleep, SYS_clock_nanosleep,
+    /* Ending the process is a step: other threads may run before it. */
+    SYS_exit_group,
+    /* Signals between threads: a thread blocked in mdat's model must see
+     * the ones sent to it (they run; mdat only takes note). */
+    SYS_kill, SYS_tkill, SYS_tgkill, SYS_rt_sigqueueinfo, SYS_rt_tgsigqueueinfo,
+#ifdef SYS_futex_waitv
+    SYS_futex_waitv,
+#else
+    449,
+#endif
+    /* Calls that can wait for another thread or a child (engine/io_wait.h),
+     * and those that make or replace a process: steps of their own. */
+    SYS_recvfrom, SYS_recvmsg, SYS_sendto, SYS_sendmsg, SYS_accept, SYS_accept4, SYS_connect,
+    SYS_poll, SYS_ppoll, SYS_select, SYS_pselect6, SYS_epoll_wait, SYS_epoll_pwait,
+    SYS_wait4, SYS_waitid, SYS_fork, SYS_vfork, SYS_clone, SYS_clone3, SYS_execve, SYS_execveat,
+};
+
+/* Reads and writes are traced only on descriptors above 2: standard input
+ * (mdat's input file or /dev/null) never waits, and the standard outputs
+ * are files mdat captures or the terminal; printf stays at full speed. */
+static const int traced_above_stdio[] = {SYS_read, SYS_write, SYS_readv, SYS_writev};
+
 static int install_seccomp_filter(void)
 {
-    static const int modeled[] = {
-        SYS_futex, SYS_sched_yield, SYS_nanosleep, SYS_clock_nanosleep,
-        /* Signals between threads: a thread blocked in mdat's model must
-         * see the ones sent to it (they run; mdat only takes note). */
-        SYS_kill, SYS_tkill, SYS_tgkill, SYS_rt_sigqueueinfo, SYS_rt_tgsigqueueinfo,
-#ifdef SYS_futex_waitv
-        SYS_futex_waitv,
-#else
-        449,
-#endif
-    };
-    enum { N = sizeof modeled / sizeof modeled[0] };
-    struct sock_filter code[4 + N + 2];
+    enum { N = sizeof always_traced / sizeof always_traced[0],
+           M = sizeof traced_above_stdio / sizeof traced_above_stdio[0] };
+    struct sock_filter code[4 + N + M + 6];
     int k = 0;
     code[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
     /* Other ABIs (int 0x80) are not modeled: let them through. */
     code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0);
     code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
     code[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+    /* Layout after the loads: N+M tests, ALLOW, [fd test: load, jgt, ALLOW], TRACE. */
     for (int i = 0; i < N; i++)
-        code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)modeled[i],
-                                                 (unsigned char)(N - i), 0);
+        code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)always_traced[i],
+                                                 (unsigned char)(N - i + M + 3), 0);
+    for (int i = 0; i < M; i++)
+        code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)traced_above_stdio[i],
+                                                 (unsigned char)(M - i), 0);
+    code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+    code[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]));
+    code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, 2, 1, 0);
     code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
     code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE);
     struct sock_fprog prog = {.len = (unsigned short)k, .filter = code};
@@ -177,6 +200,11 @@ pid_t spawn_traced(const struct spawn_request *req, char *err, size_t errlen)
         redirect(req->stdin_fd, 0);
         redirect(req->stdout_fd, 1);
         redirect(req->stderr_fd, 2);
+        /* The program gets stdin, stdout and stderr, nothing of mdat's:
+         * its own descriptors then start at 3 in every execution and every
+         * replay (a pipe is "fd 3" each time), and it cannot reach mdat's
+         * files. Closed at exec, so the report pipe still works until then. */
+        syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC);
         /* A program that does not use the terminal gets a session of its
          * own: the terminal's signals (a resize, Ctrl-C) then go to mdat,
          * not into the middle of a step, and the program cannot draw on a

@@ -4,6 +4,7 @@
  * Values are formatted by the object's DWARF type when the access covers it
  * exactly; a store's value is known before it runs (from the instruction
  * and registers), a load's is read from memory. */
+#include "supervisor/engine/io_wait.h"
 #include "supervisor/model/model_internal.h"
 
 #include <inttypes.h>
@@ -116,6 +117,23 @@ void model_describe_next(struct model *m, const struct mthread *t, struct trace_
     case OP_YIELD:
     case OP_SLEEP:
         snprintf(ev->op, sizeof ev->op, "%s", t->op == OP_YIELD ? "yield" : "sleep");
+        if (t->last_user_pc)
+            set_where(m, ev, t->last_user_pc);
+        break;
+    case OP_SYSCALL: {
+        snprintf(ev->op, sizeof ev->op, "%s", io_verb(t->sys_nr));
+        char what[96];
+        io_describe(m->ex->pid, t->sys_nr, t->sys_args, what, sizeof what);
+        /* "read(fd 3: pipe)": the object is what is inside the parentheses. */
+        const char *open = strchr(what, '(');
+        snprintf(ev->object, sizeof ev->object, "%.*s", open ? (int)(strlen(open + 1) - 1) : 0, open ? open + 1 : "");
+        if (t->sys_caller)
+            set_where(m, ev, exec_user_frame_pc(m->ex, t, t->sys_caller));
+        break;
+    }
+    case OP_EXIT:
+        snprintf(ev->op, sizeof ev->op, "exit");
+        snprintf(ev->value, sizeof ev->value, "status %d", (int)(t->regs.rdi & 0xff));
         if (t->last_user_pc)
             set_where(m, ev, t->last_user_pc);
         break;

@@ -6,6 +6,7 @@
  * for a condvar the futex word it sits on says which phase it is in
  * (waiting to be signalled, or for the mutex again); holders are read from
  * glibc's own fields. */
+#include "supervisor/engine/io_wait.h"
 #include "supervisor/model/glibc_sync.h"
 #include "supervisor/model/model_internal.h"
 
@@ -39,6 +40,10 @@ static bool cond_waiter_wants_mutex(struct model *m, const struct mthread *t)
  * join, which waits for a thread). */
 static enum thread_status blocked_status(struct model *m, const struct mthread *t, uint64_t *object)
 {
+    if (t->io_wait) {
+        *object = 0;
+        return THREAD_WAITING_IO;
+    }
     const struct futex_waiter *w = futex_table_get(&m->ex->futex, t->id);
     *object = w ? w->addr : 0;
     if (!t->in_call)
@@ -147,6 +152,9 @@ void model_describe_wait(void *state, const struct mthread *t, char *buf, size_t
     case THREAD_WAITING_BARRIER:
         model_name_object(m, object, name, sizeof name);
         snprintf(buf, len, "barrier %s", name);
+        return;
+    case THREAD_WAITING_IO:
+        io_describe(m->ex->pid, t->sys_nr, t->sys_args, buf, len);
         return;
     case THREAD_WAITING_JOIN:
         *holder = exec_thread_of_pthread(m->ex, t->call_arg[0]);

@@ -9,7 +9,7 @@ const char *thread_status_name(enum thread_status s)
 {
     static const char *const names[THREAD_STATUS_COUNT] = {
         "running", "ready", "waiting-lock", "waiting-sem", "waiting-cond",
-        "waiting-barrier", "waiting-join", "waiting-futex", "sleeping", "exited",
+        "waiting-barrier", "waiting-join", "waiting-futex", "waiting-io", "sleeping", "exited",
     };
     return (unsigned)s < THREAD_STATUS_COUNT ? names[s] : "?";
 }

@@ -43,13 +43,14 @@ enum thread_status {
     THREAD_WAITING_BARRIER,
     THREAD_WAITING_JOIN,
     THREAD_WAITING_FUTEX,   /* a futex word of hand-written code */
+    THREAD_WAITING_IO,      /* a call that waits for another thread or a child: read on a pipe, wait4 */
     THREAD_SLEEPING,        /* called sleep/nanosleep/sched_yield: ready, but gave way */
     THREAD_EXITED,
     THREAD_STATUS_COUNT
 };
 
 /* "running", "ready", "waiting-lock", "waiting-sem", "waiting-cond",
- * "waiting-barrier", "waiting-join", "waiting-futex", "sleeping", "exited". */
+ * "waiting-barrier", "waiting-join", "waiting-futex", "waiting-io", "sleeping", "exited". */
 const char *thread_status_name(enum thread_status s);
 
 struct state_thread {

@@ -250,6 +250,32 @@ starvation)
     expect_out "keep running without progress"
     expect_replay_identical "$(first_sched)"
     ;;
+pipes)
+    # Reads that would block wait in mdat's model while the other stages run.
+    for strategy in pct random; do
+        run_mdat run -n 150 -s 3 --strategy $strategy "$TARGETS/pipe_pipeline"
+        expect_status 0
+        expect_out "no failure in 150 executions"
+    done
+    run_mdat run -n 1 -s 1 --trace "$TARGETS/pipe_pipeline"
+    expect_out "blocks on read(fd"
+    # Two threads each reading what the other has not written: a deadlock
+    # that names both reads.
+    run_mdat run -n 20 -s 1 -o out-dir --json dl.json "$TARGETS/pipe_deadlock"
+    expect_status 1
+    expect_out "FAILURE deadlock"
+    expect_out "waiting-io    ping           pipe_deadlock.c:$(line_of real/pipe_deadlock.c 'BUG:') ping  waiting on read(fd"
+    expect_out "waiting-io    pong           pipe_deadlock.c:$(line_of real/pipe_deadlock.c 'WAIT:') pong  waiting on read(fd"
+    expect_replay_identical "$(first_sched)"
+    ;;
+fork_wait)
+    # fork and waitpid are steps; the waiting thread waits in the model.
+    run_mdat run -n 60 -s 2 "$TARGETS/fork_waitpid"
+    expect_status 0
+    run_mdat run -n 1 -s 1 --trace "$TARGETS/fork_waitpid"
+    expect_out "T2   fork                                 fork_waitpid.c:"
+    expect_out "T2   wait a child"
+    ;;
 checker)
     run_mdat run -n 300 -s 9 -o out-dir --check "$TARGETS/check_mutex_log.sh" "$TARGETS/output_checker"
     expect_status 1

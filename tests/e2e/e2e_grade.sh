@@ -194,7 +194,7 @@ isolation)
     expect_status 0
     expect_verdict blocked grace hang hang
     [ "$(field blocked/report.csv grace failing)" = 3 ] || fail "grace hangs in every schedule"
-    field_has blocked/report.csv grace details "^hang: T[0-9]+ has been blocked for 1 s in the system call read" ||
+    field_has blocked/report.csv grace details "^hang: no thread can run: T[0-9]+ waits in read\(fd [0-9]+: socket\)" ||
         fail "grace: details do not name the blocking call: $(field blocked/report.csv grace details)"
     no_tracee_left
 

@@ -1,14 +1,17 @@
 /* grace.c - sample submission: HANG (blocked in a real system call).
  *
  * The account assignment (see alice.c), where a worker waits for a "go"
- * byte on a pipe that nobody ever writes: it blocks in read(2), which mdat
- * does not model, so the execution runs into its time limit.
- * Expected verdict: hang (a read nobody can complete), in every schedule.
+ * byte on a socket that nobody ever writes: it blocks in read(2). A socket
+ * could be completed from outside the program, so mdat waits in real time
+ * until --timeout before it calls this a hang (on a pipe of the program's
+ * own, it would be a deadlock at once).
+ * Expected verdict: hang (a read nobody completes), in every schedule.
  */
 #include <assert.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #define ROUNDS 3
@@ -36,7 +39,7 @@ static void *worker(void *arg)
 int main(void)
 {
     pthread_t t[2];
-    if (pipe(go) != 0)
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, go) != 0)
         return 1;
     for (int i = 0; i < 2; i++)
         pthread_create(&t[i], NULL, worker, (void *)(intptr_t)(i + 1));

@@ -219,7 +219,7 @@ static void push_wake(struct timeline *tl, const struct timeline_wake *w)
 
 static bool is_waiting(enum thread_status s)
 {
-    return s >= THREAD_WAITING_LOCK && s <= THREAD_WAITING_FUTEX;
+    return s >= THREAD_WAITING_LOCK && s <= THREAD_WAITING_IO;
 }
 
 static void close_wait(struct timeline *tl, int lane, uint64_t to)
