@@ -40,6 +40,8 @@ struct mthread {
     uint8_t bp_orig;
     const struct x86_insn *bp_insn;     /* the instruction under the breakpoint it is stopped at */
     struct user_regs_struct regs;
+    bool regs_dirty;                /* regs differ from the kernel's (rip rewound onto a breakpoint):
+                                     * written once, when the thread is resumed */
 
     enum op_kind op;
     const struct code_site *site;   /* OP_ACCESS */

@@ -16,6 +16,7 @@ bool exec_emulate_syscall(struct mthread *t, int64_t result)
     t->regs.orig_rax = (uint64_t)-1;
     t->regs.rax = (uint64_t)result;
     t->stop = STOP_PLAIN;
+    t->regs_dirty = false;
     return tracee_set_regs(t->tid, &t->regs);
 }
 

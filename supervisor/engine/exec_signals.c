@@ -83,6 +83,7 @@ void exec_interrupt_signalled_waits(struct execution *ex)
             t->op = OP_INTERRUPTED;
             t->regs.rax = (uint64_t)-EINTR;
             tracee_set_regs(t->tid, &t->regs);
+            t->regs_dirty = false;
         }
         any_runnable = true;
     }

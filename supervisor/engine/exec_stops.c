@@ -133,8 +133,14 @@ static int resume(struct execution *ex, struct mthread *t, bool first_op, int *s
 {
     if (t->stop == STOP_BREAKPOINT && emulate_at_breakpoint(ex, t)) {
         t->stop = STOP_PLAIN;
+        t->regs_dirty = false;
         if (first_op)
             op_done(ex, t);
+    }
+    if (t->regs_dirty) {
+        if (!tracee_set_regs(t->tid, &t->regs))
+            return -1;
+        t->regs_dirty = false;
     }
     if (t->stop == STOP_BREAKPOINT) {
         bool elsewhere = false;
@@ -413,8 +419,10 @@ static enum run_outcome on_breakpoint(struct execution *ex, struct mthread *t, u
         *ours = false;
         return RUNS_ON;
     }
+    /* Back onto the breakpoint; written to the kernel only when the thread
+     * is resumed (an emulated instruction sets every register anyway). */
     t->regs.rip = at;
-    tracee_set_regs(t->tid, &t->regs);
+    t->regs_dirty = true;
     t->stop = STOP_BREAKPOINT;
     t->bp_orig = hit.orig;
     t->bp_insn = hit.insn;

@@ -245,6 +245,7 @@ static void expire_a_timed_wait(struct execution *ex, struct candidates *c)
     t->op = OP_TIMEDOUT;
     t->regs.rax = (uint64_t)-ETIMEDOUT;
     tracee_set_regs(t->tid, &t->regs);
+    t->regs_dirty = false;
 }
 
 /* The program reached its end by itself: the watched values as it leaves. */

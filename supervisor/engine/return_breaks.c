@@ -46,6 +46,7 @@ bool exec_return_break_hit(struct execution *ex, struct mthread *t, uint64_t at,
         return false;
     t->regs.rip = at;
     tracee_set_regs(t->tid, &t->regs);
+    t->regs_dirty = false;
     if (returning)
         bp->refs--;
     if (bp->refs <= 0) {

@@ -64,6 +64,7 @@ bool exec_answer_clock(struct execution *ex, struct mthread *t, enum model_fn fn
     r->rip = ret;
     r->rsp += 8;
     t->stop = STOP_PLAIN;
+    t->regs_dirty = false;
     return tracee_set_regs(t->tid, r);
 }
 
