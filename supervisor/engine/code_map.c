@@ -578,6 +578,11 @@ bool code_map_before_entry(const code_map *cm)
     return cm->entry_planted;
 }
 
+uint64_t code_map_entry_point(const code_map *cm)
+{
+    return cm->bias + elf_image_entry(debuginfo_elf(cm->exe));
+}
+
 bool code_map_library_at(const code_map *cm, uint64_t addr, const debuginfo **debug, uint64_t *bias,
                          const char **name)
 {

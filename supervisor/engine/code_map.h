@@ -83,6 +83,8 @@ void code_map_unplant(const code_map *cm, int mem_fd);
 /* The program has not reached its entry point yet (the dynamic loader is
  * still at work): a program that ends now never started. */
 bool code_map_before_entry(const code_map *cm);
+/* The runtime address of the executable's entry point (after planting). */
+uint64_t code_map_entry_point(const code_map *cm);
 uint64_t code_map_bias(const code_map *cm);
 bool code_map_in_exe(const code_map *cm, uint64_t addr);
 /* In the part of the executable that is the user's code (where sites are):

@@ -36,6 +36,10 @@ struct exec_config {
     const char *const *watches;     /* expressions whose values every exec_state carries */
     int n_watches;
     void *event_ctx;
+    /* The fork server (exec_template.h) to take the program from instead
+     * of starting it: NULL starts it afresh. Made with the same stdio and
+     * the same describe_events/heap tracking as this execution. */
+    struct exec_template *tmpl;
     /* The source-terms view (names, waits, misuse, states): model/'s
      * source_model, or NULL for none (exec_model.h). */
     const struct exec_model_ops *model;

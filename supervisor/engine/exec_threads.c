@@ -207,6 +207,10 @@ void exec_drain(struct execution *ex, bool kill_it)
             tracee_cont(ex->queue[i].tid, 0);
     ex->n_queue = 0;
     for (;;) {
+        /* Done when the leader is reaped and no child is left: waiting
+         * for "no child at all" would wait for the fork server too. */
+        if (ex->leader_gone && ex->n_passive == 0)
+            break;
         int r = tracee_wait_any(&ev, killed ? give_up : ex->deadline_ns);
         if (r < 0)
             break;

@@ -11,6 +11,7 @@
  * gone, a deadlock, a failure, the step limit or the wall-clock limit. */
 #include "supervisor/engine/code_names.h"
 #include "supervisor/engine/exec_engine.h"
+#include "supervisor/engine/exec_template.h"
 #include "supervisor/engine/spawn.h"
 
 #include <errno.h>
@@ -466,8 +467,12 @@ static bool schedule_loop(struct execution *ex)
 static bool start(struct execution *ex, char *err, size_t errlen)
 {
     const struct exec_config *cfg = ex->cfg;
-    struct spawn_request req = {cfg->path, cfg->argv, cfg->stdin_fd, cfg->stdout_fd, cfg->stderr_fd};
-    ex->pid = spawn_traced(&req, err, errlen);
+    if (cfg->tmpl) {
+        ex->pid = exec_template_fork(cfg->tmpl, err, errlen);
+    } else {
+        struct spawn_request req = {cfg->path, cfg->argv, cfg->stdin_fd, cfg->stdout_fd, cfg->stderr_fd};
+        ex->pid = spawn_traced(&req, err, errlen);
+    }
     if (ex->pid < 0)
         return false;
     if (cfg->time_limit_sec > 0)
@@ -479,6 +484,8 @@ static bool start(struct execution *ex, char *err, size_t errlen)
         snprintf(err, errlen, "cannot open /proc/%d/mem: %s", (int)ex->pid, strerror(errno));
         return false;
     }
+    if (cfg->tmpl)
+        return true;    /* forked with everything planted, at the entry point */
     return code_map_plant_exe(cfg->code, ex->pid, ex->mem_fd, ex->describe, err, errlen);
 }
 

@@ -1,6 +1,7 @@
 /* explore: the batch driver behind `mdat run`. */
 #include "supervisor/model/source_model.h"
 #include "supervisor/explore/explore.h"
+#include "supervisor/engine/exec_template.h"
 #include "supervisor/explore/rng.h"
 #include "supervisor/explore/sha256.h"
 #include "supervisor/engine/tracee.h"
@@ -108,6 +109,10 @@ int run_checker(const char *cmd, int input_fd, char *first_line, size_t len)
 /* Where one execution's output goes. */
 struct run_io {
     int out_fd, err_fd;     /* -1: the terminal */
+    /* The fork server of a worker (NULL: every execution starts the
+     * program afresh) and the stdin it was made with. */
+    struct exec_template *tmpl;
+    int tmpl_stdin;
 };
 
 static void rewind_fd(int fd)
@@ -203,7 +208,7 @@ static bool run_one(struct program *prog, const struct explore_options *opt, str
     rewind_fd(io->err_fd);
     struct program_input none;
     program_input_none(&none);
-    int input = program_input_open(opt->input ? opt->input : &none);
+    int input = io->tmpl ? -1 : program_input_open(opt->input ? opt->input : &none);
     struct exec_config cfg = {
         .exe = prog->debug,
         .code = prog->code,
@@ -216,6 +221,7 @@ static bool run_one(struct program *prog, const struct explore_options *opt, str
         .timeout_sec = opt->timeout_sec,
         .time_limit_sec = opt->time_limit_sec,
         .detect_livelock = true,
+        .tmpl = io->tmpl,
         .stdin_fd = input,
         .stdout_fd = io->out_fd,
         .stderr_fd = io->err_fd,
@@ -303,7 +309,7 @@ static int open_capture(bool capture)
  * is not shown. */
 static struct run_io run_io_open(bool show_output, bool checker)
 {
-    return (struct run_io){open_capture(!show_output || checker), open_capture(!show_output)};
+    return (struct run_io){.out_fd = open_capture(!show_output || checker), .err_fd = open_capture(!show_output), .tmpl_stdin = -1};
 }
 
 static void run_io_close(struct run_io *io)
@@ -319,6 +325,47 @@ static bool keeps_going(const struct explore_options *opt)
     return opt->keep_going || opt->count_all;
 }
 
+/* Gives io a fork server for this worker's executions: the program started
+ * once, with the same stdio and heap tracking they have. Without one (it
+ * could not start: the executions then say why, one by one) io->tmpl stays
+ * NULL. MDAT_NO_FORK_SERVER=1 turns it off (to compare, in scripts/bench). */
+static void start_fork_server(struct program *prog, const struct explore_options *opt, struct run_io *io)
+{
+    io->tmpl = NULL;
+    io->tmpl_stdin = -1;
+    const char *off = getenv("MDAT_NO_FORK_SERVER");
+    if (off && strcmp(off, "1") == 0)
+        return;
+    static struct exec_template server;
+    struct program_input none;
+    program_input_none(&none);
+    io->tmpl_stdin = program_input_open(opt->input ? opt->input : &none);
+    struct exec_template_request req = {
+        .path = prog->path,
+        .argv = opt->argv,
+        .stdin_fd = io->tmpl_stdin,
+        .stdout_fd = io->out_fd,
+        .stderr_fd = io->err_fd,
+        .code = prog->code,
+        .track_heap = opt->describe_steps || opt->trace,
+        .timeout_sec = opt->timeout_sec,
+    };
+    char err[256];
+    bool not_started;
+    if (exec_template_start(&server, &req, &not_started, err, sizeof err))
+        io->tmpl = &server;
+}
+
+static void stop_fork_server(struct run_io *io)
+{
+    if (io->tmpl)
+        exec_template_stop(io->tmpl);
+    io->tmpl = NULL;
+    if (io->tmpl_stdin >= 0)
+        close(io->tmpl_stdin);
+    io->tmpl_stdin = -1;
+}
+
 /* Runs executions first, first+stride, ... and reports each through emit. */
 static void worker_loop(struct program *prog, const struct explore_options *opt, uint64_t first, uint64_t stride,
                         uint64_t estimate, struct shared_state *shared,
@@ -326,6 +373,7 @@ static void worker_loop(struct program *prog, const struct explore_options *opt,
 {
     struct strategy *strat = strategy_by_name(opt->strategy, opt->depth);
     struct run_io io = run_io_open(opt->show_output, opt->check_cmd != NULL);
+    start_fork_server(prog, opt, &io);
     struct trace_tee live = {0};
     if (opt->trace)
         trace_tee_add(&live, opt->trace, opt->trace_out, opt->trace_every_step);
@@ -349,6 +397,7 @@ static void worker_loop(struct program *prog, const struct explore_options *opt,
         if (!ok)
             break;
     }
+    stop_fork_server(&io);
     run_io_close(&io);
     strategy_free(strat);
 }

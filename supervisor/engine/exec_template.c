@@ -1,0 +1,252 @@
+/* exec_template: starting the template, and forking it by making it run
+ * `syscall; int3` at its entry point with clone's arguments in its
+ * registers. The bytes stay in the template (it never runs anything else);
+ * each child gets the entry point's own bytes back before it runs. */
+#include "supervisor/engine/exec_template.h"
+#include "supervisor/engine/spawn.h"
+#include "supervisor/engine/tracee.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef CLONE_PARENT
+#define CLONE_PARENT 0x00008000
+#endif
+
+static const uint8_t trampoline[3] = {0x0f, 0x05, 0xcc};    /* syscall; int3 */
+
+/* A stop of a process other than the one waited for, kept for later: the
+ * new child's first stop may come before its parent's fork event. */
+static struct tracee_event early[4];
+static int n_early;
+
+/* Waits for a stop of pid. Returns the status, -1 on timeout or error. */
+static int wait_for(pid_t pid, uint64_t deadline_ns)
+{
+    for (int i = 0; i < n_early; i++)
+        if (early[i].tid == pid) {
+            int status = early[i].status;
+            early[i] = early[--n_early];
+            return status;
+        }
+    struct tracee_event ev;
+    for (;;) {
+        int r = tracee_wait_any(&ev, deadline_ns);
+        if (r <= 0)
+            return -1;
+        if (ev.tid == pid)
+            return ev.status;
+        if (n_early < (int)(sizeof early / sizeof early[0]))
+            early[n_early++] = ev;
+    }
+}
+
+/* Runs the freshly exec'd program through the dynamic loader to its entry
+ * breakpoint, planting the libraries' entries there. */
+static bool run_to_entry(struct exec_template *t, code_map *code, uint64_t deadline, bool *not_started, char *err,
+                         size_t errlen)
+{
+    int sig = 0;
+    while (code_map_before_entry(code)) {
+        if (!tracee_cont(t->pid, sig))
+            return false;
+        sig = 0;
+        int st = wait_for(t->pid, deadline);
+        if (st < 0) {
+            snprintf(err, errlen, "the program did not reach its entry point");
+            return false;
+        }
+        if (WIFEXITED(st) || WIFSIGNALED(st)) {
+            *not_started = true;
+            snprintf(err, errlen, "it %s %d before reaching its entry point (the dynamic loader failed)",
+                     WIFEXITED(st) ? "exited with status" : "was killed by signal",
+                     WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+            t->pid = 0;
+            return false;
+        }
+        if ((st >> 16) != 0 || WSTOPSIG(st) != SIGTRAP) {
+            /* seccomp stops of the loader's reads, group stops: go on;
+             * a real signal is delivered. */
+            if ((st >> 16) == 0 && WSTOPSIG(st) != SIGTRAP)
+                sig = WSTOPSIG(st);
+            continue;
+        }
+        struct user_regs_struct regs;
+        if (!tracee_get_regs(t->pid, &regs))
+            return false;
+        if (regs.rip - 1 != code_map_entry_point(code)) {
+            sig = SIGTRAP;  /* not ours */
+            continue;
+        }
+        if (!code_map_plant_libs(code, t->pid, t->mem_fd, err, errlen))
+            return false;
+        regs.rip--;
+        t->entry = regs;
+    }
+    return tracee_set_regs(t->pid, &t->entry);
+}
+
+/* From the exec stop of a static program (already at its entry point) to
+ * a plain stop at the same place: registers set at the exec stop would be
+ * overwritten by execve's own return value when the thread goes on. An
+ * int3 at the entry point is hit at once. */
+static bool leave_exec_stop(struct exec_template *t, uint64_t deadline, char *err, size_t errlen)
+{
+    struct user_regs_struct regs;
+    uint8_t orig;
+    static const uint8_t int3 = 0xcc;
+    bool ok = tracee_get_regs(t->pid, &regs) && tracee_read(t->mem_fd, regs.rip, &orig, 1) &&
+              tracee_write(t->mem_fd, regs.rip, &int3, 1) && tracee_cont(t->pid, 0);
+    int st = ok ? wait_for(t->pid, deadline) : -1;
+    ok = st >= 0 && WIFSTOPPED(st) && WSTOPSIG(st) == SIGTRAP && tracee_write(t->mem_fd, regs.rip, &orig, 1) &&
+         tracee_set_regs(t->pid, &regs);
+    if (!ok)
+        snprintf(err, errlen, "the program did not reach its entry point");
+    t->entry = regs;
+    return ok;
+}
+
+bool exec_template_start(struct exec_template *t, const struct exec_template_request *req, bool *not_started,
+                         char *err, size_t errlen)
+{
+    memset(t, 0, sizeof *t);
+    t->mem_fd = -1;
+    t->stdin_fd = req->stdin_fd;
+    t->track_heap = req->track_heap;
+    *not_started = false;
+    tracee_block_sigchld();
+    struct spawn_request sr = {req->path, req->argv, req->stdin_fd, req->stdout_fd, req->stderr_fd};
+    t->pid = spawn_traced(&sr, err, errlen);
+    if (t->pid < 0) {
+        t->pid = 0;
+        return false;
+    }
+    t->mem_fd = tracee_open_mem(t->pid);
+    uint64_t deadline = monotonic_ns() + (uint64_t)((req->timeout_sec > 0 ? req->timeout_sec : 10) * 1e9);
+    bool ok = t->mem_fd >= 0 && code_map_plant_exe(req->code, t->pid, t->mem_fd, req->track_heap, err, errlen);
+    if (ok && code_map_before_entry(req->code))
+        ok = run_to_entry(t, req->code, deadline, not_started, err, errlen);
+    else if (ok)
+        ok = leave_exec_stop(t, deadline, err, errlen);    /* static: the exec stop is at the entry */
+    if (ok) {
+        t->entry_addr = t->entry.rip;
+        ok = tracee_read(t->mem_fd, t->entry_addr, t->entry_orig, sizeof t->entry_orig) &&
+             tracee_write(t->mem_fd, t->entry_addr, trampoline, sizeof trampoline);
+        if (!ok)
+            snprintf(err, errlen, "cannot prepare the program to be forked");
+    }
+    if (!ok)
+        exec_template_stop(t);
+    return ok;
+}
+
+/* Lets the template run its trampoline: clone, and the int3 after it.
+ * Returns the child's pid, -1 on failure. */
+static pid_t run_trampoline(struct exec_template *t, uint64_t deadline)
+{
+    struct user_regs_struct regs = t->entry;
+    regs.rip = t->entry_addr;
+    regs.rax = SYS_clone;
+    regs.orig_rax = (uint64_t)-1;
+    regs.rdi = CLONE_PARENT | SIGCHLD;  /* a fork whose parent is mdat */
+    regs.rsi = regs.rdx = regs.r10 = regs.r8 = 0;
+    if (!tracee_set_regs(t->pid, &regs))
+        return -1;
+    pid_t child = -1;
+    for (;;) {
+        if (!tracee_cont(t->pid, 0))
+            return -1;
+        int st = wait_for(t->pid, deadline);
+        if (st < 0 || !WIFSTOPPED(st))
+            return -1;
+        int event = st >> 16;
+        if (event == PTRACE_EVENT_FORK) {
+            unsigned long msg = 0;
+            ptrace(PTRACE_GETEVENTMSG, t->pid, 0, &msg);
+            child = (pid_t)msg;
+            continue;
+        }
+        if (event == 0 && WSTOPSIG(st) == SIGTRAP)
+            return child;   /* the int3 after the syscall */
+        /* the seccomp stop of the clone: go on */
+    }
+}
+
+/* glibc caches the main thread's TID in its struct pthread (at fs_base),
+ * set by the dynamic loader: the child would carry the template's, and
+ * every mutex it locks would name the template as owner. glibc's own fork
+ * rewrites it in the child; this fork must too. The field is found by
+ * value: the template's TID appears once in the first kilobyte. */
+static bool fix_cached_tid(int fd, const struct user_regs_struct *regs, pid_t template_pid, pid_t child)
+{
+    if (!regs->fs_base)
+        return true;    /* no thread block yet (a static program): set later, by the child itself */
+    int32_t words[256];
+    if (!tracee_read(fd, regs->fs_base, words, sizeof words))
+        return true;
+    int at = -1;
+    for (int i = 0; i < 256; i++)
+        if (words[i] == template_pid) {
+            if (at >= 0)
+                return false;   /* ambiguous: do not guess */
+            at = i;
+        }
+    if (at < 0)
+        return true;
+    int32_t tid = child;
+    return tracee_write(fd, regs->fs_base + (uint64_t)at * 4, &tid, sizeof tid);
+}
+
+pid_t exec_template_fork(struct exec_template *t, char *err, size_t errlen)
+{
+    if (!t->pid) {
+        snprintf(err, errlen, "no program to fork");
+        return -1;
+    }
+    uint64_t deadline = monotonic_ns() + 10000000000ull;
+    n_early = 0;
+    /* The program reads its input from the start, in every fork. */
+    if (t->stdin_fd >= 0)
+        lseek(t->stdin_fd, 0, SEEK_SET);
+    pid_t child = run_trampoline(t, deadline);
+    if (child <= 0) {
+        snprintf(err, errlen, "cannot fork the program: %s", strerror(errno));
+        return -1;
+    }
+    /* The child's first stop (it is traced from its birth). */
+    int st;
+    do
+        st = wait_for(child, deadline);
+    while (st >= 0 && WIFSTOPPED(st) && (st >> 16) != PTRACE_EVENT_STOP && WSTOPSIG(st) != SIGSTOP);
+    int fd = tracee_open_mem(child);
+    bool ok = st >= 0 && fd >= 0 && tracee_write(fd, t->entry_addr, t->entry_orig, sizeof t->entry_orig) &&
+              fix_cached_tid(fd, &t->entry, t->pid, child) && tracee_set_regs(child, &t->entry);
+    if (fd >= 0)
+        close(fd);
+    if (!ok) {
+        snprintf(err, errlen, "cannot prepare the forked program");
+        kill(child, SIGKILL);
+        return -1;
+    }
+    return child;
+}
+
+void exec_template_stop(struct exec_template *t)
+{
+    if (t->pid > 0) {
+        kill(t->pid, SIGKILL);
+        int st;
+        while (waitpid(t->pid, &st, __WALL) < 0 && errno == EINTR)
+            ;
+    }
+    if (t->mem_fd >= 0)
+        close(t->mem_fd);
+    t->pid = 0;
+    t->mem_fd = -1;
+}

@@ -1,0 +1,50 @@
+/* exec_template: the fork server. The program is started once, run to its
+ * entry point (the dynamic loader done, every breakpoint planted) and kept
+ * stopped there; each execution is a fork of it, so exec, ld.so,
+ * relocation and planting are paid once per batch instead of once per
+ * execution.
+ *
+ * Exact replay holds: every fork starts from the same image (ASLR is off),
+ * its standard input is rewound to the start before it runs, its parent is
+ * mdat (CLONE_PARENT), and nothing mdat keeps per execution (the virtual
+ * clock, heap numbering, thread ids) lives in the template. */
+#ifndef MDAT_ENGINE_EXEC_TEMPLATE_H
+#define MDAT_ENGINE_EXEC_TEMPLATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+#include "supervisor/engine/code_map.h"
+
+struct exec_template {
+    pid_t pid;                      /* 0: none */
+    int mem_fd;
+    struct user_regs_struct entry;  /* registers at the entry point */
+    uint64_t entry_addr;
+    uint8_t entry_orig[3];          /* the bytes the fork trampoline replaces */
+    bool track_heap;                /* planted with the heap functions (described executions) */
+    int stdin_fd;                   /* mdat's side of the program's stdin (rewound per fork), -1 */
+};
+
+struct exec_template_request {
+    const char *path;
+    char *const *argv;
+    int stdin_fd, stdout_fd, stderr_fd;  /* as spawn_request; stdin must stay open while the template lives */
+    code_map *code;
+    bool track_heap;
+    double timeout_sec;             /* for the loader's part; 0: 10 s */
+};
+
+/* Starts the program and stops it at its entry point. false with a
+ * one-line reason (the loader's failure included: *not_started). */
+bool exec_template_start(struct exec_template *t, const struct exec_template_request *req, bool *not_started,
+                         char *err, size_t errlen);
+/* A new process of the program at its entry point, traced, stopped; -1
+ * with a reason. */
+pid_t exec_template_fork(struct exec_template *t, char *err, size_t errlen);
+void exec_template_stop(struct exec_template *t);
+
+#endif
