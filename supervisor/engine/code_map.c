@@ -1,5 +1,6 @@
 /* code_map: static analysis of the executable and per-execution breakpoints. */
 #include "supervisor/engine/code_map.h"
+#include "supervisor/debuginfo/eh_frame.h"
 #include "supervisor/engine/proc_maps.h"
 #include "supervisor/engine/tracee.h"
 
@@ -186,16 +187,40 @@ static void add_site(code_map *cm, uint64_t vaddr, const struct x86_insn *insn)
     cm->n_sites++;
 }
 
-static bool has_frame_pointer(const elf_image *img, uint64_t addr)
+/* The function that starts at start keeps rbp as its frame pointer. */
+static bool starts_with_frame(const elf_image *img, uint64_t start)
 {
-    const struct elf_symbol *fn = elf_image_function_at(img, addr);
-    if (!fn)
-        return false;
-    const struct elf_section *s = section_containing(img, fn->addr);
+    const struct elf_section *s = section_containing(img, start);
     if (!s)
         return false;
-    uint64_t off = fn->addr - s->addr;
+    uint64_t off = start - s->addr;
     return x86_is_frame_pointer_prologue(s->data + off, s->size - off);
+}
+
+/* Function boundaries where symbols say nothing (a stripped binary): the
+ * unwind table's function starts, each function ending where the next
+ * begins. */
+struct unwind_functions {
+    uint64_t *starts;
+    size_t n;
+};
+
+/* [*lo, *hi) of the function around addr by the unwind table; false if none. */
+static bool unwind_function_at(const struct unwind_functions *uf, uint64_t addr, uint64_t *lo, uint64_t *hi)
+{
+    size_t a = 0, b = uf->n;
+    while (a < b) {
+        size_t mid = (a + b) / 2;
+        if (uf->starts[mid] <= addr)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    if (a == 0)
+        return false;
+    *lo = uf->starts[a - 1];
+    *hi = a < uf->n ? uf->starts[a] : UINT64_MAX;
+    return true;
 }
 
 static void add_user_range(code_map *cm, uint64_t lo, uint64_t hi)
@@ -209,13 +234,15 @@ static void add_user_range(code_map *cm, uint64_t lo, uint64_t hi)
     cm->user[cm->n_user++] = (struct addr_range){lo, hi};
 }
 
-/* Decodes [lo, hi) linearly and records every instruction that may be visible. */
-static void scan_range(code_map *cm, x86_decoder *dec, uint64_t lo, uint64_t hi)
+/* Decodes [lo, hi) linearly and records every instruction that may be
+ * visible. Whether rbp is a frame pointer is decided per function, from
+ * its symbol, else from the unwind table (uf). */
+static void scan_range(code_map *cm, x86_decoder *dec, uint64_t lo, uint64_t hi, const struct unwind_functions *uf)
 {
     add_user_range(cm, lo, hi);
     const elf_image *img = debuginfo_elf(cm->exe);
     uint64_t addr = lo;
-    const struct elf_symbol *fn = NULL;
+    uint64_t fn_lo = 1, fn_hi = 0;  /* the function being scanned: none yet */
     bool frame_pointer = false;
     while (addr < hi) {
         const struct elf_section *s = section_containing(img, addr);
@@ -224,13 +251,20 @@ static void scan_range(code_map *cm, x86_decoder *dec, uint64_t lo, uint64_t hi)
             continue;
         }
         uint64_t end = s->addr + s->size < hi ? s->addr + s->size : hi;
-        if (!fn || addr < fn->addr || addr >= fn->addr + fn->size) {
-            fn = elf_image_function_at(img, addr);
-            frame_pointer = fn ? has_frame_pointer(img, addr) : false;
+        if (addr < fn_lo || addr >= fn_hi) {
+            const struct elf_symbol *fn = elf_image_function_at(img, addr);
             if (fn && is_runtime_startup(fn->name)) {
                 addr = fn->addr + fn->size;
                 continue;
             }
+            if (fn) {
+                fn_lo = fn->addr;
+                fn_hi = fn->addr + fn->size;
+            } else if (!unwind_function_at(uf, addr, &fn_lo, &fn_hi)) {
+                fn_lo = addr;
+                fn_hi = addr + 1;
+            }
+            frame_pointer = (fn || uf->n) && fn_hi > fn_lo + 1 ? starts_with_frame(img, fn_lo) : false;
         }
         struct x86_insn insn;
         if (!x86_decode(dec, s->data + (addr - s->addr), end - addr, addr, &insn)) {
@@ -305,22 +339,25 @@ code_map *code_map_build(const debuginfo *exe)
     size_t n_ranges = debuginfo_cu_ranges(exe, &ranges);
     const struct elf_symbol *fns;
     size_t n_fns = elf_image_functions(img, &fns);
+    struct unwind_functions uf = {NULL, 0};
+    uf.n = eh_frame_function_starts(img, &uf.starts);
     if (n_ranges > 0) {
         for (size_t i = 0; i < n_ranges; i++)
-            scan_range(cm, dec, ranges[i].lo, ranges[i].hi);
+            scan_range(cm, dec, ranges[i].lo, ranges[i].hi, &uf);
     } else if (n_fns > 0 && elf_image_has_symtab(img)) {
         for (size_t i = 0; i < n_fns; i++) {
             const struct elf_section *s = section_containing(img, fns[i].addr);
             if (s && s->exec && !is_runtime_startup(fns[i].name))
-                scan_range(cm, dec, fns[i].addr, fns[i].addr + fns[i].size);
+                scan_range(cm, dec, fns[i].addr, fns[i].addr + fns[i].size, &uf);
         }
     } else {
         const struct elf_section *secs;
         size_t n = elf_image_sections(img, &secs);
         for (size_t i = 0; i < n; i++)
             if (secs[i].exec && secs[i].data && strcmp(secs[i].name, ".text") == 0)
-                scan_range(cm, dec, secs[i].addr, secs[i].addr + secs[i].size);
+                scan_range(cm, dec, secs[i].addr, secs[i].addr + secs[i].size, &uf);
     }
+    free(uf.starts);
     cm->decoder = dec;
     if (cm->n_sites > 1)
         qsort(cm->sites, cm->n_sites, sizeof *cm->sites, cmp_site);

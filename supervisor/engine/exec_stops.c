@@ -208,12 +208,14 @@ static void tell_created(struct execution *ex, int parent, int child)
  * step), or a new process (runs free, see new_process). */
 static enum run_outcome on_clone(struct execution *ex, struct mthread *t, pid_t child)
 {
-    uint64_t flags = 0, ctid = 0, tls = 0;
+    uint64_t flags = 0, ctid = 0, tls = 0, stack = 0, stack_size = 0;
     if (t->regs.orig_rax == SYS_clone3) {
         uint64_t args[8] = {0};
         tracee_read(ex->mem_fd, t->regs.rdi, args, sizeof args);
         flags = args[0];
         ctid = args[2];
+        stack = args[5];
+        stack_size = args[6];
         tls = args[7];
     } else {
         flags = t->regs.rdi;
@@ -231,6 +233,13 @@ static enum run_outcome on_clone(struct execution *ex, struct mthread *t, pid_t 
     nt->ctid = (flags & CLONE_CHILD_CLEARTID) ? ctid : 0;
     nt->tls = (flags & CLONE_SETTLS) ? tls : 0;
     nt->start_routine = start;
+    /* clone3 says where the new thread's stack is: no need to look it up
+     * in /proc later (once per thread, which made thread creation
+     * quadratic). glibc's thread block sits at the top of that mapping. */
+    if (stack && stack_size) {
+        nt->stack_lo = stack;
+        nt->stack_hi = stack + stack_size;
+    }
     tell_created(ex, parent, nt->id);
     /* Consume the new thread's initial stop now, so that it is a quiet,
      * stopped thread like every other. */
