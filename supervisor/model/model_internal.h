@@ -30,6 +30,15 @@ struct model {
     size_t cap_state_objects;
     int *state_waiters;
     size_t cap_state_waiters;
+    /* What each object looked like when last read (state_objects holds it
+     * between builds), and whether it may have changed since: only those
+     * are read again. A program with thousands of locks touches few per
+     * step. */
+    size_t objects_filled;          /* state_objects[0, objects_filled) hold a reading */
+    uint8_t *object_stale;          /* by object index */
+    size_t cap_object_stale;
+    unsigned builds;                /* every so often everything is read again */
+    uint64_t step_call[2];          /* the call the last described step made or went on with */
     struct state_watch *state_watches;
     size_t cap_state_watches;
 };
@@ -65,6 +74,9 @@ bool model_is_cond_wait(enum model_fn fn);
 void model_describe_thread(void *m, const struct mthread *t, struct state_thread *st);
 const struct exec_state *model_state(void *m);
 void model_watch_values(void *m, struct state_watch *out);
+/* The object at (or containing) addr may have changed: read it again at
+ * the next build. */
+void model_object_touched(struct model *m, uint64_t addr);
 /* Registers addr as an object of that kind (named now) unless known. */
 struct sync_object *model_register_object(struct model *m, enum sync_kind kind, uint64_t addr);
 

@@ -156,11 +156,17 @@ void model_describe_op(void *state, const struct mthread *t, struct trace_event 
 {
     struct model *m = state;
     model_describe_next(m, t, ev, &m->event_type);
+    /* The objects this step's call changes, to be read again after it. */
+    bool calling = t->op == OP_CALL || t->in_call;
+    m->step_call[0] = calling ? t->call_arg[0] : 0;
+    m->step_call[1] = calling ? t->call_arg[1] : 0;
 }
 
 void model_op_done(void *state, const struct mthread *t, struct trace_event *ev)
 {
     struct model *m = state;
+    if (t->op == OP_ACCESS)
+        model_object_touched(m, t->access_addr);    /* hand-written code on a lock's bytes */
     if (t->op == OP_ACCESS && !ev->value[0])
         format_access_value(m, t, m->event_type, ":=", ev->value, sizeof ev->value);
 }

@@ -40,6 +40,7 @@ static void model_close(void *state)
     free(m->state_objects);
     free(m->state_waiters);
     free(m->state_watches);
+    free(m->object_stale);
     free(m);
 }
 
@@ -82,7 +83,9 @@ static void model_call_seen(void *state, const struct mthread *t, enum model_fn 
     if (!m->ex->describe || !arg0 || !kind_of_call(fn, &kind))
         return;
     struct sync_object *o = model_register_object(m, kind, arg0);
+    model_object_touched(m, arg0);
     if (model_is_cond_wait(fn) && arg1) {
+        model_object_touched(m, arg1);
         o->mutex = arg1;
         model_register_object(m, SYNC_MUTEX, arg1);
     }

@@ -193,6 +193,54 @@ static void sort_by_wait_seq(int *ids, int n, const struct mthread *threads)
     }
 }
 
+void model_object_touched(struct model *m, uint64_t addr)
+{
+    const struct sync_object *o = addr ? sync_model_containing(&m->sync, addr) : NULL;
+    if (o && (size_t)(o - m->sync.objs) < m->cap_object_stale)
+        m->object_stale[o - m->sync.objs] = 1;
+}
+
+/* Which objects to read again for this build: the new ones, those a
+ * thread is calling (or waits) on (library code changes them while the
+ * call runs), those the last steps touched; everything every 256 builds,
+ * should anything have changed them unseen. */
+static void mark_stale(struct model *m, const uint64_t *waits)
+{
+    struct execution *ex = m->ex;
+    size_t n = m->sync.n;
+    if (n > m->cap_object_stale) {
+        m->object_stale = realloc(m->object_stale, n * 2);
+        if (!m->object_stale)
+            abort();
+        memset(m->object_stale + m->cap_object_stale, 1, n * 2 - m->cap_object_stale);
+        m->cap_object_stale = n * 2;
+    }
+    /* MDAT_STATE_FULL=1 reads every object at every build: the test that
+     * the cache shows what a full reading shows (e2e_model.state_cache). */
+    static int full = -1;
+    if (full < 0)
+        full = getenv("MDAT_STATE_FULL") && strcmp(getenv("MDAT_STATE_FULL"), "1") == 0;
+    if (full || m->builds++ % 256 == 0) {
+        memset(m->object_stale, 1, n);
+        return;
+    }
+    for (size_t k = m->objects_filled; k < n; k++)
+        m->object_stale[k] = 1;
+    model_object_touched(m, m->step_call[0]);
+    model_object_touched(m, m->step_call[1]);
+    for (int i = 0; i < ex->n_threads; i++) {
+        const struct mthread *t = &ex->threads[i];
+        if (t->state == TS_EXITED)
+            continue;
+        /* The thread that ran the last step may have finished a call in it. */
+        if (t->in_call || t->op == OP_CALL || t->id == ex->last_thread) {
+            model_object_touched(m, t->call_arg[0]);
+            model_object_touched(m, t->call_arg[1]);
+        }
+        model_object_touched(m, waits[i]);
+    }
+}
+
 /* Each blocked thread waits on one object (waits[i], 0 for none): the
  * waiter lists partition the blocked threads, so one pool of n ids holds
  * them all, object after object. The object of each thread is looked up
@@ -216,12 +264,17 @@ static void fill_objects(struct model *m, const uint64_t *waits)
     }
     for (size_t k = 0; k < sm->n; k++)
         start[k + 1] += start[k];
+    mark_stale(m, waits);
     for (size_t k = 0; k < sm->n; k++) {
         struct state_object *so = &m->state_objects[k];
-        fill_object(m, &sm->objs[k], so);
+        if (m->object_stale[k]) {
+            fill_object(m, &sm->objs[k], so);
+            m->object_stale[k] = 0;
+        }
         so->waiters = m->state_waiters + start[k];
         so->n_waiters = 0;
     }
+    m->objects_filled = sm->n;
     for (int i = 0; i < n; i++)
         if (owner[i] >= 0) {
             struct state_object *so = &m->state_objects[owner[i]];

@@ -158,6 +158,20 @@ state_semaphore)
     expect_line final.txt "semaphore mutex holder=0 count=0 limit=0 mutex= waiters=2"
     expect_line final.txt "semaphore empty holder=0 count=1 limit=0 mutex= waiters="
     ;;
+state_cache)
+    # Objects are read again only when something may have changed them:
+    # the states must be those of a full reading at every step.
+    for target in semaphore_misuse condvar_signal_lost barrier_rwlock futex_flag correct_prodcons api_misuse; do
+        for seed in 1 2 3; do
+            "$MDAT" run -n 1 -s $seed --strategy random --trace=json "$TARGETS/$target" </dev/null 2>/dev/null |
+                grep '^{' >cached.jsonl
+            MDAT_STATE_FULL=1 "$MDAT" run -n 1 -s $seed --strategy random --trace=json "$TARGETS/$target" </dev/null 2>/dev/null |
+                grep '^{' >full.jsonl
+            [ -s full.jsonl ] || fail "$target: no trace"
+            cmp -s cached.jsonl full.jsonl || fail "$target seed $seed: cached states differ: $(diff cached.jsonl full.jsonl | head -4)"
+        done
+    done
+    ;;
 state_condvar)
     run_mdat run -n 300 -s 1 -o out-dir "$TARGETS/condvar_signal_lost"
     expect_status 1
