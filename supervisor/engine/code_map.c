@@ -105,6 +105,19 @@ static bool is_runtime_startup(const char *name)
     return false;
 }
 
+/* A library outside the system's library directories is the program's
+ * own (built with it, like the executable): its code gets breakpoints and
+ * its calls are the user's. The C and C++ runtimes, libgomp and the rest
+ * of the system run without preemption. */
+static bool is_programs_own_library(const char *path)
+{
+    static const char *const system_dirs[] = {"/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/", "/usr/local/lib/"};
+    for (size_t i = 0; i < sizeof system_dirs / sizeof system_dirs[0]; i++)
+        if (strncmp(path, system_dirs[i], strlen(system_dirs[i])) == 0)
+            return false;
+    return true;
+}
+
 struct entry_bp {
     uint64_t addr;      /* runtime */
     enum model_fn fn;
@@ -119,24 +132,34 @@ struct patched_section {
     const uint8_t *orig;
 };
 
+/* The sites of one module (the executable, or a library of the program's
+ * own): instructions that may be visible, the code they were found in (the
+ * user's own, where library calls are scheduling points), and its code
+ * sections with an int3 on every site, ready to be written in one go. */
+struct site_table {
+    const debuginfo *di;
+    struct code_site *sites;
+    size_t n_sites, cap_sites;
+    struct patched_section *patched;
+    size_t n_patched;
+    struct addr_range *user;
+    size_t n_user, cap_user;
+};
+
 /* A shared object's symbols and debug info, kept across executions (same
  * libraries, same addresses, since ASLR is off), and where this execution
  * has it mapped. */
 struct lib_cache {
     char path[256];
     debuginfo *debug;   /* NULL when it could not be opened */
+    struct site_table *sites;   /* the program's own library: its sites; NULL for the system's */
     uint64_t lo, hi;    /* hi == 0: not mapped in this execution */
     uint64_t bias;
 };
 
 struct code_map {
     const debuginfo *exe;
-    struct code_site *sites;
-    size_t n_sites, cap_sites;
-    struct patched_section *patched;
-    size_t n_patched;
-    struct addr_range *user;    /* the code scanned for sites: the user's own */
-    size_t n_user, cap_user;
+    struct site_table exe_sites;
     char exe_path[PATH_MAX];
 
     /* per execution */
@@ -174,17 +197,17 @@ static bool rip_target_is_constant(const elf_image *img, uint64_t target)
     return s && (strcmp(s->name, ".got") == 0 || strcmp(s->name, ".got.plt") == 0);
 }
 
-static void add_site(code_map *cm, uint64_t vaddr, const struct x86_insn *insn)
+static void add_site(struct site_table *st, uint64_t vaddr, const struct x86_insn *insn)
 {
-    if (cm->n_sites == cm->cap_sites) {
-        cm->cap_sites = cm->cap_sites ? cm->cap_sites * 2 : 1024;
-        cm->sites = realloc(cm->sites, cm->cap_sites * sizeof *cm->sites);
-        if (!cm->sites)
+    if (st->n_sites == st->cap_sites) {
+        st->cap_sites = st->cap_sites ? st->cap_sites * 2 : 1024;
+        st->sites = realloc(st->sites, st->cap_sites * sizeof *st->sites);
+        if (!st->sites)
             abort();
     }
-    cm->sites[cm->n_sites].vaddr = vaddr;
-    cm->sites[cm->n_sites].insn = *insn;
-    cm->n_sites++;
+    st->sites[st->n_sites].vaddr = vaddr;
+    st->sites[st->n_sites].insn = *insn;
+    st->n_sites++;
 }
 
 /* The function that starts at start keeps rbp as its frame pointer. */
@@ -223,24 +246,25 @@ static bool unwind_function_at(const struct unwind_functions *uf, uint64_t addr,
     return true;
 }
 
-static void add_user_range(code_map *cm, uint64_t lo, uint64_t hi)
+static void add_user_range(struct site_table *st, uint64_t lo, uint64_t hi)
 {
-    if (cm->n_user == cm->cap_user) {
-        cm->cap_user = cm->cap_user ? cm->cap_user * 2 : 64;
-        cm->user = realloc(cm->user, cm->cap_user * sizeof *cm->user);
-        if (!cm->user)
+    if (st->n_user == st->cap_user) {
+        st->cap_user = st->cap_user ? st->cap_user * 2 : 64;
+        st->user = realloc(st->user, st->cap_user * sizeof *st->user);
+        if (!st->user)
             abort();
     }
-    cm->user[cm->n_user++] = (struct addr_range){lo, hi};
+    st->user[st->n_user++] = (struct addr_range){lo, hi};
 }
 
 /* Decodes [lo, hi) linearly and records every instruction that may be
  * visible. Whether rbp is a frame pointer is decided per function, from
  * its symbol, else from the unwind table (uf). */
-static void scan_range(code_map *cm, x86_decoder *dec, uint64_t lo, uint64_t hi, const struct unwind_functions *uf)
+static void scan_range(struct site_table *st, x86_decoder *dec, uint64_t lo, uint64_t hi,
+                       const struct unwind_functions *uf)
 {
-    add_user_range(cm, lo, hi);
-    const elf_image *img = debuginfo_elf(cm->exe);
+    add_user_range(st, lo, hi);
+    const elf_image *img = debuginfo_elf(st->di);
     uint64_t addr = lo;
     uint64_t fn_lo = 1, fn_hi = 0;  /* the function being scanned: none yet */
     bool frame_pointer = false;
@@ -276,7 +300,7 @@ static void scan_range(code_map *cm, x86_decoder *dec, uint64_t lo, uint64_t hi,
             rip_target_is_constant(img, insn.rip_target))
             visible = false;
         if (visible)
-            add_site(cm, addr, &insn);
+            add_site(st, addr, &insn);
         addr += insn.length;
     }
 }
@@ -293,29 +317,127 @@ static int cmp_site(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static void build_patched_sections(code_map *cm)
+static void build_patched_sections(struct site_table *st)
 {
-    const elf_image *img = debuginfo_elf(cm->exe);
+    const elf_image *img = debuginfo_elf(st->di);
     const struct elf_section *secs;
     size_t n = elf_image_sections(img, &secs);
-    cm->patched = calloc(n ? n : 1, sizeof *cm->patched);
+    st->patched = calloc(n ? n : 1, sizeof *st->patched);
     size_t site = 0;
     for (size_t i = 0; i < n; i++) {
         if (!secs[i].exec || !secs[i].data)
             continue;
-        while (site < cm->n_sites && cm->sites[site].vaddr < secs[i].addr)
+        while (site < st->n_sites && st->sites[site].vaddr < secs[i].addr)
             site++;
-        if (site >= cm->n_sites || cm->sites[site].vaddr >= secs[i].addr + secs[i].size)
+        if (site >= st->n_sites || st->sites[site].vaddr >= secs[i].addr + secs[i].size)
             continue;
-        struct patched_section *p = &cm->patched[cm->n_patched++];
+        struct patched_section *p = &st->patched[st->n_patched++];
         p->vaddr = secs[i].addr;
         p->size = secs[i].size;
         p->orig = secs[i].data;
         p->bytes = malloc(p->size);
         memcpy(p->bytes, p->orig, p->size);
-        for (; site < cm->n_sites && cm->sites[site].vaddr < secs[i].addr + secs[i].size; site++)
-            p->bytes[cm->sites[site].vaddr - secs[i].addr] = 0xcc;
+        for (; site < st->n_sites && st->sites[site].vaddr < secs[i].addr + secs[i].size; site++)
+            p->bytes[st->sites[site].vaddr - secs[i].addr] = 0xcc;
     }
+}
+
+/* Finds the sites of the module di. User code is what DWARF describes (in
+ * a static binary libc has none); without DWARF, every function of .symtab
+ * but the startup code; when stripped, the whole .text (.dynsym names only
+ * the few exported ones). */
+static void site_table_build(struct site_table *st, const debuginfo *di, x86_decoder *dec)
+{
+    memset(st, 0, sizeof *st);
+    st->di = di;
+    const elf_image *img = debuginfo_elf(di);
+    const struct addr_range *ranges;
+    size_t n_ranges = debuginfo_cu_ranges(di, &ranges);
+    const struct elf_symbol *fns;
+    size_t n_fns = elf_image_functions(img, &fns);
+    struct unwind_functions uf = {NULL, 0};
+    uf.n = eh_frame_function_starts(img, &uf.starts);
+    if (n_ranges > 0) {
+        for (size_t i = 0; i < n_ranges; i++)
+            scan_range(st, dec, ranges[i].lo, ranges[i].hi, &uf);
+    } else if (n_fns > 0 && elf_image_has_symtab(img)) {
+        for (size_t i = 0; i < n_fns; i++) {
+            const struct elf_section *s = section_containing(img, fns[i].addr);
+            if (s && s->exec && !is_runtime_startup(fns[i].name))
+                scan_range(st, dec, fns[i].addr, fns[i].addr + fns[i].size, &uf);
+        }
+    } else {
+        const struct elf_section *secs;
+        size_t n = elf_image_sections(img, &secs);
+        for (size_t i = 0; i < n; i++)
+            if (secs[i].exec && secs[i].data && strcmp(secs[i].name, ".text") == 0)
+                scan_range(st, dec, secs[i].addr, secs[i].addr + secs[i].size, &uf);
+    }
+    free(uf.starts);
+    if (st->n_sites > 1)
+        qsort(st->sites, st->n_sites, sizeof *st->sites, cmp_site);
+    if (st->n_user > 1)
+        qsort(st->user, st->n_user, sizeof *st->user, cmp_range);
+    build_patched_sections(st);
+}
+
+static void site_table_free(struct site_table *st)
+{
+    for (size_t i = 0; i < st->n_patched; i++)
+        free(st->patched[i].bytes);
+    free(st->patched);
+    free(st->sites);
+    free(st->user);
+}
+
+/* Writes the module's sections with their int3s (or, restore, the
+ * original bytes) into the address space behind mem_fd, at bias. */
+static bool site_table_write(const struct site_table *st, uint64_t bias, int mem_fd, bool restore)
+{
+    for (size_t i = 0; i < st->n_patched; i++) {
+        const struct patched_section *p = &st->patched[i];
+        if (!tracee_write(mem_fd, bias + p->vaddr, restore ? p->orig : p->bytes, p->size))
+            return false;
+    }
+    return true;
+}
+
+static bool site_table_lookup(const struct site_table *st, uint64_t vaddr, struct breakpoint_hit *hit)
+{
+    size_t lo = 0, hi = st->n_sites;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (st->sites[mid].vaddr == vaddr) {
+            const struct code_site *s = &st->sites[mid];
+            hit->kind = BP_SITE;
+            hit->site = s;
+            hit->insn = &s->insn;
+            for (size_t p = 0; p < st->n_patched; p++)
+                if (vaddr >= st->patched[p].vaddr && vaddr < st->patched[p].vaddr + st->patched[p].size)
+                    hit->orig = st->patched[p].orig[vaddr - st->patched[p].vaddr];
+            return true;
+        }
+        if (st->sites[mid].vaddr < vaddr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return false;
+}
+
+static bool site_table_is_user(const struct site_table *st, uint64_t vaddr)
+{
+    size_t lo = 0, hi = st->n_user;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (vaddr < st->user[mid].lo)
+            hi = mid;
+        else if (vaddr >= st->user[mid].hi)
+            lo = mid + 1;
+        else
+            return true;
+    }
+    return false;
 }
 
 code_map *code_map_build(const debuginfo *exe)
@@ -332,38 +454,8 @@ code_map *code_map_build(const debuginfo *exe)
         free(cm);
         return NULL;
     }
-    /* User code is what DWARF describes (in a static binary libc has none);
-     * without DWARF, every function of .symtab but the startup code; when
-     * stripped, the whole .text (.dynsym names only the few exported ones). */
-    const struct addr_range *ranges;
-    size_t n_ranges = debuginfo_cu_ranges(exe, &ranges);
-    const struct elf_symbol *fns;
-    size_t n_fns = elf_image_functions(img, &fns);
-    struct unwind_functions uf = {NULL, 0};
-    uf.n = eh_frame_function_starts(img, &uf.starts);
-    if (n_ranges > 0) {
-        for (size_t i = 0; i < n_ranges; i++)
-            scan_range(cm, dec, ranges[i].lo, ranges[i].hi, &uf);
-    } else if (n_fns > 0 && elf_image_has_symtab(img)) {
-        for (size_t i = 0; i < n_fns; i++) {
-            const struct elf_section *s = section_containing(img, fns[i].addr);
-            if (s && s->exec && !is_runtime_startup(fns[i].name))
-                scan_range(cm, dec, fns[i].addr, fns[i].addr + fns[i].size, &uf);
-        }
-    } else {
-        const struct elf_section *secs;
-        size_t n = elf_image_sections(img, &secs);
-        for (size_t i = 0; i < n; i++)
-            if (secs[i].exec && secs[i].data && strcmp(secs[i].name, ".text") == 0)
-                scan_range(cm, dec, secs[i].addr, secs[i].addr + secs[i].size, &uf);
-    }
-    free(uf.starts);
     cm->decoder = dec;
-    if (cm->n_sites > 1)
-        qsort(cm->sites, cm->n_sites, sizeof *cm->sites, cmp_site);
-    if (cm->n_user > 1)
-        qsort(cm->user, cm->n_user, sizeof *cm->user, cmp_range);
-    build_patched_sections(cm);
+    site_table_build(&cm->exe_sites, exe, dec);
     return cm;
 }
 
@@ -371,23 +463,27 @@ void code_map_free(code_map *cm)
 {
     if (!cm)
         return;
-    for (size_t i = 0; i < cm->n_patched; i++)
-        free(cm->patched[i].bytes);
-    for (size_t i = 0; i < cm->n_libs; i++)
+    site_table_free(&cm->exe_sites);
+    for (size_t i = 0; i < cm->n_libs; i++) {
+        if (cm->libs[i].sites) {
+            site_table_free(cm->libs[i].sites);
+            free(cm->libs[i].sites);
+        }
         debuginfo_free(cm->libs[i].debug);
+    }
     x86_decoder_free(cm->decoder);
     debuginfo_free(cm->vdso);
     free(cm->libs);
-    free(cm->patched);
-    free(cm->sites);
-    free(cm->user);
     free(cm->entries);
     free(cm);
 }
 
 size_t code_map_site_count(const code_map *cm)
 {
-    return cm->n_sites;
+    size_t n = cm->exe_sites.n_sites;
+    for (size_t i = 0; i < cm->n_libs; i++)
+        n += cm->libs[i].sites ? cm->libs[i].sites->n_sites : 0;
+    return n;
 }
 
 uint64_t code_map_bias(const code_map *cm)
@@ -400,22 +496,23 @@ bool code_map_in_exe(const code_map *cm, uint64_t addr)
     return addr >= cm->exe_lo && addr < cm->exe_hi;
 }
 
+/* The program's own library mapped at addr in this execution, NULL if none. */
+static const struct lib_cache *own_library_at(const code_map *cm, uint64_t addr)
+{
+    for (size_t i = 0; i < cm->n_libs; i++) {
+        const struct lib_cache *lc = &cm->libs[i];
+        if (lc->sites && lc->hi && addr >= lc->lo && addr < lc->hi)
+            return lc;
+    }
+    return NULL;
+}
+
 bool code_map_is_user_code(const code_map *cm, uint64_t addr)
 {
-    if (!code_map_in_exe(cm, addr))
-        return false;
-    uint64_t vaddr = addr - cm->bias;
-    size_t lo = 0, hi = cm->n_user;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (vaddr < cm->user[mid].lo)
-            hi = mid;
-        else if (vaddr >= cm->user[mid].hi)
-            lo = mid + 1;
-        else
-            return true;
-    }
-    return false;
+    if (code_map_in_exe(cm, addr))
+        return site_table_is_user(&cm->exe_sites, addr - cm->bias);
+    const struct lib_cache *lc = cm->n_libs ? own_library_at(cm, addr) : NULL;
+    return lc && site_table_is_user(lc->sites, addr - lc->bias);
 }
 
 static int cmp_entry(const void *a, const void *b)
@@ -537,12 +634,9 @@ bool code_map_plant_exe(code_map *cm, pid_t pid, int mem_fd, bool track_heap, ch
         if (secs[i].alloc && cm->bias + secs[i].addr + secs[i].size > cm->exe_hi)
             cm->exe_hi = cm->bias + secs[i].addr + secs[i].size;
 
-    for (size_t i = 0; i < cm->n_patched; i++) {
-        const struct patched_section *p = &cm->patched[i];
-        if (!tracee_write(mem_fd, cm->bias + p->vaddr, p->bytes, p->size)) {
-            snprintf(err, errlen, "cannot write breakpoints into the program");
-            return false;
-        }
+    if (!site_table_write(&cm->exe_sites, cm->bias, mem_fd, false)) {
+        snprintf(err, errlen, "cannot write breakpoints into the program");
+        return false;
     }
     plant_model_entries(cm, img, cm->bias, mem_fd);
     plant_vdso(cm, pid, mem_fd);
@@ -573,6 +667,12 @@ static struct lib_cache *lib_entry(code_map *cm, const char *path)
     snprintf(lc->path, sizeof lc->path, "%s", path);
     char err[256];
     lc->debug = debuginfo_load(path, err, sizeof err);
+    if (lc->debug && is_programs_own_library(path)) {
+        lc->sites = calloc(1, sizeof *lc->sites);
+        if (!lc->sites)
+            abort();
+        site_table_build(lc->sites, lc->debug, cm->decoder);
+    }
     return lc;
 }
 
@@ -605,6 +705,11 @@ bool code_map_plant_libs(code_map *cm, pid_t pid, int mem_fd, char *err, size_t 
         const elf_image *img = debuginfo_elf(lc->debug);
         lc->bias = m->start - elf_image_base_vaddr(img);
         plant_model_entries(cm, img, lc->bias, mem_fd);
+        if (lc->sites && !site_table_write(lc->sites, lc->bias, mem_fd, false)) {
+            snprintf(err, errlen, "cannot write breakpoints into %s", lc->path);
+            proc_maps_free(&maps);
+            return false;
+        }
     }
     proc_maps_free(&maps);
     return true;
@@ -638,8 +743,10 @@ bool code_map_library_at(const code_map *cm, uint64_t addr, const debuginfo **de
 
 void code_map_unplant(const code_map *cm, int mem_fd)
 {
-    for (size_t i = 0; i < cm->n_patched; i++)
-        tracee_write(mem_fd, cm->bias + cm->patched[i].vaddr, cm->patched[i].orig, cm->patched[i].size);
+    site_table_write(&cm->exe_sites, cm->bias, mem_fd, true);
+    for (size_t i = 0; i < cm->n_libs; i++)
+        if (cm->libs[i].sites && cm->libs[i].hi)
+            site_table_write(cm->libs[i].sites, cm->libs[i].bias, mem_fd, true);
     for (size_t i = 0; i < cm->n_entries; i++)
         tracee_write(mem_fd, cm->entries[i].addr, &cm->entries[i].orig, 1);
     if (cm->entry_planted)
@@ -688,27 +795,8 @@ bool code_map_lookup(const code_map *cm, uint64_t addr, struct breakpoint_hit *h
         else
             hi = mid;
     }
-    if (!code_map_in_exe(cm, addr))
-        return false;
-    uint64_t vaddr = addr - cm->bias;
-    lo = 0;
-    hi = cm->n_sites;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (cm->sites[mid].vaddr == vaddr) {
-            const struct code_site *s = &cm->sites[mid];
-            hit->kind = BP_SITE;
-            hit->site = s;
-            hit->insn = &s->insn;
-            for (size_t p = 0; p < cm->n_patched; p++)
-                if (vaddr >= cm->patched[p].vaddr && vaddr < cm->patched[p].vaddr + cm->patched[p].size)
-                    hit->orig = cm->patched[p].orig[vaddr - cm->patched[p].vaddr];
-            return true;
-        }
-        if (cm->sites[mid].vaddr < vaddr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return false;
+    if (code_map_in_exe(cm, addr))
+        return site_table_lookup(&cm->exe_sites, addr - cm->bias, hit);
+    const struct lib_cache *lc = cm->n_libs ? own_library_at(cm, addr) : NULL;
+    return lc && site_table_lookup(lc->sites, addr - lc->bias, hit);
 }

@@ -276,6 +276,14 @@ fork_wait)
     expect_out "T2   fork                                 fork_waitpid.c:"
     expect_out "T2   wait a child"
     ;;
+own_lib)
+    # The program's own shared library gets breakpoints like the executable.
+    run_mdat run -n 300 -s 1 -o out-dir "$TARGETS/own_lib_user"
+    expect_status 1
+    expect_out "FAILURE assertion"
+    expect_out "own_lib.c:$(line_of real/own_lib.c 'BUG:') bump (libmdat_counter.so)"
+    expect_replay_identical "$(first_sched)"
+    ;;
 checker)
     run_mdat run -n 300 -s 9 -o out-dir --check "$TARGETS/check_mutex_log.sh" "$TARGETS/output_checker"
     expect_status 1
