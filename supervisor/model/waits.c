@@ -36,18 +36,9 @@ static bool cond_waiter_wants_mutex(struct model *m, const struct mthread *t)
     return w && w->addr >= t->call_arg[1] && w->addr < t->call_arg[1] + glibc_sync_size(SYNC_MUTEX);
 }
 
-/* The status of a blocked thread and the object it is blocked on (0 for a
- * join, which waits for a thread). */
-static enum thread_status blocked_status(struct model *m, const struct mthread *t, uint64_t *object)
+/* What the modeled call a thread is in says it waits on, and on what. */
+static enum thread_status status_by_call(struct model *m, const struct mthread *t, uint64_t *object)
 {
-    if (t->io_wait) {
-        *object = 0;
-        return THREAD_WAITING_IO;
-    }
-    const struct futex_waiter *w = futex_table_get(&m->ex->futex, t->id);
-    *object = w ? w->addr : 0;
-    if (!t->in_call)
-        return THREAD_WAITING_FUTEX;
     switch (t->call_fn) {
     case MF_MUTEX_LOCK:
     case MF_MUTEX_TIMEDLOCK:
@@ -77,6 +68,66 @@ static enum thread_status blocked_status(struct model *m, const struct mthread *
     default:
         return THREAD_WAITING_FUTEX;
     }
+}
+
+static enum sync_kind kind_of_status(enum thread_status st, enum model_fn fn)
+{
+    switch (st) {
+    case THREAD_WAITING_LOCK:
+        return fn == MF_RWLOCK_RDLOCK || fn == MF_RWLOCK_WRLOCK ? SYNC_RWLOCK
+               : fn == MF_SPIN_LOCK                             ? SYNC_SPINLOCK
+                                                                : SYNC_MUTEX;
+    case THREAD_WAITING_COND: return SYNC_CONDVAR;
+    case THREAD_WAITING_SEM: return SYNC_SEMAPHORE;
+    case THREAD_WAITING_BARRIER: return SYNC_BARRIER;
+    default: return SYNC_FUTEX;
+    }
+}
+
+/* The futex word a thread sleeps on is where it really waits: the call it
+ * entered last may be over (library code went on to wait elsewhere: the
+ * condvar inside an rwlock of its own making). The word's object decides
+ * when the call's object does not contain it. */
+static enum thread_status status_by_word(struct model *m, uint64_t word, uint64_t *object)
+{
+    *object = word;
+    for (int i = 0; i < m->ex->n_threads; i++)
+        if (m->ex->threads[i].ctid && m->ex->threads[i].ctid == word) {
+            *object = 0;
+            return THREAD_WAITING_JOIN;     /* the tid word the kernel clears at its exit */
+        }
+    const struct sync_object *o = word ? sync_model_containing(&m->sync, word) : NULL;
+    if (!o)
+        return THREAD_WAITING_FUTEX;
+    *object = o->addr;
+    switch (o->kind) {
+    case SYNC_MUTEX: case SYNC_RWLOCK: case SYNC_SPINLOCK: return THREAD_WAITING_LOCK;
+    case SYNC_CONDVAR: return THREAD_WAITING_COND;
+    case SYNC_SEMAPHORE: return THREAD_WAITING_SEM;
+    case SYNC_BARRIER: return THREAD_WAITING_BARRIER;
+    default: return THREAD_WAITING_FUTEX;
+    }
+}
+
+/* The status of a blocked thread and the object it is blocked on (0 for a
+ * join, which waits for a thread). */
+static enum thread_status blocked_status(struct model *m, const struct mthread *t, uint64_t *object)
+{
+    if (t->io_wait) {
+        *object = 0;
+        return THREAD_WAITING_IO;
+    }
+    const struct futex_waiter *w = futex_table_get(&m->ex->futex, t->id);
+    uint64_t word = w ? w->addr : 0;
+    if (t->in_call) {
+        enum thread_status st = status_by_call(m, t, object);
+        if (st == THREAD_WAITING_JOIN || !word)
+            return st;
+        if (st != THREAD_WAITING_FUTEX && word >= *object &&
+            word < *object + glibc_sync_size(kind_of_status(st, t->call_fn)))
+            return st;
+    }
+    return status_by_word(m, word, object);
 }
 
 enum thread_status model_thread_status(struct model *m, const struct mthread *t, uint64_t *object)
@@ -112,12 +163,15 @@ static void describe_lock_wait(struct model *m, const struct mthread *t, uint64_
 {
     char name[96];
     model_name_object(m, object, name, sizeof name);
-    if (t->call_fn == MF_RWLOCK_RDLOCK || t->call_fn == MF_RWLOCK_WRLOCK) {
+    /* The object's own kind when it is known, else the call's. */
+    const struct sync_object *o = sync_model_get(&m->sync, object);
+    enum sync_kind kind = o ? o->kind : kind_of_status(THREAD_WAITING_LOCK, t->call_fn);
+    if (kind == SYNC_RWLOCK) {
         struct glibc_rwlock rw;
         if (glibc_read_rwlock(m->ex->mem_fd, object, &rw))
             *holder = exec_thread_id_of_tid(m->ex, rw.writer_tid);
         snprintf(buf, len, "rwlock %s", name);
-    } else if (t->call_fn == MF_SPIN_LOCK) {
+    } else if (kind == SYNC_SPINLOCK) {
         snprintf(buf, len, "spinlock %s", name);
     } else {
         *holder = model_mutex_holder(m, object);
@@ -140,11 +194,14 @@ void model_describe_wait(void *state, const struct mthread *t, char *buf, size_t
     case THREAD_WAITING_LOCK:
         describe_lock_wait(m, t, object, buf, len, holder);
         return;
-    case THREAD_WAITING_COND:
+    case THREAD_WAITING_COND: {
         model_name_object(m, object, name, sizeof name);
-        model_name_object(m, t->call_arg[1], mname, sizeof mname);
+        const struct sync_object *o = sync_model_get(&m->sync, object);
+        uint64_t mutex = object == t->call_arg[0] || !o ? t->call_arg[1] : o->mutex;
+        model_name_object(m, mutex, mname, sizeof mname);
         snprintf(buf, len, "condvar %s (with mutex %s)", name, mname);
         return;
+    }
     case THREAD_WAITING_SEM:
         model_name_object(m, object, name, sizeof name);
         snprintf(buf, len, "semaphore %s", name);
@@ -156,13 +213,20 @@ void model_describe_wait(void *state, const struct mthread *t, char *buf, size_t
     case THREAD_WAITING_IO:
         io_describe(m->ex->pid, t->sys_nr, t->sys_args, buf, len);
         return;
-    case THREAD_WAITING_JOIN:
-        *holder = exec_thread_of_pthread(m->ex, t->call_arg[0]);
+    case THREAD_WAITING_JOIN: {
+        /* The thread whose tid word it sleeps on, else the call's argument. */
+        const struct futex_waiter *w = futex_table_get(&m->ex->futex, t->id);
+        for (int i = 0; w && i < m->ex->n_threads && !*holder; i++)
+            if (m->ex->threads[i].ctid == w->addr && m->ex->threads[i].state != TS_EXITED)
+                *holder = m->ex->threads[i].id;
+        if (!*holder)
+            *holder = exec_thread_of_pthread(m->ex, t->call_arg[0]);
         if (*holder)
             snprintf(buf, len, "join T%d", *holder);
         else
             snprintf(buf, len, "join of thread 0x%" PRIx64, t->call_arg[0]);
         return;
+    }
     default:
         model_name_object(m, object, name, sizeof name);
         snprintf(buf, len, "futex word %s", name);
