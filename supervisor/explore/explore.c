@@ -626,6 +626,7 @@ static bool record_failure(struct program *prog, const struct explore_options *o
     snprintf(f->stderr_file, sizeof f->stderr_file, "%s.stderr", stem);
 
     struct trace_tee tee = {0};
+    trace_tee_bound(&tee, opt->full_trace ? 0 : TRACE_TAIL_STEPS);
     if (!open_saved_traces(opt, stem, f, &tee, err, errlen))
         return close_saved_traces(&tee, f, false, err, errlen);
     struct explore_options quiet = *opt;

@@ -71,6 +71,9 @@ struct explore_options {
     /* One trace file per format is saved with each failure (NULL-terminated;
      * the ui passes its registry, since the supervisor knows no renderer). */
     const struct trace_format *const *saved_trace_formats;
+    /* The trace files saved with a failure keep every step (else about the
+     * last TRACE_TAIL_STEPS: long executions write bounded files). */
+    bool full_trace;
     /* Fill each execution's last steps even when it is not traced. */
     bool describe_steps;
     /* --watch: expressions whose values traces and states carry. */

@@ -72,14 +72,14 @@ bool trace_event_equal(const struct trace_event *a, const struct trace_event *b)
            strcmp(a->function, b->function) == 0;
 }
 
-static bool state_thread_equal(const struct state_thread *a, const struct state_thread *b)
+bool state_thread_equal(const struct state_thread *a, const struct state_thread *b)
 {
     return a->id == b->id && a->status == b->status && strcmp(a->start, b->start) == 0 &&
            strcmp(a->location, b->location) == 0 && strcmp(a->waiting_on, b->waiting_on) == 0 &&
            a->waits_for == b->waits_for && trace_event_equal(&a->next, &b->next);
 }
 
-static bool state_object_equal(const struct state_object *a, const struct state_object *b)
+bool state_object_equal(const struct state_object *a, const struct state_object *b)
 {
     if (a->n_waiters != b->n_waiters)
         return false;

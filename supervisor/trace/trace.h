@@ -117,6 +117,8 @@ void exec_state_free(struct exec_state *s);
 
 /* Field by field, strings by their text (never by the bytes after them). */
 bool trace_event_equal(const struct trace_event *a, const struct trace_event *b);
+bool state_thread_equal(const struct state_thread *a, const struct state_thread *b);
+bool state_object_equal(const struct state_object *a, const struct state_object *b);
 /* The same threads and objects, in the same order, with the same fields and
  * waiters. step and current are not compared: they say when, not what. */
 bool exec_state_same_picture(const struct exec_state *a, const struct exec_state *b);
@@ -160,6 +162,15 @@ struct trace_format {
     void (*event)(void *r, const struct trace_event *ev, const struct exec_state *state);
     void (*summary)(void *r, const struct trace_summary *s);    /* NULL: the view has no use for it */
     void (*close)(void *r);
+    /* Long traces keep only their last steps (trace_tee): the earlier part
+     * of the output is dropped at the start of a segment, after which the
+     * view must stand on its own (a full state, full tables). NULL: every
+     * event line stands alone. keeps_own_tail: the view bounds itself
+     * (timelines keep their last steps) and is never cut. */
+    void (*segment)(void *r);
+    /* Says, at the top of a cut trace, how many steps were left out. */
+    void (*omitted)(FILE *out, uint64_t steps);
+    bool keeps_own_tail;
     bool file_only;             /* a picture for a file, not text for a terminal: --trace does not offer it */
 };
 

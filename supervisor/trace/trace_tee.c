@@ -1,5 +1,11 @@
 /* trace_tee: fans one execution's events out to several trace renderers. */
 #include "supervisor/trace/trace_tee.h"
+#include "supervisor/trace/trace_tail.h"
+
+void trace_tee_bound(struct trace_tee *t, uint64_t steps)
+{
+    t->tail_steps = steps;
+}
 
 bool trace_tee_add(struct trace_tee *t, const struct trace_format *format, FILE *out, bool every_step)
 {
@@ -19,15 +25,33 @@ bool trace_tee_needs_state(const struct trace_tee *t)
 
 void trace_tee_open(struct trace_tee *t)
 {
-    for (int i = 0; i < t->n; i++)
-        t->branch[i].renderer = t->branch[i].format->open(t->branch[i].out, t->branch[i].every_step);
+    t->steps = 0;
+    for (int i = 0; i < t->n; i++) {
+        struct trace_tee_branch *b = &t->branch[i];
+        FILE *out = b->out;
+        b->tail = NULL;
+        if (t->tail_steps && !b->format->keeps_own_tail)
+            b->tail = trace_tail_open(t->tail_steps / TRACE_SEGMENT_STEPS + 1, &out);
+        if (!b->tail)
+            out = b->out;
+        b->renderer = b->format->open(out, b->every_step);
+    }
 }
 
 void trace_tee_event(void *tee, const struct trace_event *ev, const struct exec_state *state)
 {
     struct trace_tee *t = tee;
-    for (int i = 0; i < t->n; i++)
-        t->branch[i].format->event(t->branch[i].renderer, ev, state);
+    bool cut = t->steps > 0 && t->steps % TRACE_SEGMENT_STEPS == 0;
+    for (int i = 0; i < t->n; i++) {
+        struct trace_tee_branch *b = &t->branch[i];
+        if (cut && b->tail) {
+            trace_tail_cut(b->tail, t->steps);
+            if (b->format->segment)
+                b->format->segment(b->renderer);
+        }
+        b->format->event(b->renderer, ev, state);
+    }
+    t->steps++;
 }
 
 void trace_tee_summary(struct trace_tee *t, const struct trace_summary *s)
@@ -40,7 +64,15 @@ void trace_tee_summary(struct trace_tee *t, const struct trace_summary *s)
 void trace_tee_close(struct trace_tee *t)
 {
     for (int i = 0; i < t->n; i++) {
-        t->branch[i].format->close(t->branch[i].renderer);
-        t->branch[i].renderer = NULL;
+        struct trace_tee_branch *b = &t->branch[i];
+        b->format->close(b->renderer);
+        b->renderer = NULL;
+        if (!b->tail)
+            continue;
+        uint64_t dropped = trace_tail_dropped(b->tail);
+        if (dropped && b->format->omitted)
+            b->format->omitted(b->out, dropped);
+        trace_tail_finish(b->tail, b->out);
+        b->tail = NULL;
     }
 }

@@ -15,16 +15,27 @@
 
 enum { TRACE_TEE_MAX = 8 };
 
+/* A long trace keeps its last steps: TRACE_TAIL_STEPS by default, in
+ * segments of TRACE_SEGMENT_STEPS (so a little more is kept). */
+enum { TRACE_TAIL_STEPS = 5000, TRACE_SEGMENT_STEPS = 1000 };
+
+struct trace_tail;
+
 struct trace_tee {
     int n;
+    uint64_t tail_steps;        /* keep about the last ones in each file; 0: everything */
+    uint64_t steps;             /* events seen since open */
     struct trace_tee_branch {
         const struct trace_format *format;
         FILE *out;
         bool every_step;
         void *renderer;         /* between open and close */
+        struct trace_tail *tail;    /* where the renderer writes when the file is bounded */
     } branch[TRACE_TEE_MAX];
 };
 
+/* Every file keeps only about its last `steps` steps (0: all). Set before open. */
+void trace_tee_bound(struct trace_tee *t, uint64_t steps);
 /* false when the tee is full. */
 bool trace_tee_add(struct trace_tee *t, const struct trace_format *format, FILE *out, bool every_step);
 /* Whether the execution must produce an exec_state for some branch. */

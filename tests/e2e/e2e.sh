@@ -180,6 +180,18 @@ step_limit)
     expect_out "livelock_flag.c:$(line_of livelock_flag.c 'BUG:') waiter"
     expect_json '"kind": "livelock"' run.json
     expect_replay_identical "$(first_sched)"
+    # A long execution's saved traces keep about its last 5000 steps, and
+    # say so; the JSON Lines then start with a whole state.
+    stem=$(first_sched); stem=${stem%.sched}
+    head -n 1 "$stem.trace" | grep -q "^  \.\.\. the first [0-9]* steps are not kept" ||
+        fail "the long trace does not say it was cut: $(head -n 1 "$stem.trace")"
+    [ "$(wc -l <"$stem.trace")" -lt 7000 ] || fail "the saved trace is not bounded: $(wc -l <"$stem.trace") lines"
+    head -n 1 "$stem.jsonl" | grep -q '^{"omitted_steps":[0-9]*}$' || fail "the .jsonl does not say it was cut"
+    sed -n 2p "$stem.jsonl" | grep -q '"full":true' || fail "the kept .jsonl does not start with a whole state"
+    run_mdat run -n 2 -s 1 -o out-full --full-trace "$TARGETS/livelock_flag"
+    full=$(ls out-full/*.trace | head -n 1)
+    grep -q "steps are not kept" "$full" && fail "--full-trace still cut the trace"
+    [ "$(wc -l <"$full")" -gt 10000 ] || fail "--full-trace kept only $(wc -l <"$full") lines"
     run_mdat run -n 2 -s 1 --max-steps 3000 -o out-dir2 "$TARGETS/livelock_flag"
     expect_status 1
     expect_out "FAILURE livelock"

@@ -36,7 +36,15 @@ expect_replay_identical() {
     [ "$st" -eq 1 ] || fail "replay exit $st, expected 1: $(cat "$WORK/replay.err")"
     replay_trace "$WORK/replay.out" >"$WORK/replay.trace"
     [ -s "$WORK/replay.trace" ] || fail "replay printed no trace"
-    diff -u "${sched%.sched}.trace" "$WORK/replay.trace" >"$WORK/trace.diff" ||
+    # A long execution's saved trace keeps only its last steps: compare those.
+    local saved="${sched%.sched}.trace"
+    if grep -q "^  \.\.\. the first [0-9]* steps are not kept" "$saved"; then
+        grep -v "^  \.\.\. the first" "$saved" >"$WORK/saved.trace"
+        tail -n "$(wc -l <"$WORK/saved.trace")" "$WORK/replay.trace" >"$WORK/replay.tail"
+        mv "$WORK/replay.tail" "$WORK/replay.trace"
+        saved="$WORK/saved.trace"
+    fi
+    diff -u "$saved" "$WORK/replay.trace" >"$WORK/trace.diff" ||
         fail "replay trace differs from the recorded one: $(head -20 "$WORK/trace.diff")"
 }
 

@@ -315,7 +315,7 @@ static void json_lines_carry_every_field_and_state_only_when_changed(void **unus
     s.states[2].current = 2;
     char *text = render(&json_trace_format, false, s.events, s.state_ptrs, 3);
     const char *state1 =
-        "\"state\":{\"step\":1,\"current\":1,\"threads\":["
+        "\"state\":{\"step\":1,\"current\":1,\"full\":true,\"threads\":["
         "{\"id\":1,\"status\":\"running\",\"start\":\"main\",\"location\":\"prog.c:10 main\",\"waiting_on\":\"\","
         "\"waits_for\":0,\"next\":{\"step\":0,\"thread\":1,\"switched\":false,\"op\":\"lock\",\"object\":\"m\","
         "\"addr\":null,\"value\":\"\",\"file\":\"\",\"line\":0,\"column\":0,\"function\":\"\",\"where\":\"prog.c:10 main\","
@@ -339,9 +339,14 @@ static void json_lines_carry_every_field_and_state_only_when_changed(void **unus
     const char *line2_start =
         "{\"step\":2,\"thread\":1,\"switched\":false,\"op\":\"lock\",\"object\":\"m\",\"addr\":\"0x4040a0\","
         "\"value\":\"\",\"file\":\"prog.c\",\"line\":10,\"column\":0,\"function\":\"main\",\"where\":\"prog.c:10 main\","
-        "\"outcome\":\"\",\"pc\":\"0x401136\",\"state\":{\"step\":2,";
+        "\"outcome\":\"\",\"pc\":\"0x401136\",\"state\":{\"step\":2,\"current\":1,\"full\":false,";
     assert_memory_equal(line2, line2_start, strlen(line2_start));
-    assert_non_null(strstr(line2, "\"holder\":1"));
+    /* Only what changed: the mutex now held (not the unchanged semaphore). */
+    const char *line2_end = strchr(line2, '\n');
+    const char *held = strstr(line2, "\"holder\":1");
+    assert_true(held && held < line2_end);
+    const char *sem = strstr(line2, "\"name\":\"sem\"");
+    assert_true(!sem || sem > line2_end);
     const char *line3 = strchr(line2, '\n') + 1;
     const char *line3_expected =
         "{\"step\":3,\"thread\":2,\"switched\":true,\"op\":\"lock\",\"object\":\"m\",\"addr\":null,\"value\":\"\","
@@ -350,7 +355,7 @@ static void json_lines_carry_every_field_and_state_only_when_changed(void **unus
     assert_memory_equal(line3, line3_expected, strlen(line3_expected));
     /* The end line always has the final state, changed or not. */
     const char *end = line3 + strlen(line3_expected);
-    assert_memory_equal(end, "{\"end\":true,\"state\":{\"step\":3,\"current\":2,", 41);
+    assert_memory_equal(end, "{\"end\":true,\"state\":{\"step\":3,\"current\":2,\"full\":true,", 54);
     assert_string_equal(end + strlen(end) - 4, "]}}\n");
     assert_int_equal(strchr(end, '\n')[1], '\0');     /* one end line, the last */
     free(text);

@@ -42,6 +42,8 @@ void print_run_usage(FILE *f)
           "                        log (default: one line per step), status (plus thread and\n"
           "                        sync-object tables at each context switch; with `every', after\n"
           "                        each step) or json (JSON Lines)\n"
+          "      --full-trace      the trace files saved with a failure keep every step (default:\n"
+          "                        about the last 5000 steps of a long execution)\n"
           "      --watch EXPR      show EXPR's value (a C lvalue over globals: counter, q->head,\n"
           "                        buf[3]) in the status and json traces; repeatable\n"
           "  -h, --help            this help\n"
@@ -76,7 +78,7 @@ static void show_progress(void *ctx, uint64_t done, uint64_t total, uint64_t fai
 
 int cmd_run(int argc, char **argv)
 {
-    enum { OPT_KEEP_GOING = CLI_OPT_NEXT, OPT_JSON, OPT_TRACE, OPT_WATCH };
+    enum { OPT_KEEP_GOING = CLI_OPT_NEXT, OPT_JSON, OPT_TRACE, OPT_WATCH, OPT_FULL_TRACE };
     static const struct option longopts[] = {
         CLI_EXPLORE_OPTIONS,
         {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
@@ -84,6 +86,7 @@ int cmd_run(int argc, char **argv)
         {"json", required_argument, NULL, OPT_JSON},
         {"trace", optional_argument, NULL, OPT_TRACE},
         {"watch", required_argument, NULL, OPT_WATCH},
+        {"full-trace", no_argument, NULL, OPT_FULL_TRACE},
         {"help", no_argument, NULL, 'h'},
         {0, 0, 0, 0},
     };
@@ -128,6 +131,9 @@ int cmd_run(int argc, char **argv)
         }
         case OPT_WATCH:
             watches[opt.n_watches++] = optarg;
+            break;
+        case OPT_FULL_TRACE:
+            opt.full_trace = true;
             break;
         case 'h':
             print_run_usage(stdout);

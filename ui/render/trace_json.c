@@ -1,6 +1,12 @@
 /* trace_json: trace events and states as JSON Lines. Addresses are hex
  * strings (JSON numbers lose 64-bit precision in many readers), null when
- * 0; every other field keeps trace.h's type and conventions. */
+ * 0; every other field keeps trace.h's type and conventions.
+ *
+ * A state is written whole ("full": true) at the first step, at the start
+ * of every kept segment of a long trace and at the end; in between, a
+ * step's state lists only the threads and objects that changed (matched by
+ * thread id and object address), so a program with thousands of locks
+ * writes a few lines' worth per step, not all of them. */
 #include "ui/render/trace_json.h"
 #include "ui/text/json_writer.h"
 
@@ -10,7 +16,8 @@
 struct json_renderer {
     struct json_writer w;
     struct exec_state *latest;      /* the state after the most recent event; NULL if it had none */
-    struct exec_state *written;     /* the state last written; NULL before the first */
+    struct exec_state *written;     /* what a reader has after the states written; NULL before the first */
+    bool whole_next;                /* the next state is written whole */
 };
 
 static void write_address(struct json_writer *w, const char *key, uint64_t addr)
@@ -80,18 +87,22 @@ static void write_object(struct json_writer *w, const struct state_object *o)
     json_end_object(w);
 }
 
-static void write_state(struct json_writer *w, const struct exec_state *s)
+/* The state, whole (before == NULL) or only what differs from before. */
+static void write_state(struct json_writer *w, const struct exec_state *s, const struct exec_state *before)
 {
     json_begin_object(w, "state");
     json_uint(w, "step", s->step);
     json_int(w, "current", s->current);
+    json_bool(w, "full", before == NULL);
     json_begin_array(w, "threads");
     for (int i = 0; i < s->n_threads; i++)
-        write_thread(w, &s->threads[i]);
+        if (!before || i >= before->n_threads || !state_thread_equal(&s->threads[i], &before->threads[i]))
+            write_thread(w, &s->threads[i]);
     json_end_array(w);
     json_begin_array(w, "objects");
     for (int i = 0; i < s->n_objects; i++)
-        write_object(w, &s->objects[i]);
+        if (!before || i >= before->n_objects || !state_object_equal(&s->objects[i], &before->objects[i]))
+            write_object(w, &s->objects[i]);
     json_end_array(w);
     json_begin_array(w, "watches");
     for (int i = 0; i < s->n_watches; i++) {
@@ -111,7 +122,18 @@ static void *json_open(FILE *out, bool every_step)
     if (!r)
         abort();
     r->w = (struct json_writer){.f = out, .compact = true};
+    r->whole_next = true;
     return r;
+}
+
+static void json_segment(void *renderer)
+{
+    ((struct json_renderer *)renderer)->whole_next = true;
+}
+
+static void json_omitted(FILE *out, uint64_t steps)
+{
+    fprintf(out, "{\"omitted_steps\":%" PRIu64 "}\n", steps);
 }
 
 static void json_event(void *renderer, const struct trace_event *ev, const struct exec_state *state)
@@ -119,8 +141,11 @@ static void json_event(void *renderer, const struct trace_event *ev, const struc
     struct json_renderer *r = renderer;
     json_begin_object(&r->w, NULL);
     write_event_fields(&r->w, ev);
-    if (state && (!r->written || !exec_state_same_picture(state, r->written))) {
-        write_state(&r->w, state);
+    if (state && (!r->written || r->whole_next || !exec_state_same_picture(state, r->written))) {
+        /* Objects and threads are only ever added at the end, in order:
+         * matching them by index is matching them by id and address. */
+        write_state(&r->w, state, r->whole_next ? NULL : r->written);
+        r->whole_next = false;
         exec_state_free(r->written);
         r->written = exec_state_copy(state);
     }
@@ -135,7 +160,7 @@ static void json_close(void *renderer)
     json_begin_object(&r->w, NULL);
     json_bool(&r->w, "end", true);
     if (r->latest)
-        write_state(&r->w, r->latest);
+        write_state(&r->w, r->latest, NULL);
     json_end_object(&r->w);
     fflush(r->w.f);
     exec_state_free(r->latest);
@@ -150,4 +175,6 @@ const struct trace_format json_trace_format = {
     .open = json_open,
     .event = json_event,
     .close = json_close,
+    .segment = json_segment,
+    .omitted = json_omitted,
 };

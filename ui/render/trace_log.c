@@ -43,6 +43,12 @@ static void log_close(void *renderer)
     fflush(renderer);
 }
 
+void trace_log_omitted(FILE *out, uint64_t steps)
+{
+    fprintf(out, "  ... the first %" PRIu64 " steps are not kept in this file (--full-trace keeps every step)\n",
+            steps);
+}
+
 const struct trace_format log_trace_format = {
     .name = "log",
     .suffix = ".trace",
@@ -50,4 +56,5 @@ const struct trace_format log_trace_format = {
     .open = log_open,
     .event = trace_log_print,
     .close = log_close,
+    .omitted = trace_log_omitted,
 };

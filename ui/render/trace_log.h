@@ -20,4 +20,7 @@ void trace_log_print(void *ctx, const struct trace_event *ev, const struct exec_
 /* The same lines as a trace format; it ignores states and every_step. */
 extern const struct trace_format log_trace_format;
 
+/* The line that opens a trace file cut to its last steps. */
+void trace_log_omitted(FILE *out, uint64_t steps);
+
 #endif

@@ -134,9 +134,16 @@ static const struct state_thread *find_thread(const struct exec_state *s, int id
     return NULL;
 }
 
-/* Objects are known by kind and address; one without an address by its name. */
-static const struct state_object *find_object(const struct exec_state *s, const struct state_object *like)
+/* Objects are known by kind and address; one without an address by its
+ * name. States list objects in the order they became known, so the same
+ * index is tried first (thousands of locks: no search per row). */
+static const struct state_object *find_object(const struct exec_state *s, const struct state_object *like, int index)
 {
+    if (index < s->n_objects) {
+        const struct state_object *o = &s->objects[index];
+        if (o->kind == like->kind && o->addr == like->addr && (o->addr != 0 || strcmp(o->name, like->name) == 0))
+            return o;
+    }
     for (int i = 0; i < s->n_objects; i++) {
         const struct state_object *o = &s->objects[i];
         if (o->kind == like->kind && o->addr == like->addr && (o->addr != 0 || strcmp(o->name, like->name) == 0))
@@ -205,6 +212,15 @@ static void print_threads(const struct exec_state *s, const struct exec_state *s
     marked_table_print(&m, out);
 }
 
+/* Tables longer than this show only the objects in use (held, waited on,
+ * or changed since the last tables) and count the others. */
+enum { OBJECTS_ALL_SHOWN = 32 };
+
+static bool in_use(const struct state_object *o)
+{
+    return o->holder != 0 || o->n_waiters > 0 || (o->kind == SYNC_BARRIER && o->count > 0);
+}
+
 static void print_objects(const struct exec_state *s, enum sync_kind kind, const struct exec_state *shown,
                           FILE *out)
 {
@@ -215,18 +231,30 @@ static void print_objects(const struct exec_state *s, enum sync_kind kind, const
     if (n == 0)
         return;
     marked_table_begin(&m, &object_shapes[kind], n);
+    int idle = 0;
     for (int i = 0; i < s->n_objects; i++) {
         const struct state_object *o = &s->objects[i];
         if (o->kind != kind)
             continue;
         struct row_cells now, before;
-        const struct state_object *was = shown ? find_object(shown, o) : NULL;
+        const struct state_object *was = shown ? find_object(shown, o, i) : NULL;
         object_cells(o, &now);
         if (was)
             object_cells(was, &before);
+        bool changed = shown && (!was || !same_cells(&now, &before, object_shapes[kind].n_columns));
+        if (n > OBJECTS_ALL_SHOWN && !in_use(o) && !changed) {
+            idle++;
+            continue;
+        }
         marked_table_add(&m, &now, was ? &before : NULL, shown != NULL);
     }
     marked_table_print(&m, out);
+    if (idle)
+    {
+        const char *name = sync_kind_name(kind);
+        const char *plural = idle == 1 ? "" : name[strlen(name) - 1] == 'x' ? "es" : "s";
+        fprintf(out, "    (%d more %s%s, free and unchanged)\n", idle, name, plural);
+    }
 }
 
 static const struct state_watch *find_watch(const struct exec_state *s, const char *expr)
@@ -299,6 +327,14 @@ static void status_event(void *renderer, const struct trace_event *ev, const str
     }
 }
 
+/* After a cut, the first tables show everything again. */
+static void status_segment(void *renderer)
+{
+    struct status_renderer *r = renderer;
+    exec_state_free(r->shown);
+    r->shown = NULL;
+}
+
 static void status_close(void *renderer)
 {
     struct status_renderer *r = renderer;
@@ -317,4 +353,6 @@ const struct trace_format status_trace_format = {
     .open = status_open,
     .event = status_event,
     .close = status_close,
+    .segment = status_segment,
+    .omitted = trace_log_omitted,
 };

@@ -193,6 +193,7 @@ const struct trace_format timeline_trace_format = {
     .summary = timeline_summary,
     .close = timeline_close_page,
     .file_only = true,
+    .keeps_own_tail = true,
 };
 
 const struct trace_format timeline_svg_trace_format = {
@@ -204,6 +205,7 @@ const struct trace_format timeline_svg_trace_format = {
     .summary = timeline_summary,
     .close = timeline_close_svg,
     .file_only = true,
+    .keeps_own_tail = true,
 };
 
 const struct trace_format *timeline_format_for_path(const char *path)
