@@ -163,6 +163,20 @@ int exec_wait_thread(struct execution *ex, pid_t tid, int *status)
         *status = ev.status;
         return 1;
     }
+    /* The thread that was resumed has usually stopped already (it runs on
+     * mdat's CPU): ask for it by its tid first, which the kernel answers
+     * without looking at every other tracee's state. */
+    if (tid > 0) {
+        pid_t got = waitpid(tid, status, __WALL | WNOHANG);
+        if (got == tid) {
+            ex->res->ptrace_stops++;
+            if (tid == ex->pid && is_exit_status(*status)) {
+                ex->leader_gone = true;
+                ex->leader_status = *status;
+            }
+            return 1;
+        }
+    }
     for (;;) {
         int r = tracee_wait_any(&ev, ex->deadline_ns);
         if (r <= 0)

@@ -74,10 +74,13 @@ static void next_visible_op(const struct mthread *t, struct visible_op *op)
 size_t exec_ask_strategy(struct execution *ex, char kind, const int *ids, const bool *yielded, size_t n)
 {
     struct strategy *s = ex->cfg->strategy;
-    struct visible_op ops_small[16], *ops = n <= 16 ? ops_small : malloc(n * sizeof *ops);
-    if (!ops)
-        abort();
-    for (size_t i = 0; i < n; i++) {
+    struct visible_op ops_small[16], *ops = NULL;
+    if (s->wants_ops) {
+        ops = n <= 16 ? ops_small : malloc(n * sizeof *ops);
+        if (!ops)
+            abort();
+    }
+    for (size_t i = 0; ops && i < n; i++) {
         const struct mthread *t = exec_thread_by_id(ex, ids[i]);
         next_visible_op(t, &ops[i]);
         if (kind == CHOICE_WAKE) {
@@ -99,7 +102,7 @@ size_t exec_ask_strategy(struct execution *ex, char kind, const int *ids, const 
         ex->deadline_ns += thought;
     if (ex->end_ns)
         ex->end_ns += thought;
-    if (ops != ops_small)
+    if (ops && ops != ops_small)
         free(ops);
     if (pick >= n)
         pick = 0;

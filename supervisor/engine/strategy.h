@@ -56,6 +56,9 @@ struct strategy {
      * stepping through), with cp->state filled in. Set when created. */
     bool every_step;
     bool wants_state;
+    /* Wants choice_point.ops (the candidates' next operations): built only
+     * for strategies that read them (partial-order methods); NULL else. */
+    bool wants_ops;
 };
 
 void strategy_free(struct strategy *s);
