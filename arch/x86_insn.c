@@ -12,6 +12,7 @@
  * operand 0. */
 #include "arch/x86_insn.h"
 #include "arch/x86_capstone.h"
+#include "arch/x86_regs.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -383,91 +384,79 @@ static void format_text(char *text, size_t capacity, const char *mnemonic, const
     text[length] = '\0';
 }
 
-/* The general-purpose registers by each of their names, and where their
- * value lives in user_regs_struct. */
-static const struct { uint16_t q, d, w, b; size_t offset; } general_registers[] = {
-    {X86_REG_RAX, X86_REG_EAX, X86_REG_AX, X86_REG_AL, offsetof(struct user_regs_struct, rax)},
-    {X86_REG_RBX, X86_REG_EBX, X86_REG_BX, X86_REG_BL, offsetof(struct user_regs_struct, rbx)},
-    {X86_REG_RCX, X86_REG_ECX, X86_REG_CX, X86_REG_CL, offsetof(struct user_regs_struct, rcx)},
-    {X86_REG_RDX, X86_REG_EDX, X86_REG_DX, X86_REG_DL, offsetof(struct user_regs_struct, rdx)},
-    {X86_REG_RSI, X86_REG_ESI, X86_REG_SI, X86_REG_SIL, offsetof(struct user_regs_struct, rsi)},
-    {X86_REG_RDI, X86_REG_EDI, X86_REG_DI, X86_REG_DIL, offsetof(struct user_regs_struct, rdi)},
-    {X86_REG_RBP, X86_REG_EBP, X86_REG_BP, X86_REG_BPL, offsetof(struct user_regs_struct, rbp)},
-    {X86_REG_RSP, X86_REG_ESP, X86_REG_SP, X86_REG_SPL, offsetof(struct user_regs_struct, rsp)},
-    {X86_REG_R8, X86_REG_R8D, X86_REG_R8W, X86_REG_R8B, offsetof(struct user_regs_struct, r8)},
-    {X86_REG_R9, X86_REG_R9D, X86_REG_R9W, X86_REG_R9B, offsetof(struct user_regs_struct, r9)},
-    {X86_REG_R10, X86_REG_R10D, X86_REG_R10W, X86_REG_R10B, offsetof(struct user_regs_struct, r10)},
-    {X86_REG_R11, X86_REG_R11D, X86_REG_R11W, X86_REG_R11B, offsetof(struct user_regs_struct, r11)},
-    {X86_REG_R12, X86_REG_R12D, X86_REG_R12W, X86_REG_R12B, offsetof(struct user_regs_struct, r12)},
-    {X86_REG_R13, X86_REG_R13D, X86_REG_R13W, X86_REG_R13B, offsetof(struct user_regs_struct, r13)},
-    {X86_REG_R14, X86_REG_R14D, X86_REG_R14W, X86_REG_R14B, offsetof(struct user_regs_struct, r14)},
-    {X86_REG_R15, X86_REG_R15D, X86_REG_R15W, X86_REG_R15B, offsetof(struct user_regs_struct, r15)},
-};
-/* ah, bh, ch, dh: bits 8..15 of the first four. */
-static const uint16_t high_byte_registers[] = {X86_REG_AH, X86_REG_BH, X86_REG_CH, X86_REG_DH};
-
-/* A general-purpose register name: which 64-bit register it is part of,
- * how many bytes it names, and where in the register they start. */
-struct register_part {
-    unsigned long long *full;
-    unsigned width;     /* 1, 2, 4 or 8 */
-    int shift;          /* 8 for ah..dh */
-};
-
-static bool register_part(uint16_t reg, struct user_regs_struct *r, struct register_part *part)
+static bool alu_op_of(unsigned id, enum x86_alu_op *op)
 {
-    for (size_t i = 0; i < sizeof general_registers / sizeof general_registers[0]; i++) {
-        unsigned width = reg == general_registers[i].q ? 8 : reg == general_registers[i].d ? 4
-                       : reg == general_registers[i].w ? 2 : reg == general_registers[i].b ? 1 : 0;
-        if (width) {
-            *part = (struct register_part){(unsigned long long *)((char *)r + general_registers[i].offset), width, 0};
-            return true;
+    switch (id) {
+    case X86_INS_ADD: *op = X86_ALU_ADD; return true;
+    case X86_INS_SUB: *op = X86_ALU_SUB; return true;
+    case X86_INS_ADC: *op = X86_ALU_ADC; return true;
+    case X86_INS_SBB: *op = X86_ALU_SBB; return true;
+    case X86_INS_AND: *op = X86_ALU_AND; return true;
+    case X86_INS_OR: *op = X86_ALU_OR; return true;
+    case X86_INS_XOR: *op = X86_ALU_XOR; return true;
+    case X86_INS_CMP: *op = X86_ALU_CMP; return true;
+    case X86_INS_TEST: *op = X86_ALU_TEST; return true;
+    case X86_INS_INC: *op = X86_ALU_INC; return true;
+    case X86_INS_DEC: *op = X86_ALU_DEC; return true;
+    case X86_INS_NEG: *op = X86_ALU_NEG; return true;
+    case X86_INS_NOT: *op = X86_ALU_NOT; return true;
+    default: return false;
+    }
+}
+
+static bool general_reg_op(const cs_x86_op *op)
+{
+    return op->type == X86_OP_REG && x86_is_general_register((uint16_t)op->reg);
+}
+
+/* Arithmetic, logic and the atomics with one memory operand of 1, 2, 4 or
+ * 8 bytes (x86_emulate carries them out; see X86_EMU_ALU and after). */
+static void classify_alu(const cs_insn *insn, const cs_x86 *x86, struct x86_insn *out)
+{
+    if (out->emulation != X86_EMU_NONE || out->n_mem != 1 || (out->flags & X86_STRING))
+        return;
+    unsigned size = out->mem[0].size;
+    if (size != 1 && size != 2 && size != 4 && size != 8)
+        return;
+    const cs_x86_op *o = x86->operands;
+    int n = x86->op_count;
+    enum x86_alu_op op;
+    if (alu_op_of(insn->id, &op)) {
+        out->alu_op = (uint8_t)op;
+        if (n == 1 && o[0].type == X86_OP_MEM && (op == X86_ALU_INC || op == X86_ALU_DEC || op == X86_ALU_NEG ||
+                                                   op == X86_ALU_NOT)) {
+            out->alu_form = X86_ALU_MEM;
+        } else if (n == 2 && o[0].type == X86_OP_MEM && general_reg_op(&o[1])) {
+            out->alu_form = X86_ALU_MEM_REG;
+            out->load_reg = (uint16_t)o[1].reg;
+        } else if (n == 2 && o[0].type == X86_OP_MEM && o[1].type == X86_OP_IMM) {
+            out->alu_form = X86_ALU_MEM_IMM;
+            out->store_imm = o[1].imm;
+        } else if (n == 2 && general_reg_op(&o[0]) && o[1].type == X86_OP_MEM && op <= X86_ALU_TEST) {
+            out->alu_form = X86_ALU_REG_MEM;
+            out->load_reg = (uint16_t)o[0].reg;
+        } else {
+            return;
         }
+        out->emulation = X86_EMU_ALU;
+        return;
     }
-    for (size_t i = 0; i < sizeof high_byte_registers / sizeof high_byte_registers[0]; i++) {
-        if (reg == high_byte_registers[i]) {
-            *part = (struct register_part){(unsigned long long *)((char *)r + general_registers[i].offset), 1, 8};
-            return true;
-        }
-    }
-    return false;
-}
-
-static bool is_general_register(uint16_t reg)
-{
-    struct user_regs_struct scratch;
-    struct register_part part;
-    return register_part(reg, &scratch, &part);
-}
-
-/* The value a register name reads. */
-static bool read_register(uint16_t reg, const struct user_regs_struct *r, uint64_t *value)
-{
-    struct register_part part;
-    if (!register_part(reg, (struct user_regs_struct *)r, &part))
-        return false;
-    uint64_t v = *part.full >> part.shift;
-    *value = part.width == 8 ? v : v & ((1ull << (part.width * 8)) - 1);
-    return true;
-}
-
-/* Writes through a register name as the CPU does: a 32-bit name clears the
- * upper half, 8- and 16-bit names leave the other bits alone. */
-static void write_register(const struct register_part *part, uint64_t value)
-{
-    switch (part->width) {
-    case 8:
-        *part->full = value;
-        break;
-    case 4:
-        *part->full = (uint32_t)value;
-        break;
-    default: {
-        uint64_t mask = ((1ull << (part->width * 8)) - 1) << part->shift;
-        *part->full = (*part->full & ~mask) | ((value << part->shift) & mask);
-        break;
-    }
-    }
+    if (n != 2)
+        return;
+    const cs_x86_op *reg = general_reg_op(&o[1]) && o[0].type == X86_OP_MEM ? &o[1]
+                           : general_reg_op(&o[0]) && o[1].type == X86_OP_MEM ? &o[0]
+                                                                               : NULL;
+    if (!reg)
+        return;
+    if (insn->id == X86_INS_XCHG)
+        out->emulation = X86_EMU_XCHG;
+    else if (insn->id == X86_INS_XADD && o[0].type == X86_OP_MEM)
+        out->emulation = X86_EMU_XADD;
+    else if (insn->id == X86_INS_CMPXCHG && o[0].type == X86_OP_MEM)
+        out->emulation = X86_EMU_CMPXCHG;
+    else
+        return;
+    out->load_reg = (uint16_t)reg->reg;
 }
 
 bool x86_decode(x86_decoder *d, const uint8_t *code, size_t size, uint64_t address,
@@ -531,21 +520,21 @@ bool x86_decode(x86_decoder *d, const uint8_t *code, size_t size, uint64_t addre
         out->store_known = true;
         out->store_imm = x86->operands[1].imm;
     }
-    if (out->store_known && (out->store_reg == 0 || is_general_register(out->store_reg)))
+    if (out->store_known && (out->store_reg == 0 || x86_is_general_register(out->store_reg)))
         out->emulation = X86_EMU_STORE;
     bool plain_load = x86->op_count == 2 && x86->operands[0].type == X86_OP_REG &&
                       x86->operands[1].type == X86_OP_MEM && out->n_mem == 1 && !(flags & X86_STRING) &&
-                      !scan.lock && is_general_register((uint16_t)x86->operands[0].reg);
+                      !scan.lock && x86_is_general_register((uint16_t)x86->operands[0].reg);
     bool register_set = (insn->id == X86_INS_MOV || insn->id == X86_INS_MOVABS) && x86->op_count == 2 &&
                         x86->operands[0].type == X86_OP_REG && x86->operands[1].type == X86_OP_IMM &&
-                        is_general_register((uint16_t)x86->operands[0].reg);
+                        x86_is_general_register((uint16_t)x86->operands[0].reg);
     if (register_set) {
         out->emulation = X86_EMU_SET;
         out->load_reg = (uint16_t)x86->operands[0].reg;
         out->store_imm = x86->operands[1].imm;
     }
     if (insn->id == X86_INS_PUSH && x86->op_count == 1 && x86->operands[0].type == X86_OP_REG &&
-        x86->operands[0].size == 8 && is_general_register((uint16_t)x86->operands[0].reg)) {
+        x86->operands[0].size == 8 && x86_is_general_register((uint16_t)x86->operands[0].reg)) {
         out->emulation = X86_EMU_PUSH;
         out->load_reg = (uint16_t)x86->operands[0].reg;
     }
@@ -558,6 +547,8 @@ bool x86_decode(x86_decoder *d, const uint8_t *code, size_t size, uint64_t addre
         else if (insn->id == X86_INS_MOVSX || insn->id == X86_INS_MOVSXD)
             out->emulation = X86_EMU_LOAD_SIGN;
     }
+
+    classify_alu(insn, x86, out);
 
     if (out->n_mem > 0 && is_rip_relative(&out->mem[0])) {
         uint64_t target = address + out->length + (uint64_t)out->mem[0].disp;
@@ -665,79 +656,6 @@ uint64_t x86_effective_address(const struct x86_insn *insn, int i,
     else if (m->segment == X86_REG_GS)
         address += regs->gs_base;
     return address;
-}
-
-bool x86_store_value(const struct x86_insn *insn, const struct user_regs_struct *regs, uint64_t *value)
-{
-    if (!insn->store_known || insn->n_mem != 1)
-        return false;
-    uint64_t v = (uint64_t)insn->store_imm;
-    if (insn->store_reg && !read_register(insn->store_reg, regs, &v))
-        return false;
-    unsigned size = insn->mem[0].size;
-    *value = size >= 8 ? v : v & ((1ull << (size * 8)) - 1);
-    return true;
-}
-
-bool x86_emulated_access(const struct x86_insn *insn, const struct user_regs_struct *regs, uint64_t *addr,
-                         unsigned *size, bool *write)
-{
-    switch (insn->emulation) {
-    case X86_EMU_PUSH:
-        *addr = regs->rsp - 8;
-        *size = 8;
-        *write = true;
-        return true;
-    case X86_EMU_STORE:
-    case X86_EMU_LOAD:
-    case X86_EMU_LOAD_ZERO:
-    case X86_EMU_LOAD_SIGN:
-        *addr = x86_effective_address(insn, 0, regs);
-        *size = insn->n_mem == 1 ? insn->mem[0].size : 0;
-        *write = insn->emulation == X86_EMU_STORE;
-        return true;
-    default:
-        return false;
-    }
-}
-
-bool x86_emulate(const struct x86_insn *insn, struct user_regs_struct *regs, const struct x86_memory *mem)
-{
-    struct register_part reg;
-    uint64_t addr, value = 0;
-    unsigned size;
-    bool write;
-    if (insn->emulation == X86_EMU_NONE)
-        return false;
-    if (insn->emulation == X86_EMU_SET) {
-        if (!register_part(insn->load_reg, regs, &reg))
-            return false;
-        write_register(&reg, (uint64_t)insn->store_imm);
-        regs->rip += insn->length;
-        return true;
-    }
-    if (!x86_emulated_access(insn, regs, &addr, &size, &write) || size == 0 || size > 8 || (size & (size - 1)))
-        return false;
-    switch (insn->emulation) {
-    case X86_EMU_PUSH:
-        if (!read_register(insn->load_reg, regs, &value) || !mem->write(mem->ctx, addr, &value, 8))
-            return false;
-        regs->rsp -= 8;
-        break;
-    case X86_EMU_STORE:
-        if (!x86_store_value(insn, regs, &value) || !mem->write(mem->ctx, addr, &value, size))
-            return false;
-        break;
-    default:
-        if (!register_part(insn->load_reg, regs, &reg) || !mem->read(mem->ctx, addr, &value, size))
-            return false;
-        if (insn->emulation == X86_EMU_LOAD_SIGN && size < 8 && (value >> (size * 8 - 1)) & 1)
-            value |= ~0ull << (size * 8);
-        write_register(&reg, value);
-        break;
-    }
-    regs->rip += insn->length;
-    return true;
 }
 
 bool x86_is_frame_pointer_prologue(const uint8_t *code, size_t size)

@@ -36,6 +36,24 @@ enum x86_emulation {
     X86_EMU_LOAD_SIGN,      /* movsx / movsxd reg, [m] */
     X86_EMU_SET,            /* mov reg, imm (no memory) */
     X86_EMU_PUSH,           /* push reg64 */
+    X86_EMU_ALU,            /* add/sub/adc/sbb/and/or/xor/cmp/test/inc/dec/neg/not with memory (alu_*) */
+    X86_EMU_XCHG,           /* xchg [m], reg (always atomic) */
+    X86_EMU_XADD,           /* [lock] xadd [m], reg */
+    X86_EMU_CMPXCHG,        /* [lock] cmpxchg [m], reg (compares with al/ax/eax/rax) */
+};
+
+/* The arithmetic of X86_EMU_ALU. */
+enum x86_alu_op {
+    X86_ALU_ADD, X86_ALU_SUB, X86_ALU_ADC, X86_ALU_SBB, X86_ALU_AND, X86_ALU_OR, X86_ALU_XOR,
+    X86_ALU_CMP, X86_ALU_TEST, X86_ALU_INC, X86_ALU_DEC, X86_ALU_NEG, X86_ALU_NOT,
+};
+
+/* Where X86_EMU_ALU's operands are. */
+enum x86_alu_form {
+    X86_ALU_MEM_REG,        /* op [m], reg   (destination memory; cmp/test only read it) */
+    X86_ALU_MEM_IMM,        /* op [m], imm */
+    X86_ALU_REG_MEM,        /* op reg, [m]   (destination the register) */
+    X86_ALU_MEM,            /* op [m]        (inc, dec, neg, not) */
 };
 
 /* Memory as x86_emulate reaches it: true when all n bytes were moved. */
@@ -71,7 +89,10 @@ struct x86_insn {
      * movsxd, push with general registers and immediates) that
      * x86_emulate can perform. */
     uint8_t emulation;             /* enum x86_emulation */
-    uint16_t load_reg;             /* the destination of a load or set; the pushed register */
+    uint16_t load_reg;             /* the destination of a load or set; the pushed register;
+                                    * the register operand of ALU, xchg, xadd and cmpxchg */
+    uint8_t alu_op;                /* enum x86_alu_op, for X86_EMU_ALU */
+    uint8_t alu_form;              /* enum x86_alu_form */
     char text[80];                 /* "mov dword ptr [rip + 0x2ee6], eax" */
 };
 
@@ -113,6 +134,32 @@ bool x86_emulate(const struct x86_insn *insn, struct user_regs_struct *regs, con
  * (a register set), else its address, size and direction. */
 bool x86_emulated_access(const struct x86_insn *insn, const struct user_regs_struct *regs, uint64_t *addr,
                          unsigned *size, bool *write);
+
+/* A read-modify-write on memory without LOCK (add [m], 1 and the like): on
+ * real hardware the load and the store are two accesses another core can
+ * come between. The engine splits it into two steps: x86_rmw_load reads
+ * the old value (nothing else changes), and later x86_rmw_store computes
+ * from that old value (not from memory as it is then), stores, sets the
+ * flags and advances rip, as the whole instruction would have done had it
+ * read `old`. */
+bool x86_is_split_rmw(const struct x86_insn *insn);
+bool x86_rmw_load(const struct x86_insn *insn, const struct user_regs_struct *regs, const struct x86_memory *mem,
+                  uint64_t *old);
+bool x86_rmw_store(const struct x86_insn *insn, struct user_regs_struct *regs, const struct x86_memory *mem,
+                   uint64_t old);
+/* The value x86_rmw_store would write from old (for traces: "5 -> 6"). */
+bool x86_rmw_result(const struct x86_insn *insn, const struct user_regs_struct *regs, uint64_t old, uint64_t *result);
+
+/* What a cmpxchg does, from the registers before it and the memory value
+ * it found: expected (the accumulator), desired (the source register),
+ * and whether it stores (found == expected). */
+struct x86_cas {
+    uint64_t expected, found, desired;
+    bool stored;
+    unsigned size;
+};
+bool x86_cas_outcome(const struct x86_insn *insn, const struct user_regs_struct *before, uint64_t found,
+                     struct x86_cas *out);
 
 /* True when code (the first bytes of a function) starts with the frame-pointer
  * prologue "[endbr64] push rbp; mov rbp, rsp". */

@@ -47,6 +47,10 @@ struct mthread {
     const struct code_site *site;   /* OP_ACCESS */
     uint64_t access_addr;           /* OP_ACCESS: first shared operand */
     uint8_t access_size;
+    /* A read-modify-write without LOCK is two steps, as on hardware: its
+     * load (rmw_loaded false), then its store from the value loaded. */
+    bool rmw_loaded;
+    uint64_t rmw_old;
     enum model_fn fn;               /* OP_CALL */
     long sys_nr;                    /* OP_SYSCALL: the call and its arguments */
     uint64_t sys_args[6];
@@ -106,6 +110,7 @@ struct execution {
     int running;                    /* the thread running the current step */
     pid_t held_at_exit;             /* stopped at its exit_group, until the step is reported */
     bool signal_sent;               /* a thread sent a signal since the last look */
+    bool signals_seen;              /* a thread of the program ever sent one */
     uint64_t clock_reads;           /* virtual clock: readings so far */
     uint64_t clock_slept_ns;        /* virtual clock: what the sleeps asked for */
     bool leader_gone;

@@ -65,6 +65,10 @@ enum run_outcome exec_handle_futex(struct execution *ex, struct mthread *t);
 /* exec_stops.c: runs t from where it is stopped to its next visible
  * operation (or until it blocks, exits, or the program ends). */
 enum run_outcome exec_run_thread(struct execution *ex, struct mthread *t);
+/* t stands before a read-modify-write without LOCK that is still to load:
+ * carries out the load alone (t stays before the instruction, its store
+ * the next operation). false when it is not such an operation. */
+bool exec_rmw_load_step(struct execution *ex, struct mthread *t);
 
 /* exec_syscalls.c: calls that can wait or that make a process */
 /* t stopped at the seccomp stop of such a call (nr, args in its regs):
@@ -86,6 +90,8 @@ void exec_syscall_abandon(struct execution *ex, struct mthread *t, int64_t resul
 bool exec_syscall_wait_outside(struct execution *ex, bool *inside);
 
 /* exec_signals.c */
+/* A signal the thread does not block is pending for it (or its process). */
+bool exec_signal_pending(struct execution *ex, const struct mthread *t);
 bool exec_signal_is_fatal(struct execution *ex, pid_t tid, int sig);
 /* Signals sent to threads blocked in the model end their waits (EINTR). */
 void exec_interrupt_signalled_waits(struct execution *ex);

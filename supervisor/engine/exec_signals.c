@@ -53,6 +53,15 @@ bool exec_signal_is_fatal(struct execution *ex, pid_t tid, int sig)
     return !((caught | ignored) & bit);
 }
 
+bool exec_signal_pending(struct execution *ex, const struct mthread *t)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/status", (int)ex->pid, (int)t->tid);
+    uint64_t own, shared, blocked;
+    struct status_mask masks[] = {{"SigPnd:", &own}, {"ShdPnd:", &shared}, {"SigBlk:", &blocked}};
+    return read_status_masks(path, masks, 3) && ((own | shared) & ~blocked);
+}
+
 /* A signal sent to a thread blocked in mdat's model interrupts its wait, as
  * the kernel would: the futex call returns EINTR and the signal is
  * delivered when the thread next runs. A signal for the whole process does

@@ -56,6 +56,34 @@ static bool write_memory(void *ctx, uint64_t addr, const void *buf, size_t n)
     return true;
 }
 
+static struct x86_memory program_memory(struct execution *ex)
+{
+    return (struct x86_memory){read_memory, write_memory, ex};
+}
+
+bool exec_rmw_load_step(struct execution *ex, struct mthread *t)
+{
+    if (t->op != OP_ACCESS || t->rmw_loaded || t->stop != STOP_BREAKPOINT || !x86_is_split_rmw(&t->site->insn))
+        return false;
+    struct x86_memory mem = program_memory(ex);
+    if (!x86_rmw_load(&t->site->insn, &t->regs, &mem, &t->rmw_old))
+        return false;   /* it would fault: the CPU runs it whole, and faults */
+    t->rmw_loaded = true;
+    return true;
+}
+
+/* The store half of a split read-modify-write, from the value loaded. */
+static bool store_half(struct execution *ex, struct mthread *t)
+{
+    struct x86_memory mem = program_memory(ex);
+    struct user_regs_struct regs = t->regs;
+    if (!x86_rmw_store(&t->site->insn, &regs, &mem, t->rmw_old) || !tracee_set_regs(t->tid, &regs))
+        return false;
+    t->regs = regs;
+    t->rmw_loaded = false;
+    return true;
+}
+
 /* Performs the instruction t is stopped at in its place when it is a plain
  * load, store, register set or push, sparing the single-step: one ptrace
  * stop per breakpoint instead of two. The memory is reached with the
@@ -131,7 +159,18 @@ static int step_over_breakpoint(struct execution *ex, struct mthread *t, bool fi
  * Returns 1, 0 on timeout, -1 when t is lost. */
 static int resume(struct execution *ex, struct mthread *t, bool first_op, int *status)
 {
-    if (t->stop == STOP_BREAKPOINT && emulate_at_breakpoint(ex, t)) {
+    if (t->stop == STOP_BREAKPOINT && t->rmw_loaded && first_op && !(ex->signals_seen && exec_signal_pending(ex, t))) {
+        if (!store_half(ex, t))
+            return -1;
+        t->stop = STOP_PLAIN;
+        t->regs_dirty = false;
+        op_done(ex, t);
+    }
+    /* A signal due to the thread is delivered before its next instruction:
+     * carrying the instruction out in mdat would put the handler after it.
+     * Only programs that send signals pay for looking. */
+    bool signal_due = ex->signals_seen && t->stop == STOP_BREAKPOINT && exec_signal_pending(ex, t);
+    if (t->stop == STOP_BREAKPOINT && !signal_due && emulate_at_breakpoint(ex, t)) {
         t->stop = STOP_PLAIN;
         t->regs_dirty = false;
         if (first_op)
@@ -147,6 +186,7 @@ static int resume(struct execution *ex, struct mthread *t, bool first_op, int *s
         int r = step_over_breakpoint(ex, t, first_op, status, &elsewhere);
         if (r <= 0 || elsewhere)
             return r;
+        t->rmw_loaded = false;  /* the CPU ran it whole (a signal was due) */
         if (first_op)
             op_done(ex, t);
     }
@@ -170,6 +210,7 @@ static enum run_outcome on_syscall(struct execution *ex, struct mthread *t)
         /* The kernel sends it; blocked threads are looked at before the
          * next step (exec_interrupt_signalled_waits). */
         ex->signal_sent = true;
+        ex->signals_seen = true;
         return RUNS_ON;
     case SYS_exit_group:
         /* The process would end here, taking every thread with it: that is

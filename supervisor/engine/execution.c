@@ -39,6 +39,8 @@ static void next_visible_op(const struct mthread *t, struct visible_op *op)
         }
         op->atomic = (in->flags & X86_ATOMIC) != 0;
         op->kind = (rd && wr) || op->atomic ? VIS_UPDATE : wr ? VIS_WRITE : VIS_READ;
+        if (x86_is_split_rmw(in))
+            op->kind = t->rmw_loaded ? VIS_WRITE : VIS_READ;   /* two steps, as on hardware */
         op->addr = t->access_addr;
         op->size = t->access_size;
         break;
@@ -326,6 +328,8 @@ static enum loop_next run_step(struct execution *ex, int id)
         o = RUN_FAILED;     /* judged before the call runs: the thread stays where it is */
     else if (t->op == OP_SYSCALL && exec_syscall_would_wait(ex, t))
         o = RUN_BLOCKED;    /* waits in the model, still before its call */
+    else if (exec_rmw_load_step(ex, t))
+        o = RUN_NEXT_OP;    /* loaded: the store is its next operation */
     else
         o = exec_run_thread(ex, t);
     if (ex->n_io_waits > 0)

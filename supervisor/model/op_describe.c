@@ -67,6 +67,27 @@ static void name_call_object(struct model *m, enum model_fn fn, uint64_t arg0, s
     }
 }
 
+/* "expected 3, found 5 -> failed" or "expected 3 -> stored 4": what a
+ * compare-and-swap will do, known before it runs (it is carried out by
+ * mdat from the memory as it is now). */
+static void describe_cas(struct model *m, const struct mthread *t, const struct dwarf_type *type, char *buf,
+                         size_t len)
+{
+    uint64_t found = 0;
+    struct x86_cas cas;
+    if (!tracee_read(m->ex->mem_fd, t->access_addr, &found, t->access_size) ||
+        !x86_cas_outcome(&t->site->insn, &t->regs, found, &cas))
+        return;
+    char expected[48], got[48], desired[48];
+    format_sized(type, cas.expected, cas.size, "", expected, sizeof expected);
+    format_sized(type, cas.found, cas.size, "", got, sizeof got);
+    format_sized(type, cas.desired, cas.size, "", desired, sizeof desired);
+    if (cas.stored)
+        snprintf(buf, len, "expected%s -> stored%s", expected, desired);
+    else
+        snprintf(buf, len, "expected%s, found%s -> failed", expected, got);
+}
+
 static void describe_access(struct model *m, const struct mthread *t, struct trace_event *ev,
                             const struct dwarf_type **type_out)
 {
@@ -76,13 +97,24 @@ static void describe_access(struct model *m, const struct mthread *t, struct tra
         rd |= in->mem[i].read;
         wr |= in->mem[i].write;
     }
-    snprintf(ev->op, sizeof ev->op, "%s", (in->flags & X86_ATOMIC) ? "atomic" : rd && wr ? "RMW" : wr ? "W" : "R");
+    bool split = x86_is_split_rmw(in);
+    if (split) {
+        /* As the hardware does it: the load, then (a step later) the store. */
+        rd = !t->rmw_loaded;
+        wr = t->rmw_loaded;
+    }
+    bool cas = in->emulation == X86_EMU_CMPXCHG;
+    snprintf(ev->op, sizeof ev->op, "%s", cas ? "cas" : (in->flags & X86_ATOMIC) ? "atomic" : rd && wr ? "RMW" : wr ? "W" : "R");
     ev->addr = t->access_addr;
     const struct dwarf_type *type;
     model_name_typed(m, t->access_addr, ev->object, sizeof ev->object, &type);
     *type_out = type;
     uint64_t stored;
-    if (rd && !wr)
+    if (cas)
+        describe_cas(m, t, type, ev->value, sizeof ev->value);
+    else if (split && t->rmw_loaded && x86_rmw_result(in, &t->regs, t->rmw_old, &stored))
+        format_sized(type, stored, t->access_size, ":=", ev->value, sizeof ev->value);
+    else if (rd && !wr)
         format_access_value(m, t, type, "->", ev->value, sizeof ev->value);
     else if (wr && !rd && t->access_size <= 8 && x86_store_value(in, &t->regs, &stored))
         format_sized(type, stored, t->access_size, ":=", ev->value, sizeof ev->value);

@@ -21,7 +21,7 @@ struct trace_event {
     bool switched;          /* a different thread than the step before */
     char op[16];            /* "R", "W", "RMW", "atomic", "lock", "start", "yield", ... */
     char object[96];        /* "counter", "queue.buf[3]", "heap#2 (malloc at q.c:9)+8", "0x7ffff7d8a010" */
-    char value[48];         /* "-> 3" for reads, ":= 4" for writes, "" when none */
+    char value[80];         /* "-> 3" for reads, ":= 4" for writes, "expected 3 -> stored 4", "" when none */
     char where[128];        /* "lost_update.c:20 worker" */
     char outcome[160];      /* "blocks on mutex lock_b (held by T2)", "exits", "" */
 

@@ -296,6 +296,32 @@ own_lib)
     expect_out "own_lib.c:$(line_of real/own_lib.c 'BUG:') bump (libmdat_counter.so)"
     expect_replay_identical "$(first_sched)"
     ;;
+x86_rmw)
+    # At -O2 counter++ is one instruction without LOCK: a load and a store
+    # another thread can come between, as on hardware.
+    objdump -d "$TARGETS/counter_o2" | grep -qE 'add[lq]? +\$0x[0-9a-f]+,0x[0-9a-f]+\(%rip\)' ||
+        fail "counter_o2 is not built as a one-instruction increment"
+    run_mdat run -n 300 -s 1 -o out-dir "$TARGETS/counter_o2"
+    expect_status 1
+    expect_out "FAILURE assertion"
+    sched=$(first_sched)
+    grep -q " R counter -> " "${sched%.sched}.trace" || fail "the load half is not a step of its own"
+    grep -q " W counter := " "${sched%.sched}.trace" || fail "the store half is not a step of its own"
+    expect_replay_identical "$sched"
+    # A compare-and-swap says what it did: stored, or found something else and failed.
+    found_failed=
+    for seed in 1 2 3 4 5 6 7 8; do
+        run_mdat run -n 1 -s $seed --strategy random --trace "$TARGETS/cas_fail"
+        expect_status 0
+        expect_out "cas top expected"
+        grep -q "cas top expected [^ ]*, found [^ ]* -> failed" "$WORK/out" && found_failed=1
+    done
+    [ -n "$found_failed" ] || fail "no schedule showed a failed CAS"
+    for strategy in pct random; do
+        run_mdat run -n 300 -s 2 --strategy $strategy "$TARGETS/cas_fail"
+        expect_status 0
+    done
+    ;;
 checker)
     run_mdat run -n 300 -s 9 -o out-dir --check "$TARGETS/check_mutex_log.sh" "$TARGETS/output_checker"
     expect_status 1
