@@ -1,10 +1,12 @@
 /* x86_emulate: carrying out an instruction a thread is stopped at, on its
  * registers and (through callbacks with the program's own page rights) its
- * memory, exactly as the CPU would: plain loads, stores, register sets and
- * pushes; arithmetic and logic with a memory operand, with the flags
- * (CF, PF, AF, ZF, SF, OF) computed as the CPU computes them; xchg, xadd
- * and cmpxchg. Also the split of a non-atomic read-modify-write into its
- * load and its store (x86_rmw_*) and what a cmpxchg did. */
+ * memory, exactly as the CPU would: plain loads, stores, register sets,
+ * moves, lea, nops and pushes; arithmetic, logic, imul and bit tests with
+ * the flags (CF, PF, AF, ZF, SF, OF) computed as the CPU computes them;
+ * xchg, xadd, cmpxchg; jmp through memory. Also the split of a non-atomic
+ * read-modify-write into its load and its store (x86_rmw_*) and what a
+ * cmpxchg did. Which instructions qualify is decided at decode time
+ * (x86_classify.c); this file never looks at bytes. */
 #include "arch/x86_insn.h"
 #include "arch/x86_regs.h"
 
@@ -36,6 +38,11 @@ static uint64_t mask_of(unsigned size)
 static uint64_t sign_bit(unsigned size)
 {
     return 1ull << (size * 8 - 1);
+}
+
+static int64_t sign_extend(uint64_t v, unsigned size)
+{
+    return size >= 8 ? (int64_t)v : (int64_t)(v << (64 - size * 8)) >> (64 - size * 8);
 }
 
 /* ZF, SF and PF of a result (PF: the low byte has an even number of ones). */
@@ -86,61 +93,115 @@ static uint64_t sub_flags(uint64_t a, uint64_t b, unsigned borrow, unsigned size
     return r;
 }
 
-/* dest OP src as the CPU computes it. *flags gets the flags the operation
- * sets, *set which of them (inc and dec leave CF; not sets none; the
- * logic operations leave AF undefined: it is cleared, as Intel and AMD
- * cores do). Returns the result; *stores says whether it is written back. */
-static uint64_t alu(enum x86_alu_op op, uint64_t dest, uint64_t src, unsigned size, uint64_t eflags,
-                    uint64_t *flags, uint64_t *set, bool *stores)
+/* Signed a * b truncated to size; CF and OF when the truncation lost
+ * something. SF, ZF, AF and PF are undefined: left as they were. */
+static uint64_t imul_flags(uint64_t a, uint64_t b, unsigned size, uint64_t *flags)
 {
-    unsigned cf = (unsigned)(eflags & FLAG_CF);
-    uint64_t r;
-    *set = FLAGS_ARITH;
-    *stores = true;
-    switch (op) {
-    case X86_ALU_ADD: return add_flags(dest, src, 0, size, flags);
-    case X86_ALU_ADC: return add_flags(dest, src, cf, size, flags);
-    case X86_ALU_SUB: return sub_flags(dest, src, 0, size, flags);
-    case X86_ALU_SBB: return sub_flags(dest, src, cf, size, flags);
-    case X86_ALU_CMP:
-        *stores = false;
-        return sub_flags(dest, src, 0, size, flags);
-    case X86_ALU_INC:
-        *set = FLAGS_ARITH & ~FLAG_CF;
-        return add_flags(dest, 1, 0, size, flags);
-    case X86_ALU_DEC:
-        *set = FLAGS_ARITH & ~FLAG_CF;
-        return sub_flags(dest, 1, 0, size, flags);
-    case X86_ALU_NEG:
-        r = sub_flags(0, dest, 0, size, flags);
-        return r;
-    case X86_ALU_NOT:
-        *set = 0;
-        *flags = 0;
-        return ~dest & mask_of(size);
-    case X86_ALU_AND:
-    case X86_ALU_TEST:
-        r = dest & src & mask_of(size);
-        *stores = op == X86_ALU_AND;
-        break;
-    case X86_ALU_OR:
-        r = (dest | src) & mask_of(size);
-        break;
-    case X86_ALU_XOR:
-        r = (dest ^ src) & mask_of(size);
-        break;
-    default:
-        *stores = false;
-        *set = 0;
-        return dest;
-    }
-    *flags = result_flags(r, size);
+    __int128 wide = (__int128)sign_extend(a, size) * sign_extend(b, size);
+    uint64_t r = (uint64_t)wide & mask_of(size);
+    *flags = (__int128)sign_extend(r, size) != wide ? FLAG_CF | FLAG_OF : 0;
     return r;
 }
 
-static void set_flags(struct user_regs_struct *regs, uint64_t flags, uint64_t which)
+/* The result of an operation, the flags it sets (set: which ones), and
+ * whether the result is written back. */
+struct alu_result {
+    uint64_t value, flags, set;
+    bool stores;
+};
+
+/* bt, bts, btr, btc: the bit (src modulo the operand's width; for a
+ * memory bit string the address already moved to its word) goes to CF. */
+static struct alu_result bit_op(enum x86_alu_op op, uint64_t dest, uint64_t src, unsigned size)
 {
-    regs->eflags = (regs->eflags & ~which) | (flags & which);
+    uint64_t bit = 1ull << (src & (size * 8 - 1));
+    struct alu_result res = {dest & mask_of(size), (dest & bit) ? FLAG_CF : 0, FLAG_CF, op != X86_ALU_BT};
+    if (op == X86_ALU_BTS)
+        res.value |= bit;
+    else if (op == X86_ALU_BTR)
+        res.value &= ~bit;
+    else if (op == X86_ALU_BTC)
+        res.value ^= bit;
+    return res;
+}
+
+/* dest OP src as the CPU computes it. inc and dec leave CF, not sets no
+ * flag; the logic operations leave AF undefined: it is cleared, as Intel
+ * and AMD cores do. */
+static struct alu_result alu(enum x86_alu_op op, uint64_t dest, uint64_t src, unsigned size, uint64_t eflags)
+{
+    unsigned cf = (unsigned)(eflags & FLAG_CF);
+    struct alu_result res = {0, 0, FLAGS_ARITH, true};
+    switch (op) {
+    case X86_ALU_ADD: res.value = add_flags(dest, src, 0, size, &res.flags); break;
+    case X86_ALU_ADC: res.value = add_flags(dest, src, cf, size, &res.flags); break;
+    case X86_ALU_SUB: res.value = sub_flags(dest, src, 0, size, &res.flags); break;
+    case X86_ALU_SBB: res.value = sub_flags(dest, src, cf, size, &res.flags); break;
+    case X86_ALU_CMP:
+        res.value = sub_flags(dest, src, 0, size, &res.flags);
+        res.stores = false;
+        break;
+    case X86_ALU_INC:
+        res.value = add_flags(dest, 1, 0, size, &res.flags);
+        res.set = FLAGS_ARITH & ~FLAG_CF;
+        break;
+    case X86_ALU_DEC:
+        res.value = sub_flags(dest, 1, 0, size, &res.flags);
+        res.set = FLAGS_ARITH & ~FLAG_CF;
+        break;
+    case X86_ALU_NEG: res.value = sub_flags(0, dest, 0, size, &res.flags); break;
+    case X86_ALU_NOT:
+        res.value = ~dest & mask_of(size);
+        res.set = 0;
+        break;
+    case X86_ALU_AND:
+    case X86_ALU_TEST:
+        res.value = dest & src & mask_of(size);
+        res.flags = result_flags(res.value, size);
+        res.stores = op == X86_ALU_AND;
+        break;
+    case X86_ALU_OR:
+        res.value = (dest | src) & mask_of(size);
+        res.flags = result_flags(res.value, size);
+        break;
+    case X86_ALU_XOR:
+        res.value = (dest ^ src) & mask_of(size);
+        res.flags = result_flags(res.value, size);
+        break;
+    case X86_ALU_IMUL:
+        res.value = imul_flags(dest, src, size, &res.flags);
+        res.set = FLAG_CF | FLAG_OF;
+        break;
+    case X86_ALU_BT:
+    case X86_ALU_BTS:
+    case X86_ALU_BTR:
+    case X86_ALU_BTC:
+        return bit_op(op, dest, src, size);
+    default:
+        return (struct alu_result){dest, 0, 0, false};
+    }
+    return res;
+}
+
+static void set_flags(struct user_regs_struct *regs, const struct alu_result *res)
+{
+    regs->eflags = (regs->eflags & ~res->set) | (res->flags & res->set);
+}
+
+static bool alu_has_memory(const struct x86_insn *insn)
+{
+    return insn->alu_form == X86_ALU_MEM_REG || insn->alu_form == X86_ALU_MEM_IMM ||
+           insn->alu_form == X86_ALU_REG_MEM || insn->alu_form == X86_ALU_MEM ||
+           insn->alu_form == X86_ALU_REG_MEM_IMM;
+}
+
+/* The destination is memory and the operation writes it (not cmp, test, bt). */
+static bool alu_writes_memory(const struct x86_insn *insn)
+{
+    bool memory_destination = insn->alu_form == X86_ALU_MEM_REG || insn->alu_form == X86_ALU_MEM_IMM ||
+                              insn->alu_form == X86_ALU_MEM;
+    return memory_destination && insn->alu_op != X86_ALU_CMP && insn->alu_op != X86_ALU_TEST &&
+           insn->alu_op != X86_ALU_BT;
 }
 
 /* The second operand of an ALU instruction with a memory destination. */
@@ -169,30 +230,34 @@ bool x86_emulated_access(const struct x86_insn *insn, const struct user_regs_str
         *size = 8;
         *write = true;
         return true;
-    case X86_EMU_STORE:
-    case X86_EMU_LOAD:
-    case X86_EMU_LOAD_ZERO:
-    case X86_EMU_LOAD_SIGN:
     case X86_EMU_ALU:
+        if (!alu_has_memory(insn))
+            return false;
+        *write = alu_writes_memory(insn);
+        break;
+    case X86_EMU_STORE:
     case X86_EMU_XCHG:
     case X86_EMU_XADD:
     case X86_EMU_CMPXCHG:
-        *addr = x86_effective_address(insn, 0, regs);
-        *size = insn->n_mem == 1 ? insn->mem[0].size : 0;
-        *write = insn->emulation == X86_EMU_STORE || (insn->emulation != X86_EMU_LOAD &&
-                 insn->emulation != X86_EMU_LOAD_ZERO && insn->emulation != X86_EMU_LOAD_SIGN &&
-                 !(insn->emulation == X86_EMU_ALU && (insn->alu_op == X86_ALU_CMP || insn->alu_op == X86_ALU_TEST ||
-                                                      insn->alu_form == X86_ALU_REG_MEM)));
-        return true;
+        *write = true;
+        break;
+    case X86_EMU_LOAD:
+    case X86_EMU_LOAD_ZERO:
+    case X86_EMU_LOAD_SIGN:
+    case X86_EMU_JUMP_MEM:
+        *write = false;
+        break;
     default:
         return false;
     }
+    *addr = x86_effective_address(insn, 0, regs);
+    *size = insn->n_mem == 1 ? insn->mem[0].size : 0;
+    return true;
 }
 
 bool x86_is_split_rmw(const struct x86_insn *insn)
 {
-    return insn->emulation == X86_EMU_ALU && !(insn->flags & X86_ATOMIC) && insn->alu_form != X86_ALU_REG_MEM &&
-           insn->alu_op != X86_ALU_CMP && insn->alu_op != X86_ALU_TEST;
+    return insn->emulation == X86_EMU_ALU && !(insn->flags & X86_ATOMIC) && alu_writes_memory(insn);
 }
 
 bool x86_rmw_load(const struct x86_insn *insn, const struct user_regs_struct *regs, const struct x86_memory *mem,
@@ -208,27 +273,27 @@ bool x86_rmw_load(const struct x86_insn *insn, const struct user_regs_struct *re
 
 bool x86_rmw_result(const struct x86_insn *insn, const struct user_regs_struct *regs, uint64_t old, uint64_t *result)
 {
-    uint64_t src, flags, set;
-    bool stores;
+    uint64_t src;
     if (!x86_is_split_rmw(insn) || !alu_source(insn, regs, &src))
         return false;
-    *result = alu((enum x86_alu_op)insn->alu_op, old, src, insn->mem[0].size, regs->eflags, &flags, &set, &stores);
-    return stores;
+    struct alu_result res = alu((enum x86_alu_op)insn->alu_op, old, src, insn->mem[0].size, regs->eflags);
+    *result = res.value;
+    return res.stores;
 }
 
 bool x86_rmw_store(const struct x86_insn *insn, struct user_regs_struct *regs, const struct x86_memory *mem,
                    uint64_t old)
 {
-    uint64_t addr, src, flags, set;
+    uint64_t addr, src;
     unsigned size;
-    bool write, stores;
+    bool write;
     if (!x86_is_split_rmw(insn) || !x86_emulated_access(insn, regs, &addr, &size, &write) ||
         !alu_source(insn, regs, &src))
         return false;
-    uint64_t r = alu((enum x86_alu_op)insn->alu_op, old, src, size, regs->eflags, &flags, &set, &stores);
-    if (stores && !mem->write(mem->ctx, addr, &r, size))
+    struct alu_result res = alu((enum x86_alu_op)insn->alu_op, old, src, size, regs->eflags);
+    if (res.stores && !mem->write(mem->ctx, addr, &res.value, size))
         return false;
-    set_flags(regs, flags, set);
+    set_flags(regs, &res);
     regs->rip += insn->length;
     return true;
 }
@@ -250,26 +315,28 @@ bool x86_cas_outcome(const struct x86_insn *insn, const struct user_regs_struct 
 static bool emulate_alu(const struct x86_insn *insn, struct user_regs_struct *regs, const struct x86_memory *mem,
                         uint64_t addr, unsigned size)
 {
-    uint64_t value = 0, src, flags, set;
-    bool stores;
+    uint64_t value = 0, src;
+    enum x86_alu_op op = (enum x86_alu_op)insn->alu_op;
     if (!mem->read(mem->ctx, addr, &value, size))
         return false;
-    if (insn->alu_form == X86_ALU_REG_MEM) {
+    struct alu_result res;
+    if (insn->alu_form == X86_ALU_REG_MEM || insn->alu_form == X86_ALU_REG_MEM_IMM) {
         struct register_part reg;
         uint64_t dest;
-        if (!x86_read_register(insn->load_reg, regs, &dest) || !x86_register_part(insn->load_reg, regs, &reg))
+        if (!x86_register_part(insn->load_reg, regs, &reg) || !x86_read_register(insn->load_reg, regs, &dest))
             return false;
-        uint64_t r = alu((enum x86_alu_op)insn->alu_op, dest, value, size, regs->eflags, &flags, &set, &stores);
-        if (stores)
-            x86_write_register(&reg, r);
+        res = insn->alu_form == X86_ALU_REG_MEM ? alu(op, dest, value, size, regs->eflags)
+                                                : alu(op, value, (uint64_t)insn->store_imm, size, regs->eflags);
+        if (res.stores)
+            x86_write_register(&reg, res.value);
     } else {
         if (!alu_source(insn, regs, &src))
             return false;
-        uint64_t r = alu((enum x86_alu_op)insn->alu_op, value, src, size, regs->eflags, &flags, &set, &stores);
-        if (stores && !mem->write(mem->ctx, addr, &r, size))
+        res = alu(op, value, src, size, regs->eflags);
+        if (res.stores && !mem->write(mem->ctx, addr, &res.value, size))
             return false;
     }
-    set_flags(regs, flags, set);
+    set_flags(regs, &res);
     return true;
 }
 
@@ -283,37 +350,77 @@ static bool emulate_exchange(const struct x86_insn *insn, struct user_regs_struc
     if (!mem->read(mem->ctx, addr, &value, size) || !x86_read_register(insn->load_reg, regs, &src) ||
         !x86_register_part(insn->load_reg, regs, &reg))
         return false;
-    uint64_t flags;
+    struct alu_result res;
     switch (insn->emulation) {
     case X86_EMU_XCHG:
         if (!mem->write(mem->ctx, addr, &src, size))
             return false;
         x86_write_register(&reg, value);
         return true;
-    case X86_EMU_XADD: {
-        uint64_t sum = add_flags(value, src, 0, size, &flags);
-        if (!mem->write(mem->ctx, addr, &sum, size))
+    case X86_EMU_XADD:
+        res = alu(X86_ALU_ADD, value, src, size, regs->eflags);
+        if (!mem->write(mem->ctx, addr, &res.value, size))
             return false;
         x86_write_register(&reg, value);
-        set_flags(regs, flags, FLAGS_ARITH);
+        set_flags(regs, &res);
         return true;
-    }
     case X86_EMU_CMPXCHG: {
-        uint64_t m = mask_of(size), acc = regs->rax & m;
-        sub_flags(acc, value, 0, size, &flags);
-        if (acc == (value & m)) {
+        uint64_t acc = regs->rax & mask_of(size);
+        res = alu(X86_ALU_CMP, acc, value, size, regs->eflags);
+        if (acc == (value & mask_of(size))) {
             if (!mem->write(mem->ctx, addr, &src, size))
                 return false;
         } else {
             struct register_part a = {(unsigned long long *)&regs->rax, size, 0};
             x86_write_register(&a, value);
         }
-        set_flags(regs, flags, FLAGS_ARITH);
+        set_flags(regs, &res);
         return true;
     }
     default:
         return false;
     }
+}
+
+/* The forms without memory: set, move, lea, nop, arithmetic on registers. */
+static bool emulate_registers(const struct x86_insn *insn, struct user_regs_struct *regs)
+{
+    struct register_part dest;
+    uint64_t value = 0, src = 0;
+    if (insn->emulation == X86_EMU_NOP)
+        return true;
+    if (!x86_register_part(insn->load_reg, regs, &dest))
+        return false;
+    switch (insn->emulation) {
+    case X86_EMU_SET:
+        value = (uint64_t)insn->store_imm;
+        break;
+    case X86_EMU_MOVE:
+        if (!x86_read_register(insn->src_reg, regs, &value))
+            return false;
+        break;
+    case X86_EMU_LEA:
+        value = x86_effective_address(insn, 0, regs);
+        break;
+    case X86_EMU_ALU: {
+        if (!x86_read_register(insn->load_reg, regs, &value))
+            return false;
+        if (insn->alu_form == X86_ALU_REG_REG && !x86_read_register(insn->src_reg, regs, &src))
+            return false;
+        if (insn->alu_form == X86_ALU_REG_IMM)
+            src = (uint64_t)insn->store_imm;
+        struct alu_result res = alu((enum x86_alu_op)insn->alu_op, value, src, dest.width, regs->eflags);
+        set_flags(regs, &res);
+        if (!res.stores)
+            return true;
+        value = res.value;
+        break;
+    }
+    default:
+        return false;
+    }
+    x86_write_register(&dest, value);
+    return true;
 }
 
 bool x86_emulate(const struct x86_insn *insn, struct user_regs_struct *regs, const struct x86_memory *mem)
@@ -324,17 +431,17 @@ bool x86_emulate(const struct x86_insn *insn, struct user_regs_struct *regs, con
     bool write;
     if (insn->emulation == X86_EMU_NONE)
         return false;
-    if (insn->emulation == X86_EMU_SET) {
-        if (!x86_register_part(insn->load_reg, regs, &reg))
-            return false;
-        x86_write_register(&reg, (uint64_t)insn->store_imm);
-        regs->rip += insn->length;
-        return true;
-    }
-    if (!x86_emulated_access(insn, regs, &addr, &size, &write) || size == 0 || size > 8 || (size & (size - 1)))
-        return false;
     /* Work on a copy: a memory access that fails leaves the thread as it was. */
     struct user_regs_struct r = *regs;
+    if (!x86_emulated_access(insn, regs, &addr, &size, &write)) {
+        if (!emulate_registers(insn, &r))
+            return false;
+        r.rip += insn->length;
+        *regs = r;
+        return true;
+    }
+    if (size == 0 || size > 8 || (size & (size - 1)))
+        return false;
     switch (insn->emulation) {
     case X86_EMU_PUSH:
         if (!x86_read_register(insn->load_reg, &r, &value) || !mem->write(mem->ctx, addr, &value, 8))
@@ -355,6 +462,12 @@ bool x86_emulate(const struct x86_insn *insn, struct user_regs_struct *regs, con
         if (!emulate_exchange(insn, &r, mem, addr, size))
             return false;
         break;
+    case X86_EMU_JUMP_MEM:
+        if (!mem->read(mem->ctx, addr, &value, 8))
+            return false;
+        r.rip = value;
+        *regs = r;
+        return true;
     default:
         if (!x86_register_part(insn->load_reg, &r, &reg) || !mem->read(mem->ctx, addr, &value, size))
             return false;

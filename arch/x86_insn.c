@@ -12,6 +12,7 @@
  * operand 0. */
 #include "arch/x86_insn.h"
 #include "arch/x86_capstone.h"
+#include "arch/x86_classify.h"
 #include "arch/x86_regs.h"
 
 #include <stddef.h>
@@ -384,81 +385,6 @@ static void format_text(char *text, size_t capacity, const char *mnemonic, const
     text[length] = '\0';
 }
 
-static bool alu_op_of(unsigned id, enum x86_alu_op *op)
-{
-    switch (id) {
-    case X86_INS_ADD: *op = X86_ALU_ADD; return true;
-    case X86_INS_SUB: *op = X86_ALU_SUB; return true;
-    case X86_INS_ADC: *op = X86_ALU_ADC; return true;
-    case X86_INS_SBB: *op = X86_ALU_SBB; return true;
-    case X86_INS_AND: *op = X86_ALU_AND; return true;
-    case X86_INS_OR: *op = X86_ALU_OR; return true;
-    case X86_INS_XOR: *op = X86_ALU_XOR; return true;
-    case X86_INS_CMP: *op = X86_ALU_CMP; return true;
-    case X86_INS_TEST: *op = X86_ALU_TEST; return true;
-    case X86_INS_INC: *op = X86_ALU_INC; return true;
-    case X86_INS_DEC: *op = X86_ALU_DEC; return true;
-    case X86_INS_NEG: *op = X86_ALU_NEG; return true;
-    case X86_INS_NOT: *op = X86_ALU_NOT; return true;
-    default: return false;
-    }
-}
-
-static bool general_reg_op(const cs_x86_op *op)
-{
-    return op->type == X86_OP_REG && x86_is_general_register((uint16_t)op->reg);
-}
-
-/* Arithmetic, logic and the atomics with one memory operand of 1, 2, 4 or
- * 8 bytes (x86_emulate carries them out; see X86_EMU_ALU and after). */
-static void classify_alu(const cs_insn *insn, const cs_x86 *x86, struct x86_insn *out)
-{
-    if (out->emulation != X86_EMU_NONE || out->n_mem != 1 || (out->flags & X86_STRING))
-        return;
-    unsigned size = out->mem[0].size;
-    if (size != 1 && size != 2 && size != 4 && size != 8)
-        return;
-    const cs_x86_op *o = x86->operands;
-    int n = x86->op_count;
-    enum x86_alu_op op;
-    if (alu_op_of(insn->id, &op)) {
-        out->alu_op = (uint8_t)op;
-        if (n == 1 && o[0].type == X86_OP_MEM && (op == X86_ALU_INC || op == X86_ALU_DEC || op == X86_ALU_NEG ||
-                                                   op == X86_ALU_NOT)) {
-            out->alu_form = X86_ALU_MEM;
-        } else if (n == 2 && o[0].type == X86_OP_MEM && general_reg_op(&o[1])) {
-            out->alu_form = X86_ALU_MEM_REG;
-            out->load_reg = (uint16_t)o[1].reg;
-        } else if (n == 2 && o[0].type == X86_OP_MEM && o[1].type == X86_OP_IMM) {
-            out->alu_form = X86_ALU_MEM_IMM;
-            out->store_imm = o[1].imm;
-        } else if (n == 2 && general_reg_op(&o[0]) && o[1].type == X86_OP_MEM && op <= X86_ALU_TEST) {
-            out->alu_form = X86_ALU_REG_MEM;
-            out->load_reg = (uint16_t)o[0].reg;
-        } else {
-            return;
-        }
-        out->emulation = X86_EMU_ALU;
-        return;
-    }
-    if (n != 2)
-        return;
-    const cs_x86_op *reg = general_reg_op(&o[1]) && o[0].type == X86_OP_MEM ? &o[1]
-                           : general_reg_op(&o[0]) && o[1].type == X86_OP_MEM ? &o[0]
-                                                                               : NULL;
-    if (!reg)
-        return;
-    if (insn->id == X86_INS_XCHG)
-        out->emulation = X86_EMU_XCHG;
-    else if (insn->id == X86_INS_XADD && o[0].type == X86_OP_MEM)
-        out->emulation = X86_EMU_XADD;
-    else if (insn->id == X86_INS_CMPXCHG && o[0].type == X86_OP_MEM)
-        out->emulation = X86_EMU_CMPXCHG;
-    else
-        return;
-    out->load_reg = (uint16_t)reg->reg;
-}
-
 bool x86_decode(x86_decoder *d, const uint8_t *code, size_t size, uint64_t address,
                 struct x86_insn *out)
 {
@@ -511,44 +437,7 @@ bool x86_decode(x86_decoder *d, const uint8_t *code, size_t size, uint64_t addre
     out->flags = flags;
     out->flags |= location_flags(out);
 
-    bool plain_store = (insn->id == X86_INS_MOV || insn->id == X86_INS_MOVABS) && x86->op_count == 2 &&
-                       x86->operands[0].type == X86_OP_MEM && out->n_mem == 1 && !(flags & X86_STRING);
-    if (plain_store && x86->operands[1].type == X86_OP_REG) {
-        out->store_known = true;
-        out->store_reg = (uint16_t)x86->operands[1].reg;
-    } else if (plain_store && x86->operands[1].type == X86_OP_IMM) {
-        out->store_known = true;
-        out->store_imm = x86->operands[1].imm;
-    }
-    if (out->store_known && (out->store_reg == 0 || x86_is_general_register(out->store_reg)))
-        out->emulation = X86_EMU_STORE;
-    bool plain_load = x86->op_count == 2 && x86->operands[0].type == X86_OP_REG &&
-                      x86->operands[1].type == X86_OP_MEM && out->n_mem == 1 && !(flags & X86_STRING) &&
-                      !scan.lock && x86_is_general_register((uint16_t)x86->operands[0].reg);
-    bool register_set = (insn->id == X86_INS_MOV || insn->id == X86_INS_MOVABS) && x86->op_count == 2 &&
-                        x86->operands[0].type == X86_OP_REG && x86->operands[1].type == X86_OP_IMM &&
-                        x86_is_general_register((uint16_t)x86->operands[0].reg);
-    if (register_set) {
-        out->emulation = X86_EMU_SET;
-        out->load_reg = (uint16_t)x86->operands[0].reg;
-        out->store_imm = x86->operands[1].imm;
-    }
-    if (insn->id == X86_INS_PUSH && x86->op_count == 1 && x86->operands[0].type == X86_OP_REG &&
-        x86->operands[0].size == 8 && x86_is_general_register((uint16_t)x86->operands[0].reg)) {
-        out->emulation = X86_EMU_PUSH;
-        out->load_reg = (uint16_t)x86->operands[0].reg;
-    }
-    if (plain_load) {
-        out->load_reg = (uint16_t)x86->operands[0].reg;
-        if (insn->id == X86_INS_MOV || insn->id == X86_INS_MOVABS)
-            out->emulation = X86_EMU_LOAD;
-        else if (insn->id == X86_INS_MOVZX)
-            out->emulation = X86_EMU_LOAD_ZERO;
-        else if (insn->id == X86_INS_MOVSX || insn->id == X86_INS_MOVSXD)
-            out->emulation = X86_EMU_LOAD_SIGN;
-    }
-
-    classify_alu(insn, x86, out);
+    x86_classify(insn, scan.lock, string, out);
 
     if (out->n_mem > 0 && is_rip_relative(&out->mem[0])) {
         uint64_t target = address + out->length + (uint64_t)out->mem[0].disp;
@@ -632,13 +521,34 @@ static uint64_t register_value(uint16_t reg, const struct user_regs_struct *r)
 /* Note for pop with an rsp-based destination: the CPU uses rsp after the
  * pop, this returns the address with rsp before it. Such operands are own
  * stack and never visible, so nobody asks. */
+/* bt/bts/btr/btc [m], reg address a bit string: the register is a signed
+ * bit offset, and the CPU accesses the operand-sized word it falls in. */
+static bool is_bit_string_access(const struct x86_insn *insn, int i)
+{
+    return i == 0 && insn->emulation == X86_EMU_ALU && insn->alu_form == X86_ALU_MEM_REG &&
+           insn->alu_op >= X86_ALU_BT;
+}
+
+static int64_t bit_string_displacement(const struct x86_insn *insn, const struct user_regs_struct *regs)
+{
+    uint64_t offset = 0;
+    unsigned size = insn->mem[0].size, bits = size * 8;
+    x86_read_register(insn->load_reg, regs, &offset);
+    int64_t signed_offset = bits == 64 ? (int64_t)offset : (int64_t)(offset << (64 - bits)) >> (64 - bits);
+    int shift = size == 2 ? 4 : size == 4 ? 5 : 6;
+    return (signed_offset >> shift) * (int64_t)size;   /* >> rounds down, as the CPU does */
+}
+
 uint64_t x86_effective_address(const struct x86_insn *insn, int i,
                                const struct user_regs_struct *regs)
 {
-    if (i < 0 || i >= insn->n_mem)
+    bool lea = i == 0 && insn->emulation == X86_EMU_LEA;
+    if (i < 0 || (i >= insn->n_mem && !lea))
         return 0;
     const struct x86_mem_operand *m = &insn->mem[i];
     uint64_t address = (uint64_t)m->disp;
+    if (is_bit_string_access(insn, i))
+        address += (uint64_t)bit_string_displacement(insn, regs);
     /* regs->rip, not insn->address: the code may run relocated (PIE) from
      * where it was decoded. */
     if (m->base == X86_REG_RIP)

@@ -28,6 +28,7 @@ enum x86_insn_flag {
 
 enum { X86_MAX_MEM_OPERANDS = 2 };
 
+/* What x86_emulate can carry out (see x86_classify.c for the exact forms). */
 enum x86_emulation {
     X86_EMU_NONE,
     X86_EMU_STORE,          /* mov [m], reg/imm */
@@ -36,24 +37,38 @@ enum x86_emulation {
     X86_EMU_LOAD_SIGN,      /* movsx / movsxd reg, [m] */
     X86_EMU_SET,            /* mov reg, imm (no memory) */
     X86_EMU_PUSH,           /* push reg64 */
-    X86_EMU_ALU,            /* add/sub/adc/sbb/and/or/xor/cmp/test/inc/dec/neg/not with memory (alu_*) */
+    X86_EMU_ALU,            /* arithmetic, logic, imul and bit tests (alu_op, alu_form) */
     X86_EMU_XCHG,           /* xchg [m], reg (always atomic) */
     X86_EMU_XADD,           /* [lock] xadd [m], reg */
     X86_EMU_CMPXCHG,        /* [lock] cmpxchg [m], reg (compares with al/ax/eax/rax) */
+    X86_EMU_MOVE,           /* mov reg, reg (no memory) */
+    X86_EMU_LEA,            /* lea reg, [m]: computes mem[0]'s address, touches nothing (n_mem is 0) */
+    X86_EMU_NOP,            /* nop, endbr64 */
+    X86_EMU_JUMP_MEM,       /* jmp qword ptr [m]: rip := [m] */
 };
 
 /* The arithmetic of X86_EMU_ALU. */
 enum x86_alu_op {
     X86_ALU_ADD, X86_ALU_SUB, X86_ALU_ADC, X86_ALU_SBB, X86_ALU_AND, X86_ALU_OR, X86_ALU_XOR,
     X86_ALU_CMP, X86_ALU_TEST, X86_ALU_INC, X86_ALU_DEC, X86_ALU_NEG, X86_ALU_NOT,
+    X86_ALU_IMUL,           /* two- and three-operand forms (truncating; CF and OF on overflow) */
+    X86_ALU_BT, X86_ALU_BTS, X86_ALU_BTR, X86_ALU_BTC, /* the bit's old value in CF */
 };
 
-/* Where X86_EMU_ALU's operands are. */
+/* Where X86_EMU_ALU's operands are. load_reg is the register operand
+ * (destination or source, as the form says), src_reg a second one,
+ * store_imm the immediate. */
 enum x86_alu_form {
-    X86_ALU_MEM_REG,        /* op [m], reg   (destination memory; cmp/test only read it) */
+    X86_ALU_MEM_REG,        /* op [m], reg   (destination memory; cmp/test/bt only read it;
+                             *                for bt* the register is a bit offset that may
+                             *                reach beyond the operand: see x86_effective_address) */
     X86_ALU_MEM_IMM,        /* op [m], imm */
     X86_ALU_REG_MEM,        /* op reg, [m]   (destination the register) */
     X86_ALU_MEM,            /* op [m]        (inc, dec, neg, not) */
+    X86_ALU_REG_MEM_IMM,    /* imul reg, [m], imm */
+    X86_ALU_REG_REG,        /* op reg, src_reg (no memory) */
+    X86_ALU_REG_IMM,        /* op reg, imm     (no memory) */
+    X86_ALU_REG,            /* op reg          (no memory: inc, dec, neg, not) */
 };
 
 /* Memory as x86_emulate reaches it: true when all n bytes were moved. */
@@ -85,12 +100,11 @@ struct x86_insn {
     bool store_known;
     uint16_t store_reg;            /* capstone register id, 0 for an immediate */
     int64_t store_imm;
-    /* A plain load, store, register set or push (mov, movzx, movsx,
-     * movsxd, push with general registers and immediates) that
-     * x86_emulate can perform. */
+    /* What x86_emulate can perform, with general registers and immediates only. */
     uint8_t emulation;             /* enum x86_emulation */
-    uint16_t load_reg;             /* the destination of a load or set; the pushed register;
-                                    * the register operand of ALU, xchg, xadd and cmpxchg */
+    uint16_t load_reg;             /* the destination of a load, set, move or lea; the pushed
+                                    * register; the register operand of ALU, xchg, xadd, cmpxchg */
+    uint16_t src_reg;              /* the source of a move or of an ALU register-register form */
     uint8_t alu_op;                /* enum x86_alu_op, for X86_EMU_ALU */
     uint8_t alu_form;              /* enum x86_alu_form */
     char text[80];                 /* "mov dword ptr [rip + 0x2ee6], eax" */
@@ -114,7 +128,11 @@ bool x86_insn_may_be_visible(const struct x86_insn *insn, bool frame_pointer);
 
 /* Effective address of memory operand i given the registers of the thread
  * stopped *at* this instruction (regs->rip == insn->address). fs/gs-based
- * operands add regs->fs_base / gs_base. */
+ * operands add regs->fs_base / gs_base. Two cases say more than the
+ * operand's text: for bt/bts/btr/btc [m], reg (X86_EMU_ALU) it is the
+ * operand-sized word the CPU accesses, [m] moved by the bit offset's
+ * multiple of the operand size (the bit string may extend far beyond [m]);
+ * for X86_EMU_LEA, i == 0 is the address lea computes (nothing accessed). */
 uint64_t x86_effective_address(const struct x86_insn *insn, int i,
                                const struct user_regs_struct *regs);
 
@@ -124,18 +142,24 @@ uint64_t x86_effective_address(const struct x86_insn *insn, int i,
 bool x86_store_value(const struct x86_insn *insn, const struct user_regs_struct *regs, uint64_t *value);
 
 /* Performs an emulatable instruction (insn->emulation) on regs and mem as
- * the CPU would, rip included, for a thread stopped at it. False, with
+ * the CPU would, rip included (a jmp [m] sets it to the target), for a
+ * thread stopped at it. RFLAGS: CF, PF, AF, ZF, SF and OF as the CPU sets
+ * them; flags the manuals leave undefined (AF after logic operations is
+ * cleared, SF/ZF/AF/PF after imul and bt* are left as they were, as AMD
+ * cores do) may differ from another CPU's; other bits untouched. False, with
  * nothing changed, when the instruction is not one of those or the memory
  * could not be reached (the caller then lets the CPU run it, fault and
  * all). The caller decides whether the address (x86_emulated_access) is one
  * the program may access: mem may well reach pages the program could not. */
 bool x86_emulate(const struct x86_insn *insn, struct user_regs_struct *regs, const struct x86_memory *mem);
 /* The memory an emulatable instruction would touch: false when none
- * (a register set), else its address, size and direction. */
+ * (set, move, lea, nop, arithmetic on registers), else its address, size
+ * and direction (write: it may store; cmp, test, bt and loads only read). */
 bool x86_emulated_access(const struct x86_insn *insn, const struct user_regs_struct *regs, uint64_t *addr,
                          unsigned *size, bool *write);
 
-/* A read-modify-write on memory without LOCK (add [m], 1 and the like): on
+/* A read-modify-write on memory without LOCK (add, sub, adc, sbb, and, or,
+ * xor, inc, dec, neg, not, bts, btr, btc with a memory destination): on
  * real hardware the load and the store are two accesses another core can
  * come between. The engine splits it into two steps: x86_rmw_load reads
  * the old value (nothing else changes), and later x86_rmw_store computes
@@ -152,7 +176,10 @@ bool x86_rmw_result(const struct x86_insn *insn, const struct user_regs_struct *
 
 /* What a cmpxchg does, from the registers before it and the memory value
  * it found: expected (the accumulator), desired (the source register),
- * and whether it stores (found == expected). */
+ * and whether it stores (found == expected, which is ZF after it). Around
+ * one emulated step: read `found` (size bytes at x86_emulated_access's
+ * address) and keep the registers, then x86_emulate; or ask before the
+ * step, to say what it will do, as the memory is now. */
 struct x86_cas {
     uint64_t expected, found, desired;
     bool stored;

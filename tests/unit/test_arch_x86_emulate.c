@@ -1,10 +1,15 @@
 /* Unit tests for arch/x86_emulate.c: the CPU is the oracle. Each case is
- * one instruction, assembled into this test (below, with a label before
- * and after it); it runs natively on random registers, flags and memory,
- * and the emulator runs the same bytes (decoded with x86_decode) on the
- * same inputs: registers, memory and the arithmetic flags must agree.
- * Convention of every case: the memory operand is [rdi], the register
- * operand is rsi (or esi, si, sil), cmpxchg compares with rax. */
+ * one instruction, assembled by GNU as into this test (FORMS below, with a
+ * label before and after it, then ret); it runs natively on random
+ * registers, flags and memory, and the emulator runs the same bytes
+ * (decoded with x86_decode at the same address) on the same inputs:
+ * registers, rip, the 128 bytes of memory around the operand and the
+ * flags the manuals define must agree.
+ *
+ * Conventions of every case: memory operands are based on rdi (which
+ * points 48 bytes into xe_buffer) or rip-relative into xe_buffer; rcx is
+ * a small index (-8..8); rsi, rdx, r9 and rax are data registers;
+ * cmpxchg compares with rax. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,69 +19,183 @@
 
 #include "arch/x86_insn.h"
 
-/* The state a case runs in and leaves: rax, rsi, rdi, flags. */
+/* The state a case runs in and leaves. */
 struct cpu {
-    uint64_t rax, rsi, rdi, flags;
+    uint64_t rax, rcx, rdx, rsi, rdi, r9, flags;
 };
 
 /* run_case(cpu, fn): loads the registers and flags, calls fn (one
  * instruction and ret), stores them back. */
-__asm__(".text\n"
-        ".globl run_case\n"
-        "run_case:\n"
+__asm__(".pushsection .text\n"
+        ".globl xe_run_case\n"
+        "xe_run_case:\n"
         "  push %rbx\n  push %r12\n  push %r13\n"
         "  mov %rdi, %r12\n  mov %rsi, %r13\n"
-        "  mov 0(%r12), %rax\n  mov 8(%r12), %rsi\n  mov 16(%r12), %rdi\n"
-        "  pushq 24(%r12)\n  popfq\n"
+        "  mov 0(%r12), %rax\n  mov 8(%r12), %rcx\n  mov 16(%r12), %rdx\n"
+        "  mov 24(%r12), %rsi\n  mov 32(%r12), %rdi\n  mov 40(%r12), %r9\n"
+        "  pushq 48(%r12)\n  popfq\n"
         "  call *%r13\n"
-        "  pushfq\n  popq 24(%r12)\n"
-        "  mov %rax, 0(%r12)\n  mov %rsi, 8(%r12)\n"
+        "  pushfq\n  popq 48(%r12)\n"
+        "  mov %rax, 0(%r12)\n  mov %rcx, 8(%r12)\n  mov %rdx, 16(%r12)\n"
+        "  mov %rsi, 24(%r12)\n  mov %rdi, 32(%r12)\n  mov %r9, 40(%r12)\n"
         "  pop %r13\n  pop %r12\n  pop %rbx\n"
-        "  ret\n");
-void run_case(struct cpu *cpu, void (*fn)(void));
+        "  ret\n"
+        ".globl xe_ret\n"
+        "xe_ret:\n  ret\n"
+        ".popsection\n");
+void xe_run_case(struct cpu *cpu, void (*fn)(void));
+extern char xe_ret[];
 
-#define CASE(name, text)                                                                  \
-    __asm__(".text\n.globl " #name "\n" #name ":\n  " text "\n.globl " #name "_end\n" #name \
-            "_end:\n  ret\n");                                                           \
-    extern char name[], name##_end[];
+/* The memory the cases work on (rip-relative cases name it). */
+enum { BUFFER = 128, OPERAND_AT = 48 };
+uint8_t xe_buffer[BUFFER] __attribute__((aligned(16)));
 
-CASE(add8, "addb %sil, (%rdi)") CASE(add16, "addw %si, (%rdi)") CASE(add32, "addl %esi, (%rdi)")
-CASE(add64, "addq %rsi, (%rdi)") CASE(addi32, "addl $1, (%rdi)") CASE(addi8, "addb $0x7f, (%rdi)")
-CASE(addi64, "addq $-3, (%rdi)") CASE(sub32, "subl %esi, (%rdi)") CASE(sub8, "subb %sil, (%rdi)")
-CASE(subi16, "subw $0x1234, (%rdi)") CASE(adc32, "adcl %esi, (%rdi)") CASE(adc64, "adcq %rsi, (%rdi)")
-CASE(sbb16, "sbbw %si, (%rdi)") CASE(sbb8, "sbbb %sil, (%rdi)") CASE(and32, "andl %esi, (%rdi)")
-CASE(and8, "andb %sil, (%rdi)") CASE(or64, "orq %rsi, (%rdi)") CASE(ori32, "orl $0x80000000, (%rdi)")
-CASE(xor16, "xorw %si, (%rdi)") CASE(xor32, "xorl %esi, (%rdi)") CASE(cmp32, "cmpl %esi, (%rdi)")
-CASE(cmpi32, "cmpl $0, (%rdi)") CASE(cmp8, "cmpb %sil, (%rdi)") CASE(cmpr64, "cmpq (%rdi), %rsi")
-CASE(test32, "testl %esi, (%rdi)") CASE(testi8, "testb $1, (%rdi)") CASE(inc32, "incl (%rdi)")
-CASE(inc8, "incb (%rdi)") CASE(dec64, "decq (%rdi)") CASE(dec16, "decw (%rdi)") CASE(neg32, "negl (%rdi)")
-CASE(neg8, "negb (%rdi)") CASE(not32, "notl (%rdi)") CASE(not64, "notq (%rdi)")
-CASE(addr32, "addl (%rdi), %esi") CASE(subr64, "subq (%rdi), %rsi") CASE(xorr8, "xorb (%rdi), %sil")
-CASE(andr16, "andw (%rdi), %si") CASE(lockadd32, "lock addl %esi, (%rdi)")
-CASE(lockinc64, "lock incq (%rdi)") CASE(lockor8, "lock orb %sil, (%rdi)") CASE(lockdec32, "lock decl (%rdi)")
-CASE(xchg32, "xchgl %esi, (%rdi)") CASE(xchg64, "xchgq %rsi, (%rdi)") CASE(xchg8, "xchgb %sil, (%rdi)")
-CASE(xadd32, "lock xaddl %esi, (%rdi)") CASE(xadd64, "lock xaddq %rsi, (%rdi)") CASE(xadd16, "xaddw %si, (%rdi)")
-CASE(cas32, "lock cmpxchgl %esi, (%rdi)") CASE(cas64, "lock cmpxchgq %rsi, (%rdi)")
-CASE(cas8, "lock cmpxchgb %sil, (%rdi)") CASE(cas16, "cmpxchgw %si, (%rdi)")
+/* What a case is, besides its text. */
+enum {
+    ARITH = 0,          /* every arithmetic flag defined */
+    LOGIC = 1 << 0,     /* AF undefined */
+    MUL = 1 << 1,       /* only CF and OF defined */
+    BIT = 1 << 2,       /* only CF defined */
+    BITREG = 1 << 3,    /* rsi is a bit offset: kept within the buffer */
+    CAS = 1 << 4,       /* rax equals memory half of the time */
+    JUMP = 1 << 5,      /* memory holds the target */
+    SPLIT = 1 << 6,     /* a read-modify-write without lock: two steps */
+};
+
+/* ---- the forms ------------------------------------------------------------ */
+
+/* op [m], reg;  lock op [m], reg;  op [m], imm (imm8 and wider encodings);
+ * lock op [m], imm;  op reg, [m];  op reg, reg;  op reg, imm */
+#define BINARY(X, op, k)                                                                              \
+    X(op##_mr_b, #op "b %sil, (%rdi)", k | SPLIT) X(op##_mr_w, #op "w %si, (%rdi)", k | SPLIT)        \
+    X(op##_mr_l, #op "l %esi, (%rdi)", k | SPLIT) X(op##_mr_q, #op "q %rsi, (%rdi)", k | SPLIT)       \
+    X(lock_##op##_mr_b, "lock " #op "b %sil, (%rdi)", k) X(lock_##op##_mr_w, "lock " #op "w %si, (%rdi)", k) \
+    X(lock_##op##_mr_l, "lock " #op "l %esi, (%rdi)", k) X(lock_##op##_mr_q, "lock " #op "q %rsi, (%rdi)", k) \
+    X(op##_mi_b, #op "b $0x9c, (%rdi)", k | SPLIT) X(op##_mi8_w, #op "w $-3, (%rdi)", k | SPLIT)     \
+    X(op##_mi_w, #op "w $0x1234, (%rdi)", k | SPLIT) X(op##_mi8_l, #op "l $0x7f, (%rdi)", k | SPLIT)   \
+    X(op##_mi_l, #op "l $0x87654321, (%rdi)", k | SPLIT) X(op##_mi8_q, #op "q $-3, (%rdi)", k | SPLIT) \
+    X(op##_mi_q, #op "q $-0x789abcde, (%rdi)", k | SPLIT)                                             \
+    X(lock_##op##_mi_b, "lock " #op "b $1, (%rdi)", k) X(lock_##op##_mi_w, "lock " #op "w $0x8000, (%rdi)", k) \
+    X(lock_##op##_mi_l, "lock " #op "l $0x12345678, (%rdi)", k) X(lock_##op##_mi8_q, "lock " #op "q $-1, (%rdi)", k) \
+    READ_FORMS(X, op, k)
+
+/* The forms that only read memory (the ones cmp shares). */
+#define READ_FORMS(X, op, k)                                                                          \
+    X(op##_rm_b, #op "b (%rdi), %sil", k) X(op##_rm_w, #op "w (%rdi), %si", k)                        \
+    X(op##_rm_l, #op "l (%rdi), %esi", k) X(op##_rm_q, #op "q (%rdi), %rsi", k)                       \
+    X(op##_rr_b, #op "b %dl, %sil", k) X(op##_rr_w, #op "w %dx, %si", k)                              \
+    X(op##_rr_l, #op "l %edx, %esi", k) X(op##_rr_q, #op "q %rdx, %rsi", k)                           \
+    X(op##_ri_b, #op "b $0x9c, %sil", k) X(op##_ri_w, #op "w $0x1234, %si", k)                        \
+    X(op##_ri_l, #op "l $0x12345678, %esi", k) X(op##_ri8_q, #op "q $-3, %rsi", k)
+
+#define COMPARE(X)                                                                                    \
+    X(cmp_mr_b, "cmpb %sil, (%rdi)", ARITH) X(cmp_mr_w, "cmpw %si, (%rdi)", ARITH)                    \
+    X(cmp_mr_l, "cmpl %esi, (%rdi)", ARITH) X(cmp_mr_q, "cmpq %rsi, (%rdi)", ARITH)                   \
+    X(cmp_mi_b, "cmpb $1, (%rdi)", ARITH) X(cmp_mi8_w, "cmpw $-3, (%rdi)", ARITH)                     \
+    X(cmp_mi_l, "cmpl $0x80000000, (%rdi)", ARITH) X(cmp_mi8_q, "cmpq $0, (%rdi)", ARITH)             \
+    READ_FORMS(X, cmp, ARITH)                                                                         \
+    X(test_mr_b, "testb %sil, (%rdi)", LOGIC) X(test_mr_w, "testw %si, (%rdi)", LOGIC)                \
+    X(test_mr_l, "testl %esi, (%rdi)", LOGIC) X(test_mr_q, "testq %rsi, (%rdi)", LOGIC)               \
+    X(test_mi_b, "testb $1, (%rdi)", LOGIC) X(test_mi_w, "testw $0x8001, (%rdi)", LOGIC)              \
+    X(test_mi_l, "testl $0x80000001, (%rdi)", LOGIC) X(test_mi_q, "testq $-16, (%rdi)", LOGIC)        \
+    X(test_rr_l, "testl %esi, %esi", LOGIC) X(test_rr_q, "testq %rdx, %rsi", LOGIC)                   \
+    X(test_rr_b, "testb %dl, %dl", LOGIC) X(test_ri_l, "testl $0x100, %esi", LOGIC)
+
+/* inc, dec, neg, not on memory (locked or not) and on registers. */
+#define UNARY(X, op)                                                                                  \
+    X(op##_m_b, #op "b (%rdi)", SPLIT) X(op##_m_w, #op "w (%rdi)", SPLIT)                             \
+    X(op##_m_l, #op "l (%rdi)", SPLIT) X(op##_m_q, #op "q (%rdi)", SPLIT)                             \
+    X(lock_##op##_m_b, "lock " #op "b (%rdi)", ARITH) X(lock_##op##_m_w, "lock " #op "w (%rdi)", ARITH) \
+    X(lock_##op##_m_l, "lock " #op "l (%rdi)", ARITH) X(lock_##op##_m_q, "lock " #op "q (%rdi)", ARITH) \
+    X(op##_r_b, #op "b %sil", ARITH) X(op##_r_l, #op "l %esi", ARITH) X(op##_r_q, #op "q %rsi", ARITH)
+
+#define MULTIPLY(X)                                                                                   \
+    X(imul_rm_w, "imulw (%rdi), %si", MUL) X(imul_rm_l, "imull (%rdi), %esi", MUL)                    \
+    X(imul_rm_q, "imulq (%rdi), %rsi", MUL) X(imul_rmi8_w, "imulw $-3, (%rdi), %si", MUL)             \
+    X(imul_rmi_w, "imulw $0x1234, (%rdi), %si", MUL) X(imul_rmi8_l, "imull $7, (%rdi), %esi", MUL)    \
+    X(imul_rmi_l, "imull $-0x12345, (%rdi), %esi", MUL) X(imul_rmi8_q, "imulq $-3, (%rdi), %rsi", MUL) \
+    X(imul_rmi_q, "imulq $-0x12345678, (%rdi), %rsi", MUL) X(imul_rr_l, "imull %edx, %esi", MUL)     \
+    X(imul_rr_q, "imulq %rdx, %rsi", MUL)
+
+/* bt* [m], imm (the bit number modulo the width) and bt* [m], reg (a
+ * signed bit offset into the string at [m]). */
+#define BITS(X, op, k)                                                                                \
+    X(op##_mi_w, #op "w $13, (%rdi)", BIT | k) X(op##_mi_l, #op "l $37, (%rdi)", BIT | k)             \
+    X(op##_mi_q, #op "q $63, (%rdi)", BIT | k) X(op##_mr_w, #op "w %si, (%rdi)", BIT | BITREG | k)    \
+    X(op##_mr_l, #op "l %esi, (%rdi)", BIT | BITREG | k) X(op##_mr_q, #op "q %rsi, (%rdi)", BIT | BITREG | k)
+#define LOCKED_BITS(X, op)                                                                            \
+    BITS(X, op, SPLIT)                                                                                \
+    X(lock_##op##_mi_l, "lock " #op "l $5, (%rdi)", BIT) X(lock_##op##_mi_q, "lock " #op "q $40, (%rdi)", BIT) \
+    X(lock_##op##_mr_w, "lock " #op "w %si, (%rdi)", BIT | BITREG)                                    \
+    X(lock_##op##_mr_l, "lock " #op "l %esi, (%rdi)", BIT | BITREG)                                   \
+    X(lock_##op##_mr_q, "lock " #op "q %rsi, (%rdi)", BIT | BITREG)
+
+#define EXCHANGE(X)                                                                                   \
+    X(xchg_b, "xchgb %sil, (%rdi)", ARITH) X(xchg_w, "xchgw %si, (%rdi)", ARITH)                      \
+    X(xchg_l, "xchgl %esi, (%rdi)", ARITH) X(xchg_q, "xchgq %rsi, (%rdi)", ARITH)                     \
+    X(xchg_rev_l, "xchgl (%rdi), %esi", ARITH) X(xchg_r9, "xchgq %r9, (%rdi)", ARITH)                 \
+    X(xchg_ah, "xchgb %ah, (%rdi)", ARITH)                                                            \
+    X(xadd_b, "xaddb %sil, (%rdi)", ARITH) X(xadd_w, "xaddw %si, (%rdi)", ARITH)                      \
+    X(xadd_l, "xaddl %esi, (%rdi)", ARITH) X(xadd_q, "xaddq %rsi, (%rdi)", ARITH)                     \
+    X(lock_xadd_b, "lock xaddb %sil, (%rdi)", ARITH) X(lock_xadd_w, "lock xaddw %si, (%rdi)", ARITH)  \
+    X(lock_xadd_l, "lock xaddl %esi, (%rdi)", ARITH) X(lock_xadd_q, "lock xaddq %rsi, (%rdi)", ARITH) \
+    X(cas_b, "cmpxchgb %sil, (%rdi)", CAS) X(cas_w, "cmpxchgw %si, (%rdi)", CAS)                      \
+    X(cas_l, "cmpxchgl %esi, (%rdi)", CAS) X(cas_q, "cmpxchgq %rsi, (%rdi)", CAS)                     \
+    X(lock_cas_b, "lock cmpxchgb %sil, (%rdi)", CAS) X(lock_cas_w, "lock cmpxchgw %si, (%rdi)", CAS)  \
+    X(lock_cas_l, "lock cmpxchgl %esi, (%rdi)", CAS) X(lock_cas_q, "lock cmpxchgq %rsi, (%rdi)", CAS)
+
+#define MOVES(X)                                                                                      \
+    X(store_b, "movb %sil, (%rdi)", ARITH) X(store_w, "movw %si, (%rdi)", ARITH)                      \
+    X(store_l, "movl %esi, (%rdi)", ARITH) X(store_q, "movq %rsi, (%rdi)", ARITH)                     \
+    X(store_i_b, "movb $0x9c, (%rdi)", ARITH) X(store_i_q, "movq $-2, (%rdi)", ARITH)                 \
+    X(load_b, "movb (%rdi), %sil", ARITH) X(load_w, "movw (%rdi), %si", ARITH)                        \
+    X(load_l, "movl (%rdi), %esi", ARITH) X(load_q, "movq (%rdi), %rsi", ARITH)                       \
+    X(load_ah, "movb (%rdi), %ah", ARITH) X(movzx_b, "movzbl (%rdi), %esi", ARITH)                    \
+    X(movzx_w, "movzwq (%rdi), %rsi", ARITH) X(movsx_b, "movsbq (%rdi), %rsi", ARITH)                 \
+    X(movsx_w, "movswl (%rdi), %esi", ARITH) X(movsxd, "movslq (%rdi), %rsi", ARITH)                  \
+    X(move_l, "movl %edx, %esi", ARITH) X(move_q, "movq %rdx, %rsi", ARITH)                           \
+    X(move_b, "movb %dh, %al", ARITH) X(set_l, "movl $7, %esi", ARITH) X(set_b, "movb $7, %ah", ARITH) \
+    X(lea_q, "leaq 8(%rdi,%rcx,4), %rsi", ARITH) X(lea_l, "leal -1(%rdx), %esi", ARITH)               \
+    X(lea_w, "leaw 3(%rdi,%rcx), %si", ARITH) X(lea_rip, "leaq xe_buffer(%rip), %rsi", ARITH) X(lea_any, "leaq -5(%rdx,%rsi,8), %rsi", ARITH)         \
+    X(nop, "nop", ARITH) X(nop_m, "nopl 0(%rax,%rax,1)", ARITH) X(endbr64, "endbr64", ARITH)          \
+    X(jmp_m, "jmp *(%rdi)", JUMP)
+
+/* Other addressing: index and scale, rip-relative, high-byte and REX registers. */
+#define ADDRESSING(X)                                                                                 \
+    X(add_indexed, "addl %esi, 8(%rdi,%rcx,4)", ARITH | SPLIT)                                        \
+    X(xadd_indexed, "lock xaddq %rsi, 16(%rdi,%rcx,4)", ARITH)                                       \
+    X(cas_rip, "lock cmpxchgl %esi, xe_buffer+64(%rip)", CAS)                                         \
+    X(inc_rip, "incq xe_buffer+40(%rip)", ARITH | SPLIT) X(cmp_rip, "cmpw $5, xe_buffer+50(%rip)", ARITH) \
+    X(add_ah, "addb %ah, (%rdi)", ARITH | SPLIT) X(sub_dh, "subb (%rdi), %dh", ARITH)                  \
+    X(or_r9, "orq %r9, (%rdi)", LOGIC | SPLIT) X(and_r9d, "andl (%rdi), %r9d", LOGIC)                  \
+    X(inc_disp, "incw 2(%rdi)", ARITH | SPLIT) X(bts_indexed, "btsl %esi, 4(%rdi,%rcx,2)", BIT | BITREG | SPLIT)
+
+#define FORMS(X)                                                                                      \
+    BINARY(X, add, ARITH) BINARY(X, sub, ARITH) BINARY(X, adc, ARITH) BINARY(X, sbb, ARITH)          \
+    BINARY(X, and, LOGIC) BINARY(X, or, LOGIC) BINARY(X, xor, LOGIC) COMPARE(X)                      \
+    UNARY(X, inc) UNARY(X, dec) UNARY(X, neg) UNARY(X, not) MULTIPLY(X)                              \
+    BITS(X, bt, 0) LOCKED_BITS(X, bts) LOCKED_BITS(X, btr) LOCKED_BITS(X, btc)                       \
+    EXCHANGE(X) MOVES(X) ADDRESSING(X)
+
+#define DEFINE_CASE(name, text, attrs)                                                                \
+    __asm__(".pushsection .text\n.globl xe_" #name "\nxe_" #name ":\n  " text "\n.globl xe_" #name    \
+            "_end\nxe_" #name "_end:\n  ret\n.popsection\n");                                         \
+    extern char xe_##name[], xe_##name##_end[];
+FORMS(DEFINE_CASE)
 
 struct case_def {
     const char *name;
     char *start, *end;
-    bool logic;         /* AF is undefined after it */
+    unsigned attrs;
 };
 
-#define C(n, l) {#n, n, n##_end, l}
-static const struct case_def cases[] = {
-    C(add8, 0), C(add16, 0), C(add32, 0), C(add64, 0), C(addi32, 0), C(addi8, 0), C(addi64, 0), C(sub32, 0),
-    C(sub8, 0), C(subi16, 0), C(adc32, 0), C(adc64, 0), C(sbb16, 0), C(sbb8, 0), C(and32, 1), C(and8, 1),
-    C(or64, 1), C(ori32, 1), C(xor16, 1), C(xor32, 1), C(cmp32, 0), C(cmpi32, 0), C(cmp8, 0), C(cmpr64, 0),
-    C(test32, 1), C(testi8, 1), C(inc32, 0), C(inc8, 0), C(dec64, 0), C(dec16, 0), C(neg32, 0), C(neg8, 0),
-    C(not32, 0), C(not64, 0), C(addr32, 0), C(subr64, 0), C(xorr8, 1), C(andr16, 1), C(lockadd32, 0),
-    C(lockinc64, 0), C(lockor8, 1), C(lockdec32, 0), C(xchg32, 0), C(xchg64, 0), C(xchg8, 0), C(xadd32, 0),
-    C(xadd64, 0), C(xadd16, 0), C(cas32, 0), C(cas64, 0), C(cas8, 0), C(cas16, 0),
-};
+#define CASE_ENTRY(name, text, attrs) {#name, xe_##name, xe_##name##_end, attrs},
+static const struct case_def cases[] = {FORMS(CASE_ENTRY)};
+enum { N_CASES = sizeof cases / sizeof cases[0] };
 
-enum { ARITH_FLAGS = 0x8d5, AF = 0x10, ROUNDS = 3000 };
+/* ---- inputs ---------------------------------------------------------------- */
+
+enum { CF = 0x1, AF = 0x10, OF = 0x800, ARITH_FLAGS = 0x8d5, ROUNDS = 1500 };
 
 static uint64_t lcg_state = 12345;
 static uint64_t rnd(void)
@@ -89,12 +208,65 @@ static uint64_t rnd(void)
     case 1: return (x >> 8) & 0xff;
     case 2: return ~0ull;
     case 3: return 0x80ull << ((x >> 8) & 0x38);
-    case 4: return 0x7fffffffull;
+    case 4: return 0x7fffffffull + ((x >> 8) & 3);
     default: return x * 0x9e3779b97f4a7c15ull;
     }
 }
 
-static uint64_t memory[2];
+/* The flags a case's result defines. */
+static uint64_t defined_flags(const struct case_def *c)
+{
+    if (c->attrs & BIT)
+        return CF;
+    if (c->attrs & MUL)
+        return CF | OF;
+    return ARITH_FLAGS & ~(c->attrs & LOGIC ? (uint64_t)AF : 0);
+}
+
+/* One random starting point: registers, flags and the buffer. */
+struct input {
+    struct cpu cpu;
+    uint8_t memory[BUFFER];
+};
+
+static void random_input(const struct case_def *c, int round, struct input *in)
+{
+    for (size_t i = 0; i < BUFFER; i += 8) {
+        uint64_t v = rnd();
+        memcpy(in->memory + i, &v, 8);
+    }
+    uint8_t *operand = xe_buffer + OPERAND_AT;
+    in->cpu = (struct cpu){rnd(), (uint64_t)(int64_t)((int)(rnd() % 17) - 8), rnd(), rnd(),
+                           (uint64_t)(uintptr_t)operand, rnd(), 0x202 | (rnd() & ARITH_FLAGS)};
+    if (c->attrs & BITREG) {
+        /* -256..255 bits: within the buffer. Bits above the operand's
+         * width are not part of the offset: random but for 64-bit forms. */
+        in->cpu.rsi = (uint64_t)(int64_t)((int)(rnd() % 512) - 256);
+        size_t n = strlen(c->name);
+        if (c->name[n - 1] != 'q')
+            in->cpu.rsi ^= rnd() << 32;
+    }
+    if ((c->attrs & CAS) && (round & 1)) {
+        /* Half of the compare-and-swaps succeed: rax equals the memory. */
+        uint64_t at = (uint64_t)(uintptr_t)operand;
+        if (strstr(c->name, "rip"))
+            at = (uint64_t)(uintptr_t)(xe_buffer + 64);
+        memcpy(&in->cpu.rax, in->memory + (at - (uint64_t)(uintptr_t)xe_buffer), 8);
+    }
+    if (c->attrs & JUMP) {
+        uint64_t target = (uint64_t)(uintptr_t)xe_ret;
+        memcpy(in->memory + OPERAND_AT, &target, 8);
+    }
+}
+
+/* Runs the case on the CPU: *out gets registers, flags and memory after. */
+static void run_native(const struct case_def *c, const struct input *in, struct input *out)
+{
+    *out = *in;
+    memcpy(xe_buffer, in->memory, BUFFER);
+    xe_run_case(&out->cpu, (void (*)(void))(uintptr_t)c->start);
+    memcpy(out->memory, xe_buffer, BUFFER);
+}
 
 static bool read_mem(void *ctx, uint64_t addr, void *buf, size_t n)
 {
@@ -108,137 +280,293 @@ static bool write_mem(void *ctx, uint64_t addr, const void *buf, size_t n)
     return true;
 }
 
-static void decode(x86_decoder *d, const struct case_def *c, struct x86_insn *insn)
-{
-    size_t len = (size_t)(c->end - c->start);
-    assert_true(x86_decode(d, (const uint8_t *)c->start, len, (uint64_t)(uintptr_t)c->start, insn));
-    assert_int_equal(insn->length, len);
-}
+static const struct x86_memory test_memory = {read_mem, write_mem, NULL};
 
 static struct user_regs_struct regs_of(const struct cpu *cpu, const struct case_def *c)
 {
     struct user_regs_struct r;
     memset(&r, 0, sizeof r);
     r.rax = cpu->rax;
+    r.rcx = cpu->rcx;
+    r.rdx = cpu->rdx;
     r.rsi = cpu->rsi;
     r.rdi = cpu->rdi;
+    r.r9 = cpu->r9;
     r.eflags = cpu->flags;
     r.rip = (uint64_t)(uintptr_t)c->start;
     return r;
 }
 
+static void decode_case(x86_decoder *d, const struct case_def *c, struct x86_insn *insn)
+{
+    size_t len = (size_t)(c->end - c->start);
+    if (!x86_decode(d, (const uint8_t *)c->start, len, (uint64_t)(uintptr_t)c->start, insn))
+        fail_msg("%s: does not decode", c->name);
+    if (insn->length != len)
+        fail_msg("%s: decoded %u bytes of %zu", c->name, insn->length, len);
+    if (insn->emulation == X86_EMU_NONE)
+        fail_msg("%s: not emulated (%s)", c->name, insn->text);
+}
+
+/* The emulator's registers, flags and memory against the CPU's. */
+static void assert_same(const struct case_def *c, const struct input *in, const struct input *cpu,
+                        const struct user_regs_struct *r, const char *how)
+{
+    const struct cpu *n = &cpu->cpu;
+    uint64_t flags = defined_flags(c);
+    uint64_t rip = (c->attrs & JUMP) ? (uint64_t)(uintptr_t)xe_ret : (uint64_t)(uintptr_t)c->end;
+    bool same = r->rax == n->rax && r->rcx == n->rcx && r->rdx == n->rdx && r->rsi == n->rsi && r->rdi == n->rdi &&
+                r->r9 == n->r9 && (r->eflags & flags) == (n->flags & flags) && r->rip == rip &&
+                memcmp(xe_buffer, cpu->memory, BUFFER) == 0;
+    if (!same) {
+        uint64_t m0, m1, m2;
+        memcpy(&m0, in->memory + OPERAND_AT, 8);
+        memcpy(&m1, cpu->memory + OPERAND_AT, 8);
+        memcpy(&m2, xe_buffer + OPERAND_AT, 8);
+        fail_msg("%s (%s): in mem %#lx rax %#lx rcx %#lx rdx %#lx rsi %#lx r9 %#lx flags %#lx\n"
+                 "  cpu:      mem %#lx rax %#lx rcx %#lx rdx %#lx rsi %#lx r9 %#lx flags %#lx\n"
+                 "  emulator: mem %#lx rax %#lx rcx %#lx rdx %#lx rsi %#lx r9 %#lx flags %#lx rip %s",
+                 c->name, how, m0, in->cpu.rax, in->cpu.rcx, in->cpu.rdx, in->cpu.rsi, in->cpu.r9, in->cpu.flags,
+                 m1, n->rax, n->rcx, n->rdx, n->rsi, n->r9, n->flags & flags, m2, r->rax, r->rcx, r->rdx, r->rsi,
+                 r->r9, r->eflags & flags, r->rip == rip ? "ok" : "wrong");
+    }
+}
+
+/* What x86_emulated_access says against what the CPU changed: every byte
+ * it changed lies in the access, and an access that does not write
+ * changes none. */
+static void assert_access_covers_changes(const struct case_def *c, const struct x86_insn *insn, const struct input *in,
+                                         const struct input *cpu)
+{
+    uint64_t addr = 0;
+    unsigned size = 0;
+    bool write = false;
+    struct user_regs_struct r = regs_of(&in->cpu, c);
+    bool touches = x86_emulated_access(insn, &r, &addr, &size, &write);
+    for (size_t i = 0; i < BUFFER; i++) {
+        if (in->memory[i] == cpu->memory[i])
+            continue;
+        uint64_t at = (uint64_t)(uintptr_t)(xe_buffer + i);
+        if (!touches || !write || at < addr || at >= addr + size)
+            fail_msg("%s: the CPU changed byte %zu, outside the access the emulator reports", c->name, i);
+    }
+}
+
+/* ---- tests ---------------------------------------------------------------- */
+
 static void every_form_matches_the_cpu(void **unused)
 {
     x86_decoder *d = x86_decoder_new();
-    struct x86_memory mem = {read_mem, write_mem, NULL};
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    for (size_t k = 0; k < N_CASES; k++) {
         const struct case_def *c = &cases[k];
         struct x86_insn insn;
-        decode(d, c, &insn);
-        if (insn.emulation == X86_EMU_NONE)
-            fail_msg("%s: not emulated (%s)", c->name, insn.text);
-        uint64_t flag_mask = ARITH_FLAGS & ~(c->logic ? (uint64_t)AF : 0);
+        decode_case(d, c, &insn);
         for (int round = 0; round < ROUNDS; round++) {
-            uint64_t m0 = rnd(), rax = rnd(), rsi = rnd();
-            /* cmpxchg succeeds half of the time. */
-            if ((round & 1) && strncmp(c->name, "cas", 3) == 0)
-                rax = m0;
-            uint64_t flags = 0x202 | (rnd() & ARITH_FLAGS);
-            memory[0] = m0;
-            struct cpu native = {rax, rsi, (uint64_t)(uintptr_t)&memory[0], flags};
-            run_case(&native, (void (*)(void))(uintptr_t)c->start);
-            uint64_t native_mem = memory[0];
-
-            memory[0] = m0;
-            struct cpu in = {rax, rsi, (uint64_t)(uintptr_t)&memory[0], flags};
-            struct user_regs_struct r = regs_of(&in, c);
-            assert_true(x86_emulate(&insn, &r, &mem));
-            if (r.rax != native.rax || r.rsi != native.rsi || memory[0] != native_mem ||
-                (r.eflags & flag_mask) != (native.flags & flag_mask) ||
-                r.rip != (uint64_t)(uintptr_t)c->end)
-                fail_msg("%s: mem %#lx rax %#lx rsi %#lx flags %#lx: cpu gave mem %#lx rax %#lx rsi %#lx flags %#lx, "
-                         "emulator mem %#lx rax %#lx rsi %#lx flags %#lx",
-                         c->name, m0, rax, rsi, flags, native_mem, native.rax, native.rsi,
-                         native.flags & flag_mask, memory[0], r.rax, r.rsi, r.eflags & flag_mask);
+            struct input in, cpu;
+            random_input(c, round, &in);
+            run_native(c, &in, &cpu);
+            assert_access_covers_changes(c, &insn, &in, &cpu);
+            memcpy(xe_buffer, in.memory, BUFFER);
+            struct user_regs_struct r = regs_of(&in.cpu, c);
+            if (!x86_emulate(&insn, &r, &test_memory))
+                fail_msg("%s: x86_emulate refused", c->name);
+            assert_same(c, &in, &cpu, &r, "whole");
         }
     }
+    print_message("%d forms x %d random inputs each\n", (int)N_CASES, ROUNDS);
     x86_decoder_free(d);
 }
 
-/* Split: the store half computes from the value the load half read, even
- * when memory changed in between (the lost update hardware shows). */
-static void split_rmw_stores_from_the_value_it_loaded(void **unused)
+/* The split of a read-modify-write without lock: the load half reads and
+ * changes nothing; the store half computes from the value loaded. With
+ * memory unchanged in between it is the whole instruction; when another
+ * thread stored in between, its store is lost, as on hardware: the
+ * operand holds the CPU's result from the old value, the bytes around it
+ * what the other thread stored. */
+static void split_rmw_is_the_hardware_load_then_store(void **unused)
 {
     x86_decoder *d = x86_decoder_new();
-    struct x86_memory mem = {read_mem, write_mem, NULL};
-    static const char *const split[] = {"add32", "addi32", "sub8", "inc32", "dec64", "neg8", "not32", "xor16",
-                                        "adc64", "or64"};
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    int split_forms = 0;
+    for (size_t k = 0; k < N_CASES; k++) {
         const struct case_def *c = &cases[k];
         struct x86_insn insn;
-        decode(d, c, &insn);
-        bool expected = false;
-        for (size_t i = 0; i < sizeof split / sizeof split[0]; i++)
-            expected |= strcmp(c->name, split[i]) == 0;
-        /* Atomic, read-only, or with a register destination: one step. */
-        static const char *const whole[] = {"lockadd32", "lockinc64", "lockor8", "lockdec32", "cmp32", "cmpi32",
-                                            "cmp8", "cmpr64", "test32", "testi8", "xchg32", "xadd32", "cas32",
-                                            "addr32", "subr64", "xorr8", "andr16"};
-        for (size_t i = 0; i < sizeof whole / sizeof whole[0]; i++)
-            if (strcmp(c->name, whole[i]) == 0)
-                assert_false(x86_is_split_rmw(&insn));
-        if (!expected)
+        decode_case(d, c, &insn);
+        bool split = (c->attrs & SPLIT) != 0;
+        if (x86_is_split_rmw(&insn) != split)
+            fail_msg("%s: x86_is_split_rmw says %d", c->name, !split);
+        struct input in, cpu;
+        random_input(c, 0, &in);
+        struct user_regs_struct r = regs_of(&in.cpu, c);
+        uint64_t old;
+        if (!split) {
+            assert_false(x86_rmw_load(&insn, &r, &test_memory, &old));
             continue;
-        assert_true(x86_is_split_rmw(&insn));
-        uint64_t flag_mask = ARITH_FLAGS & ~(c->logic ? (uint64_t)AF : 0);
-        for (int round = 0; round < ROUNDS; round++) {
-            uint64_t old = rnd(), other = rnd(), rsi = rnd(), flags = 0x202 | (rnd() & ARITH_FLAGS);
-            memory[0] = old;
-            struct cpu native = {0, rsi, (uint64_t)(uintptr_t)&memory[0], flags};
-            run_case(&native, (void (*)(void))(uintptr_t)c->start);
-            uint64_t native_mem = memory[0];
-
-            memory[0] = old;
-            struct cpu in = {0, rsi, (uint64_t)(uintptr_t)&memory[0], flags};
-            struct user_regs_struct r = regs_of(&in, c);
-            uint64_t loaded, predicted;
-            assert_true(x86_rmw_load(&insn, &r, &mem, &loaded));
-            assert_int_equal(r.rip, (uint64_t)(uintptr_t)c->start);    /* nothing moved yet */
-            memory[0] = other;                                          /* another thread stores */
-            assert_true(x86_rmw_result(&insn, &r, loaded, &predicted));
-            assert_true(x86_rmw_store(&insn, &r, &mem, loaded));
-            uint64_t size_mask = insn.mem[0].size == 8 ? ~0ull : (1ull << (insn.mem[0].size * 8)) - 1;
-            /* The operand's bytes are the CPU's result from `old`; the bytes
-             * beyond it are what the other thread stored. */
-            assert_int_equal(memory[0] & size_mask, native_mem & size_mask);
-            assert_int_equal(memory[0] & ~size_mask, other & ~size_mask);
-            assert_int_equal(predicted, native_mem & size_mask);
-            assert_int_equal(r.eflags & flag_mask, native.flags & flag_mask);
-            assert_int_equal(r.rip, (uint64_t)(uintptr_t)c->end);
         }
+        split_forms++;
+        for (int round = 0; round < ROUNDS; round++) {
+            random_input(c, round, &in);
+            run_native(c, &in, &cpu);
+            bool interfere = round & 1;
+            struct input other;
+            random_input(c, round, &other);     /* what another thread stores meanwhile */
+
+            memcpy(xe_buffer, in.memory, BUFFER);
+            r = regs_of(&in.cpu, c);
+            struct user_regs_struct at_load = r;
+            uint64_t addr, predicted;
+            unsigned size;
+            bool write;
+            assert_true(x86_emulated_access(&insn, &r, &addr, &size, &write) && write);
+            assert_true(x86_rmw_load(&insn, &r, &test_memory, &old));
+            assert_memory_equal(&r, &at_load, sizeof r);        /* the load half moves nothing */
+            assert_memory_equal(xe_buffer, in.memory, BUFFER);
+            if (interfere)
+                memcpy(xe_buffer, other.memory, BUFFER);
+            assert_true(x86_rmw_result(&insn, &r, old, &predicted));
+            assert_true(x86_rmw_store(&insn, &r, &test_memory, old));
+
+            struct input expected = cpu;
+            if (interfere) {
+                size_t at = (size_t)(addr - (uint64_t)(uintptr_t)xe_buffer);
+                memcpy(expected.memory, other.memory, BUFFER);
+                memcpy(expected.memory + at, cpu.memory + at, size);
+            }
+            assert_same(c, &in, &expected, &r, interfere ? "split, another store in between" : "split");
+            uint64_t stored = 0;
+            memcpy(&stored, xe_buffer + (addr - (uint64_t)(uintptr_t)xe_buffer), size);
+            assert_int_equal(predicted, stored);
+        }
+    }
+    print_message("%d split forms x %d rounds\n", split_forms, ROUNDS);
+    x86_decoder_free(d);
+}
+
+/* x86_cas_outcome from the registers before and the memory found: the
+ * CPU's ZF says whether it stored, and what it stored is `desired`. */
+static void cas_outcome_is_what_the_cpu_did(void **unused)
+{
+    x86_decoder *d = x86_decoder_new();
+    int cas_forms = 0;
+    for (size_t k = 0; k < N_CASES; k++) {
+        const struct case_def *c = &cases[k];
+        struct x86_insn insn;
+        decode_case(d, c, &insn);
+        struct x86_cas cas;
+        struct user_regs_struct r = regs_of(&(struct cpu){0}, c);
+        if (!(c->attrs & CAS)) {
+            assert_false(x86_cas_outcome(&insn, &r, 0, &cas));
+            continue;
+        }
+        cas_forms++;
+        unsigned size = insn.mem[0].size;
+        uint64_t m = size == 8 ? ~0ull : (1ull << (size * 8)) - 1;
+        for (int round = 0; round < ROUNDS; round++) {
+            struct input in, cpu;
+            random_input(c, round, &in);
+            r = regs_of(&in.cpu, c);
+            uint64_t addr, found = 0;
+            bool write;
+            assert_true(x86_emulated_access(&insn, &r, &addr, &size, &write));
+            memcpy(&found, in.memory + (addr - (uint64_t)(uintptr_t)xe_buffer), size);
+            run_native(c, &in, &cpu);
+            assert_true(x86_cas_outcome(&insn, &r, found, &cas));
+            assert_int_equal(cas.size, size);
+            assert_int_equal(cas.expected, in.cpu.rax & m);
+            assert_int_equal(cas.found, found);
+            assert_int_equal(cas.desired, in.cpu.rsi & m);
+            assert_int_equal(cas.stored, (cpu.cpu.flags & 0x40) != 0);
+            uint64_t after = 0;
+            memcpy(&after, cpu.memory + (addr - (uint64_t)(uintptr_t)xe_buffer), size);
+            assert_int_equal(after, cas.stored ? cas.desired : found);
+        }
+    }
+    assert_true(cas_forms >= 9);
+    x86_decoder_free(d);
+}
+
+/* ---- refusals --------------------------------------------------------------- */
+
+static bool no_read(void *ctx, uint64_t addr, void *buf, size_t n)
+{
+    return false;
+}
+
+static bool read_only(void *ctx, uint64_t addr, void *buf, size_t n)
+{
+    return read_mem(ctx, addr, buf, n);
+}
+
+static bool no_write(void *ctx, uint64_t addr, const void *buf, size_t n)
+{
+    return false;
+}
+
+/* Memory it cannot reach: x86_emulate says no and changes nothing (the
+ * CPU then runs the instruction, and faults as it should). */
+static void unreachable_memory_changes_nothing(void **unused)
+{
+    x86_decoder *d = x86_decoder_new();
+    const struct x86_memory unreadable = {no_read, no_write, NULL};
+    const struct x86_memory unwritable = {read_only, no_write, NULL};
+    for (size_t k = 0; k < N_CASES; k++) {
+        const struct case_def *c = &cases[k];
+        struct x86_insn insn;
+        decode_case(d, c, &insn);
+        struct input in;
+        random_input(c, 1, &in);
+        memcpy(xe_buffer, in.memory, BUFFER);
+        struct user_regs_struct r = regs_of(&in.cpu, c), before = r;
+        uint64_t addr, old;
+        unsigned size;
+        bool write;
+        if (!x86_emulated_access(&insn, &r, &addr, &size, &write))
+            continue;       /* registers only: nothing to refuse */
+        assert_false(x86_emulate(&insn, &r, &unreadable));
+        assert_memory_equal(&r, &before, sizeof r);
+        if (write) {
+            assert_false(x86_emulate(&insn, &r, &unwritable));
+            assert_memory_equal(&r, &before, sizeof r);
+        }
+        if (x86_is_split_rmw(&insn)) {
+            assert_false(x86_rmw_load(&insn, &r, &unreadable, &old));
+            assert_false(x86_rmw_store(&insn, &r, &unwritable, 0));
+            assert_memory_equal(&r, &before, sizeof r);
+        }
+        assert_memory_equal(xe_buffer, in.memory, BUFFER);
     }
     x86_decoder_free(d);
 }
 
-static void cas_outcome_says_what_happened(void **unused)
+/* A LOCK prefix where the CPU does not allow one raises #UD: left to the
+ * CPU. So are forms without general registers. */
+static void invalid_lock_and_other_registers_are_not_emulated(void **unused)
 {
+    static const uint8_t lock_cmp[] = {0xf0, 0x39, 0x37};         /* lock cmp [rdi], esi */
+    static const uint8_t lock_add_reg[] = {0xf0, 0x03, 0x37};     /* lock add esi, [rdi] */
+    static const uint8_t lock_bt[] = {0xf0, 0x0f, 0xa3, 0x37};    /* lock bt [rdi], esi */
+    static const uint8_t lock_mov[] = {0xf0, 0x89, 0x37};         /* lock mov [rdi], esi */
+    static const uint8_t lock_inc_reg[] = {0xf0, 0xff, 0xc6};     /* lock inc esi */
+    static const uint8_t add_xmm[] = {0xf2, 0x0f, 0x58, 0x07};    /* addsd xmm0, [rdi] */
+    static const uint8_t cmpxchg16b[] = {0xf0, 0x48, 0x0f, 0xc7, 0x0f}; /* lock cmpxchg16b [rdi] */
+    static const uint8_t shl_mem[] = {0xd1, 0x27};                /* shl dword ptr [rdi], 1 */
+    static const uint8_t mul_mem[] = {0xf7, 0x27};                /* mul dword ptr [rdi] */
+    static const uint8_t call_mem[] = {0xff, 0x17};               /* call [rdi] */
+    static const struct { const uint8_t *bytes; size_t n; } refused[] = {
+        {lock_cmp, sizeof lock_cmp}, {lock_add_reg, sizeof lock_add_reg}, {lock_bt, sizeof lock_bt},
+        {lock_mov, sizeof lock_mov}, {lock_inc_reg, sizeof lock_inc_reg}, {add_xmm, sizeof add_xmm},
+        {cmpxchg16b, sizeof cmpxchg16b}, {shl_mem, sizeof shl_mem}, {mul_mem, sizeof mul_mem},
+        {call_mem, sizeof call_mem},
+    };
     x86_decoder *d = x86_decoder_new();
-    struct x86_insn insn;
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
-        if (strcmp(cases[k].name, "cas32") == 0)
-            decode(d, &cases[k], &insn);
-    struct user_regs_struct r;
-    memset(&r, 0, sizeof r);
-    r.rax = 0x1111111100000003ull;     /* expected 3 (32-bit) */
-    r.rsi = 5;
-    struct x86_cas cas;
-    assert_true(x86_cas_outcome(&insn, &r, 7, &cas));
-    assert_int_equal(cas.expected, 3);
-    assert_int_equal(cas.found, 7);
-    assert_int_equal(cas.desired, 5);
-    assert_false(cas.stored);
-    assert_true(x86_cas_outcome(&insn, &r, 3, &cas));
-    assert_true(cas.stored);
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        struct x86_insn insn;
+        if (!x86_decode(d, refused[i].bytes, refused[i].n, 0x1000, &insn))
+            continue;   /* capstone may reject the invalid ones itself: also fine */
+        if (insn.emulation != X86_EMU_NONE)
+            fail_msg("%s: emulated, should be left to the CPU", insn.text);
+        struct user_regs_struct r = {0};
+        assert_false(x86_emulate(&insn, &r, &test_memory));
+    }
     x86_decoder_free(d);
 }
 
@@ -246,8 +574,10 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_form_matches_the_cpu),
-        cmocka_unit_test(split_rmw_stores_from_the_value_it_loaded),
-        cmocka_unit_test(cas_outcome_says_what_happened),
+        cmocka_unit_test(split_rmw_is_the_hardware_load_then_store),
+        cmocka_unit_test(cas_outcome_is_what_the_cpu_did),
+        cmocka_unit_test(unreachable_memory_changes_nothing),
+        cmocka_unit_test(invalid_lock_and_other_registers_are_not_emulated),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

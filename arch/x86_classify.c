@@ -1,0 +1,285 @@
+/* x86_classify: which instructions x86_emulate carries out, decided once
+ * per instruction at decode time (see arch/x86_classify.h).
+ *
+ * It runs over every instruction of the executable once per batch, so it
+ * is switches on capstone ids and operand types, never text. Only general
+ * registers and immediates qualify (user_regs_struct has no vector or x87
+ * state); anything else stays X86_EMU_NONE and the CPU runs it. A LOCK
+ * prefix on an instruction that does not allow one (cmp, bt, a register
+ * destination) makes the CPU raise #UD: those are left to the CPU too. */
+#include "arch/x86_classify.h"
+#include "arch/x86_regs.h"
+
+static bool is_mem(const cs_x86_op *op)
+{
+    return op->type == X86_OP_MEM;
+}
+
+static bool is_imm(const cs_x86_op *op)
+{
+    return op->type == X86_OP_IMM;
+}
+
+static bool is_general_reg(const cs_x86_op *op)
+{
+    return op->type == X86_OP_REG && x86_is_general_register((uint16_t)op->reg);
+}
+
+static bool is_data_size(unsigned size)
+{
+    return size == 1 || size == 2 || size == 4 || size == 8;
+}
+
+/* The one memory operand x86_insn.c found is a 1, 2, 4 or 8-byte access. */
+static bool one_data_access(const struct x86_insn *out)
+{
+    return out->n_mem == 1 && is_data_size(out->mem[0].size);
+}
+
+/* The instructions a LOCK prefix is allowed on, with a memory destination. */
+static bool lockable(unsigned id)
+{
+    switch (id) {
+    case X86_INS_ADD: case X86_INS_ADC: case X86_INS_SUB: case X86_INS_SBB:
+    case X86_INS_AND: case X86_INS_OR: case X86_INS_XOR:
+    case X86_INS_INC: case X86_INS_DEC: case X86_INS_NEG: case X86_INS_NOT:
+    case X86_INS_BTS: case X86_INS_BTR: case X86_INS_BTC:
+    case X86_INS_XCHG: case X86_INS_XADD: case X86_INS_CMPXCHG:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static bool alu_op_of(unsigned id, enum x86_alu_op *op)
+{
+    switch (id) {
+    case X86_INS_ADD: *op = X86_ALU_ADD; return true;
+    case X86_INS_SUB: *op = X86_ALU_SUB; return true;
+    case X86_INS_ADC: *op = X86_ALU_ADC; return true;
+    case X86_INS_SBB: *op = X86_ALU_SBB; return true;
+    case X86_INS_AND: *op = X86_ALU_AND; return true;
+    case X86_INS_OR: *op = X86_ALU_OR; return true;
+    case X86_INS_XOR: *op = X86_ALU_XOR; return true;
+    case X86_INS_CMP: *op = X86_ALU_CMP; return true;
+    case X86_INS_TEST: *op = X86_ALU_TEST; return true;
+    case X86_INS_INC: *op = X86_ALU_INC; return true;
+    case X86_INS_DEC: *op = X86_ALU_DEC; return true;
+    case X86_INS_NEG: *op = X86_ALU_NEG; return true;
+    case X86_INS_NOT: *op = X86_ALU_NOT; return true;
+    case X86_INS_IMUL: *op = X86_ALU_IMUL; return true;
+    case X86_INS_BT: *op = X86_ALU_BT; return true;
+    case X86_INS_BTS: *op = X86_ALU_BTS; return true;
+    case X86_INS_BTR: *op = X86_ALU_BTR; return true;
+    case X86_INS_BTC: *op = X86_ALU_BTC; return true;
+    default: return false;
+    }
+}
+
+static bool is_unary(enum x86_alu_op op)
+{
+    return op == X86_ALU_INC || op == X86_ALU_DEC || op == X86_ALU_NEG || op == X86_ALU_NOT;
+}
+
+static bool is_bit_op(enum x86_alu_op op)
+{
+    return op >= X86_ALU_BT;
+}
+
+/* add ... test: the two-operand arithmetic and logic with every form. */
+static bool is_classic_binary(enum x86_alu_op op)
+{
+    return op <= X86_ALU_TEST;
+}
+
+/* The form of an arithmetic, logic, imul or bit-test instruction, or false
+ * when it is not one x86_emulate does. */
+static bool alu_form_of(enum x86_alu_op op, const cs_x86 *x86, struct x86_insn *out)
+{
+    const cs_x86_op *o = x86->operands;
+    int n = x86->op_count;
+    bool memory_form = true;
+    if (n == 1 && is_unary(op) && is_mem(&o[0])) {
+        out->alu_form = X86_ALU_MEM;
+    } else if (n == 1 && is_unary(op) && is_general_reg(&o[0])) {
+        out->alu_form = X86_ALU_REG;
+        out->load_reg = (uint16_t)o[0].reg;
+        memory_form = false;
+    } else if (n == 2 && is_mem(&o[0]) && is_general_reg(&o[1]) && (is_classic_binary(op) || is_bit_op(op))) {
+        out->alu_form = X86_ALU_MEM_REG;
+        out->load_reg = (uint16_t)o[1].reg;
+    } else if (n == 2 && is_mem(&o[0]) && is_imm(&o[1]) && (is_classic_binary(op) || is_bit_op(op))) {
+        out->alu_form = X86_ALU_MEM_IMM;
+        out->store_imm = o[1].imm;
+    } else if (n == 2 && is_general_reg(&o[0]) && is_mem(&o[1]) && (is_classic_binary(op) || op == X86_ALU_IMUL)) {
+        out->alu_form = X86_ALU_REG_MEM;
+        out->load_reg = (uint16_t)o[0].reg;
+    } else if (n == 3 && op == X86_ALU_IMUL && is_general_reg(&o[0]) && is_mem(&o[1]) && is_imm(&o[2])) {
+        out->alu_form = X86_ALU_REG_MEM_IMM;
+        out->load_reg = (uint16_t)o[0].reg;
+        out->store_imm = o[2].imm;
+    } else if (n == 2 && is_general_reg(&o[0]) && is_general_reg(&o[1]) &&
+               (is_classic_binary(op) || op == X86_ALU_IMUL) && o[0].size == o[1].size) {
+        out->alu_form = X86_ALU_REG_REG;
+        out->load_reg = (uint16_t)o[0].reg;
+        out->src_reg = (uint16_t)o[1].reg;
+        memory_form = false;
+    } else if (n == 2 && is_general_reg(&o[0]) && is_imm(&o[1]) && is_classic_binary(op)) {
+        out->alu_form = X86_ALU_REG_IMM;
+        out->load_reg = (uint16_t)o[0].reg;
+        out->store_imm = o[1].imm;
+        memory_form = false;
+    } else {
+        return false;
+    }
+    return memory_form ? one_data_access(out) : out->n_mem == 0;
+}
+
+static void classify_alu(unsigned id, const cs_x86 *x86, struct x86_insn *out)
+{
+    enum x86_alu_op op;
+    if (!alu_op_of(id, &op) || !alu_form_of(op, x86, out))
+        return;
+    out->alu_op = (uint8_t)op;
+    out->emulation = X86_EMU_ALU;
+}
+
+/* mov: a store, a load, a register set or a register move. */
+static void classify_mov(const cs_x86 *x86, struct x86_insn *out)
+{
+    const cs_x86_op *o = x86->operands;
+    if (x86->op_count != 2)
+        return;
+    if (out->store_known && (out->store_reg == 0 || x86_is_general_register(out->store_reg)))
+        out->emulation = one_data_access(out) ? X86_EMU_STORE : X86_EMU_NONE;
+    else if (!is_general_reg(&o[0]))
+        return;
+    else if (is_mem(&o[1]) && one_data_access(out))
+        out->emulation = X86_EMU_LOAD;
+    else if (is_imm(&o[1]))
+        out->emulation = X86_EMU_SET;
+    else if (is_general_reg(&o[1]) && out->n_mem == 0)
+        out->emulation = X86_EMU_MOVE;
+    if (out->emulation == X86_EMU_LOAD || out->emulation == X86_EMU_SET || out->emulation == X86_EMU_MOVE)
+        out->load_reg = (uint16_t)o[0].reg;
+    if (out->emulation == X86_EMU_SET)
+        out->store_imm = o[1].imm;
+    if (out->emulation == X86_EMU_MOVE)
+        out->src_reg = (uint16_t)o[1].reg;
+}
+
+/* movzx, movsx, movsxd from memory. */
+static void classify_extending_load(unsigned id, const cs_x86 *x86, struct x86_insn *out)
+{
+    const cs_x86_op *o = x86->operands;
+    if (x86->op_count != 2 || !is_general_reg(&o[0]) || !is_mem(&o[1]) || !one_data_access(out))
+        return;
+    out->emulation = id == X86_INS_MOVZX ? X86_EMU_LOAD_ZERO : X86_EMU_LOAD_SIGN;
+    out->load_reg = (uint16_t)o[0].reg;
+}
+
+/* lea reg, [m]: the address expression goes to mem[0], though nothing is
+ * accessed (n_mem stays 0). lea ignores segment prefixes. */
+static void classify_lea(const cs_x86 *x86, struct x86_insn *out)
+{
+    const cs_x86_op *o = x86->operands;
+    if (x86->op_count != 2 || !is_general_reg(&o[0]) || !is_mem(&o[1]) || o[0].size < 2 || out->n_mem != 0)
+        return;
+    uint16_t index = (uint16_t)o[1].mem.index;
+    if (index == X86_REG_RIZ || index == X86_REG_EIZ)
+        index = 0;
+    out->mem[0] = (struct x86_mem_operand){
+        .base = (uint16_t)o[1].mem.base, .index = index, .scale = o[1].mem.scale, .disp = o[1].mem.disp,
+    };
+    out->emulation = X86_EMU_LEA;
+    out->load_reg = (uint16_t)o[0].reg;
+}
+
+/* xchg, xadd, cmpxchg with one memory operand and a general register. */
+static void classify_exchange(unsigned id, const cs_x86 *x86, struct x86_insn *out)
+{
+    const cs_x86_op *o = x86->operands;
+    if (x86->op_count != 2 || !one_data_access(out))
+        return;
+    const cs_x86_op *reg = is_general_reg(&o[1]) && is_mem(&o[0]) ? &o[1]
+                           : is_general_reg(&o[0]) && is_mem(&o[1]) ? &o[0]
+                                                                      : NULL;
+    if (!reg)
+        return;
+    if (id == X86_INS_XCHG)
+        out->emulation = X86_EMU_XCHG;
+    else if (id == X86_INS_XADD && is_mem(&o[0]))
+        out->emulation = X86_EMU_XADD;
+    else if (id == X86_INS_CMPXCHG && is_mem(&o[0]))
+        out->emulation = X86_EMU_CMPXCHG;
+    else
+        return;
+    out->load_reg = (uint16_t)reg->reg;
+}
+
+/* A plain store (mov to memory): where the value comes from, known to
+ * x86_store_value even when the register is not one mdat can emulate. */
+static void note_store_value(unsigned id, const cs_x86 *x86, bool string, struct x86_insn *out)
+{
+    const cs_x86_op *o = x86->operands;
+    if ((id != X86_INS_MOV && id != X86_INS_MOVABS) || x86->op_count != 2 || !is_mem(&o[0]) || out->n_mem != 1 ||
+        string)
+        return;
+    if (o[1].type == X86_OP_REG) {
+        out->store_known = true;
+        out->store_reg = (uint16_t)o[1].reg;
+    } else if (is_imm(&o[1])) {
+        out->store_known = true;
+        out->store_imm = o[1].imm;
+    }
+}
+
+void x86_classify(const cs_insn *insn, bool lock, bool string, struct x86_insn *out)
+{
+    const cs_x86 *x86 = &insn->detail->x86;
+    const cs_x86_op *o = x86->operands;
+    unsigned id = insn->id;
+    note_store_value(id, x86, string, out);
+    if (string)
+        return;
+    if (lock && !(lockable(id) && x86->op_count >= 1 && is_mem(&o[0])))
+        return;     /* #UD on the CPU: let it raise it */
+    switch (id) {
+    case X86_INS_MOV:
+    case X86_INS_MOVABS:
+        classify_mov(x86, out);
+        break;
+    case X86_INS_MOVZX:
+    case X86_INS_MOVSX:
+    case X86_INS_MOVSXD:
+        classify_extending_load(id, x86, out);
+        break;
+    case X86_INS_PUSH:
+        if (x86->op_count == 1 && is_general_reg(&o[0]) && o[0].size == 8) {
+            out->emulation = X86_EMU_PUSH;
+            out->load_reg = (uint16_t)o[0].reg;
+        }
+        break;
+    case X86_INS_LEA:
+        classify_lea(x86, out);
+        break;
+    case X86_INS_NOP:
+    case X86_INS_ENDBR64:
+    case X86_INS_ENDBR32:
+        if (out->n_mem == 0)
+            out->emulation = X86_EMU_NOP;
+        break;
+    case X86_INS_JMP:
+        if (x86->op_count == 1 && is_mem(&o[0]) && out->n_mem == 1 && out->mem[0].size == 8)
+            out->emulation = X86_EMU_JUMP_MEM;
+        break;
+    case X86_INS_XCHG:
+    case X86_INS_XADD:
+    case X86_INS_CMPXCHG:
+        classify_exchange(id, x86, out);
+        break;
+    default:
+        classify_alu(id, x86, out);
+        break;
+    }
+}
