@@ -10,7 +10,7 @@
 #define MDAT_ARCH_X86_CLASSIFY_H
 
 #include "arch/x86_capstone.h"
-#include "arch/x86_insn.h"
+#include "arch/x86_insn_types.h"
 
 /* lock: the raw bytes carry a LOCK prefix; string: movs/cmps/stos/lods/scas. */
 void x86_classify(const cs_insn *insn, bool lock, bool string, struct x86_insn *out);
