@@ -92,6 +92,60 @@ static bool is_classic_binary(enum x86_alu_op op)
     return op <= X86_ALU_TEST;
 }
 
+/* setcc and cmovcc: their condition. */
+static bool condition_of(unsigned id, enum x86_cond *cond, bool *is_cmov)
+{
+#define CONDITION(c, set, cmov)                                                                        \
+    case set: *cond = c; *is_cmov = false; return true;                                               \
+    case cmov: *cond = c; *is_cmov = true; return true;
+    switch (id) {
+    CONDITION(X86_COND_O, X86_INS_SETO, X86_INS_CMOVO)
+    CONDITION(X86_COND_NO, X86_INS_SETNO, X86_INS_CMOVNO)
+    CONDITION(X86_COND_B, X86_INS_SETB, X86_INS_CMOVB)
+    CONDITION(X86_COND_AE, X86_INS_SETAE, X86_INS_CMOVAE)
+    CONDITION(X86_COND_E, X86_INS_SETE, X86_INS_CMOVE)
+    CONDITION(X86_COND_NE, X86_INS_SETNE, X86_INS_CMOVNE)
+    CONDITION(X86_COND_BE, X86_INS_SETBE, X86_INS_CMOVBE)
+    CONDITION(X86_COND_A, X86_INS_SETA, X86_INS_CMOVA)
+    CONDITION(X86_COND_S, X86_INS_SETS, X86_INS_CMOVS)
+    CONDITION(X86_COND_NS, X86_INS_SETNS, X86_INS_CMOVNS)
+    CONDITION(X86_COND_P, X86_INS_SETP, X86_INS_CMOVP)
+    CONDITION(X86_COND_NP, X86_INS_SETNP, X86_INS_CMOVNP)
+    CONDITION(X86_COND_L, X86_INS_SETL, X86_INS_CMOVL)
+    CONDITION(X86_COND_GE, X86_INS_SETGE, X86_INS_CMOVGE)
+    CONDITION(X86_COND_LE, X86_INS_SETLE, X86_INS_CMOVLE)
+    CONDITION(X86_COND_G, X86_INS_SETG, X86_INS_CMOVG)
+    default:
+        return false;
+    }
+#undef CONDITION
+}
+
+/* setcc [m] / setcc reg8; cmovcc reg, [m] / cmovcc reg, reg. */
+static bool classify_conditional(unsigned id, const cs_x86 *x86, struct x86_insn *out)
+{
+    enum x86_cond cond;
+    bool is_cmov;
+    const cs_x86_op *o = x86->operands;
+    if (!condition_of(id, &cond, &is_cmov))
+        return false;
+    if (!is_cmov && x86->op_count == 1 && is_mem(&o[0]) && one_data_access(out)) {
+        out->emulation = X86_EMU_SETCC;
+    } else if (!is_cmov && x86->op_count == 1 && is_general_reg(&o[0]) && out->n_mem == 0) {
+        out->emulation = X86_EMU_SETCC;
+        out->load_reg = (uint16_t)o[0].reg;
+    } else if (is_cmov && x86->op_count == 2 && is_general_reg(&o[0]) && is_mem(&o[1]) && one_data_access(out)) {
+        out->emulation = X86_EMU_CMOV;
+        out->load_reg = (uint16_t)o[0].reg;
+    } else if (is_cmov && x86->op_count == 2 && is_general_reg(&o[0]) && is_general_reg(&o[1]) && out->n_mem == 0) {
+        out->emulation = X86_EMU_CMOV;
+        out->load_reg = (uint16_t)o[0].reg;
+        out->src_reg = (uint16_t)o[1].reg;
+    }
+    out->cond = (uint8_t)cond;
+    return true;
+}
+
 /* The form of an arithmetic, logic, imul or bit-test instruction, or false
  * when it is not one x86_emulate does. */
 static bool alu_form_of(enum x86_alu_op op, const cs_x86 *x86, struct x86_insn *out)
@@ -279,7 +333,8 @@ void x86_classify(const cs_insn *insn, bool lock, bool string, struct x86_insn *
         classify_exchange(id, x86, out);
         break;
     default:
-        classify_alu(id, x86, out);
+        if (!classify_conditional(id, x86, out))
+            classify_alu(id, x86, out);
         break;
     }
 }

@@ -3,7 +3,7 @@
  * memory, exactly as the CPU would: plain loads, stores, register sets,
  * moves, lea, nops and pushes; arithmetic, logic, imul and bit tests with
  * the flags (CF, PF, AF, ZF, SF, OF) computed as the CPU computes them;
- * xchg, xadd, cmpxchg; jmp through memory. Also the split of a non-atomic
+ * setcc and cmovcc; xchg, xadd, cmpxchg; jmp through memory. Also the split of a non-atomic
  * read-modify-write into its load and its store (x86_rmw_*) and what a
  * cmpxchg did. Which instructions qualify is decided at decode time
  * (x86_classify.c); this file never looks at bytes. */
@@ -188,6 +188,25 @@ static void set_flags(struct user_regs_struct *regs, const struct alu_result *re
     regs->eflags = (regs->eflags & ~res->set) | (res->flags & res->set);
 }
 
+/* Whether setcc / cmovcc's condition holds under eflags. */
+static bool condition_holds(enum x86_cond cond, uint64_t eflags)
+{
+    bool cf = eflags & FLAG_CF, zf = eflags & FLAG_ZF, sf = eflags & FLAG_SF, of = eflags & FLAG_OF,
+         pf = eflags & FLAG_PF;
+    bool holds;
+    switch (cond & ~1u) {   /* odd conditions are the even ones negated */
+    case X86_COND_O: holds = of; break;
+    case X86_COND_B: holds = cf; break;
+    case X86_COND_E: holds = zf; break;
+    case X86_COND_BE: holds = cf || zf; break;
+    case X86_COND_S: holds = sf; break;
+    case X86_COND_P: holds = pf; break;
+    case X86_COND_L: holds = sf != of; break;
+    default: holds = zf || sf != of; break;     /* X86_COND_LE */
+    }
+    return (cond & 1) ? !holds : holds;
+}
+
 static bool alu_has_memory(const struct x86_insn *insn)
 {
     return insn->alu_form == X86_ALU_MEM_REG || insn->alu_form == X86_ALU_MEM_IMM ||
@@ -234,6 +253,12 @@ bool x86_emulated_access(const struct x86_insn *insn, const struct user_regs_str
         if (!alu_has_memory(insn))
             return false;
         *write = alu_writes_memory(insn);
+        break;
+    case X86_EMU_SETCC:
+    case X86_EMU_CMOV:
+        if (insn->n_mem != 1)
+            return false;
+        *write = insn->emulation == X86_EMU_SETCC;
         break;
     case X86_EMU_STORE:
     case X86_EMU_XCHG:
@@ -382,7 +407,8 @@ static bool emulate_exchange(const struct x86_insn *insn, struct user_regs_struc
     }
 }
 
-/* The forms without memory: set, move, lea, nop, arithmetic on registers. */
+/* The forms without memory: set, move, lea, nop, arithmetic on registers,
+ * setcc and cmovcc on registers. */
 static bool emulate_registers(const struct x86_insn *insn, struct user_regs_struct *regs)
 {
     struct register_part dest;
@@ -401,6 +427,16 @@ static bool emulate_registers(const struct x86_insn *insn, struct user_regs_stru
         break;
     case X86_EMU_LEA:
         value = x86_effective_address(insn, 0, regs);
+        break;
+    case X86_EMU_SETCC:
+        value = condition_holds((enum x86_cond)insn->cond, regs->eflags);
+        break;
+    case X86_EMU_CMOV:
+        /* Written even when the condition fails: a 32-bit cmov clears the upper half. */
+        if (!x86_read_register(insn->load_reg, regs, &value) || !x86_read_register(insn->src_reg, regs, &src))
+            return false;
+        if (condition_holds((enum x86_cond)insn->cond, regs->eflags))
+            value = src;
         break;
     case X86_EMU_ALU: {
         if (!x86_read_register(insn->load_reg, regs, &value))
@@ -468,6 +504,21 @@ bool x86_emulate(const struct x86_insn *insn, struct user_regs_struct *regs, con
         r.rip = value;
         *regs = r;
         return true;
+    case X86_EMU_SETCC:
+        value = condition_holds((enum x86_cond)insn->cond, r.eflags);
+        if (!mem->write(mem->ctx, addr, &value, 1))
+            return false;
+        break;
+    case X86_EMU_CMOV: {
+        /* The load happens whatever the condition; a 32-bit destination
+         * loses its upper half either way. */
+        uint64_t current;
+        if (!mem->read(mem->ctx, addr, &value, size) || !x86_register_part(insn->load_reg, &r, &reg) ||
+            !x86_read_register(insn->load_reg, &r, &current))
+            return false;
+        x86_write_register(&reg, condition_holds((enum x86_cond)insn->cond, r.eflags) ? value : current);
+        break;
+    }
     default:
         if (!x86_register_part(insn->load_reg, &r, &reg) || !mem->read(mem->ctx, addr, &value, size))
             return false;

@@ -67,8 +67,9 @@ bool x86_store_value(const struct x86_insn *insn, const struct user_regs_struct 
  * the program may access: mem may well reach pages the program could not. */
 bool x86_emulate(const struct x86_insn *insn, struct user_regs_struct *regs, const struct x86_memory *mem);
 /* The memory an emulatable instruction would touch: false when none
- * (set, move, lea, nop, arithmetic on registers), else its address, size
- * and direction (write: it may store; cmp, test, bt and loads only read). */
+ * (set, move, lea, nop, arithmetic, setcc and cmov on registers), else its
+ * address, size and direction (write: it may store; cmp, test, bt, cmov
+ * and loads only read). */
 bool x86_emulated_access(const struct x86_insn *insn, const struct user_regs_struct *regs, uint64_t *addr,
                          unsigned *size, bool *write);
 

@@ -41,6 +41,14 @@ enum x86_emulation {
     X86_EMU_LEA,            /* lea reg, [m]: computes mem[0]'s address, touches nothing (n_mem is 0) */
     X86_EMU_NOP,            /* nop, endbr64 */
     X86_EMU_JUMP_MEM,       /* jmp qword ptr [m]: rip := [m] */
+    X86_EMU_SETCC,          /* setcc [m] or setcc reg8 (cond) */
+    X86_EMU_CMOV,           /* cmovcc reg, [m] (always reads) or cmovcc reg, src_reg (cond) */
+};
+
+/* The condition of setcc and cmovcc, in the encoding's order. */
+enum x86_cond {
+    X86_COND_O, X86_COND_NO, X86_COND_B, X86_COND_AE, X86_COND_E, X86_COND_NE, X86_COND_BE, X86_COND_A,
+    X86_COND_S, X86_COND_NS, X86_COND_P, X86_COND_NP, X86_COND_L, X86_COND_GE, X86_COND_LE, X86_COND_G,
 };
 
 /* The arithmetic of X86_EMU_ALU. */
@@ -96,6 +104,7 @@ struct x86_insn {
     uint16_t src_reg;              /* the source of a move or of an ALU register-register form */
     uint8_t alu_op;                /* enum x86_alu_op, for X86_EMU_ALU */
     uint8_t alu_form;              /* enum x86_alu_form */
+    uint8_t cond;                  /* enum x86_cond, for X86_EMU_SETCC and X86_EMU_CMOV */
     char text[80];                 /* "mov dword ptr [rip + 0x2ee6], eax" */
 };
 

@@ -47,6 +47,9 @@ WIDTH(16)
 WIDTH(32)
 WIDTH(64)
 O2 int test_and_set_bit(void) { return __atomic_fetch_or(&c32, 4, __ATOMIC_SEQ_CST) & 4; }
+_Bool done;
+O2 void set_done(int x, int y) { done = x == y; }                 /* sete [m] */
+O2 uint32_t pick(uint32_t x) { return x > 3 ? c32 : x; }          /* cmova reg, [m] */
 
 /* ---- running a function up to its access --------------------------------- */
 
@@ -256,10 +259,41 @@ static void gcc_o2_shared_accesses_are_classified_and_emulated(void **unused)
     x86_decoder_free(a.decoder);
 }
 
+/* A flag set from a comparison and a conditional load: what the compiler
+ * puts around the access (cmp, mov) is emulated too, and the access gives
+ * the C result. */
+static void gcc_o2_conditional_accesses(void **unused)
+{
+    struct at_access a = {.decoder = x86_decoder_new()};
+    for (int equal = 0; equal < 2; equal++) {
+        done = !equal;
+        run_to_access(&a, (void (*)(void))set_done, &done, 1, 4, equal ? 4 : 5);
+        uint64_t addr;
+        unsigned n;
+        bool write;
+        assert_true(x86_emulated_access(&a.insn, &a.regs, &addr, &n, &write) && write);
+        assert_false(x86_is_split_rmw(&a.insn));
+        emulate_access(&a);
+        assert_int_equal(done, equal);
+    }
+    c32 = 77;
+    for (uint32_t x = 2; x < 6; x += 3) {
+        run_to_access(&a, (void (*)(void))pick, &c32, 4, x, 0);
+        uint64_t addr;
+        unsigned n;
+        bool write;
+        assert_true(x86_emulated_access(&a.insn, &a.regs, &addr, &n, &write) && !write);
+        emulate_access(&a);
+        assert_int_equal((uint32_t)a.regs.rax, x > 3 ? 77 : x);
+    }
+    x86_decoder_free(a.decoder);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(gcc_o2_shared_accesses_are_classified_and_emulated),
+        cmocka_unit_test(gcc_o2_conditional_accesses),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

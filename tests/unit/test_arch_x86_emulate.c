@@ -170,12 +170,22 @@ enum {
     X(or_r9, "orq %r9, (%rdi)", LOGIC | SPLIT) X(and_r9d, "andl (%rdi), %r9d", LOGIC)                  \
     X(inc_disp, "incw 2(%rdi)", ARITH | SPLIT) X(bts_indexed, "btsl %esi, 4(%rdi,%rcx,2)", BIT | BITREG | SPLIT)
 
+/* setcc [m], setcc reg, cmovcc reg, [m] (16, 32, 64 bits), cmovcc reg, reg. */
+#define CONDITION(X, cc)                                                                              \
+    X(set##cc##_m, "set" #cc " (%rdi)", ARITH) X(set##cc##_r, "set" #cc " %sil", ARITH)                \
+    X(cmov##cc##_w, "cmov" #cc "w (%rdi), %si", ARITH) X(cmov##cc##_l, "cmov" #cc "l (%rdi), %esi", ARITH) \
+    X(cmov##cc##_q, "cmov" #cc "q (%rdi), %rsi", ARITH) X(cmov##cc##_rr, "cmov" #cc "l %edx, %esi", ARITH)
+#define CONDITIONS(X)                                                                                 \
+    CONDITION(X, o) CONDITION(X, no) CONDITION(X, b) CONDITION(X, ae) CONDITION(X, e) CONDITION(X, ne) \
+    CONDITION(X, be) CONDITION(X, a) CONDITION(X, s) CONDITION(X, ns) CONDITION(X, p) CONDITION(X, np) \
+    CONDITION(X, l) CONDITION(X, ge) CONDITION(X, le) CONDITION(X, g)
+
 #define FORMS(X)                                                                                      \
     BINARY(X, add, ARITH) BINARY(X, sub, ARITH) BINARY(X, adc, ARITH) BINARY(X, sbb, ARITH)          \
     BINARY(X, and, LOGIC) BINARY(X, or, LOGIC) BINARY(X, xor, LOGIC) COMPARE(X)                      \
     UNARY(X, inc) UNARY(X, dec) UNARY(X, neg) UNARY(X, not) MULTIPLY(X)                              \
     BITS(X, bt, 0) LOCKED_BITS(X, bts) LOCKED_BITS(X, btr) LOCKED_BITS(X, btc)                       \
-    EXCHANGE(X) MOVES(X) ADDRESSING(X)
+    EXCHANGE(X) MOVES(X) CONDITIONS(X) ADDRESSING(X)
 
 #define DEFINE_CASE(name, text, attrs)                                                                \
     __asm__(".pushsection .text\n.globl xe_" #name "\nxe_" #name ":\n  " text "\n.globl xe_" #name    \
