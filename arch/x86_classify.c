@@ -324,8 +324,9 @@ void x86_classify(const cs_insn *insn, bool lock, bool string, struct x86_insn *
             out->emulation = X86_EMU_NOP;
         break;
     case X86_INS_JMP:
+    case X86_INS_CALL:
         if (x86->op_count == 1 && is_mem(&o[0]) && out->n_mem == 1 && out->mem[0].size == 8)
-            out->emulation = X86_EMU_JUMP_MEM;
+            out->emulation = id == X86_INS_JMP ? X86_EMU_JUMP_MEM : X86_EMU_CALL_MEM;
         break;
     case X86_INS_XCHG:
     case X86_INS_XADD:

@@ -3,7 +3,7 @@
  * memory, exactly as the CPU would: plain loads, stores, register sets,
  * moves, lea, nops and pushes; arithmetic, logic, imul and bit tests with
  * the flags (CF, PF, AF, ZF, SF, OF) computed as the CPU computes them;
- * setcc and cmovcc; xchg, xadd, cmpxchg; jmp through memory. Also the split of a non-atomic
+ * setcc and cmovcc; xchg, xadd, cmpxchg; jmp and call through memory. Also the split of a non-atomic
  * read-modify-write into its load and its store (x86_rmw_*) and what a
  * cmpxchg did. Which instructions qualify is decided at decode time
  * (x86_classify.c); this file never looks at bytes. */
@@ -270,6 +270,7 @@ bool x86_emulated_access(const struct x86_insn *insn, const struct user_regs_str
     case X86_EMU_LOAD_ZERO:
     case X86_EMU_LOAD_SIGN:
     case X86_EMU_JUMP_MEM:
+    case X86_EMU_CALL_MEM:  /* and the push of the return address, on the thread's own stack */
         *write = false;
         break;
     default:
@@ -504,6 +505,16 @@ bool x86_emulate(const struct x86_insn *insn, struct user_regs_struct *regs, con
         r.rip = value;
         *regs = r;
         return true;
+    case X86_EMU_CALL_MEM: {
+        /* The target is read before the push moves rsp (call [rsp+8] reads above it). */
+        uint64_t back = r.rip + insn->length;
+        if (!mem->read(mem->ctx, addr, &value, 8) || !mem->write(mem->ctx, r.rsp - 8, &back, 8))
+            return false;
+        r.rsp -= 8;
+        r.rip = value;
+        *regs = r;
+        return true;
+    }
     case X86_EMU_SETCC:
         value = condition_holds((enum x86_cond)insn->cond, r.eflags);
         if (!mem->write(mem->ctx, addr, &value, 1))

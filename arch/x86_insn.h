@@ -56,7 +56,7 @@ uint64_t x86_effective_address(const struct x86_insn *insn, int i,
 bool x86_store_value(const struct x86_insn *insn, const struct user_regs_struct *regs, uint64_t *value);
 
 /* Performs an emulatable instruction (insn->emulation) on regs and mem as
- * the CPU would, rip included (a jmp [m] sets it to the target), for a
+ * the CPU would, rip included (jmp [m] and call [m] set it to the target), for a
  * thread stopped at it. RFLAGS: CF, PF, AF, ZF, SF and OF as the CPU sets
  * them; flags the manuals leave undefined (AF after logic operations is
  * cleared, SF/ZF/AF/PF after imul and bt* are left as they were, as AMD

@@ -41,6 +41,7 @@ enum x86_emulation {
     X86_EMU_LEA,            /* lea reg, [m]: computes mem[0]'s address, touches nothing (n_mem is 0) */
     X86_EMU_NOP,            /* nop, endbr64 */
     X86_EMU_JUMP_MEM,       /* jmp qword ptr [m]: rip := [m] */
+    X86_EMU_CALL_MEM,       /* call qword ptr [m]: push the return address, rip := [m] */
     X86_EMU_SETCC,          /* setcc [m] or setcc reg8 (cond) */
     X86_EMU_CMOV,           /* cmovcc reg, [m] (always reads) or cmovcc reg, src_reg (cond) */
 };

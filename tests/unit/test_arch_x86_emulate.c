@@ -49,6 +49,9 @@ extern char xe_ret[];
 /* The memory the cases work on (rip-relative cases name it). */
 enum { BUFFER = 128, OPERAND_AT = 48 };
 uint8_t xe_buffer[BUFFER] __attribute__((aligned(16)));
+/* The emulated thread's stack (the CPU's own runs on the real one). */
+static uint64_t xe_stack[16];
+#define STACK_TOP ((uint64_t)(uintptr_t)&xe_stack[8])
 
 /* What a case is, besides its text. */
 enum {
@@ -59,6 +62,7 @@ enum {
     BITREG = 1 << 3,    /* rsi is a bit offset: kept within the buffer */
     CAS = 1 << 4,       /* rax equals memory half of the time */
     JUMP = 1 << 5,      /* memory holds the target */
+    CALL = 1 << 7,      /* and the return address goes on the stack */
     SPLIT = 1 << 6,     /* a read-modify-write without lock: two steps */
 };
 
@@ -158,7 +162,8 @@ enum {
     X(lea_q, "leaq 8(%rdi,%rcx,4), %rsi", ARITH) X(lea_l, "leal -1(%rdx), %esi", ARITH)               \
     X(lea_w, "leaw 3(%rdi,%rcx), %si", ARITH) X(lea_rip, "leaq xe_buffer(%rip), %rsi", ARITH) X(lea_any, "leaq -5(%rdx,%rsi,8), %rsi", ARITH)         \
     X(nop, "nop", ARITH) X(nop_m, "nopl 0(%rax,%rax,1)", ARITH) X(endbr64, "endbr64", ARITH)          \
-    X(jmp_m, "jmp *(%rdi)", JUMP)
+    X(jmp_m, "jmp *(%rdi)", JUMP) X(jmp_rip, "jmp *xe_buffer+48(%rip)", JUMP)                         \
+    X(call_m, "call *(%rdi)", JUMP | CALL) X(call_rip, "call *xe_buffer+48(%rip)", JUMP | CALL)
 
 /* Other addressing: index and scale, rip-relative, high-byte and REX registers. */
 #define ADDRESSING(X)                                                                                 \
@@ -304,6 +309,7 @@ static struct user_regs_struct regs_of(const struct cpu *cpu, const struct case_
     r.r9 = cpu->r9;
     r.eflags = cpu->flags;
     r.rip = (uint64_t)(uintptr_t)c->start;
+    r.rsp = STACK_TOP;
     return r;
 }
 
@@ -325,7 +331,9 @@ static void assert_same(const struct case_def *c, const struct input *in, const 
     const struct cpu *n = &cpu->cpu;
     uint64_t flags = defined_flags(c);
     uint64_t rip = (c->attrs & JUMP) ? (uint64_t)(uintptr_t)xe_ret : (uint64_t)(uintptr_t)c->end;
-    bool same = r->rax == n->rax && r->rcx == n->rcx && r->rdx == n->rdx && r->rsi == n->rsi && r->rdi == n->rdi &&
+    uint64_t rsp = (c->attrs & CALL) ? STACK_TOP - 8 : STACK_TOP;
+    bool pushed = !(c->attrs & CALL) || xe_stack[7] == (uint64_t)(uintptr_t)c->end;
+    bool same = r->rsp == rsp && pushed && r->rax == n->rax && r->rcx == n->rcx && r->rdx == n->rdx && r->rsi == n->rsi && r->rdi == n->rdi &&
                 r->r9 == n->r9 && (r->eflags & flags) == (n->flags & flags) && r->rip == rip &&
                 memcmp(xe_buffer, cpu->memory, BUFFER) == 0;
     if (!same) {
@@ -338,7 +346,7 @@ static void assert_same(const struct case_def *c, const struct input *in, const 
                  "  emulator: mem %#lx rax %#lx rcx %#lx rdx %#lx rsi %#lx r9 %#lx flags %#lx rip %s",
                  c->name, how, m0, in->cpu.rax, in->cpu.rcx, in->cpu.rdx, in->cpu.rsi, in->cpu.r9, in->cpu.flags,
                  m1, n->rax, n->rcx, n->rdx, n->rsi, n->r9, n->flags & flags, m2, r->rax, r->rcx, r->rdx, r->rsi,
-                 r->r9, r->eflags & flags, r->rip == rip ? "ok" : "wrong");
+                 r->r9, r->eflags & flags, r->rip == rip && r->rsp == rsp && pushed ? "ok" : "wrong");
     }
 }
 
@@ -560,12 +568,12 @@ static void invalid_lock_and_other_registers_are_not_emulated(void **unused)
     static const uint8_t cmpxchg16b[] = {0xf0, 0x48, 0x0f, 0xc7, 0x0f}; /* lock cmpxchg16b [rdi] */
     static const uint8_t shl_mem[] = {0xd1, 0x27};                /* shl dword ptr [rdi], 1 */
     static const uint8_t mul_mem[] = {0xf7, 0x27};                /* mul dword ptr [rdi] */
-    static const uint8_t call_mem[] = {0xff, 0x17};               /* call [rdi] */
+    static const uint8_t call_far[] = {0xff, 0x1f};               /* call far [rdi] (lcall) */
     static const struct { const uint8_t *bytes; size_t n; } refused[] = {
         {lock_cmp, sizeof lock_cmp}, {lock_add_reg, sizeof lock_add_reg}, {lock_bt, sizeof lock_bt},
         {lock_mov, sizeof lock_mov}, {lock_inc_reg, sizeof lock_inc_reg}, {add_xmm, sizeof add_xmm},
         {cmpxchg16b, sizeof cmpxchg16b}, {shl_mem, sizeof shl_mem}, {mul_mem, sizeof mul_mem},
-        {call_mem, sizeof call_mem},
+        {call_far, sizeof call_far},
     };
     x86_decoder *d = x86_decoder_new();
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
