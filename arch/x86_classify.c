@@ -72,6 +72,11 @@ static bool alu_op_of(unsigned id, enum x86_alu_op *op)
     case X86_INS_BTS: *op = X86_ALU_BTS; return true;
     case X86_INS_BTR: *op = X86_ALU_BTR; return true;
     case X86_INS_BTC: *op = X86_ALU_BTC; return true;
+    case X86_INS_SHL: case X86_INS_SAL: *op = X86_ALU_SHL; return true;
+    case X86_INS_SHR: *op = X86_ALU_SHR; return true;
+    case X86_INS_SAR: *op = X86_ALU_SAR; return true;
+    case X86_INS_ROL: *op = X86_ALU_ROL; return true;
+    case X86_INS_ROR: *op = X86_ALU_ROR; return true;
     default: return false;
     }
 }
@@ -83,7 +88,12 @@ static bool is_unary(enum x86_alu_op op)
 
 static bool is_bit_op(enum x86_alu_op op)
 {
-    return op >= X86_ALU_BT;
+    return op >= X86_ALU_BT && op <= X86_ALU_BTC;
+}
+
+static bool is_shift(enum x86_alu_op op)
+{
+    return op >= X86_ALU_SHL;
 }
 
 /* add ... test: the two-operand arithmetic and logic with every form. */
@@ -159,10 +169,11 @@ static bool alu_form_of(enum x86_alu_op op, const cs_x86 *x86, struct x86_insn *
         out->alu_form = X86_ALU_REG;
         out->load_reg = (uint16_t)o[0].reg;
         memory_form = false;
-    } else if (n == 2 && is_mem(&o[0]) && is_general_reg(&o[1]) && (is_classic_binary(op) || is_bit_op(op))) {
+    } else if (n == 2 && is_mem(&o[0]) && is_general_reg(&o[1]) &&
+               (is_classic_binary(op) || is_bit_op(op) || (is_shift(op) && o[1].reg == X86_REG_CL))) {
         out->alu_form = X86_ALU_MEM_REG;
         out->load_reg = (uint16_t)o[1].reg;
-    } else if (n == 2 && is_mem(&o[0]) && is_imm(&o[1]) && (is_classic_binary(op) || is_bit_op(op))) {
+    } else if (n == 2 && is_mem(&o[0]) && is_imm(&o[1]) && (is_classic_binary(op) || is_bit_op(op) || is_shift(op))) {
         out->alu_form = X86_ALU_MEM_IMM;
         out->store_imm = o[1].imm;
     } else if (n == 2 && is_general_reg(&o[0]) && is_mem(&o[1]) && (is_classic_binary(op) || op == X86_ALU_IMUL)) {

@@ -1,12 +1,13 @@
 /* x86_emulate: carrying out an instruction a thread is stopped at, on its
  * registers and (through callbacks with the program's own page rights) its
  * memory, exactly as the CPU would: plain loads, stores, register sets,
- * moves, lea, nops and pushes; arithmetic, logic, imul and bit tests with
- * the flags (CF, PF, AF, ZF, SF, OF) computed as the CPU computes them;
- * setcc and cmovcc; xchg, xadd, cmpxchg; jmp and call through memory. Also the split of a non-atomic
- * read-modify-write into its load and its store (x86_rmw_*) and what a
- * cmpxchg did. Which instructions qualify is decided at decode time
- * (x86_classify.c); this file never looks at bytes. */
+ * moves, lea, nops and pushes; arithmetic, logic, shifts, rotates, imul and
+ * bit tests with the flags (CF, PF, AF, ZF, SF, OF) computed as the CPU
+ * computes them; setcc and cmovcc; xchg, xadd, cmpxchg; jmp and call
+ * through memory. Also the split of a non-atomic read-modify-write into
+ * its load and its store (x86_rmw_*) and what a cmpxchg did. Which
+ * instructions qualify is decided at decode time (x86_classify.c); this
+ * file never looks at bytes. */
 #include "arch/x86_insn.h"
 #include "arch/x86_regs.h"
 
@@ -125,6 +126,53 @@ static struct alu_result bit_op(enum x86_alu_op op, uint64_t dest, uint64_t src,
     return res;
 }
 
+/* shl, shr, sar, rol, ror of v by count (masked to 5 bits, 6 for 64-bit
+ * operands). A zero count changes nothing, flags included (the value is
+ * still written back, as the CPU's read-modify-write does). Undefined
+ * flags are set the way AMD cores set them: OF from the result's top bits
+ * whatever the count, AF set by shifts. */
+static struct alu_result shift_op(enum x86_alu_op op, uint64_t v, uint64_t count, unsigned size)
+{
+    unsigned bits = size * 8, c = (unsigned)(count & (size == 8 ? 63 : 31));
+    uint64_t m = mask_of(size), top = sign_bit(size);
+    v &= m;
+    struct alu_result res = {v, 0, 0, true};
+    if (c == 0)
+        return res;
+    bool cf;
+    unsigned k = c % bits;
+    switch (op) {
+    case X86_ALU_SHL:
+        res.value = c < bits ? (v << c) & m : 0;
+        cf = c <= bits && ((v >> (bits - c)) & 1);
+        break;
+    case X86_ALU_SHR:
+        res.value = c < bits ? v >> c : 0;
+        cf = c <= bits && ((v >> (c - 1)) & 1);
+        break;
+    case X86_ALU_SAR: {
+        int64_t sv = sign_extend(v, size);
+        res.value = (uint64_t)(sv >> (c < bits ? c : bits - 1)) & m;
+        cf = (sv >> (c - 1 < bits ? c - 1 : bits - 1)) & 1;
+        break;
+    }
+    case X86_ALU_ROL:
+        res.value = k ? ((v << k) | (v >> (bits - k))) & m : v;
+        cf = res.value & 1;
+        break;
+    default:    /* X86_ALU_ROR */
+        res.value = k ? ((v >> k) | (v << (bits - k))) & m : v;
+        cf = (res.value & top) != 0;
+        break;
+    }
+    bool msb = (res.value & top) != 0, next = (res.value & (top >> 1)) != 0;
+    bool of = op == X86_ALU_SHL || op == X86_ALU_ROL ? msb != cf : msb != next;
+    bool rotate = op == X86_ALU_ROL || op == X86_ALU_ROR;
+    res.flags = (cf ? FLAG_CF : 0) | (of ? FLAG_OF : 0) | (rotate ? 0 : result_flags(res.value, size) | FLAG_AF);
+    res.set = rotate ? FLAG_CF | FLAG_OF : FLAGS_ARITH;
+    return res;
+}
+
 /* dest OP src as the CPU computes it. inc and dec leave CF, not sets no
  * flag; the logic operations leave AF undefined: it is cleared, as Intel
  * and AMD cores do. */
@@ -177,6 +225,12 @@ static struct alu_result alu(enum x86_alu_op op, uint64_t dest, uint64_t src, un
     case X86_ALU_BTR:
     case X86_ALU_BTC:
         return bit_op(op, dest, src, size);
+    case X86_ALU_SHL:
+    case X86_ALU_SHR:
+    case X86_ALU_SAR:
+    case X86_ALU_ROL:
+    case X86_ALU_ROR:
+        return shift_op(op, dest, src, size);
     default:
         return (struct alu_result){dest, 0, 0, false};
     }

@@ -526,7 +526,7 @@ static uint64_t register_value(uint16_t reg, const struct user_regs_struct *r)
 static bool is_bit_string_access(const struct x86_insn *insn, int i)
 {
     return i == 0 && insn->emulation == X86_EMU_ALU && insn->alu_form == X86_ALU_MEM_REG &&
-           insn->alu_op >= X86_ALU_BT;
+           insn->alu_op >= X86_ALU_BT && insn->alu_op <= X86_ALU_BTC;
 }
 
 static int64_t bit_string_displacement(const struct x86_insn *insn, const struct user_regs_struct *regs)

@@ -58,6 +58,7 @@ enum x86_alu_op {
     X86_ALU_CMP, X86_ALU_TEST, X86_ALU_INC, X86_ALU_DEC, X86_ALU_NEG, X86_ALU_NOT,
     X86_ALU_IMUL,           /* two- and three-operand forms (truncating; CF and OF on overflow) */
     X86_ALU_BT, X86_ALU_BTS, X86_ALU_BTR, X86_ALU_BTC, /* the bit's old value in CF */
+    X86_ALU_SHL, X86_ALU_SHR, X86_ALU_SAR, X86_ALU_ROL, X86_ALU_ROR, /* by imm or cl (load_reg) */
 };
 
 /* Where X86_EMU_ALU's operands are. load_reg is the register operand

@@ -47,6 +47,8 @@ WIDTH(16)
 WIDTH(32)
 WIDTH(64)
 O2 int test_and_set_bit(void) { return __atomic_fetch_or(&c32, 4, __ATOMIC_SEQ_CST) & 4; }
+O2 void double_it(void) { c32 <<= 1; }                          /* shl [m], 1 */
+O2 void halve(void) { c64 >>= 3; }                              /* shr [m], 3 */
 _Bool done;
 O2 void set_done(int x, int y) { done = x == y; }                 /* sete [m] */
 O2 uint32_t pick(uint32_t x) { return x > 3 ? c32 : x; }          /* cmova reg, [m] */
@@ -256,6 +258,22 @@ static void gcc_o2_shared_accesses_are_classified_and_emulated(void **unused)
     assert_true(a.insn.flags & X86_ATOMIC);
     emulate_access(&a);
     assert_int_equal(c32, 5);
+
+    /* Shifts of a shared variable are read-modify-writes too. */
+    struct { void (*fn)(void); void *var; unsigned size; uint64_t from, to; } shifts[] = {
+        {(void (*)(void))double_it, &c32, 4, 5, 10},
+        {(void (*)(void))halve, &c64, 8, 80, 10},
+    };
+    for (int i = 0; i < 2; i++) {
+        set_value(shifts[i].var, shifts[i].size, shifts[i].from);
+        run_to_access(&a, shifts[i].fn, shifts[i].var, shifts[i].size, 0, 0);
+        assert_true(x86_is_split_rmw(&a.insn));
+        uint64_t result;
+        assert_true(x86_rmw_result(&a.insn, &a.regs, shifts[i].from, &result));
+        assert_int_equal(result, shifts[i].to);
+        emulate_access(&a);
+        assert_int_equal(value_of(shifts[i].var, shifts[i].size), shifts[i].to);
+    }
     x86_decoder_free(a.decoder);
 }
 

@@ -63,6 +63,8 @@ enum {
     CAS = 1 << 4,       /* rax equals memory half of the time */
     JUMP = 1 << 5,      /* memory holds the target */
     CALL = 1 << 7,      /* and the return address goes on the stack */
+    SHIFT = 1 << 8,     /* flags defined depending on the count */
+    ROTATE = 1 << 9,    /* a SHIFT that only sets CF and OF */
     SPLIT = 1 << 6,     /* a read-modify-write without lock: two steps */
 };
 
@@ -175,6 +177,18 @@ enum {
     X(or_r9, "orq %r9, (%rdi)", LOGIC | SPLIT) X(and_r9d, "andl (%rdi), %r9d", LOGIC)                  \
     X(inc_disp, "incw 2(%rdi)", ARITH | SPLIT) X(bts_indexed, "btsl %esi, 4(%rdi,%rcx,2)", BIT | BITREG | SPLIT)
 
+/* shifts and rotates of memory by 1, by an immediate and by cl (which
+ * goes beyond the width of 8-bit operands: rcx is -8..8). */
+#define SHIFTS(X, op, k)                                                                              \
+    X(op##_m1_b, #op "b (%rdi)", k | SPLIT) X(op##_m1_l, #op "l $1, (%rdi)", k | SPLIT)               \
+    X(op##_mi_b, #op "b $3, (%rdi)", k | SPLIT) X(op##_mi_w, #op "w $5, (%rdi)", k | SPLIT)           \
+    X(op##_mi_l, #op "l $31, (%rdi)", k | SPLIT) X(op##_mi_q, #op "q $37, (%rdi)", k | SPLIT)         \
+    X(op##_mcl_b, #op "b %cl, (%rdi)", k | SPLIT) X(op##_mcl_w, #op "w %cl, (%rdi)", k | SPLIT)       \
+    X(op##_mcl_l, #op "l %cl, (%rdi)", k | SPLIT) X(op##_mcl_q, #op "q %cl, (%rdi)", k | SPLIT)
+#define SHIFTS_ALL(X)                                                                                 \
+    SHIFTS(X, shl, SHIFT) SHIFTS(X, shr, SHIFT) SHIFTS(X, sar, SHIFT) SHIFTS(X, rol, SHIFT | ROTATE)  \
+    SHIFTS(X, ror, SHIFT | ROTATE) X(sal_mi_l, "sall $2, (%rdi)", SHIFT | SPLIT)
+
 /* setcc [m], setcc reg, cmovcc reg, [m] (16, 32, 64 bits), cmovcc reg, reg. */
 #define CONDITION(X, cc)                                                                              \
     X(set##cc##_m, "set" #cc " (%rdi)", ARITH) X(set##cc##_r, "set" #cc " %sil", ARITH)                \
@@ -190,7 +204,7 @@ enum {
     BINARY(X, and, LOGIC) BINARY(X, or, LOGIC) BINARY(X, xor, LOGIC) COMPARE(X)                      \
     UNARY(X, inc) UNARY(X, dec) UNARY(X, neg) UNARY(X, not) MULTIPLY(X)                              \
     BITS(X, bt, 0) LOCKED_BITS(X, bts) LOCKED_BITS(X, btr) LOCKED_BITS(X, btc)                       \
-    EXCHANGE(X) MOVES(X) CONDITIONS(X) ADDRESSING(X)
+    SHIFTS_ALL(X) EXCHANGE(X) MOVES(X) CONDITIONS(X) ADDRESSING(X)
 
 #define DEFINE_CASE(name, text, attrs)                                                                \
     __asm__(".pushsection .text\n.globl xe_" #name "\nxe_" #name ":\n  " text "\n.globl xe_" #name    \
@@ -228,9 +242,20 @@ static uint64_t rnd(void)
     }
 }
 
-/* The flags a case's result defines. */
-static uint64_t defined_flags(const struct case_def *c)
+/* The flags a case's result defines (for shifts, it depends on the count). */
+static uint64_t defined_flags(const struct case_def *c, const struct x86_insn *insn, const struct cpu *in)
 {
+    if (c->attrs & SHIFT) {
+        unsigned size = insn->mem[0].size, bits = size * 8;
+        uint64_t count = insn->alu_form == X86_ALU_MEM_IMM ? (uint64_t)insn->store_imm : in->rcx & 0xff;
+        count &= size == 8 ? 63 : 31;
+        uint64_t of = count == 1 ? OF : 0;
+        if (count == 0)
+            return ARITH_FLAGS;
+        if (c->attrs & ROTATE)
+            return CF | of;
+        return (ARITH_FLAGS & ~(CF | OF | AF)) | of | (count < bits ? CF : 0);
+    }
     if (c->attrs & BIT)
         return CF;
     if (c->attrs & MUL)
@@ -325,11 +350,12 @@ static void decode_case(x86_decoder *d, const struct case_def *c, struct x86_ins
 }
 
 /* The emulator's registers, flags and memory against the CPU's. */
-static void assert_same(const struct case_def *c, const struct input *in, const struct input *cpu,
+static void assert_same(const struct case_def *c, const struct x86_insn *insn, const struct input *in,
+                        const struct input *cpu,
                         const struct user_regs_struct *r, const char *how)
 {
     const struct cpu *n = &cpu->cpu;
-    uint64_t flags = defined_flags(c);
+    uint64_t flags = defined_flags(c, insn, &in->cpu);
     uint64_t rip = (c->attrs & JUMP) ? (uint64_t)(uintptr_t)xe_ret : (uint64_t)(uintptr_t)c->end;
     uint64_t rsp = (c->attrs & CALL) ? STACK_TOP - 8 : STACK_TOP;
     bool pushed = !(c->attrs & CALL) || xe_stack[7] == (uint64_t)(uintptr_t)c->end;
@@ -388,7 +414,7 @@ static void every_form_matches_the_cpu(void **unused)
             struct user_regs_struct r = regs_of(&in.cpu, c);
             if (!x86_emulate(&insn, &r, &test_memory))
                 fail_msg("%s: x86_emulate refused", c->name);
-            assert_same(c, &in, &cpu, &r, "whole");
+            assert_same(c, &insn, &in, &cpu, &r, "whole");
         }
     }
     print_message("%d forms x %d random inputs each\n", (int)N_CASES, ROUNDS);
@@ -449,7 +475,7 @@ static void split_rmw_is_the_hardware_load_then_store(void **unused)
                 memcpy(expected.memory, other.memory, BUFFER);
                 memcpy(expected.memory + at, cpu.memory + at, size);
             }
-            assert_same(c, &in, &expected, &r, interfere ? "split, another store in between" : "split");
+            assert_same(c, &insn, &in, &expected, &r, interfere ? "split, another store in between" : "split");
             uint64_t stored = 0;
             memcpy(&stored, xe_buffer + (addr - (uint64_t)(uintptr_t)xe_buffer), size);
             assert_int_equal(predicted, stored);
@@ -566,13 +592,16 @@ static void invalid_lock_and_other_registers_are_not_emulated(void **unused)
     static const uint8_t lock_inc_reg[] = {0xf0, 0xff, 0xc6};     /* lock inc esi */
     static const uint8_t add_xmm[] = {0xf2, 0x0f, 0x58, 0x07};    /* addsd xmm0, [rdi] */
     static const uint8_t cmpxchg16b[] = {0xf0, 0x48, 0x0f, 0xc7, 0x0f}; /* lock cmpxchg16b [rdi] */
-    static const uint8_t shl_mem[] = {0xd1, 0x27};                /* shl dword ptr [rdi], 1 */
+    static const uint8_t rcl_mem[] = {0xd1, 0x17};                /* rcl dword ptr [rdi], 1 */
+    static const uint8_t shld_mem[] = {0x0f, 0xa4, 0x37, 0x03};   /* shld dword ptr [rdi], esi, 3 */
+    static const uint8_t lock_shl[] = {0xf0, 0xd1, 0x27};         /* lock shl dword ptr [rdi], 1 */
     static const uint8_t mul_mem[] = {0xf7, 0x27};                /* mul dword ptr [rdi] */
     static const uint8_t call_far[] = {0xff, 0x1f};               /* call far [rdi] (lcall) */
     static const struct { const uint8_t *bytes; size_t n; } refused[] = {
         {lock_cmp, sizeof lock_cmp}, {lock_add_reg, sizeof lock_add_reg}, {lock_bt, sizeof lock_bt},
         {lock_mov, sizeof lock_mov}, {lock_inc_reg, sizeof lock_inc_reg}, {add_xmm, sizeof add_xmm},
-        {cmpxchg16b, sizeof cmpxchg16b}, {shl_mem, sizeof shl_mem}, {mul_mem, sizeof mul_mem},
+        {cmpxchg16b, sizeof cmpxchg16b}, {rcl_mem, sizeof rcl_mem}, {shld_mem, sizeof shld_mem},
+        {lock_shl, sizeof lock_shl}, {mul_mem, sizeof mul_mem},
         {call_far, sizeof call_far},
     };
     x86_decoder *d = x86_decoder_new();
