@@ -162,7 +162,8 @@ enum {
     X(move_l, "movl %edx, %esi", ARITH) X(move_q, "movq %rdx, %rsi", ARITH)                           \
     X(move_b, "movb %dh, %al", ARITH) X(set_l, "movl $7, %esi", ARITH) X(set_b, "movb $7, %ah", ARITH) \
     X(lea_q, "leaq 8(%rdi,%rcx,4), %rsi", ARITH) X(lea_l, "leal -1(%rdx), %esi", ARITH)               \
-    X(lea_w, "leaw 3(%rdi,%rcx), %si", ARITH) X(lea_rip, "leaq xe_buffer(%rip), %rsi", ARITH) X(lea_any, "leaq -5(%rdx,%rsi,8), %rsi", ARITH)         \
+    X(lea_w, "leaw 3(%rdi,%rcx), %si", ARITH) X(lea_rip, "leaq xe_buffer(%rip), %rsi", ARITH)         \
+    X(lea_any, "leaq -5(%rdx,%rsi,8), %rsi", ARITH)                                                   \
     X(nop, "nop", ARITH) X(nop_m, "nopl 0(%rax,%rax,1)", ARITH) X(endbr64, "endbr64", ARITH)          \
     X(jmp_m, "jmp *(%rdi)", JUMP) X(jmp_rip, "jmp *xe_buffer+48(%rip)", JUMP)                         \
     X(call_m, "call *(%rdi)", JUMP | CALL) X(call_rip, "call *xe_buffer+48(%rip)", JUMP | CALL)
@@ -351,16 +352,16 @@ static void decode_case(x86_decoder *d, const struct case_def *c, struct x86_ins
 
 /* The emulator's registers, flags and memory against the CPU's. */
 static void assert_same(const struct case_def *c, const struct x86_insn *insn, const struct input *in,
-                        const struct input *cpu,
-                        const struct user_regs_struct *r, const char *how)
+                        const struct input *cpu, const struct user_regs_struct *r, const char *how)
 {
     const struct cpu *n = &cpu->cpu;
     uint64_t flags = defined_flags(c, insn, &in->cpu);
     uint64_t rip = (c->attrs & JUMP) ? (uint64_t)(uintptr_t)xe_ret : (uint64_t)(uintptr_t)c->end;
     uint64_t rsp = (c->attrs & CALL) ? STACK_TOP - 8 : STACK_TOP;
     bool pushed = !(c->attrs & CALL) || xe_stack[7] == (uint64_t)(uintptr_t)c->end;
-    bool same = r->rsp == rsp && pushed && r->rax == n->rax && r->rcx == n->rcx && r->rdx == n->rdx && r->rsi == n->rsi && r->rdi == n->rdi &&
-                r->r9 == n->r9 && (r->eflags & flags) == (n->flags & flags) && r->rip == rip &&
+    bool same = r->rsp == rsp && pushed && r->rax == n->rax && r->rcx == n->rcx && r->rdx == n->rdx &&
+                r->rsi == n->rsi && r->rdi == n->rdi && r->r9 == n->r9 && (r->eflags & flags) == (n->flags & flags) &&
+                r->rip == rip &&
                 memcmp(xe_buffer, cpu->memory, BUFFER) == 0;
     if (!same) {
         uint64_t m0, m1, m2;
