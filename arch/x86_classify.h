@@ -3,8 +3,8 @@
  *
  * Owns the x86_insn fields that describe the instruction in register and
  * value terms: store_known/store_reg/store_imm (what a plain store writes),
- * emulation, load_reg, src_reg, alu_op, alu_form, and for lea the address
- * expression in mem[0]. Memory operands, flags and atomicity are
+ * emulation, load_reg, src_reg, alu_op, alu_form, cond, and for lea the
+ * address expression in mem[0]. Memory operands, flags and atomicity are
  * x86_insn.c's and are already filled in when it is called. */
 #ifndef MDAT_ARCH_X86_CLASSIFY_H
 #define MDAT_ARCH_X86_CLASSIFY_H

@@ -284,6 +284,24 @@ static bool emulate_registers(const struct x86_insn *insn, struct user_regs_stru
     return true;
 }
 
+/* jmp [m] and call [m]: rip becomes the target read from memory; call
+ * pushes the return address. */
+static bool emulate_transfer(const struct x86_insn *insn, struct user_regs_struct *regs,
+                             const struct x86_memory *mem, uint64_t addr)
+{
+    uint64_t target, back = regs->rip + insn->length;
+    if (!mem->read(mem->ctx, addr, &target, 8))
+        return false;
+    if (insn->emulation == X86_EMU_CALL_MEM) {
+        /* The target was read before the push moves rsp (call [rsp+8] reads above it). */
+        if (!mem->write(mem->ctx, regs->rsp - 8, &back, 8))
+            return false;
+        regs->rsp -= 8;
+    }
+    regs->rip = target;
+    return true;
+}
+
 bool x86_emulate(const struct x86_insn *insn, struct user_regs_struct *regs, const struct x86_memory *mem)
 {
     struct register_part reg;
@@ -324,21 +342,11 @@ bool x86_emulate(const struct x86_insn *insn, struct user_regs_struct *regs, con
             return false;
         break;
     case X86_EMU_JUMP_MEM:
-        if (!mem->read(mem->ctx, addr, &value, 8))
+    case X86_EMU_CALL_MEM:
+        if (!emulate_transfer(insn, &r, mem, addr))
             return false;
-        r.rip = value;
         *regs = r;
         return true;
-    case X86_EMU_CALL_MEM: {
-        /* The target is read before the push moves rsp (call [rsp+8] reads above it). */
-        uint64_t back = r.rip + insn->length;
-        if (!mem->read(mem->ctx, addr, &value, 8) || !mem->write(mem->ctx, r.rsp - 8, &back, 8))
-            return false;
-        r.rsp -= 8;
-        r.rip = value;
-        *regs = r;
-        return true;
-    }
     case X86_EMU_SETCC:
         value = x86_condition_holds((enum x86_cond)insn->cond, r.eflags);
         if (!mem->write(mem->ctx, addr, &value, 1))

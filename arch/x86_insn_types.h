@@ -33,7 +33,7 @@ enum x86_emulation {
     X86_EMU_LOAD_SIGN,      /* movsx / movsxd reg, [m] */
     X86_EMU_SET,            /* mov reg, imm (no memory) */
     X86_EMU_PUSH,           /* push reg64 */
-    X86_EMU_ALU,            /* arithmetic, logic, imul and bit tests (alu_op, alu_form) */
+    X86_EMU_ALU,            /* arithmetic, logic, shifts, imul, bit tests (alu_op, alu_form) */
     X86_EMU_XCHG,           /* xchg [m], reg (always atomic) */
     X86_EMU_XADD,           /* [lock] xadd [m], reg */
     X86_EMU_CMPXCHG,        /* [lock] cmpxchg [m], reg (compares with al/ax/eax/rax) */
@@ -98,12 +98,13 @@ struct x86_insn {
      * that it can be shown before the instruction runs. */
     bool store_known;
     uint16_t store_reg;            /* capstone register id, 0 for an immediate */
-    int64_t store_imm;
+    int64_t store_imm;             /* also: the immediate of a set or of an ALU form */
     /* What x86_emulate can perform, with general registers and immediates only. */
     uint8_t emulation;             /* enum x86_emulation */
-    uint16_t load_reg;             /* the destination of a load, set, move or lea; the pushed
-                                    * register; the register operand of ALU, xchg, xadd, cmpxchg */
-    uint16_t src_reg;              /* the source of a move or of an ALU register-register form */
+    uint16_t load_reg;             /* the destination of a load, set, move, lea, cmov or setcc reg;
+                                    * the pushed register; the register operand of ALU, xchg,
+                                    * xadd, cmpxchg */
+    uint16_t src_reg;              /* the source of a move, a cmov reg, reg or an ALU reg, reg */
     uint8_t alu_op;                /* enum x86_alu_op, for X86_EMU_ALU */
     uint8_t alu_form;              /* enum x86_alu_form */
     uint8_t cond;                  /* enum x86_cond, for X86_EMU_SETCC and X86_EMU_CMOV */
