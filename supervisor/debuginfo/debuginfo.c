@@ -17,6 +17,7 @@
 #include "supervisor/debuginfo/data_expr.h"
 #include "supervisor/debuginfo/dwarf_info.h"
 #include "supervisor/debuginfo/object_path.h"
+#include "supervisor/debuginfo/symbol_names.h"
 #include "supervisor/debuginfo/sync_globals.h"
 #include "supervisor/debuginfo/text_out.h"
 
@@ -26,6 +27,7 @@ struct debuginfo {
     struct arena names; /* sync-object names */
     struct sync_global *sync;
     size_t sync_count;
+    struct symbol_names *symbols; /* demangled C++ symbols, made when first shown */
 };
 
 debuginfo *debuginfo_load(const char *path, char *err, size_t errlen)
@@ -41,6 +43,7 @@ debuginfo *debuginfo_load(const char *path, char *err, size_t errlen)
         return NULL;
     }
     di->elf = elf;
+    di->symbols = symbol_names_new();
     /* Missing or broken DWARF only costs precision: the reason is not an error. */
     char why_no_dwarf[128];
     di->dwarf = dwarf_info_load(elf, why_no_dwarf, sizeof why_no_dwarf);
@@ -55,6 +58,7 @@ void debuginfo_free(debuginfo *di)
         return;
     dwarf_info_free(di->dwarf);
     elf_image_close(di->elf);
+    symbol_names_free(di->symbols);
     free(di->sync);
     arena_free(&di->names);
     free(di);
@@ -92,7 +96,7 @@ static const char *function_at(const debuginfo *di, uint64_t addr, uint64_t *sta
     if (!sym)
         return NULL;
     *start = sym->addr;
-    return sym->name;
+    return symbol_names_get(di->symbols, sym);
 }
 
 bool debuginfo_code_location(const debuginfo *di, uint64_t addr, struct src_loc *out)
@@ -157,10 +161,11 @@ static bool format_symbol(const debuginfo *di, uint64_t addr, struct text_out *o
     const struct elf_symbol *sym = elf_image_object_at(di->elf, addr);
     if (!sym)
         return false;
+    const char *name = symbol_names_get(di->symbols, sym);
     if (addr == sym->addr)
-        text_out_puts(out, sym->name);
+        text_out_puts(out, name);
     else
-        text_out_printf(out, "%s+%" PRIu64, sym->name, addr - sym->addr);
+        text_out_printf(out, "%s+%" PRIu64, name, addr - sym->addr);
     return true;
 }
 
