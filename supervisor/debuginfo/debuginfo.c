@@ -175,6 +175,32 @@ void debuginfo_format_data(const debuginfo *di, uint64_t addr, char *buf, size_t
     format_symbol(di, addr, &out);
 }
 
+/* ---- C++ and OpenMP code ---- */
+
+uint64_t debuginfo_cxx_function(const debuginfo *di, const char *name)
+{
+    return symbol_names_find_function(di->symbols, di->elf, name);
+}
+
+bool debuginfo_first_user_line(const debuginfo *di, uint64_t lo, uint64_t hi, uint64_t *addr)
+{
+    return di->dwarf && dwarf_info_first_line_outside(di->dwarf, lo, hi, "/usr/", addr);
+}
+
+const struct dwarf_type *debuginfo_omp_data_type(const debuginfo *di, uint64_t entry)
+{
+    return di->dwarf ? dwarf_info_omp_data_type(di->dwarf, entry) : NULL;
+}
+
+const struct dwarf_type *debuginfo_name_part(const char *base, const struct dwarf_type *t, uint64_t offset,
+                                             char *buf, size_t len)
+{
+    struct text_out out = text_out_start(buf, len);
+    const struct dwarf_type *named = object_path_write(&out, base, false, t, offset);
+    text_out_finish(&out);
+    return named;
+}
+
 enum { POINTER_BATCH_BYTES = 4096 };
 
 /* An object some pointer variable points at: the pointer variables are read

@@ -935,9 +935,6 @@ size_t dwarf_info_pointer_variables(const dwarf_info *dw, const struct dwarf_var
     return dw->pointer_count;
 }
 
-size_t dwarf_info_cu_count(const dwarf_info *dw) { return dw->cu_count; }
-size_t dwarf_info_type_count(const dwarf_info *dw) { return dw->type_count; }
-
 const struct dwarf_type *dwarf_info_omp_data_type(const dwarf_info *dw, uint64_t entry)
 {
     for (size_t i = 0; i < dw->omp_fn_count; i++)
@@ -945,5 +942,31 @@ const struct dwarf_type *dwarf_info_omp_data_type(const dwarf_info *dw, uint64_t
             return dw->omp_fns[i].data_type;
     return NULL;
 }
+
+bool dwarf_info_first_line_outside(const dwarf_info *dw, uint64_t lo, uint64_t hi, const char *prefix,
+                                   uint64_t *addr)
+{
+    size_t first = 0, last = dw->row_count;
+    while (first < last) {
+        size_t mid = first + (last - first) / 2;
+        if (dw->rows[mid].addr < lo)
+            first = mid + 1;
+        else
+            last = mid;
+    }
+    size_t plen = strlen(prefix);
+    for (size_t i = first; i < dw->row_count && dw->rows[i].addr < hi; i++) {
+        const struct line_row *r = &dw->rows[i];
+        if (!r->end_sequence && r->file && r->line && strncmp(r->file, prefix, plen) != 0) {
+            *addr = r->addr;
+            return true;
+        }
+    }
+    return false;
+}
+
+size_t dwarf_info_cu_count(const dwarf_info *dw) { return dw->cu_count; }
+size_t dwarf_info_type_count(const dwarf_info *dw) { return dw->type_count; }
+
 size_t dwarf_info_row_count(const dwarf_info *dw) { return dw->row_count; }
 size_t dwarf_info_function_count(const dwarf_info *dw) { return dw->functions.count; }

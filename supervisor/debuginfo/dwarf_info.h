@@ -81,6 +81,12 @@ struct dwarf_omp_fn {
  * entry is not one (or DWARF does not say). */
 const struct dwarf_type *dwarf_info_omp_data_type(const dwarf_info *dw, uint64_t entry);
 
+/* The lowest address in [lo, hi) whose line row names a file that does not
+ * start with prefix ("/usr/": the user's code among the C++ library's
+ * templates inlined around it). */
+bool dwarf_info_first_line_outside(const dwarf_info *dw, uint64_t lo, uint64_t hi, const char *prefix,
+                                   uint64_t *addr);
+
 /* Sorted, merged [lo, hi) ranges of code that has line information. */
 size_t dwarf_info_code_ranges(const dwarf_info *dw, const struct addr_range **out);
 
