@@ -17,6 +17,7 @@
 #include "supervisor/debuginfo/data_expr.h"
 #include "supervisor/debuginfo/dwarf_info.h"
 #include "supervisor/debuginfo/object_path.h"
+#include "supervisor/debuginfo/symbol_names.h"
 #include "supervisor/debuginfo/sync_globals.h"
 #include "supervisor/debuginfo/text_out.h"
 
@@ -26,6 +27,7 @@ struct debuginfo {
     struct arena names; /* sync-object names */
     struct sync_global *sync;
     size_t sync_count;
+    struct symbol_names *symbols; /* demangled C++ symbols, made when first shown */
 };
 
 debuginfo *debuginfo_load(const char *path, char *err, size_t errlen)
@@ -41,6 +43,7 @@ debuginfo *debuginfo_load(const char *path, char *err, size_t errlen)
         return NULL;
     }
     di->elf = elf;
+    di->symbols = symbol_names_new();
     /* Missing or broken DWARF only costs precision: the reason is not an error. */
     char why_no_dwarf[128];
     di->dwarf = dwarf_info_load(elf, why_no_dwarf, sizeof why_no_dwarf);
@@ -55,6 +58,7 @@ void debuginfo_free(debuginfo *di)
         return;
     dwarf_info_free(di->dwarf);
     elf_image_close(di->elf);
+    symbol_names_free(di->symbols);
     free(di->sync);
     arena_free(&di->names);
     free(di);
@@ -92,7 +96,7 @@ static const char *function_at(const debuginfo *di, uint64_t addr, uint64_t *sta
     if (!sym)
         return NULL;
     *start = sym->addr;
-    return sym->name;
+    return symbol_names_get(di->symbols, sym);
 }
 
 bool debuginfo_code_location(const debuginfo *di, uint64_t addr, struct src_loc *out)
@@ -157,10 +161,11 @@ static bool format_symbol(const debuginfo *di, uint64_t addr, struct text_out *o
     const struct elf_symbol *sym = elf_image_object_at(di->elf, addr);
     if (!sym)
         return false;
+    const char *name = symbol_names_get(di->symbols, sym);
     if (addr == sym->addr)
-        text_out_puts(out, sym->name);
+        text_out_puts(out, name);
     else
-        text_out_printf(out, "%s+%" PRIu64, sym->name, addr - sym->addr);
+        text_out_printf(out, "%s+%" PRIu64, name, addr - sym->addr);
     return true;
 }
 
@@ -168,6 +173,32 @@ void debuginfo_format_data(const debuginfo *di, uint64_t addr, char *buf, size_t
 {
     struct text_out out = text_out_start(buf, len);
     format_symbol(di, addr, &out);
+}
+
+/* ---- C++ and OpenMP code ---- */
+
+uint64_t debuginfo_cxx_function(const debuginfo *di, const char *name)
+{
+    return symbol_names_find_function(di->symbols, di->elf, name);
+}
+
+bool debuginfo_first_user_line(const debuginfo *di, uint64_t lo, uint64_t hi, uint64_t *addr)
+{
+    return di->dwarf && dwarf_info_first_line_outside(di->dwarf, lo, hi, "/usr/", addr);
+}
+
+const struct dwarf_type *debuginfo_omp_data_type(const debuginfo *di, uint64_t entry)
+{
+    return di->dwarf ? dwarf_info_omp_data_type(di->dwarf, entry) : NULL;
+}
+
+const struct dwarf_type *debuginfo_name_part(const char *base, const struct dwarf_type *t, uint64_t offset,
+                                             char *buf, size_t len)
+{
+    struct text_out out = text_out_start(buf, len);
+    const struct dwarf_type *named = object_path_write(&out, base, false, t, offset);
+    text_out_finish(&out);
+    return named;
 }
 
 enum { POINTER_BATCH_BYTES = 4096 };

@@ -54,6 +54,27 @@ void debuginfo_format_line(const debuginfo *di, uint64_t addr, char *buf, size_t
  * or "" when no symbol contains it (the caller prints the address). */
 void debuginfo_format_data(const debuginfo *di, uint64_t addr, char *buf, size_t len);
 
+/* ---- C++ and OpenMP code (file addresses) ---- */
+
+/* The entry of the C++ function whose demangled name, without return type
+ * and parameters, is name ("Adder::operator()", "main::{lambda()#2}::operator()"),
+ * from the symbol table; 0 when there is none (inlined everywhere). */
+uint64_t debuginfo_cxx_function(const debuginfo *di, const char *name);
+/* The first address in [lo, hi) whose line is in the user's code rather
+ * than a system header: where a C++ library template that inlined the
+ * user's callable reaches it. */
+bool debuginfo_first_user_line(const debuginfo *di, uint64_t lo, uint64_t hi, uint64_t *addr);
+/* The type of the parameter of the OpenMP outlined function at entry
+ * (main._omp_fn.0): a pointer or reference to the struct whose members
+ * are the region's shared variables (pointers to them, or copies). NULL
+ * when entry is not such a function. */
+const struct dwarf_type *debuginfo_omp_data_type(const debuginfo *di, uint64_t entry);
+/* The name of the part of an object of type t called base at offset
+ * ("sum", "acc.total", "hist[3]"); returns the part's type when the name
+ * denotes all of it (NULL for "x+2"). */
+const struct dwarf_type *debuginfo_name_part(const char *base, const struct dwarf_type *t, uint64_t offset,
+                                             char *buf, size_t len);
+
 /* ---- data in the student's terms (runtime addresses) ---- */
 
 /* Names a runtime data address as a C expression: a variable, walked down

@@ -98,6 +98,29 @@ const char *dw_name(Dwarf_Debug dbg, Dwarf_Die die)
     return name;
 }
 
+const char *dw_linkage_name(Dwarf_Debug dbg, Dwarf_Die die)
+{
+    Dwarf_Half attr = DW_AT_linkage_name;
+    Dwarf_Die owner = dw_owner_of(dbg, die, attr);
+    if (!owner) {
+        attr = DW_AT_MIPS_linkage_name;     /* DWARF 2 and 3 producers */
+        owner = dw_owner_of(dbg, die, attr);
+    }
+    if (!owner)
+        return NULL;
+    Dwarf_Error error = NULL;
+    Dwarf_Attribute value = NULL;
+    char *name = NULL;
+    if (dw_checked(dbg, &error, dwarf_attr(owner, attr, &value, &error)) == DW_DLV_OK) {
+        if (dw_checked(dbg, &error, dwarf_formstring(value, &name, &error)) != DW_DLV_OK)
+            name = NULL;
+        dwarf_dealloc_attribute(value);
+    }
+    if (owner != die)
+        dwarf_dealloc_die(owner);
+    return name;
+}
+
 size_t dw_expression(Dwarf_Debug dbg, Dwarf_Attribute attr, struct dw_op *ops, size_t max)
 {
     Dwarf_Error error = NULL;

@@ -31,6 +31,9 @@ Dwarf_Die dw_owner_of(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half attrnum);
 /* DW_AT_name through those links, as libdwarf's string (valid until
  * dwarf_finish: intern it), or NULL. */
 const char *dw_name(Dwarf_Debug dbg, Dwarf_Die die);
+/* DW_AT_linkage_name (or DW_AT_MIPS_linkage_name) through the same links:
+ * a C++ function's mangled name, as libdwarf's string, or NULL (C). */
+const char *dw_linkage_name(Dwarf_Debug dbg, Dwarf_Die die);
 
 /* One operation of a location expression with its first operand, cooked by
  * libdwarf (an address for DW_OP_addrx). */

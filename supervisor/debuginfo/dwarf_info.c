@@ -12,6 +12,7 @@
 #include "supervisor/debuginfo/dwarf_info.h"
 #include "supervisor/debuginfo/arena.h"
 #include "supervisor/debuginfo/dwarf_access.h"
+#include "supervisor/debuginfo/dwarf_names.h"
 #include "supervisor/debuginfo/dwarf_type_reader.h"
 #include "supervisor/debuginfo/error_text.h"
 #include "supervisor/debuginfo/range_index.h"
@@ -66,6 +67,8 @@ struct dwarf_info {
     const struct dwarf_variable **pointers;
     size_t pointer_count;
     size_t type_count;
+    struct dwarf_omp_fn *omp_fns;     /* OpenMP outlined functions, in DIE order */
+    size_t omp_fn_count, omp_fn_cap;
 };
 
 /* ---- loading ---------------------------------------------------------------- */
@@ -81,6 +84,7 @@ struct loader {
     size_t code_section_count;
     struct type_reader *types;
     Dwarf_Half cu_version;
+    bool cu_is_cxx;            /* C++ functions have qualified names (dwarf_names) */
     Dwarf_Addr cu_base;        /* DW_AT_low_pc of the CU: base of DWARF 4 ranges */
     const char **file_names;   /* this CU's file index -> interned path */
     size_t file_name_cap;
@@ -361,6 +365,8 @@ struct scope {
     Dwarf_Die function;
     const char *name;
     bool named;
+    const char *display;        /* the function's name in traces (C++: qualified) */
+    bool in_anonymous_class;    /* a lambda's closure type inside that function */
 };
 
 static const char *scope_name(struct loader *ld, struct scope *scope)
@@ -458,6 +464,53 @@ static void read_variable(struct loader *ld, Dwarf_Die die, struct scope *scope)
     ld->out_of_memory |= type_reader_out_of_memory(ld->types);
 }
 
+/* The name a function's code gets in traces: DW_AT_name, or in C++ the
+ * qualified or lambda name dwarf_names gives. */
+static const char *display_name(struct loader *ld, Dwarf_Die die, const char *name, const struct scope *scope)
+{
+    if (!name || !ld->cu_is_cxx)
+        return name;
+    const char *lambda_scope = scope && scope->in_anonymous_class ? scope->display : NULL;
+    char text[256];
+    if (!dwarf_function_display(ld->dbg, die, name, lambda_scope, text, sizeof text))
+        return name;
+    const char *copy = arena_intern(&ld->dw->strings, text);
+    if (!copy)
+        ld->out_of_memory = true;
+    return copy;
+}
+
+/* An OpenMP outlined function (main._omp_fn.0): the type of its one
+ * parameter, the struct through which the region's shared variables reach
+ * it. */
+static void read_omp_data_type(struct loader *ld, Dwarf_Die die)
+{
+    uint64_t lo, hi;
+    if (!die_pc_range(ld, die, &lo, &hi))
+        return;
+    Dwarf_Die child = NULL;
+    if (checked(ld, dwarf_child(die, &child, &ld->error)) != DW_DLV_OK)
+        return;
+    while (child) {
+        Dwarf_Half tag = 0;
+        checked(ld, dwarf_tag(child, &tag, &ld->error));
+        if (tag == DW_TAG_formal_parameter) {
+            dwarf_info *dw = ld->dw;
+            if (ARRAY_ROOM(dw->omp_fns, dw->omp_fn_count, dw->omp_fn_cap))
+                dw->omp_fns[dw->omp_fn_count++] =
+                    (struct dwarf_omp_fn){ lo, type_reader_type_of(ld->types, child) };
+            else
+                ld->out_of_memory = true;
+            dwarf_dealloc_die(child);
+            return;
+        }
+        Dwarf_Die sibling = NULL;
+        int rc = checked(ld, dwarf_siblingof_b(ld->dbg, child, 1, &sibling, &ld->error));
+        dwarf_dealloc_die(child);
+        child = rc == DW_DLV_OK ? sibling : NULL;
+    }
+}
+
 /* One walk over a CU's DIE tree for everything with an address: functions
  * and the inlined code in them, and variables at file level, in functions
  * and in their blocks. Types are read only when a variable refers to them. */
@@ -472,14 +525,30 @@ static void read_scope(struct loader *ld, Dwarf_Die parent, struct scope *scope,
         switch (tag) {
         case DW_TAG_subprogram: {
             struct scope inner = { .function = child };
-            if (has_code(ld, child))
-                read_code_ranges(ld, child, scope_name(ld, &inner), add_function_range);
+            if (has_code(ld, child)) {
+                inner.display = display_name(ld, child, scope_name(ld, &inner), scope);
+                read_code_ranges(ld, child, inner.display, add_function_range);
+                if (inner.display && strstr(inner.display, "._omp_fn."))
+                    read_omp_data_type(ld, child);
+            }
             read_scope(ld, child, &inner, depth + 1);
             break;
         }
         case DW_TAG_inlined_subroutine:
-            read_code_ranges(ld, child, interned_name(ld, child), add_inlined_range);
+            read_code_ranges(ld, child, display_name(ld, child, interned_name(ld, child), NULL),
+                             add_inlined_range);
             read_scope(ld, child, scope, depth + 1);
+            break;
+        case DW_TAG_structure_type:
+        case DW_TAG_class_type:
+        case DW_TAG_union_type:
+            /* A class local to a function (a lambda's closure type): its
+             * member functions' code is described inside it. */
+            if (scope && scope->function) {
+                struct scope local = *scope;
+                local.in_anonymous_class = !dw_has_attr(ld->dbg, child, DW_AT_name);
+                read_scope(ld, child, &local, depth + 1);
+            }
             break;
         case DW_TAG_lexical_block:
         case DW_TAG_namespace:
@@ -520,6 +589,10 @@ static void read_compilation_units(struct loader *ld)
             continue;
         ld->dw->cu_count++;
         ld->cu_version = version;
+        Dwarf_Unsigned language = 0;
+        ld->cu_is_cxx = checked(ld, dwarf_srclang(cu_die, &language, &ld->error)) == DW_DLV_OK &&
+                        (language == DW_LANG_C_plus_plus || language == DW_LANG_C_plus_plus_03 ||
+                         language == DW_LANG_C_plus_plus_11 || language == DW_LANG_C_plus_plus_14);
         Dwarf_Addr base = 0;
         ld->cu_base = checked(ld, dwarf_lowpc(cu_die, &base, &ld->error)) == DW_DLV_OK ? base : 0;
         read_line_table(ld, cu_die);
@@ -780,6 +853,7 @@ void dwarf_info_free(dwarf_info *dw)
     range_index_free(&dw->tls_index);
     free(dw->by_name);
     free(dw->pointers);
+    free(dw->omp_fns);
     free(dw);
 }
 
@@ -861,7 +935,38 @@ size_t dwarf_info_pointer_variables(const dwarf_info *dw, const struct dwarf_var
     return dw->pointer_count;
 }
 
+const struct dwarf_type *dwarf_info_omp_data_type(const dwarf_info *dw, uint64_t entry)
+{
+    for (size_t i = 0; i < dw->omp_fn_count; i++)
+        if (dw->omp_fns[i].entry == entry)
+            return dw->omp_fns[i].data_type;
+    return NULL;
+}
+
+bool dwarf_info_first_line_outside(const dwarf_info *dw, uint64_t lo, uint64_t hi, const char *prefix,
+                                   uint64_t *addr)
+{
+    size_t first = 0, last = dw->row_count;
+    while (first < last) {
+        size_t mid = first + (last - first) / 2;
+        if (dw->rows[mid].addr < lo)
+            first = mid + 1;
+        else
+            last = mid;
+    }
+    size_t plen = strlen(prefix);
+    for (size_t i = first; i < dw->row_count && dw->rows[i].addr < hi; i++) {
+        const struct line_row *r = &dw->rows[i];
+        if (!r->end_sequence && r->file && r->line && strncmp(r->file, prefix, plen) != 0) {
+            *addr = r->addr;
+            return true;
+        }
+    }
+    return false;
+}
+
 size_t dwarf_info_cu_count(const dwarf_info *dw) { return dw->cu_count; }
 size_t dwarf_info_type_count(const dwarf_info *dw) { return dw->type_count; }
+
 size_t dwarf_info_row_count(const dwarf_info *dw) { return dw->row_count; }
 size_t dwarf_info_function_count(const dwarf_info *dw) { return dw->functions.count; }

@@ -70,6 +70,23 @@ size_t dwarf_info_variables_named(const dwarf_info *dw, const char *name,
 /* Non-TLS variables of pointer type whose pointee has a known size, by address. */
 size_t dwarf_info_pointer_variables(const dwarf_info *dw, const struct dwarf_variable *const **out);
 
+/* An OpenMP outlined function ("main._omp_fn.0") and the type of its one
+ * parameter: (a pointer or reference to) the struct that carries the
+ * region's shared variables, its members named after them. */
+struct dwarf_omp_fn {
+    uint64_t entry;
+    const struct dwarf_type *data_type;
+};
+/* The parameter type of the outlined function starting at entry, NULL when
+ * entry is not one (or DWARF does not say). */
+const struct dwarf_type *dwarf_info_omp_data_type(const dwarf_info *dw, uint64_t entry);
+
+/* The lowest address in [lo, hi) whose line row names a file that does not
+ * start with prefix ("/usr/": the user's code among the C++ library's
+ * templates inlined around it). */
+bool dwarf_info_first_line_outside(const dwarf_info *dw, uint64_t lo, uint64_t hi, const char *prefix,
+                                   uint64_t *addr);
+
 /* Sorted, merged [lo, hi) ranges of code that has line information. */
 size_t dwarf_info_code_ranges(const dwarf_info *dw, const struct addr_range **out);
 

@@ -47,6 +47,12 @@ static const struct {
     [MF_BARRIER_INIT] = {"pthread_barrier_init", "barrier_init"},
     [MF_RWLOCK_INIT] = {"pthread_rwlock_init", "rwlock_init"},
     [MF_SPIN_INIT] = {"pthread_spin_init", "spin_init"},
+    /* What gcc 12 calls for parallel, parallel for schedule(dynamic|guided|runtime), parallel sections. */
+    [MF_OMP_PARALLEL] = {"GOMP_parallel", "omp_parallel"},
+    [MF_OMP_PARALLEL_LOOP_DYNAMIC] = {"GOMP_parallel_loop_nonmonotonic_dynamic", "omp_parallel"},
+    [MF_OMP_PARALLEL_LOOP_GUIDED] = {"GOMP_parallel_loop_nonmonotonic_guided", "omp_parallel"},
+    [MF_OMP_PARALLEL_LOOP_RUNTIME] = {"GOMP_parallel_loop_maybe_nonmonotonic_runtime", "omp_parallel"},
+    [MF_OMP_PARALLEL_SECTIONS] = {"GOMP_parallel_sections", "omp_parallel"},
     [MF_ASSERT_FAIL] = {"__assert_fail", "assert_fail"},
     [MF_MALLOC] = {"malloc", "malloc"},
     [MF_CALLOC] = {"calloc", "calloc"},

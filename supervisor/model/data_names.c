@@ -3,8 +3,8 @@
  * The order of answers: a variable of the executable (with its member or
  * element, or an object reached through a pointer variable), a heap block
  * by its allocation ("heap#2 (malloc at q.c:9)+8"), a thread-local
- * variable ("tls_hits (T2)"), a symbol of a library, a thread's stack;
- * hex at worst. */
+ * variable ("tls_hits (T2)"), a symbol of a library, a shared variable of
+ * an OpenMP parallel region ("sum"), a thread's stack; hex at worst. */
 #include "supervisor/model/model_internal.h"
 #include "supervisor/model/source_model.h"
 
@@ -112,6 +112,9 @@ void model_name_typed(struct model *m, uint64_t addr, char *buf, size_t len, con
     *type = NULL;
     if (name_in_library(m, addr, buf, len))
         return;
+    if (model_omp_name_data(m, addr, buf, len, type))
+        return;
+    *type = NULL;
     const struct mthread *owner = thread_with_stack(m->ex, addr);
     if (owner)
         snprintf(buf, len, "0x%" PRIx64 " (stack of T%d)", addr, owner->id);

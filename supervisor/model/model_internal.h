@@ -2,7 +2,9 @@
  * of model/ (and nobody else): source_model.c opens it and answers the
  * engine's hooks, data_names.c names, op_describe.c describes operations,
  * waits.c says what blocked threads wait for, state_build.c builds the
- * exec_state, misuse.c judges calls, heap_calls.c follows allocations. */
+ * exec_state, misuse.c judges calls, heap_calls.c follows allocations,
+ * thread_names.c says what each thread runs, omp_regions.c knows OpenMP's
+ * parallel regions. */
 #ifndef MDAT_MODEL_MODEL_INTERNAL_H
 #define MDAT_MODEL_MODEL_INTERNAL_H
 
@@ -15,6 +17,29 @@
 #include "supervisor/engine/exec_core.h"
 #include "supervisor/model/heap_map.h"
 #include "supervisor/model/sync_model.h"
+
+/* What the model keeps about one thread (model.threads, by id - 1). */
+struct model_thread {
+    bool labelled;
+    char label[64];             /* what it runs: "worker", "lambda at sum.cpp:31", "omp parallel at sum.c:12" */
+    uint64_t label_pc;          /* where that code begins */
+    uint64_t region_fn;         /* the OpenMP region it was started for (its function), 0 none */
+    /* What it last blocked on, for naming its wake-up when the call it is
+     * in does not say (a join made by libstdc++, a barrier in libgomp). */
+    bool waited;
+    char wait_object[96];       /* "T2", "omp barrier (parallel region at sum.c:12)" */
+    char wait_verb[24];         /* "join", "" */
+};
+
+/* An OpenMP parallel region: its outlined function and the struct through
+ * which the shared variables reach it (in the frame of the thread that
+ * started it). */
+struct omp_region {
+    uint64_t fn, data;
+    const struct dwarf_type *data_type;     /* of the struct (references and pointers taken off) */
+    char line[48];                          /* "sum.c:12", "" when unknown */
+    char label[64];                         /* "omp parallel at sum.c:12" */
+};
 
 struct model {
     struct execution *ex;
@@ -41,6 +66,10 @@ struct model {
     uint64_t step_call[2];          /* the call the last described step made or went on with */
     struct state_watch *state_watches;
     size_t cap_state_watches;
+    struct model_thread *threads;
+    size_t cap_threads;
+    struct omp_region *regions;     /* newest last */
+    size_t n_regions, cap_regions;
 };
 
 /* data_names.c */
@@ -82,6 +111,26 @@ struct sync_object *model_register_object(struct model *m, enum sync_kind kind, 
 
 /* misuse.c */
 bool model_call_is_misuse(void *m, struct mthread *t, enum model_fn fn, uint64_t arg0, uint64_t arg1);
+
+/* thread_names.c */
+/* The model's record of thread id (grown as threads appear). */
+struct model_thread *model_thread_info(struct model *m, int id);
+/* What t runs ("main" for T1) and where that code begins (0 for T1). */
+const char *model_thread_label(struct model *m, const struct mthread *t, uint64_t *pc);
+/* The same for a thread about to be made with this start routine and
+ * argument (pthread_create's). */
+void model_start_label(struct model *m, uint64_t routine, uint64_t arg, char *buf, size_t len, uint64_t *pc);
+
+/* omp_regions.c */
+/* A parallel region starts (GOMP_parallel's fn and data); valid until the next call. */
+const struct omp_region *model_omp_region_add(struct model *m, uint64_t fn, uint64_t data);
+bool model_fn_starts_omp_region(enum model_fn fn);
+/* Names addr as a shared variable of a known region ("sum", "&counter"). */
+bool model_omp_name_data(struct model *m, uint64_t addr, char *buf, size_t len, const struct dwarf_type **type);
+/* t sleeps on futex word inside libgomp: what for ("omp barrier (parallel
+ * region at sum.c:12)", "omp critical section"), with its status. */
+bool model_omp_wait(struct model *m, const struct mthread *t, uint64_t word, char *buf, size_t len,
+                    enum thread_status *status);
 
 /* heap_calls.c */
 bool model_heap_call(void *m, struct mthread *t, enum model_fn fn, uint64_t ret);

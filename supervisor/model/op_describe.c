@@ -25,16 +25,31 @@ static void set_where(struct model *m, struct trace_event *ev, uint64_t pc)
     }
 }
 
+/* An untyped 8-byte value that is an address the program can read (the
+ * canonical user half of x86-64, above the first pages): a pointer, shown
+ * in hex. An integer that large is rare; one the program's memory holds
+ * rarer still. */
+static bool looks_like_pointer(struct model *m, uint64_t v)
+{
+    uint8_t byte;
+    return v >= 0x10000 && v < 0x800000000000ull && tracee_read(m->ex->mem_fd, v, &byte, 1);
+}
+
 /* A value an access of `size` bytes read or wrote: by the object's type
- * when the access covers it exactly ("-> 'a'", ":= RED", "-> NULL"), else as
- * a signed integer of that size ("-> 3", ":= -1"). */
-static void format_sized(const struct dwarf_type *type, uint64_t v, unsigned size, const char *arrow, char *buf,
-                         size_t len)
+ * when the access covers it exactly ("-> 'a'", ":= RED", "-> NULL"), else
+ * as a pointer when it is one ("-> 0x7ffff7dc2010"), else as a signed
+ * integer of that size ("-> 3", ":= -1"). */
+static void format_sized(struct model *m, const struct dwarf_type *type, uint64_t v, unsigned size,
+                         const char *arrow, char *buf, size_t len)
 {
     if (type && dwarf_type_size(type) == size) {
         char text[64];
         dwarf_format_bytes(type, &v, size, text, sizeof text);
         snprintf(buf, len, "%s %s", arrow, text);
+        return;
+    }
+    if (size == 8 && looks_like_pointer(m, v)) {
+        snprintf(buf, len, "%s 0x%" PRIx64, arrow, v);
         return;
     }
     int64_t value = size == 8 ? (int64_t)v
@@ -51,7 +66,7 @@ static void format_access_value(struct model *m, const struct mthread *t, const 
     uint64_t v = 0;
     if (t->access_size == 0 || t->access_size > 8 || !tracee_read(m->ex->mem_fd, t->access_addr, &v, t->access_size))
         return;
-    format_sized(type, v, t->access_size, arrow, buf, len);
+    format_sized(m, type, v, t->access_size, arrow, buf, len);
 }
 
 /* The object of a modeled call: a thread for a join, else the object's name. */
@@ -67,6 +82,20 @@ static void name_call_object(struct model *m, enum model_fn fn, uint64_t arg0, s
     }
 }
 
+/* A call that may wait: a wake-up ends it. The others (unlock, signal,
+ * create...) are only the context of library code that waited. */
+static bool call_can_wait(enum model_fn fn)
+{
+    switch (fn) {
+    case MF_MUTEX_LOCK: case MF_MUTEX_TIMEDLOCK: case MF_COND_WAIT: case MF_COND_TIMEDWAIT:
+    case MF_SEM_WAIT: case MF_SEM_TIMEDWAIT: case MF_THREAD_JOIN: case MF_BARRIER_WAIT:
+    case MF_RWLOCK_RDLOCK: case MF_RWLOCK_WRLOCK: case MF_SPIN_LOCK:
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* "expected 3, found 5 -> failed" or "expected 3 -> stored 4": what a
  * compare-and-swap will do, known before it runs (it is carried out by
  * mdat from the memory as it is now). */
@@ -79,9 +108,9 @@ static void describe_cas(struct model *m, const struct mthread *t, const struct 
         !x86_cas_outcome(&t->site->insn, &t->regs, found, &cas))
         return;
     char expected[48], got[48], desired[48];
-    format_sized(type, cas.expected, cas.size, "", expected, sizeof expected);
-    format_sized(type, cas.found, cas.size, "", got, sizeof got);
-    format_sized(type, cas.desired, cas.size, "", desired, sizeof desired);
+    format_sized(m, type, cas.expected, cas.size, "", expected, sizeof expected);
+    format_sized(m, type, cas.found, cas.size, "", got, sizeof got);
+    format_sized(m, type, cas.desired, cas.size, "", desired, sizeof desired);
     if (cas.stored)
         snprintf(buf, len, "expected%s -> stored%s", expected, desired);
     else
@@ -113,11 +142,11 @@ static void describe_access(struct model *m, const struct mthread *t, struct tra
     if (cas)
         describe_cas(m, t, type, ev->value, sizeof ev->value);
     else if (split && t->rmw_loaded && x86_rmw_result(in, &t->regs, t->rmw_old, &stored))
-        format_sized(type, stored, t->access_size, ":=", ev->value, sizeof ev->value);
+        format_sized(m, type, stored, t->access_size, ":=", ev->value, sizeof ev->value);
     else if (rd && !wr)
         format_access_value(m, t, type, "->", ev->value, sizeof ev->value);
     else if (wr && !rd && t->access_size <= 8 && x86_store_value(in, &t->regs, &stored))
-        format_sized(type, stored, t->access_size, ":=", ev->value, sizeof ev->value);
+        format_sized(m, type, stored, t->access_size, ":=", ev->value, sizeof ev->value);
     set_where(m, ev, exec_user_frame_pc(m->ex, t, t->regs.rip));
 }
 
@@ -131,8 +160,10 @@ void model_describe_next(struct model *m, const struct mthread *t, struct trace_
         if (t->id == 1) {
             snprintf(ev->object, sizeof ev->object, "main thread");
         } else {
-            exec_format_function_or_addr(m->ex, t->start_routine, ev->object, sizeof ev->object);
-            set_where(m, ev, t->start_routine);
+            uint64_t pc;
+            snprintf(ev->object, sizeof ev->object, "%s", model_thread_label(m, t, &pc));
+            if (pc)
+                set_where(m, ev, pc);
         }
         break;
     case OP_ACCESS:
@@ -140,9 +171,10 @@ void model_describe_next(struct model *m, const struct mthread *t, struct trace_
         break;
     case OP_CALL:
         snprintf(ev->op, sizeof ev->op, "%s", model_fn_verb(t->fn));
-        if (t->fn == MF_THREAD_CREATE)
-            exec_format_function_or_addr(m->ex, t->regs.rdx, ev->object, sizeof ev->object);
-        else
+        if (t->fn == MF_THREAD_CREATE) {
+            uint64_t pc;
+            model_start_label(m, t->regs.rdx, t->regs.rcx, ev->object, sizeof ev->object, &pc);
+        } else
             name_call_object(m, t->fn, t->call_arg[0], ev);
         set_where(m, ev, exec_user_frame_pc(m->ex, t, t->call_site ? t->call_site - 1 : t->regs.rip));
         break;
@@ -174,10 +206,20 @@ void model_describe_next(struct model *m, const struct mthread *t, struct trace_
     case OP_INTERRUPTED:
         snprintf(ev->op, sizeof ev->op, "%s",
                  t->op == OP_WOKEN ? "wakes" : t->op == OP_TIMEDOUT ? "timeout" : "signal");
-        if (t->in_call) {
+        if (t->in_call && call_can_wait(t->call_fn)) {
             name_call_object(m, t->call_fn, t->call_arg[0], ev);
             snprintf(ev->value, sizeof ev->value, "%s %s", t->op == OP_INTERRUPTED ? "interrupts" : "in",
                      model_fn_verb(t->call_fn));
+        } else {
+            /* Library code waited (libstdc++'s join, libgomp's barrier):
+             * what it waited on, as it was described when it blocked. */
+            const struct model_thread *info = model_thread_info(m, t->id);
+            if (info->waited) {
+                snprintf(ev->object, sizeof ev->object, "%s", info->wait_object);
+                if (info->wait_verb[0])
+                    snprintf(ev->value, sizeof ev->value, "%s %s", t->op == OP_INTERRUPTED ? "interrupts" : "in",
+                             info->wait_verb);
+            }
         }
         set_where(m, ev, exec_user_pc(m->ex, t));
         break;

@@ -41,6 +41,8 @@ static void model_close(void *state)
     free(m->state_waiters);
     free(m->state_watches);
     free(m->object_stale);
+    free(m->threads);
+    free(m->regions);
     free(m);
 }
 
@@ -80,6 +82,11 @@ static void model_call_seen(void *state, const struct mthread *t, enum model_fn 
 {
     struct model *m = state;
     enum sync_kind kind;
+    if (model_fn_starts_omp_region(fn)) {
+        model_omp_region_add(m, arg0, arg1);
+        model_thread_info(m, t->id)->region_fn = arg0;
+        return;
+    }
     if (!m->ex->describe || !arg0 || !kind_of_call(fn, &kind))
         return;
     struct sync_object *o = model_register_object(m, kind, arg0);

@@ -78,13 +78,15 @@ static void fill_thread(struct model *m, const struct mthread *t, struct state_t
     memset(st, 0, sizeof *st);
     st->id = t->id;
     st->status = model_thread_status(m, t, object);
-    if (t->id == 1)
-        snprintf(st->start, sizeof st->start, "main");
-    else if (t->start_routine)
-        exec_format_function_or_addr(ex, t->start_routine, st->start, sizeof st->start);
+    uint64_t start_pc = 0;
+    if (t->id == 1 || t->start_routine)
+        snprintf(st->start, sizeof st->start, "%s", model_thread_label(m, t, &start_pc));
     if (t->state == TS_EXITED)
         return;
-    exec_format_code(ex, exec_user_pc(ex, t), st->location, sizeof st->location);
+    /* Not started yet: where its code begins (a std::thread's callable,
+     * not libstdc++'s start routine). */
+    bool unstarted = t->op == OP_START && t->id != 1 && start_pc;
+    exec_format_code(ex, unstarted ? start_pc : exec_user_pc(ex, t), st->location, sizeof st->location);
     if (t->state == TS_BLOCKED) {
         model_describe_wait(m, t, st->waiting_on, sizeof st->waiting_on, &st->waits_for);
     } else {
@@ -302,8 +304,12 @@ const struct exec_state *model_state(void *state)
     for (int i = 0; i < n; i++) {
         fill_thread(m, &ex->threads[i], &m->state_threads[i], &waits[i]);
         /* A futex word nobody named: show it as an object of its own. */
-        if (waits[i] && !sync_model_containing(&m->sync, waits[i]))
-            model_register_object(m, SYNC_FUTEX, waits[i]);
+        if (waits[i] && !sync_model_containing(&m->sync, waits[i])) {
+            struct sync_object *o = model_register_object(m, SYNC_FUTEX, waits[i]);
+            /* libgomp's barrier or lock: named by what it is, not where. */
+            if (strncmp(m->state_threads[i].waiting_on, "omp ", 4) == 0)
+                snprintf(o->name, sizeof o->name, "%s", m->state_threads[i].waiting_on);
+        }
     }
     fill_objects(m, waits);
     free(waits);

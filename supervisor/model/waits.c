@@ -127,7 +127,11 @@ static enum thread_status blocked_status(struct model *m, const struct mthread *
             word < *object + glibc_sync_size(kind_of_status(st, t->call_fn)))
             return st;
     }
-    return status_by_word(m, word, object);
+    enum thread_status st = status_by_word(m, word, object);
+    char what[8];
+    if (st == THREAD_WAITING_FUTEX)
+        model_omp_wait(m, t, word, what, sizeof what, &st);     /* libgomp's barriers and locks */
+    return st;
 }
 
 enum thread_status model_thread_status(struct model *m, const struct mthread *t, uint64_t *object)
@@ -183,13 +187,28 @@ static void describe_lock_wait(struct model *m, const struct mthread *t, uint64_
         append(buf, len, ", to return from pthread_cond_wait");
 }
 
-void model_describe_wait(void *state, const struct mthread *t, char *buf, size_t len, int *holder)
+/* What the wait was, kept for naming the thread's wake-up (the call it is
+ * in may say nothing about it: libstdc++ joining, libgomp's barriers). */
+static void remember_wait(struct model *m, const struct mthread *t, const char *object, const char *verb)
 {
-    struct model *m = state;
+    struct model_thread *info = model_thread_info(m, t->id);
+    info->waited = true;
+    snprintf(info->wait_object, sizeof info->wait_object, "%s", object);
+    snprintf(info->wait_verb, sizeof info->wait_verb, "%s", verb);
+}
+
+static void describe_blocked(struct model *m, const struct mthread *t, char *buf, size_t len, int *holder)
+{
     *holder = 0;
     uint64_t object;
     enum thread_status st = blocked_status(m, t, &object);
     char name[96], mname[96];
+    const struct futex_waiter *w = futex_table_get(&m->ex->futex, t->id);
+    /* A barrier or a critical section of libgomp's (blocked_status said so). */
+    enum thread_status omp_status;
+    if (!t->io_wait && w && object == w->addr && model_omp_wait(m, t, w->addr, buf, len, &omp_status) &&
+        omp_status == st)
+        return;
     switch (st) {
     case THREAD_WAITING_LOCK:
         describe_lock_wait(m, t, object, buf, len, holder);
@@ -215,7 +234,6 @@ void model_describe_wait(void *state, const struct mthread *t, char *buf, size_t
         return;
     case THREAD_WAITING_JOIN: {
         /* The thread whose tid word it sleeps on, else the call's argument. */
-        const struct futex_waiter *w = futex_table_get(&m->ex->futex, t->id);
         for (int i = 0; w && i < m->ex->n_threads && !*holder; i++)
             if (m->ex->threads[i].ctid == w->addr && m->ex->threads[i].state != TS_EXITED)
                 *holder = m->ex->threads[i].id;
@@ -232,4 +250,14 @@ void model_describe_wait(void *state, const struct mthread *t, char *buf, size_t
         snprintf(buf, len, "futex word %s", name);
         return;
     }
+}
+
+void model_describe_wait(void *state, const struct mthread *t, char *buf, size_t len, int *holder)
+{
+    struct model *m = state;
+    describe_blocked(m, t, buf, len, holder);
+    if (strncmp(buf, "join T", 6) == 0)
+        remember_wait(m, t, buf + 5, "join");
+    else
+        remember_wait(m, t, buf, "");
 }
