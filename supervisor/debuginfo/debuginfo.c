@@ -314,6 +314,18 @@ bool debuginfo_eval_thread(const debuginfo *di, const char *expr, const struct d
     return data_expr_eval(di->dwarf, expr, rd, &tls_block, addr, type, err, errlen);
 }
 
+bool debuginfo_eval_value(const debuginfo *di, const char *expr, const struct data_reader *rd,
+                          struct data_expr_result *out, char *err, size_t errlen)
+{
+    return data_expr_value(di->dwarf, expr, rd, out, err, errlen);
+}
+
+bool debuginfo_is_atomic_object(const debuginfo *di, uint64_t file_addr)
+{
+    const struct dwarf_variable *v = di->dwarf ? dwarf_info_variable_at(di->dwarf, file_addr, false) : NULL;
+    return v && dwarf_type_atomic_at(v->type, file_addr - v->addr);
+}
+
 size_t debuginfo_sync_globals(const debuginfo *di, const struct sync_global **out)
 {
     *out = di->sync;

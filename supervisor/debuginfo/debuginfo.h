@@ -10,6 +10,7 @@
 #ifndef MDAT_SUPERVISOR_DEBUGINFO_H
 #define MDAT_SUPERVISOR_DEBUGINFO_H
 
+#include "supervisor/debuginfo/data_expr.h"
 #include "supervisor/debuginfo/dwarf_types.h"
 #include "supervisor/debuginfo/elf_image.h"
 #include "supervisor/debuginfo/range_index.h"
@@ -120,6 +121,18 @@ bool debuginfo_eval(const debuginfo *di, const char *expr, const struct data_rea
 bool debuginfo_eval_thread(const debuginfo *di, const char *expr, const struct data_reader *rd,
                            uint64_t tls_block, uint64_t *addr, const struct dwarf_type **type, char *err,
                            size_t errlen);
+
+/* The byte at file address addr belongs to an atomic object: a global or
+ * static variable (or a member or element of one) of C11 _Atomic type or
+ * of a C++ std::atomic class. On x86 an atomic load or a release store is
+ * a plain mov: the instruction alone does not say it is atomic. */
+bool debuginfo_is_atomic_object(const debuginfo *di, uint64_t file_addr);
+
+/* Evaluates an integer C expression over the program's globals ("men_inside
+ * + women_inside <= 4"): its value and the values of the objects it read
+ * (data_expr.h). rd NULL only checks it: syntax, names, types. */
+bool debuginfo_eval_value(const debuginfo *di, const char *expr, const struct data_reader *rd,
+                          struct data_expr_result *out, char *err, size_t errlen);
 
 struct sync_global;  /* sync_globals.h */
 /* Every global and static of a sync type (pthread_mutex_t, sem_t,

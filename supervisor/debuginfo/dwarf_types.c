@@ -205,3 +205,55 @@ void dwarf_type_name(const struct dwarf_type *t, char *buf, size_t len)
     write_type_name(&out, t, 0);
     text_out_finish(&out);
 }
+
+/* The C++ library's atomic classes: std::atomic<T> and the bases and
+ * helpers that hold its value (libstdc++ names, without "std::"). */
+static bool is_atomic_class(const char *name)
+{
+    static const char *const prefixes[] = {"atomic<", "__atomic_base<", "__atomic_float<", "__atomic_ref<",
+                                           "__atomic_impl", "atomic_flag", "__atomic_flag_base"};
+    if (!name)
+        return false;
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+            return true;
+    return false;
+}
+
+bool dwarf_type_atomic_at(const struct dwarf_type *t, uint64_t offset)
+{
+    for (int hop = 0; t && hop < TYPE_CHAIN_LIMIT; hop++) {
+        switch (t->kind) {
+        case DWARF_TYPE_ATOMIC:
+            return true;
+        case DWARF_TYPE_TYPEDEF: case DWARF_TYPE_CONST: case DWARF_TYPE_VOLATILE: case DWARF_TYPE_RESTRICT:
+            t = t->target;
+            break;
+        case DWARF_TYPE_ARRAY: {
+            uint64_t element = dwarf_type_size(t->target);
+            if (element == 0)
+                return false;
+            offset %= element;
+            t = t->target;
+            break;
+        }
+        case DWARF_TYPE_STRUCT: case DWARF_TYPE_CLASS: case DWARF_TYPE_UNION: {
+            if (is_atomic_class(t->name))
+                return true;
+            const struct dwarf_type *inner = NULL;
+            for (size_t i = 0; i < t->member_count && !inner; i++) {
+                const struct dwarf_member *m = &t->members[i];
+                if (offset >= m->offset && offset < m->offset + dwarf_member_extent(m)) {
+                    inner = m->type;
+                    offset -= m->offset;
+                }
+            }
+            t = inner;
+            break;
+        }
+        default:
+            return false;
+        }
+    }
+    return false;
+}

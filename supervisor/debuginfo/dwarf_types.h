@@ -83,5 +83,10 @@ const struct dwarf_member *dwarf_type_find_member(const struct dwarf_type *t, co
                                                   uint64_t *offset);
 /* The bytes a member occupies from its offset (a bit field: the bytes its bits touch). */
 uint64_t dwarf_member_extent(const struct dwarf_member *m);
+/* The byte at offset in an object of type t belongs to an atomic object:
+ * one of C11 _Atomic type, or of a C++ std::atomic class (libstdc++'s
+ * atomic<T>, __atomic_base<T>, atomic_flag), itself or as a member or an
+ * element of t. */
+bool dwarf_type_atomic_at(const struct dwarf_type *t, uint64_t offset);
 
 #endif

@@ -12,10 +12,13 @@ enum failure_kind {
     FAIL_HANG,              /* a step never reached its next visible operation (spin or blocked call) */
     FAIL_CHECKER,
     FAIL_MISUSE,            /* pthread API misuse: unlock by a non-owner, double join, ... */
+    FAIL_RACE,              /* two accesses to the same memory, one a write, not ordered by any synchronization */
+    FAIL_INVARIANT,         /* an --invariant expression became false */
     FAIL_KIND_COUNT
 };
 
-/* "deadlock", "assertion", "crash", "exit-status", "livelock", "hang", "checker", "misuse", "none".
+/* "deadlock", "assertion", "crash", "exit-status", "livelock", "hang", "checker", "misuse", "race",
+ * "invariant", "none".
  * failure_kind_from_name also reads the names of mdat 0.2 ("step-limit", "timeout"). */
 const char *failure_kind_name(enum failure_kind kind);
 enum failure_kind failure_kind_from_name(const char *name);

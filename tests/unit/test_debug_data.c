@@ -489,6 +489,82 @@ static void test_sync_globals_cxx(void **state)
     debuginfo_free(di);
 }
 
+/* ---- integer expressions (invariants) ---- */
+
+static void expect_int_value(const struct setup *s, const char *expr, int64_t value, const char *terms)
+{
+    struct data_expr_result r;
+    char err[160], got[256] = "";
+    if (!debuginfo_eval_value(s->di, expr, &s->rd, &r, err, sizeof err))
+        fail_msg("value of %s: %s", expr, err);
+    if (r.value != value)
+        fail_msg("value of %s: %" PRId64 ", expected %" PRId64, expr, r.value, value);
+    for (int i = 0; i < r.n_terms; i++) {
+        size_t n = strlen(got);
+        snprintf(got + n, sizeof got - n, "%s%s = %" PRId64, i ? ", " : "", r.terms[i].text, r.terms[i].value);
+    }
+    if (strcmp(got, terms) != 0)
+        fail_msg("terms of %s: '%s', expected '%s'", expr, got, terms);
+}
+
+static void expect_int_value_error(const struct setup *s, const char *expr, bool with_memory, const char *message)
+{
+    struct data_expr_result r;
+    char err[160];
+    if (debuginfo_eval_value(s->di, expr, with_memory ? &s->rd : NULL, &r, err, sizeof err))
+        fail_msg("value of %s succeeded (%" PRId64 "), expected: %s", expr, r.value, message);
+    if (strcmp(err, message) != 0)
+        fail_msg("value of %s: '%s', expected '%s'", expr, err, message);
+}
+
+static void check_values(const char *variant)
+{
+    struct setup s;
+    start(&s, variant);
+    expect_int_value(&s, "counter + 1", 4, "counter = 3");
+    expect_int_value(&s, "counter * 2 - queue.head == 5", 1, "counter = 3, queue.head = 1");
+    expect_int_value(&s, "queue.buf[counter] / 10", 4, "counter = 3, queue.buf[counter] = 40");
+    expect_int_value(&s, "queue.buf[queue.tail - 1] % 7", 20 % 7, "queue.tail = 2, queue.buf[queue.tail - 1] = 20");
+    expect_int_value(&s, "shorty < 0 && small == -5", 1, "shorty = -300, small = -5");
+    expect_int_value(&s, "byte + ushorty", 200 + 60000, "byte = 200, ushorty = 60000");
+    expect_int_value(&s, "ubig == -1 && ucount > 0", 1, "ubig = -1, ucount = 4000000000");
+    expect_int_value(&s, "!flag || counter > 100", 0, "flag = 1, counter = 3");
+    expect_int_value(&s, "(counter + 1) * 2 >= 8", 1, "counter = 3");
+    expect_int_value(&s, "-counter + +2", -1, "counter = 3");
+    expect_int_value(&s, "paint == 5 && dark_paint < 0", 1, "paint = 5, dark_paint = -1");
+    expect_int_value(&s, "matrix[1][2] + matrix[0][0] != 7", 0, "matrix[1][2] = 6, matrix[0][0] = 1");
+    expect_int_value(&s, "pair.b - pair.a", 42 - 'x', "pair.b = 42, pair.a = 120");
+    expect_int_value(&s, "counter+counter<=0x10", 1, "counter = 3");
+    expect_int_value(&s, "count_other_calls::calls", 100, "count_other_calls::calls = 100");
+    /* The side && and || do not need is not evaluated: no NULL dereference. */
+    expect_int_value(&s, "null_ptr && *null_ptr == 3", 0, "null_ptr = 0");
+    expect_int_value(&s, "!null_ptr || *null_ptr", 1, "null_ptr = 0");
+    expect_int_value(&s, "null_ptr == 0", 1, "null_ptr = 0");
+
+    expect_int_value_error(&s, "counter / (queue.head - 1)", true, "division by zero");
+    expect_int_value_error(&s, "*null_ptr == 0", true, "'null_ptr' is NULL");
+    expect_int_value_error(&s, "queue", true, "'queue' is not a number (it is struct queue)");
+    expect_int_value_error(&s, "ratio > 1", true, "'ratio' is a floating-point number (float): only integers can be compared");
+    expect_int_value_error(&s, "nope + 1", true, "no variable named 'nope'");
+    expect_int_value_error(&s, "counter +", true, "expected a variable name or a number at the end of 'counter +'");
+    expect_int_value_error(&s, "counter 3", true, "unexpected '3' after 'counter '");
+    expect_int_value_error(&s, "(counter + 1", true, "expected ')' at the end of '(counter + 1'");
+    expect_int_value_error(&s, "counter == 4x", true, "'4x' is not a number");
+    expect_int_value_error(&s, "tls_counter == 0", true,
+                       "'tls_counter' is thread-local: an invariant is about shared variables");
+    expect_int_value_error(&s, "3.x", true, "'3.x' is not a number");
+    /* Without memory: checked, not read. */
+    struct data_expr_result r;
+    char err[160];
+    assert_true(debuginfo_eval_value(s.di, "q->head + *counter_ptr <= 4 && *null_ptr == 0", NULL, &r, err, sizeof err));
+    assert_int_equal(r.n_terms, 0);
+    expect_int_value_error(&s, "queue.buf[7] > 0", false, "index 7 out of bounds for 'queue.buf' (size 4)");
+    expect_int_value_error(&s, "queue.tail + name", false, "'name' is not a number (it is char [16])");
+    expect_int_value_error(&s, "men_inside <= 4", false, "no variable named 'men_inside'");
+    expect_int_value_error(&s, "counter <", false, "expected a variable name or a number at the end of 'counter <'");
+    debuginfo_free(s.di);
+}
+
 /* ---- TLS (offsets in the block, as DWARF says) ---- */
 
 static void check_tls_names(const char *variant)
@@ -733,6 +809,7 @@ static void for_each_variant(void (*check)(const char *))
 static void test_names(void **state) { for_each_variant(check_names); }
 static void test_types_and_values(void **state) { for_each_variant(check_types_and_values); }
 static void test_eval(void **state) { for_each_variant(check_eval); }
+static void test_values(void **state) { for_each_variant(check_values); }
 static void test_sync_globals(void **state) { for_each_variant(check_sync_globals); }
 static void test_tls_names(void **state) { for_each_variant(check_tls_names); }
 static void test_inlined(void **state) { for_each_variant(check_inlined); }
@@ -761,6 +838,7 @@ int main(void)
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_types_and_values),
         cmocka_unit_test(test_eval),
+        cmocka_unit_test(test_values),
         cmocka_unit_test(test_sync_globals),
         cmocka_unit_test(test_sync_globals_cxx),
         cmocka_unit_test(test_tls_names),

@@ -110,6 +110,8 @@ static void test_verdict_names(void **state)
     assert_int_equal(grade_verdict_of_failure(FAIL_CHECKER), VERDICT_CHECKER);
     assert_int_equal(grade_verdict_of_failure(FAIL_MISUSE), VERDICT_MISUSE);
     assert_int_equal(grade_verdict_of_failure(FAIL_EXIT_STATUS), VERDICT_EXIT_STATUS);
+    assert_int_equal(grade_verdict_of_failure(FAIL_RACE), VERDICT_RACE);
+    assert_int_equal(grade_verdict_of_failure(FAIL_INVARIANT), VERDICT_INVARIANT);
     assert_int_equal(grade_verdict_of_failure(FAIL_NONE), VERDICT_OK);
     for (int s = 0; s < UNIT_STATUS_COUNT; s++) {
         enum unit_status back;

@@ -31,6 +31,8 @@ enum grade_verdict {
     VERDICT_HANG,           /* timeout, step limit (livelock), or the unit's wall-clock limit */
     VERDICT_MISUSE,
     VERDICT_EXIT_STATUS,    /* non-zero exit status, with --fail-on-exit */
+    VERDICT_RACE,           /* a data race (with --races=fail, the default) */
+    VERDICT_INVARIANT,      /* an --invariant became false */
     VERDICT_BUILD_FAILED,
     VERDICT_MDAT_ERROR,     /* mdat could not grade it (or its grading process died) */
     VERDICT_COUNT

@@ -15,6 +15,8 @@ static const char *const VERDICT_NAMES[VERDICT_COUNT] = {
     [VERDICT_HANG] = "hang",
     [VERDICT_MISUSE] = "misuse",
     [VERDICT_EXIT_STATUS] = "exit-status",
+    [VERDICT_RACE] = "race",
+    [VERDICT_INVARIANT] = "invariant",
     [VERDICT_BUILD_FAILED] = "build-failed",
     [VERDICT_MDAT_ERROR] = "mdat-error",
 };
@@ -28,6 +30,8 @@ static const char *const VERDICT_TEXTS[VERDICT_COUNT] = {
     [VERDICT_HANG] = "hang",
     [VERDICT_MISUSE] = "misuse",
     [VERDICT_EXIT_STATUS] = "exit status",
+    [VERDICT_RACE] = "data race",
+    [VERDICT_INVARIANT] = "invariant broken",
     [VERDICT_BUILD_FAILED] = "build failed",
     [VERDICT_MDAT_ERROR] = "mdat error",
 };
@@ -54,6 +58,8 @@ enum grade_verdict grade_verdict_of_failure(enum failure_kind kind)
     case FAIL_HANG: return VERDICT_HANG;
     case FAIL_CHECKER: return VERDICT_CHECKER;
     case FAIL_MISUSE: return VERDICT_MISUSE;
+    case FAIL_RACE: return VERDICT_RACE;
+    case FAIL_INVARIANT: return VERDICT_INVARIANT;
     case FAIL_KIND_COUNT: break;
     }
     return VERDICT_MDAT_ERROR;

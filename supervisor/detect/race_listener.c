@@ -1,0 +1,242 @@
+/* race_listener: feeds race_detector from an execution and reports. */
+#include "supervisor/detect/race_listener.h"
+#include "supervisor/engine/code_names.h"
+#include "supervisor/engine/exec_core.h"
+#include "supervisor/model/source_model.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Whether a byte of the executable's data is of an atomic type, by file
+ * address: asked once per address per batch (DWARF lookups are not free). */
+struct atomic_cache {
+    uint64_t *addr;             /* open addressing; 0 empty */
+    uint8_t *atomic;
+    size_t cap, used;
+};
+
+struct race_listener {
+    struct race_listener_config cfg;
+    struct race_detector *detector;
+    struct execution *ex;
+    struct atomic_cache atomics;
+    /* Stacks and TLS blocks of threads that exited during the step. */
+    struct { uint64_t lo, hi; } *dead;
+    size_t n_dead, cap_dead;
+    bool failed;
+    uint64_t failed_steps[2];
+};
+
+struct race_listener *race_listener_new(const struct race_listener_config *cfg)
+{
+    struct race_listener *l = calloc(1, sizeof *l);
+    if (!l)
+        abort();
+    l->cfg = *cfg;
+    l->detector = race_detector_new();
+    return l;
+}
+
+void race_listener_free(struct race_listener *l)
+{
+    if (!l)
+        return;
+    race_detector_free(l->detector);
+    free(l->atomics.addr);
+    free(l->atomics.atomic);
+    free(l->dead);
+    free(l);
+}
+
+bool race_listener_failed_steps(const struct race_listener *l, uint64_t *earlier, uint64_t *later)
+{
+    *earlier = l->failed_steps[0];
+    *later = l->failed_steps[1];
+    return l->failed;
+}
+
+/* ---------- atomic objects ---------- */
+
+static size_t cache_slot(uint64_t addr, size_t cap)
+{
+    return (size_t)((addr * 0x9e3779b97f4a7c15ull) >> 24) & (cap - 1);
+}
+
+static void cache_grow(struct atomic_cache *c)
+{
+    struct atomic_cache bigger = {.cap = c->cap ? c->cap * 2 : 256};
+    bigger.addr = calloc(bigger.cap, sizeof *bigger.addr);
+    bigger.atomic = calloc(bigger.cap, sizeof *bigger.atomic);
+    if (!bigger.addr || !bigger.atomic)
+        abort();
+    for (size_t i = 0; i < c->cap; i++) {
+        if (!c->addr[i])
+            continue;
+        size_t k = cache_slot(c->addr[i], bigger.cap);
+        while (bigger.addr[k])
+            k = (k + 1) & (bigger.cap - 1);
+        bigger.addr[k] = c->addr[i];
+        bigger.atomic[k] = c->atomic[i];
+    }
+    bigger.used = c->used;
+    free(c->addr);
+    free(c->atomic);
+    *c = bigger;
+}
+
+static bool atomic_object(struct race_listener *l, uint64_t addr, uint8_t size)
+{
+    struct execution *ex = l->ex;
+    if (!code_map_in_exe_data(ex->cfg->code, addr, size ? size : 1, false))
+        return false;
+    uint64_t file_addr = addr - code_map_bias(ex->cfg->code);
+    struct atomic_cache *c = &l->atomics;
+    if (c->cap) {
+        for (size_t k = cache_slot(file_addr, c->cap); c->addr[k]; k = (k + 1) & (c->cap - 1))
+            if (c->addr[k] == file_addr)
+                return c->atomic[k];
+    }
+    bool atomic = debuginfo_is_atomic_object(ex->cfg->exe, file_addr);
+    if ((c->used + 1) * 4 > c->cap * 3)
+        cache_grow(c);
+    size_t k = cache_slot(file_addr, c->cap);
+    while (c->addr[k])
+        k = (k + 1) & (c->cap - 1);
+    c->addr[k] = file_addr;
+    c->atomic[k] = atomic;
+    c->used++;
+    return atomic;
+}
+
+/* ---------- hooks ---------- */
+
+static void on_begin(void *self, struct execution *ex)
+{
+    struct race_listener *l = self;
+    l->ex = ex;
+    l->failed = false;
+    l->n_dead = 0;
+    race_detector_begin(l->detector);
+}
+
+static void on_created(void *self, int parent, int child)
+{
+    struct race_listener *l = self;
+    race_detector_thread_created(l->detector, parent, child);
+}
+
+static void on_woke(void *self, int waker, int woken, uint64_t addr)
+{
+    struct race_listener *l = self;
+    race_detector_woke(l->detector, waker, woken, addr);
+}
+
+static void note_dead(struct race_listener *l, uint64_t lo, uint64_t hi)
+{
+    if (lo >= hi)
+        return;
+    if (l->n_dead == l->cap_dead) {
+        l->cap_dead = l->cap_dead ? l->cap_dead * 2 : 4;
+        l->dead = realloc(l->dead, l->cap_dead * sizeof *l->dead);
+        if (!l->dead)
+            abort();
+    }
+    l->dead[l->n_dead].lo = lo;
+    l->dead[l->n_dead++].hi = hi;
+}
+
+/* A dead thread's stack and TLS block will be another thread's: what was
+ * done there orders nothing with what the next owner does. */
+static void on_exited(void *self, int thread, uint64_t pthread)
+{
+    struct race_listener *l = self;
+    race_detector_thread_exited(l->detector, thread, pthread);
+    const struct mthread *t = l->ex ? exec_thread_by_id(l->ex, thread) : NULL;
+    if (!t || thread == 1)
+        return;
+    note_dead(l, t->stack_lo, t->stack_hi);
+    uint64_t size, align;
+    if (t->tls && debuginfo_tls_block(l->ex->cfg->exe, &size, &align))
+        note_dead(l, t->tls - size, t->tls);
+}
+
+static void name_place(struct execution *ex, const struct race_access *a, struct race_place *p)
+{
+    p->thread = a->thread;
+    p->write = a->write;
+    p->step = a->step;
+    p->pc = a->pc;
+    exec_format_line(ex, a->pc, p->line, sizeof p->line);
+    exec_format_function(ex, a->pc, p->function, sizeof p->function);
+}
+
+/* A race found: the failure of this execution, or a warning. */
+static bool report(struct race_listener *l, const struct race *r, struct exec_result *res)
+{
+    struct execution *ex = l->ex;
+    if (l->cfg.raced)
+        l->cfg.raced(l->cfg.raced_ctx, r->earlier.pc, r->later.pc);
+    struct race_place earlier, later;
+    name_place(ex, &r->earlier, &earlier);
+    name_place(ex, &r->later, &later);
+    char object[160], message[512];
+    model_name_data(ex, r->addr, object, sizeof object);
+    race_report_message(object, &earlier, &later, message, sizeof message);
+    if (l->cfg.mode == RACES_FAIL) {
+        res->kind = FAIL_RACE;
+        snprintf(res->message, sizeof res->message, "%s", message);
+        snprintf(res->location, sizeof res->location, "%s", later.line);
+        snprintf(res->function, sizeof res->function, "%s", later.function);
+        res->thread = later.thread;
+        l->failed = true;
+        l->failed_steps[0] = earlier.step;
+        l->failed_steps[1] = later.step;
+        return false;
+    }
+    char a[200], b[200];
+    race_place_key(&earlier, a, sizeof a);
+    race_place_key(&later, b, sizeof b);
+    if (l->cfg.seen && !race_seen_first(l->cfg.seen, a, b))
+        return true;
+    FILE *out = l->cfg.warnings ? l->cfg.warnings : stderr;
+    if (l->cfg.execution)
+        fprintf(out, "mdat: warning: %s (execution %" PRIu64 ")\n", message, *l->cfg.execution);
+    else
+        fprintf(out, "mdat: warning: %s\n", message);
+    fflush(out);
+    return true;
+}
+
+static bool on_step(void *self, struct execution *ex, uint64_t step, int thread, const struct visible_op *op,
+                    struct exec_result *res)
+{
+    struct race_listener *l = self;
+    l->ex = ex;
+    const struct mthread *t = exec_thread_by_id(ex, thread);
+    struct race_step s = {.step = step, .thread = thread, .op = op, .waiting = t && t->state == TS_BLOCKED};
+    if (t && op->kind == VIS_SYNC && (op->fn == MF_COND_WAIT || op->fn == MF_COND_TIMEDWAIT) &&
+        t->call_fn == (enum model_fn)op->fn)
+        s.mutex = t->call_arg[1];
+    if ((op->kind == VIS_READ || op->kind == VIS_WRITE) && !op->atomic)
+        s.atomic_object = atomic_object(l, op->addr, op->size);
+    struct race r;
+    bool raced = race_detector_step(l->detector, &s, &r);
+    for (size_t i = 0; i < l->n_dead; i++)
+        race_detector_forget(l->detector, l->dead[i].lo, l->dead[i].hi - l->dead[i].lo);
+    l->n_dead = 0;
+    return !raced || report(l, &r, res);
+}
+
+static const struct exec_listener_ops race_listener_ops = {
+    .begin = on_begin,
+    .after_step = on_step,
+    .thread_created = on_created,
+    .woke = on_woke,
+    .thread_exited = on_exited,
+};
+
+struct exec_listener race_listener_hooks(struct race_listener *l)
+{
+    return (struct exec_listener){&race_listener_ops, l};
+}

@@ -1,0 +1,79 @@
+/* vector_clock: dense arrays indexed by thread id, grown on demand. */
+#include "supervisor/detect/vector_clock.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void vc_init(struct vector_clock *vc)
+{
+    vc->at = NULL;
+    vc->n = 0;
+}
+
+void vc_free(struct vector_clock *vc)
+{
+    free(vc->at);
+    vc_init(vc);
+}
+
+void vc_clear(struct vector_clock *vc)
+{
+    if (vc->n)
+        memset(vc->at, 0, vc->n * sizeof *vc->at);
+}
+
+static void grow(struct vector_clock *vc, size_t n)
+{
+    if (n <= vc->n)
+        return;
+    size_t cap = vc->n ? vc->n : 4;
+    while (cap < n)
+        cap *= 2;
+    uint32_t *at = realloc(vc->at, cap * sizeof *at);
+    if (!at)
+        abort();
+    memset(at + vc->n, 0, (cap - vc->n) * sizeof *at);
+    vc->at = at;
+    vc->n = cap;
+}
+
+uint32_t vc_get(const struct vector_clock *vc, uint32_t thread)
+{
+    return thread < vc->n ? vc->at[thread] : 0;
+}
+
+void vc_set(struct vector_clock *vc, uint32_t thread, uint32_t clock)
+{
+    grow(vc, (size_t)thread + 1);
+    vc->at[thread] = clock;
+}
+
+void vc_tick(struct vector_clock *vc, uint32_t thread)
+{
+    vc_set(vc, thread, vc_get(vc, thread) + 1);
+}
+
+void vc_join(struct vector_clock *dst, const struct vector_clock *src)
+{
+    size_t n = src->n;
+    while (n > 0 && src->at[n - 1] == 0)
+        n--;
+    grow(dst, n);
+    for (size_t i = 0; i < n; i++)
+        if (src->at[i] > dst->at[i])
+            dst->at[i] = src->at[i];
+}
+
+void vc_copy(struct vector_clock *dst, const struct vector_clock *src)
+{
+    vc_clear(dst);
+    vc_join(dst, src);
+}
+
+bool vc_leq(const struct vector_clock *a, const struct vector_clock *b)
+{
+    for (size_t i = 0; i < a->n; i++)
+        if (a->at[i] > vc_get(b, (uint32_t)i))
+            return false;
+    return true;
+}
