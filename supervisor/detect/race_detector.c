@@ -561,6 +561,22 @@ bool race_detector_step(struct race_detector *d, const struct race_step *s, stru
     return raced;
 }
 
+void race_detector_once_entered(struct race_detector *d, int thread, uint64_t once)
+{
+    acquire(d, thread, key_of(once, TAG_OBJECT));
+}
+
+void race_detector_once_returned(struct race_detector *d, int thread, uint64_t once)
+{
+    release(d, thread, key_of(once, TAG_OBJECT));
+}
+
+void race_detector_futex_word(struct race_detector *d, uint64_t addr)
+{
+    for (uint64_t i = 0; i < 4; i++)
+        race_shadow_cell(d->shadow, addr + i, true)->atomic = true;
+}
+
 void race_detector_forget(struct race_detector *d, uint64_t addr, uint64_t size)
 {
     race_shadow_forget(d->shadow, addr, size);

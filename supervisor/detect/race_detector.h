@@ -72,6 +72,17 @@ void race_detector_thread_exited(struct race_detector *d, int thread, uint64_t p
  * either way, so the run can go on. */
 bool race_detector_step(struct race_detector *d, const struct race_step *s, struct race *found);
 
+/* pthread_once on the control word at `once`: entering it acquires what
+ * the initializer released; the thread that ran the initializer releases
+ * when its call has returned. */
+void race_detector_once_entered(struct race_detector *d, int thread, uint64_t once);
+void race_detector_once_returned(struct race_detector *d, int thread, uint64_t once);
+
+/* The 4-byte word at addr is a futex word: a sync location from now on,
+ * so plain loads and stores of it (an __atomic_load_n, a release store)
+ * are acquires and releases, not races. */
+void race_detector_futex_word(struct race_detector *d, uint64_t addr);
+
 /* [addr, addr + size) holds new data (freed, reallocated, a dead thread's
  * stack): earlier accesses to it no longer race with anything. */
 void race_detector_forget(struct race_detector *d, uint64_t addr, uint64_t size);

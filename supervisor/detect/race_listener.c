@@ -26,6 +26,15 @@ struct race_listener {
     size_t n_dead, cap_dead;
     bool failed;
     uint64_t failed_steps[2];
+    /* Modeled calls library code made during the running step (libstdc++'s
+     * join and condition_variable::wait), judged after the step's own
+     * operation. */
+    struct library_call { int thread; int16_t fn; uint64_t obj, mutex; } *calls;
+    size_t n_calls, cap_calls;
+    /* pthread_once calls not yet returned: each releases once its thread's
+     * stack is back above the call's. */
+    struct once_call { int thread; uint64_t once, sp; } *onces;
+    size_t n_onces, cap_onces;
 };
 
 struct race_listener *race_listener_new(const struct race_listener_config *cfg)
@@ -46,6 +55,8 @@ void race_listener_free(struct race_listener *l)
     free(l->atomics.addr);
     free(l->atomics.atomic);
     free(l->dead);
+    free(l->calls);
+    free(l->onces);
     free(l);
 }
 
@@ -117,6 +128,8 @@ static void on_begin(void *self, struct execution *ex)
     l->ex = ex;
     l->failed = false;
     l->n_dead = 0;
+    l->n_calls = 0;
+    l->n_onces = 0;
     race_detector_begin(l->detector);
 }
 
@@ -130,6 +143,80 @@ static void on_woke(void *self, int waker, int woken, uint64_t addr)
 {
     struct race_listener *l = self;
     race_detector_woke(l->detector, waker, woken, addr);
+}
+
+static void on_futex_word(void *self, int thread, uint64_t addr)
+{
+    struct race_listener *l = self;
+    (void)thread;
+    race_detector_futex_word(l->detector, addr);
+}
+
+static void on_allocated(void *self, int thread, uint64_t addr, uint64_t size)
+{
+    struct race_listener *l = self;
+    (void)thread;
+    race_detector_forget(l->detector, addr, size);
+}
+
+static void once_entered(struct race_listener *l, int thread, uint64_t once, uint64_t sp)
+{
+    race_detector_once_entered(l->detector, thread, once);
+    if (l->n_onces == l->cap_onces) {
+        l->cap_onces = l->cap_onces ? l->cap_onces * 2 : 4;
+        l->onces = realloc(l->onces, l->cap_onces * sizeof *l->onces);
+        if (!l->onces)
+            abort();
+    }
+    l->onces[l->n_onces++] = (struct once_call){thread, once, sp};
+}
+
+/* After a step of `thread`: its pthread_once calls that have returned. */
+static void onces_returned(struct race_listener *l, int thread, uint64_t sp)
+{
+    for (size_t i = 0; i < l->n_onces;) {
+        struct once_call *c = &l->onces[i];
+        if (c->thread == thread && sp > c->sp) {
+            race_detector_once_returned(l->detector, thread, c->once);
+            *c = l->onces[--l->n_onces];
+        } else {
+            i++;
+        }
+    }
+}
+
+static void on_call_within_step(void *self, int thread, int fn, uint64_t arg0, uint64_t arg1, uint64_t sp)
+{
+    struct race_listener *l = self;
+    if (fn == MF_ONCE) {
+        once_entered(l, thread, arg0, sp);
+        return;
+    }
+    if (l->n_calls == l->cap_calls) {
+        l->cap_calls = l->cap_calls ? l->cap_calls * 2 : 4;
+        l->calls = realloc(l->calls, l->cap_calls * sizeof *l->calls);
+        if (!l->calls)
+            abort();
+    }
+    bool cond_wait = fn == MF_COND_WAIT || fn == MF_COND_TIMEDWAIT;
+    l->calls[l->n_calls++] = (struct library_call){thread, (int16_t)fn, arg0, cond_wait ? arg1 : 0};
+}
+
+/* The library calls of the step just judged, in the order they were made;
+ * only the last one can still be waiting. */
+static void judge_library_calls(struct race_listener *l, const struct race_step *step)
+{
+    for (size_t i = 0; i < l->n_calls; i++) {
+        const struct library_call *c = &l->calls[i];
+        if (c->thread != step->thread || !c->obj)
+            continue;
+        enum visible_kind kind = c->fn == MF_THREAD_JOIN ? VIS_JOIN : VIS_SYNC;
+        struct visible_op op = {.kind = (uint8_t)kind, .fn = c->fn, .addr = c->obj, .pc = step->op->pc};
+        struct race_step s = {.step = step->step, .thread = step->thread, .op = &op,
+                              .waiting = step->waiting && i + 1 == l->n_calls, .mutex = c->mutex};
+        race_detector_step(l->detector, &s, NULL);
+    }
+    l->n_calls = 0;
 }
 
 static void note_dead(struct race_listener *l, uint64_t lo, uint64_t hi)
@@ -222,6 +309,10 @@ static bool on_step(void *self, struct execution *ex, uint64_t step, int thread,
         s.atomic_object = atomic_object(l, op->addr, op->size);
     struct race r;
     bool raced = race_detector_step(l->detector, &s, &r);
+    if (l->n_calls)
+        judge_library_calls(l, &s);
+    if (l->n_onces && t)
+        onces_returned(l, thread, t->regs.rsp);
     for (size_t i = 0; i < l->n_dead; i++)
         race_detector_forget(l->detector, l->dead[i].lo, l->dead[i].hi - l->dead[i].lo);
     l->n_dead = 0;
@@ -233,6 +324,9 @@ static const struct exec_listener_ops race_listener_ops = {
     .after_step = on_step,
     .thread_created = on_created,
     .woke = on_woke,
+    .futex_word = on_futex_word,
+    .call_within_step = on_call_within_step,
+    .allocated = on_allocated,
     .thread_exited = on_exited,
 };
 

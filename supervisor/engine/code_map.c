@@ -47,6 +47,7 @@ static const struct {
     [MF_BARRIER_INIT] = {"pthread_barrier_init", "barrier_init"},
     [MF_RWLOCK_INIT] = {"pthread_rwlock_init", "rwlock_init"},
     [MF_SPIN_INIT] = {"pthread_spin_init", "spin_init"},
+    [MF_ONCE] = {"pthread_once", "once"},
     /* What gcc 12 calls for parallel, parallel for schedule(dynamic|guided|runtime), parallel sections. */
     [MF_OMP_PARALLEL] = {"GOMP_parallel", "omp_parallel"},
     [MF_OMP_PARALLEL_LOOP_DYNAMIC] = {"GOMP_parallel_loop_nonmonotonic_dynamic", "omp_parallel"},

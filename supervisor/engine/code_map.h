@@ -26,6 +26,7 @@ enum model_fn {
     /* Observed, never scheduling points: they name and check objects. */
     MF_MUTEX_INIT, MF_MUTEX_DESTROY, MF_COND_INIT, MF_COND_DESTROY,
     MF_SEM_INIT, MF_SEM_DESTROY, MF_BARRIER_INIT, MF_RWLOCK_INIT, MF_SPIN_INIT,
+    MF_ONCE,
     /* OpenMP: a parallel region starts (its outlined function and data). */
     MF_OMP_PARALLEL, MF_OMP_PARALLEL_LOOP_DYNAMIC, MF_OMP_PARALLEL_LOOP_GUIDED, MF_OMP_PARALLEL_LOOP_RUNTIME,
     MF_OMP_PARALLEL_SECTIONS,

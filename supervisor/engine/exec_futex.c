@@ -97,10 +97,21 @@ static enum run_outcome futex_requeue(struct execution *ex, struct mthread *t, c
     return futex_returns(t, woken + moved);
 }
 
+static void tell_futex_word(struct execution *ex, int thread, uint64_t addr)
+{
+    for (int i = 0; i < ex->cfg->n_listeners; i++) {
+        const struct exec_listener *l = &ex->cfg->listeners[i];
+        if (l->ops->futex_word)
+            l->ops->futex_word(l->self, thread, addr);
+    }
+}
+
 enum run_outcome exec_handle_futex(struct execution *ex, struct mthread *t)
 {
     struct futex_call fc;
     futex_decode(&t->regs, &fc);
+    if (ex->cfg->n_listeners)
+        tell_futex_word(ex, t->id, fc.uaddr);
     switch (fc.cmd) {
     case FUTEX_CMD_WAIT:
         return futex_wait(ex, t, &fc);

@@ -30,6 +30,21 @@ struct exec_listener_ops {
     void (*thread_created)(void *self, int parent, int child);
     /* A futex wake by `waker` released `woken`, waiting on the word at addr. */
     void (*woke)(void *self, int waker, int woken, uint64_t addr);
+    /* `thread` made a futex call on the word at addr: whatever the program
+     * does with that word is synchronization, even by plain loads and
+     * stores (an __atomic_load_n is a plain mov on x86). */
+    void (*futex_word)(void *self, int thread, uint64_t addr);
+    /* `thread` called the modeled function fn (with its first two
+     * arguments, and its stack pointer at the entry: the call has returned
+     * once the stack is above it) during its current step without the call
+     * being a step of its own: library code calling (libstdc++'s
+     * std::thread::join, condition_variable::wait), or pthread_once. It
+     * synchronizes all the same. */
+    void (*call_within_step)(void *self, int thread, int fn, uint64_t arg0, uint64_t arg1, uint64_t sp);
+    /* A heap block [addr, addr + size) was handed to the program (malloc,
+     * new, realloc called from user code returned it): new data, whatever
+     * was done at those addresses before. */
+    void (*allocated)(void *self, int thread, uint64_t addr, uint64_t size);
     /* Thread `thread` exited; pthread is its pthread_t (for joins), 0 if unknown. */
     void (*thread_exited)(void *self, int thread, uint64_t pthread);
     /* The execution is over (whatever the outcome). */

@@ -395,6 +395,35 @@ static void enter_call(struct mthread *t, enum model_fn fn, uint64_t call_site)
     t->call_site = call_site;
 }
 
+static void tell_call_within_step(struct execution *ex, const struct mthread *t, enum model_fn fn)
+{
+    for (int i = 0; i < ex->cfg->n_listeners; i++) {
+        const struct exec_listener *l = &ex->cfg->listeners[i];
+        if (l->ops->call_within_step)
+            l->ops->call_within_step(l->self, t->id, (int)fn, t->regs.rdi, t->regs.rsi, t->regs.rsp);
+    }
+}
+
+/* User code calls malloc, new, free...: the model names the block, the
+ * listeners learn that its bytes are new data; a block handed out is known
+ * where the call returns (a one-shot breakpoint there, rax). */
+static void heap_call(struct execution *ex, struct mthread *t, enum model_fn fn, uint64_t ret)
+{
+    t->in_call = false;
+    bool hands_out = fn == MF_MALLOC || fn == MF_CALLOC || fn == MF_REALLOC || fn == MF_NEW || fn == MF_NEW_ARRAY;
+    if (hands_out) {
+        t->heap_fn = fn;
+        t->heap_size = fn == MF_CALLOC ? t->regs.rdi * t->regs.rsi : fn == MF_REALLOC ? t->regs.rsi : t->regs.rdi;
+        t->heap_old = fn == MF_REALLOC ? t->regs.rdi : 0;
+    }
+    if (ex->model_state && ex->model->heap_call)
+        ex->model->heap_call(ex->model_state, t, fn, ret);
+    if (hands_out) {
+        t->heap_ret = ret;
+        exec_return_break_add(ex, ret);
+    }
+}
+
 /* t stopped at the entry of a modeled library function (fn), which will
  * return to ret. */
 static enum run_outcome on_model_entry(struct execution *ex, struct mthread *t, enum model_fn fn, uint64_t ret)
@@ -408,17 +437,14 @@ static enum run_outcome on_model_entry(struct execution *ex, struct mthread *t, 
     if (model_fn_is_clock(fn) && exec_answer_clock(ex, t, fn, ret))
         return RUNS_ON;
     if (model_fn_is_heap(fn)) {
-        if (from_user && ex->model_state && ex->model->heap_call) {
-            t->in_call = false;
-            if (ex->model->heap_call(ex->model_state, t, fn, ret)) {
-                t->heap_ret = ret;
-                exec_return_break_add(ex, ret);
-            }
-        }
+        if (from_user && (ex->model_state || ex->cfg->n_listeners))
+            heap_call(ex, t, fn, ret);
         return RUNS_ON;
     }
     if (!model_fn_is_scheduling_point(fn)) {
         /* init and destroy: observed, and judged, on the spot. */
+        if (fn == MF_ONCE && ex->cfg->n_listeners)
+            tell_call_within_step(ex, t, fn);
         if (!from_user)
             return RUNS_ON;
         t->in_call = false;     /* user code called: any earlier call has returned */
@@ -438,6 +464,7 @@ static enum run_outcome on_model_entry(struct execution *ex, struct mthread *t, 
          * if there is one. */
         if (!t->in_call)
             enter_call(t, fn, 0);
+        tell_call_within_step(ex, t, fn);
         return RUNS_ON;
     }
     if (ex->model_state)
@@ -447,6 +474,17 @@ static enum run_outcome on_model_entry(struct execution *ex, struct mthread *t, 
     t->op = OP_CALL;
     t->fn = fn;
     return RUN_NEXT_OP;
+}
+
+static void tell_allocated(struct execution *ex, const struct mthread *t)
+{
+    if (!t->regs.rax)
+        return;
+    for (int i = 0; i < ex->cfg->n_listeners; i++) {
+        const struct exec_listener *l = &ex->cfg->listeners[i];
+        if (l->ops->allocated)
+            l->ops->allocated(l->self, t->id, t->regs.rax, t->heap_size);
+    }
 }
 
 /* t stopped at an int3 at `at`: one of the code map's, a return breakpoint,
@@ -459,6 +497,7 @@ static enum run_outcome on_breakpoint(struct execution *ex, struct mthread *t, u
         t->heap_ret = 0;
         if (ex->model_state && ex->model->heap_returned)
             ex->model->heap_returned(ex->model_state, t);
+        tell_allocated(ex, t);
     }
     /* The return breakpoint may be missing: a code-map breakpoint sits
      * there and stops the thread anyway. */

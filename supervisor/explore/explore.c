@@ -180,7 +180,8 @@ static void append_first_line(int fd, char *msg, size_t len)
 static void summarize_trace(const struct program *prog, const struct explore_options *opt, uint64_t index,
                             const struct exec_result *res, struct trace_tee *trace)
 {
-    bool one_thread = res->kind == FAIL_ASSERTION || res->kind == FAIL_CRASH || res->kind == FAIL_MISUSE;
+    bool one_thread = res->kind == FAIL_ASSERTION || res->kind == FAIL_CRASH || res->kind == FAIL_MISUSE ||
+                      res->kind == FAIL_RACE || res->kind == FAIL_INVARIANT;
     struct trace_summary s = {
         .program = prog->path,
         .args = opt->argv + 1,
@@ -194,6 +195,9 @@ static void summarize_trace(const struct program *prog, const struct explore_opt
         .location = res->location,
         .thread = one_thread ? res->thread : 0,
     };
+    if (res->kind == FAIL_RACE && opt->detectors &&
+        detectors_race_steps(opt->detectors, &s.marked_steps[0], &s.marked_steps[1]))
+        s.n_marked = 2;
     trace_tee_summary(trace, &s);
 }
 
@@ -209,6 +213,8 @@ static bool run_one(struct program *prog, const struct explore_options *opt, str
     struct program_input none;
     program_input_none(&none);
     int input = io->tmpl ? -1 : program_input_open(opt->input ? opt->input : &none);
+    struct exec_listener listeners[DETECT_MAX_LISTENERS];
+    int n_listeners = opt->detectors ? detectors_listeners(opt->detectors, index, listeners) : 0;
     struct exec_config cfg = {
         .exe = prog->debug,
         .code = prog->code,
@@ -232,6 +238,8 @@ static bool run_one(struct program *prog, const struct explore_options *opt, str
         .watches = opt->watches,
         .n_watches = opt->n_watches,
         .model = &source_model_ops,
+        .listeners = listeners,
+        .n_listeners = n_listeners,
     };
     if (trace)
         trace_tee_open(trace);
@@ -674,6 +682,8 @@ static bool record_failure(struct program *prog, const struct explore_options *o
         snprintf(s.stdin_sha256, sizeof s.stdin_sha256, "%s", opt->input->sha256);
     }
     s.fail_on_exit = opt->fail_on_exit;
+    s.races = opt->detect.races;
+    schedule_set_invariants(&s, opt->detect.invariants, opt->detect.n_invariants);
     if (opt->limits)
         s.limits = *opt->limits;
     s.check_cmd = opt->check_cmd ? strdup(opt->check_cmd) : NULL;
@@ -763,6 +773,11 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
         snprintf(err, errlen, "cannot create %s: %s", opt->out_dir, strerror(errno));
         return false;
     }
+    struct explore_options judged = *opt;
+    judged.detectors = detectors_new(&opt->detect, prog->debug, err, errlen);
+    if (!judged.detectors)
+        return false;
+    opt = &judged;
     struct shared_state *shared =
         mmap(NULL, sizeof *shared, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (shared == MAP_FAILED) {
@@ -819,6 +834,7 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
         }
     }
     free(tally.found);
+    detectors_free(judged.detectors);
     munmap(shared, sizeof *shared);
     spawn_set_limits(NULL);
     if (have_cpus)
@@ -886,7 +902,15 @@ bool explore_replay(struct program *prog, const struct schedule *sched, struct t
         .n_watches = n_watches,
         .limits = &sched->limits,
         .input = &input,
+        .detect = {.races = sched->races, .invariants = (const char *const *)sched->invariants,
+                   .n_invariants = sched->n_invariants},
     };
+    opt.detectors = detectors_new(&opt.detect, prog->debug, err, errlen);
+    if (!opt.detectors) {
+        free(argv);
+        program_input_free(&input);
+        return false;
+    }
     /* The recorded run's verdict, not the wall clock, decides: only a hang
      * keeps the step timeout it was found with. */
     if (failure_kind_from_name(sched->failure) != FAIL_HANG && opt.timeout_sec < 60)
@@ -901,6 +925,7 @@ bool explore_replay(struct program *prog, const struct schedule *sched, struct t
     bool ok = run_one(prog, &opt, strat, sched->execution, 0, &io, trace, res);
     run_io_close(&io);
     strategy_free(strat);
+    detectors_free(opt.detectors);
     free(argv);
     spawn_set_limits(NULL);
     if (have_cpus)

@@ -15,6 +15,7 @@
 
 #include "supervisor/engine/code_map.h"
 #include "supervisor/debuginfo/debuginfo.h"
+#include "supervisor/detect/detectors.h"
 #include "supervisor/engine/execution.h"
 #include "supervisor/explore/program_input.h"
 #include "supervisor/explore/schedule.h"
@@ -49,6 +50,9 @@ struct explore_options {
     const struct program_input *input;
     const char *check_cmd;      /* NULL: none */
     bool fail_on_exit;
+    /* Data races (--races) and invariants (--invariant): what judges each
+     * step besides the engine. Saved schedules record them. */
+    struct detect_options detect;
     bool keep_going;
     /* Grading: run every execution (as keep_going) and count the failing
      * ones, but report only the failure with the lowest index; an execution
@@ -83,6 +87,9 @@ struct explore_options {
     /* Called after each execution with the number done so far (progress). */
     void (*progress)(void *ctx, uint64_t done, uint64_t total, uint64_t failures);
     void *progress_ctx;
+    /* Made from `detect` by explore_run and explore_replay for their
+     * executions (callers leave it NULL). */
+    struct detectors *detectors;
 };
 
 /* A trace file saved with a failure. */

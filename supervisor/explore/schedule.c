@@ -18,6 +18,9 @@
  *   stdin <C-escaped file> <sha256> (only when the program had input; the
  *                                    file relative to the schedule's directory)
  *   fail-on-exit 0
+ *   races fail                      (fail, warn or off; off when absent: files
+ *                                    from before mdat looked for races)
+ *   invariant <C-escaped expression> (one line per --invariant)
  *   check <C-escaped command>       (only with --check)
  *   limit-cpu 60                    (limit-cpu, -memory, -procs, -file-size:
  *                                    only those set, by mdat grade)
@@ -50,6 +53,9 @@ void schedule_free(struct schedule *s)
     choice_list_free(&s->choices);
     free(s->check_cmd);
     free(s->stdin_file);
+    for (int i = 0; i < s->n_invariants; i++)
+        free(s->invariants[i]);
+    free(s->invariants);
     memset(s, 0, sizeof *s);
 }
 
@@ -74,6 +80,25 @@ void schedule_set_program(struct schedule *s, const char *program, char *const *
         s->args[i] = xstrdup(args[i]);
 }
 
+static void add_invariant(struct schedule *s, char *expr)
+{
+    s->invariants = realloc(s->invariants, ((size_t)s->n_invariants + 1) * sizeof *s->invariants);
+    if (!s->invariants)
+        abort();
+    s->invariants[s->n_invariants++] = expr;
+}
+
+void schedule_set_invariants(struct schedule *s, const char *const *exprs, int n)
+{
+    for (int i = 0; i < s->n_invariants; i++)
+        free(s->invariants[i]);
+    free(s->invariants);
+    s->invariants = NULL;
+    s->n_invariants = 0;
+    for (int i = 0; i < n; i++)
+        add_invariant(s, xstrdup(exprs[i]));
+}
+
 void schedule_copy(struct schedule *dst, const struct schedule *src)
 {
     *dst = *src;
@@ -83,6 +108,9 @@ void schedule_copy(struct schedule *dst, const struct schedule *src)
     schedule_set_program(dst, src->program ? src->program : "", src->args, src->n_args);
     dst->check_cmd = src->check_cmd ? xstrdup(src->check_cmd) : NULL;
     dst->stdin_file = src->stdin_file ? xstrdup(src->stdin_file) : NULL;
+    dst->invariants = NULL;
+    dst->n_invariants = 0;
+    schedule_set_invariants(dst, (const char *const *)src->invariants, src->n_invariants);
     dst->choices = (struct choice_list){0};
     choice_list_copy(&dst->choices, &src->choices);
 }
@@ -157,6 +185,12 @@ bool schedule_write(const struct schedule *s, const char *path, char *err, size_
     if (s->time_limit_sec > 0)
         fprintf(f, "time-limit %.17g\n", s->time_limit_sec);
     fprintf(f, "fail-on-exit %d\n", s->fail_on_exit ? 1 : 0);
+    fprintf(f, "races %s\n", race_mode_name(s->races));
+    for (int i = 0; i < s->n_invariants; i++) {
+        fprintf(f, "invariant ");
+        write_escaped(f, s->invariants[i]);
+        fputc('\n', f);
+    }
     if (s->stdin_file) {
         fprintf(f, "stdin ");
         write_escaped(f, s->stdin_file);
@@ -319,6 +353,13 @@ bool schedule_read(const char *path, struct schedule *s, char *err, size_t errle
             s->stdin_file = unescape(value);
         } else if (strncmp(line, "fail-on-exit ", 13) == 0)
             s->fail_on_exit = atoi(value) != 0;
+        else if (strncmp(line, "races ", 6) == 0) {
+            if (!race_mode_from_name(value, &s->races)) {
+                snprintf(err, errlen, "%s:%d: races wants fail, warn or off", path, lineno);
+                ok = false;
+            }
+        } else if (strncmp(line, "invariant ", 10) == 0)
+            add_invariant(s, unescape(value));
         else if (strncmp(line, "check ", 6) == 0) {
             free(s->check_cmd);
             s->check_cmd = unescape(value);

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "supervisor/detect/race_report.h"
 #include "supervisor/engine/choices.h"
 #include "supervisor/engine/spawn.h"
 
@@ -31,6 +32,11 @@ struct schedule {
     uint64_t max_steps;
     double timeout_sec;
     double time_limit_sec;
+    /* What judged each step: races (off in files from before mdat knew
+     * races) and invariants. */
+    enum race_mode races;
+    char **invariants;
+    int n_invariants;
     /* The program's standard input: a file (relative to the schedule when
      * not absolute) and its SHA-256; NULL: it read /dev/null. */
     char *stdin_file;
@@ -44,6 +50,7 @@ struct schedule {
 void schedule_init(struct schedule *s);
 void schedule_free(struct schedule *s);
 void schedule_set_program(struct schedule *s, const char *program, char *const *args, int n_args);
+void schedule_set_invariants(struct schedule *s, const char *const *exprs, int n);
 /* Deep copy (dst is initialised by the call). */
 void schedule_copy(struct schedule *dst, const struct schedule *src);
 

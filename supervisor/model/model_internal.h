@@ -133,7 +133,7 @@ bool model_omp_wait(struct model *m, const struct mthread *t, uint64_t word, cha
                     enum thread_status *status);
 
 /* heap_calls.c */
-bool model_heap_call(void *m, struct mthread *t, enum model_fn fn, uint64_t ret);
+void model_heap_call(void *m, struct mthread *t, enum model_fn fn, uint64_t ret);
 void model_heap_returned(void *m, struct mthread *t);
 
 #endif

@@ -143,8 +143,13 @@ struct trace_summary {
     const char *failure;        /* failure kind: "deadlock", "assertion", ...; "none" */
     const char *message;        /* the failure in one line; "" when none */
     const char *location;       /* "file.c:14" of the failure, "" if unknown */
-    int thread;                 /* the thread whose step failed (assertion, crash, misuse);
-                                 * 0 when the failure is no one thread's step (deadlock, timeout, ...) */
+    int thread;                 /* the thread whose step failed (assertion, crash, misuse, race,
+                                 * invariant); 0 when the failure is no one thread's step (deadlock,
+                                 * timeout, ...) */
+    /* Steps the failure points at besides the last: a race's two accesses
+     * (earlier first). Views mark them. */
+    uint64_t marked_steps[2];
+    int n_marked;
 };
 
 /* A way of writing a trace to a file, for the files saved with a failure

@@ -106,6 +106,25 @@ bool cli_read_program_input(const char *cmd, const struct cli_explore *e, struct
     return ok;
 }
 
+struct detect_options cli_detect_options(const struct cli_explore *e)
+{
+    return (struct detect_options){.races = e->races_given ? e->races : RACES_FAIL,
+                                   .invariants = e->invariants, .n_invariants = e->n_invariants};
+}
+
+bool cli_check_invariants(const char *cmd, const debuginfo *exe, const struct detect_options *o)
+{
+    char err[400];
+    struct detectors *d = detectors_new(&(struct detect_options){RACES_OFF, o->invariants, o->n_invariants}, exe,
+                                        err, sizeof err);
+    if (!d) {
+        fprintf(stderr, "mdat %s: %s\n", cmd, err);
+        return false;
+    }
+    detectors_free(d);
+    return true;
+}
+
 int cli_explore_option(const char *cmd, int c, const char *arg, struct cli_explore *e)
 {
     uint64_t v;
@@ -152,6 +171,19 @@ int cli_explore_option(const char *cmd, int c, const char *arg, struct cli_explo
         break;
     case CLI_OPT_CHECK:
         e->check_cmd = arg;
+        break;
+    case CLI_OPT_RACES:
+        if (!race_mode_from_name(arg, &e->races))
+            why = "--races wants fail, warn or off, not \"%s\"";
+        e->races_given = true;
+        break;
+    case CLI_OPT_INVARIANT:
+        if (e->n_invariants == CLI_MAX_INVARIANTS)
+            why = "at most 32 --invariant options (\"%s\" is one more)";
+        else if (!arg[strspn(arg, " \t")])
+            why = "--invariant wants a C expression, not \"%s\"";
+        else
+            e->invariants[e->n_invariants++] = arg;
         break;
     case CLI_OPT_FAIL_ON_EXIT:
         e->fail_on_exit = true;

@@ -7,15 +7,18 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "supervisor/detect/detectors.h"
+
 /* The exploration options that `mdat run` and `mdat grade` share: their
  * getopt_long entries (CLI_EXPLORE_OPTIONS, to put into a command's table;
  * its own option codes start at CLI_OPT_NEXT) and their values. */
 enum { CLI_OPT_STRATEGY = 256, CLI_OPT_DEPTH, CLI_OPT_MAX_STEPS, CLI_OPT_TIMEOUT, CLI_OPT_TIME_LIMIT, CLI_OPT_CHECK,
-       CLI_OPT_FAIL_ON_EXIT, CLI_OPT_STDIN, CLI_OPT_NEXT };
+       CLI_OPT_FAIL_ON_EXIT, CLI_OPT_STDIN, CLI_OPT_RACES, CLI_OPT_INVARIANT, CLI_OPT_NEXT };
 /* Defaults: a correct program of millions of steps is never cut short as
  * a failure; a step that runs this long without a visible operation hangs. */
 #define CLI_DEFAULT_MAX_STEPS 10000000u
 #define CLI_DEFAULT_TIMEOUT_SEC 10.0
+enum { CLI_MAX_INVARIANTS = 32 };
 #define CLI_EXPLORE_OPTIONS                                                 \
     {"schedules", required_argument, NULL, 'n'},                            \
     {"seed", required_argument, NULL, 's'},                                 \
@@ -27,6 +30,8 @@ enum { CLI_OPT_STRATEGY = 256, CLI_OPT_DEPTH, CLI_OPT_MAX_STEPS, CLI_OPT_TIMEOUT
     {"time-limit", required_argument, NULL, CLI_OPT_TIME_LIMIT},            \
     {"stdin", required_argument, NULL, CLI_OPT_STDIN},                      \
     {"check", required_argument, NULL, CLI_OPT_CHECK},                      \
+    {"races", required_argument, NULL, CLI_OPT_RACES},                      \
+    {"invariant", required_argument, NULL, CLI_OPT_INVARIANT},              \
     {"fail-on-exit", no_argument, NULL, CLI_OPT_FAIL_ON_EXIT}
 /* Their short forms, for the optstring. */
 #define CLI_EXPLORE_SHORT "n:s:j:"
@@ -44,7 +49,24 @@ struct cli_explore {
     const char *stdin_file;     /* --stdin FILE; NULL: mdat's own stdin when it is not a terminal */
     const char *check_cmd;
     bool fail_on_exit;
+    bool races_given;
+    enum race_mode races;       /* --races; fail unless given */
+    const char *invariants[CLI_MAX_INVARIANTS];
+    int n_invariants;
 };
+
+/* The help lines of --races and --invariant, for the commands' usage. */
+#define CLI_DETECT_USAGE                                                                          \
+    "      --races MODE      data races: fail (a `race' failure, the default), warn (print each\n"   \
+    "                        pair of racing places once and go on) or off\n"                        \
+    "      --invariant EXPR  a C expression over globals that must hold after every step\n"        \
+    "                        ('men_inside == 0 || women_inside == 0'); repeatable\n"
+
+/* --races and --invariant as the detectors want them. */
+struct detect_options cli_detect_options(const struct cli_explore *e);
+/* Checks the invariants against the program's debug information: false
+ * after a one-line error on stderr (mdat CMD: invariant 'x': ...). */
+bool cli_check_invariants(const char *cmd, const debuginfo *exe, const struct detect_options *o);
 
 /* Takes option c (as getopt_long returned it, with its argument) into e
  * if it is one of CLI_EXPLORE_OPTIONS: 1 if it was, 0 if c is another

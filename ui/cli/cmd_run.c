@@ -33,6 +33,7 @@ void print_run_usage(FILE *f)
           "                        else nothing)\n"
           "      --check CMD       output checker, run through /bin/sh with the program's stdout on stdin\n"
           "      --fail-on-exit    a non-zero exit status is a failure\n"
+          CLI_DETECT_USAGE
           "      --keep-going      run all N executions and report every distinct failure\n"
           "  -o, --out DIR         where schedules, traces, timelines (.html, .svg) and outputs of\n"
           "                        failures go (default ./mdat-out)\n"
@@ -162,6 +163,7 @@ int cmd_run(int argc, char **argv)
     opt.input = &input;
     opt.check_cmd = e.check_cmd;
     opt.fail_on_exit = e.fail_on_exit;
+    opt.detect = cli_detect_options(&e);
     if (opt.schedules == 1)
         opt.show_output = true;
     if (opt.trace) {
@@ -181,6 +183,11 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "mdat: %s\n", err);
         program_input_free(&input);
         return EXIT_CANNOT_RUN;
+    }
+    if (!cli_check_invariants("run", prog.debug, &opt.detect)) {
+        program_free(&prog);
+        program_input_free(&input);
+        return EXIT_USAGE;
     }
     printf("mdat: exploring %s with %s", opt.argv[0], opt.strategy);
     if (strcmp(opt.strategy, "pct") == 0)

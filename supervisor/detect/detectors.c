@@ -1,0 +1,60 @@
+/* detectors: a race listener and an invariants listener behind one handle. */
+#include "supervisor/detect/detectors.h"
+#include "supervisor/detect/invariants.h"
+#include "supervisor/detect/race_listener.h"
+
+#include <stdlib.h>
+
+struct detectors {
+    struct invariants *invariants;  /* NULL: none */
+    struct race_listener *races;    /* NULL: --races=off */
+    struct race_seen *seen;
+    uint64_t execution;
+};
+
+struct detectors *detectors_new(const struct detect_options *o, const debuginfo *exe, char *err, size_t errlen)
+{
+    struct detectors *d = calloc(1, sizeof *d);
+    if (!d)
+        abort();
+    if (o->n_invariants > 0) {
+        d->invariants = invariants_new(exe, o->invariants, o->n_invariants, err, errlen);
+        if (!d->invariants) {
+            free(d);
+            return NULL;
+        }
+    }
+    if (o->races != RACES_OFF) {
+        d->seen = race_seen_new(true);
+        struct race_listener_config cfg = {.mode = o->races, .seen = d->seen, .execution = &d->execution};
+        d->races = race_listener_new(&cfg);
+    }
+    return d;
+}
+
+void detectors_free(struct detectors *d)
+{
+    if (!d)
+        return;
+    invariants_free(d->invariants);
+    race_listener_free(d->races);
+    race_seen_free(d->seen);
+    free(d);
+}
+
+int detectors_listeners(struct detectors *d, uint64_t execution, struct exec_listener *out)
+{
+    int n = 0;
+    d->execution = execution;
+    if (d->invariants)
+        out[n++] = invariants_hooks(d->invariants);
+    if (d->races)
+        out[n++] = race_listener_hooks(d->races);
+    return n;
+}
+
+bool detectors_race_steps(const struct detectors *d, uint64_t *earlier, uint64_t *later)
+{
+    *earlier = *later = 0;
+    return d->races && race_listener_failed_steps(d->races, earlier, later);
+}
