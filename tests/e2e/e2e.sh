@@ -62,7 +62,7 @@ deadlock)
     expect_replay_identical "$sched"
     ;;
 lost_update)
-    run_mdat run -n 300 -s 2 -o out-dir --json run.json "$TARGETS/lost_update"
+    run_mdat run --races=off -n 300 -s 2 -o out-dir --json run.json "$TARGETS/lost_update"
     expect_status 1
     line=$(line_of lost_update.c 'FAILS:')
     expect_out "FAILURE assertion"
@@ -87,7 +87,7 @@ semaphore)
     ls out-dir/nested/deeper/*.sched >/dev/null 2>&1 || fail "-o with missing parent directories: no schedule written"
     ;;
 order_bug)
-    run_mdat run -n 300 -s 5 -o out-dir --json run.json "$TARGETS/order_bug_sleep"
+    run_mdat run --races=off -n 300 -s 5 -o out-dir --json run.json "$TARGETS/order_bug_sleep"
     expect_status 1
     expect_out "FAILURE crash"
     expect_out "killed by SIGSEGV accessing 0x0 (NULL pointer dereference) at order_bug_sleep.c:$(line_of order_bug_sleep.c 'BUG:') worker"
@@ -118,7 +118,7 @@ cxx)
     expect_out "lock "
     ;;
 stripped)
-    run_mdat run -n 300 -s 2 -o out-dir "$TARGETS/stripped_lost_update"
+    run_mdat run --races=off -n 300 -s 2 -o out-dir "$TARGETS/stripped_lost_update"
     expect_status 1
     expect_out "has no debug information"
     expect_out "FAILURE assertion"
@@ -138,7 +138,7 @@ static)
     expect_replay_identical "$(first_sched)"
     ;;
 nopie)
-    run_mdat run -n 300 -s 2 -o out-dir "$TARGETS/lost_update_nopie"
+    run_mdat run --races=off -n 300 -s 2 -o out-dir "$TARGETS/lost_update_nopie"
     expect_status 1
     expect_out "failed at lost_update.c:$(line_of lost_update.c 'FAILS:')"
     ;;
@@ -290,7 +290,7 @@ fork_wait)
     ;;
 own_lib)
     # The program's own shared library gets breakpoints like the executable.
-    run_mdat run -n 300 -s 1 -o out-dir "$TARGETS/own_lib_user"
+    run_mdat run --races=off -n 300 -s 1 -o out-dir "$TARGETS/own_lib_user"
     expect_status 1
     expect_out "FAILURE assertion"
     expect_out "own_lib.c:$(line_of real/own_lib.c 'BUG:') bump (libmdat_counter.so)"
@@ -301,7 +301,7 @@ x86_rmw)
     # another thread can come between, as on hardware.
     objdump -d "$TARGETS/counter_o2" | grep -qE 'add[lq]? +\$0x[0-9a-f]+,0x[0-9a-f]+\(%rip\)' ||
         fail "counter_o2 is not built as a one-instruction increment"
-    run_mdat run -n 300 -s 1 -o out-dir "$TARGETS/counter_o2"
+    run_mdat run --races=off -n 300 -s 1 -o out-dir "$TARGETS/counter_o2"
     expect_status 1
     expect_out "FAILURE assertion"
     sched=$(first_sched)
@@ -311,19 +311,80 @@ x86_rmw)
     # A compare-and-swap says what it did: stored, or found something else and failed.
     found_failed=
     for seed in 1 2 3 4 5 6 7 8; do
-        run_mdat run -n 1 -s $seed --strategy random --trace "$TARGETS/cas_fail"
+        run_mdat run --races=off -n 1 -s $seed --strategy random --trace "$TARGETS/cas_fail"
         expect_status 0
         expect_out "cas top expected"
         grep -q "cas top expected [^ ]*, found [^ ]* -> failed" "$WORK/out" && found_failed=1
     done
     [ -n "$found_failed" ] || fail "no schedule showed a failed CAS"
     for strategy in pct random; do
-        run_mdat run -n 300 -s 2 --strategy $strategy "$TARGETS/cas_fail"
+        run_mdat run --races=off -n 300 -s 2 --strategy $strategy "$TARGETS/cas_fail"
         expect_status 0
     done
     ;;
+races)
+    # Racy programs no assert catches: the race itself is the failure, with
+    # both accesses named, and the schedule replays to it.
+    for strategy in random pct; do
+        for case in "race_unlocked_flag:done:races/unlocked_flag.c" "race_double_checked:instance:races/double_checked.c" \
+                    "race_list_insert:head:races/list_insert.c" "lost_update:counter:lost_update.c"; do
+            IFS=: read -r prog var src <<<"$case"
+            rm -rf out-dir
+            run_mdat run -n 100 -s 1 --strategy $strategy -o out-dir --json run.json "$TARGETS/$prog"
+            expect_status 1
+            expect_out "FAILURE race"
+            grep -qE "race on $var: T[0-9]+ (reads|writes) at ${src##*/}:[0-9]+ in [a-z_]+ \(step [0-9]+\), T[0-9]+ (read|wrote) at ${src##*/}:[0-9]+ in [a-z_]+ \(step [0-9]+\), with no synchronization between them" "$WORK/out" ||
+                fail "$prog ($strategy): no race on $var named with both accesses"
+            expect_json '"kind": "race"' run.json
+            expect_replay_identical "$(first_sched)"
+        done
+    done
+    # Correctly synchronized programs in many styles: no race under either strategy.
+    for prog in race_spin_xchg race_c11_flag race_tls_and_queue race_cxx_condvar futex_flag correct_prodcons \
+                heap_queue cxx_threads cxx_threads_o2 correct_semaphores barrier_rwlock; do
+        for strategy in random pct; do
+            run_mdat run -n 100 -s 3 --strategy $strategy "$TARGETS/$prog"
+            expect_status 0
+            grep -q "FAILURE" "$WORK/out" && fail "$prog ($strategy): $(grep -A1 FAILURE "$WORK/out" | tail -1)"
+        done
+    done
+    # warn: each pair of racing places told once, and the run goes on to the assert.
+    run_mdat run -n 50 -s 1 --races=warn "$TARGETS/lost_update"
+    expect_status 1
+    expect_out "FAILURE assertion"
+    expect_err "mdat: warning: race on counter"
+    pairs=$(grep -c "mdat: warning: race on counter" "$WORK/err")
+    distinct=$(grep "mdat: warning: race on counter" "$WORK/err" | sed 's/(step [0-9]*)//g; s/T[0-9]*//g; s/(execution [0-9]*)//' | sort -u | wc -l)
+    [ "$pairs" -eq "$distinct" ] || fail "a pair of racing places was warned about more than once ($pairs warnings, $distinct pairs)"
+    run_mdat run -n 50 -s 1 --races=off "$TARGETS/lost_update"
+    expect_status 1
+    expect_out "FAILURE assertion"
+    run_mdat run --races=maybe "$TARGETS/lost_update"
+    expect_status 2
+    expect_err "--races wants fail, warn or off"
+    ;;
+invariant)
+    # A broken invariant fails at the first step after which it is false,
+    # with the values of its terms; the schedule replays to it.
+    run_mdat run -n 100 -s 1 --races=off -o out-dir --json run.json --invariant 'counter <= 1' "$TARGETS/lost_update"
+    expect_status 1
+    expect_out "FAILURE invariant"
+    expect_out "invariant counter <= 1 broken: counter = 2"
+    expect_json '"kind": "invariant"' run.json
+    expect_replay_identical "$(first_sched)"
+    # One that holds (the lock keeps the room to one sex and the capacity) passes.
+    run_mdat run -n 50 -s 1 --invariant 'inside[0] == 0 || inside[1] == 0' --invariant 'inside[0] + inside[1] <= capacity' \
+        "$TARGETS/restroom_n" 3 3 2 2
+    expect_status 0
+    # Bad expressions are the user's mistake: exit 2 before anything runs.
+    run_mdat run --invariant 'no_such_variable > 0' "$TARGETS/lost_update"
+    expect_status 2
+    expect_err "invariant 'no_such_variable > 0': no variable named 'no_such_variable'"
+    run_mdat run --invariant 'counter >' "$TARGETS/lost_update"
+    expect_status 2
+    ;;
 checker)
-    run_mdat run -n 300 -s 9 -o out-dir --check "$TARGETS/check_mutex_log.sh" "$TARGETS/output_checker"
+    run_mdat run --races=off -n 300 -s 9 -o out-dir --check "$TARGETS/check_mutex_log.sh" "$TARGETS/output_checker"
     expect_status 1
     expect_out "FAILURE checker"
     expect_out "mutual exclusion violated"
@@ -396,18 +457,18 @@ determinism)
     "$MDAT" run -n 1 -s 42 --trace "$TARGETS/correct_prodcons" >t2 2>&1
     diff <(grep -E '^ +[0-9]+ ' t1) <(grep -E '^ +[0-9]+ ' t2) >/dev/null || fail "two runs with seed 42 differ"
     [ "$(grep -cE '^ +[0-9]+ ' t1)" -gt 10 ] || fail "trace too short: $(cat t1)"
-    run_mdat run -n 300 -s 5 -j 1 -o j1 "$TARGETS/lost_update"
+    run_mdat run --races=off -n 300 -s 5 -j 1 -o j1 "$TARGETS/lost_update"
     grep -o 'in execution [0-9]*' "$WORK/out" >j1.txt
-    run_mdat run -n 300 -s 5 -j 2 -o j2 "$TARGETS/lost_update"
+    run_mdat run --races=off -n 300 -s 5 -j 2 -o j2 "$TARGETS/lost_update"
     grep -o 'in execution [0-9]*' "$WORK/out" >j2.txt
     [ -s j1.txt ] && cmp -s j1.txt j2.txt || fail "-j 1 and -j 2 report different executions: $(cat j1.txt) vs $(cat j2.txt)"
     # Many more workers than CPUs (and than 64): still the same answer.
-    run_mdat run -n 300 -s 5 -j 70 -o j70 "$TARGETS/lost_update"
+    run_mdat run --races=off -n 300 -s 5 -j 70 -o j70 "$TARGETS/lost_update"
     grep -o 'in execution [0-9]*' "$WORK/out" >j70.txt
     cmp -s j1.txt j70.txt || fail "-j 1 and -j 70 report different executions: $(cat j1.txt) vs $(cat j70.txt)"
     ;;
 keep_going)
-    run_mdat run -n 200 -s 3 --keep-going -o out-dir --json run.json "$TARGETS/lost_update"
+    run_mdat run --races=off -n 200 -s 3 --keep-going -o out-dir --json run.json "$TARGETS/lost_update"
     expect_status 1
     expect_out "after 200 executions"
     ;;

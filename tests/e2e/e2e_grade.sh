@@ -21,9 +21,11 @@ SUBS=("$CLASS/alice" "$CLASS/bob" "$CLASS/carol" "$CLASS/dave" "$CLASS/erin" "$C
       "$CLASS/ivan" "$CLASS/judy" "$CLASS/mallory")
 # Few schedules keep each grading to a few seconds; the step limit leaves
 # room for frank's spin to show itself a livelock (a spinner must be seen
-# going round in circles while every thread takes its turn).
+# going round in circles while every thread takes its turn). The races of
+# carol and frank are judged apart (verdicts): with the detector off, each
+# submission shows the consequence its verdict is about.
 OPTS=(-n 8 -s 1 -j 2 --timeout 5 --max-steps 30000 --max-memory 512M --max-procs 16
-      --check "$TARGETS/check_mutex_log.sh" --build make)
+      --check "$TARGETS/check_mutex_log.sh" --build make --races=off)
 
 # field REPORT.csv NAME COLUMN: one cell of the CSV report, by submission name.
 field() {
@@ -99,6 +101,15 @@ verdicts)
     expect_verdict class mallory build-failed
     [ "$(field class/report.csv frank failing)" = 8 ] || fail "frank livelocks in every schedule"
     case "$(field class/report.csv frank details)" in "livelock: "*) ;; *) fail "frank: details do not say livelock";; esac
+    # With the race detector on (the default), carol's unlocked balance and
+    # frank's plain-int turn flag are data races, named with both accesses.
+    run_mdat grade "${OPTS[@]}" --races=fail --no-times -o raced "$CLASS/alice" "$CLASS/carol" "$CLASS/frank"
+    expect_status 0
+    expect_verdict raced alice ok
+    expect_verdict raced carol race race
+    expect_verdict raced frank race race
+    field_has raced/report.csv carol details "race on balance: T[0-9]+ (reads|writes) at carol.c:[0-9]+" ||
+        fail "carol: the race is not named: $(field raced/report.csv carol details)"
     field_has class/report.csv heidi details "stderr: out of memory after [0-9]* MiB" ||
         fail "heidi: the memory limit is not in the details: $(field class/report.csv heidi details)"
     field_has class/report.csv mallory build_output "error" ||

@@ -13,7 +13,7 @@ source "$(dirname "$0")/lib.sh"
 expect_misuse() {
     local which=$1 message=$2 marker=$3
     rm -rf out-dir
-    run_mdat run -n 50 -s 1 -o out-dir --json run.json "$TARGETS/api_misuse" "$which"
+    run_mdat run --races=off -n 50 -s 1 -o out-dir --json run.json "$TARGETS/api_misuse" "$which"
     expect_status 1
     expect_out "FAILURE misuse"
     expect_out "$message"

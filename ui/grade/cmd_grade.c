@@ -28,10 +28,14 @@ void print_grade_usage(FILE *f)
           "  -s, --seed S            base seed (default 1: grading again gives the same answers)\n"
           "      --strategy NAME     random | pct (default pct)\n"
           "      --depth D           PCT bug depth (default 3)\n"
-          "      --max-steps N       visible steps per execution before `step-limit' (default 1000000)\n"
-          "      --timeout SEC       wall seconds per execution before `timeout' (default 10)\n"
+          "      --max-steps N       visible steps an execution may take (default 10000000); a\n"
+          "                          correct program cut there is `incomplete', not a failure\n"
+          "      --timeout SEC       a step that runs this long without a visible operation is a\n"
+          "                          `hang' (default 10)\n"
           "      --check CMD         output checker (/bin/sh, the program's stdout on its stdin)\n"
           "      --fail-on-exit      a non-zero exit status is a failure\n"
+          "      --races MODE        data races: fail (the default), warn or off\n"
+          "      --invariant EXPR    a C expression over globals that must hold after every step\n"
           "  -j, --jobs N            parallel workers per submission (default: CPUs available)\n"
           "building:\n"
           "      --build CMD         build a directory submission: CMD runs through /bin/sh in a copy\n"
@@ -276,6 +280,7 @@ int cmd_grade(int argc, char **argv)
     s.timeout_sec = e.timeout_sec;
     s.check_cmd = e.check_cmd;
     s.fail_on_exit = e.fail_on_exit;
+    s.detect = cli_detect_options(&e);
     int jobs = e.jobs;
     for (int i = 0; i < s.n_submissions; i++) {
         struct stat st;

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "supervisor/detect/detectors.h"
 #include "supervisor/trace/failure.h"
 #include "supervisor/engine/spawn.h"
 
@@ -58,6 +59,7 @@ struct grade_settings {
     double timeout_sec;                 /* per execution */
     const char *check_cmd;              /* NULL: none */
     bool fail_on_exit;
+    struct detect_options detect;       /* --races, --invariant */
     struct spawn_limits limits;         /* nproc: processes and threads an execution may add */
     double unit_timeout_sec;            /* wall clock of a unit (the whole submission unsharded) */
     const char *build_cmd;              /* NULL: submissions are executables */

@@ -405,6 +405,7 @@ static void explore_unit(const struct grade_settings *s, int jobs, const char *e
         .timeout_sec = s->timeout_sec,
         .check_cmd = s->check_cmd,
         .fail_on_exit = s->fail_on_exit,
+        .detect = s->detect,
         .count_all = true,
         .limits = &s->limits,
         .out_dir = unit_dir,
