@@ -51,6 +51,9 @@ struct session {
     const struct session_frontend *fe;
     uint64_t max_steps, seed;
     int depth;
+    /* What judges each step besides the engine (--races, --invariant). */
+    struct detectors *detectors;
+    struct schedule judged;         /* only its races and invariants are used */
 
     /* The path: choices made, and any recorded future. */
     struct schedule path;
@@ -393,6 +396,8 @@ static bool save(struct session *s, const char *file)
     out.steps = s->reach;
     out.max_steps = s->max_steps;
     out.timeout_sec = SAVED_TIMEOUT_SEC;
+    out.races = s->judged.races;
+    schedule_set_invariants(&out, (const char *const *)s->judged.invariants, s->judged.n_invariants);
     snprintf(out.failure, sizeof out.failure, "%s", s->end_known ? s->end_failure : "none");
     for (size_t i = 0; i < s->path.choices.n; i++)
         choice_list_add(&out.choices, s->path.choices.at[i].step, s->path.choices.at[i].kind, s->path.choices.at[i].thread);
@@ -785,6 +790,9 @@ bool session_run(struct session *s, const struct session_frontend *fe, char *err
             .event_ctx = s,
             .model = &source_model_ops,
         };
+        struct exec_listener listeners[DETECT_MAX_LISTENERS];
+        cfg.listeners = listeners;
+        cfg.n_listeners = detectors_listeners(s->detectors, 0, listeners);
         bool ran = execution_run(&cfg, &s->res);
         s->have_res = true;
         read_output(s);
@@ -854,8 +862,23 @@ struct session *session_open(const struct session_options *opt, char *err, size_
         for (int i = 0; i < sched.n_args; i++)
             s->argv[i + 1] = xstrdup(sched.args[i]);
     }
+    schedule_init(&s->judged);
+    if (have_sched && !opt->detect_given) {
+        s->judged.races = sched.races;
+        schedule_set_invariants(&s->judged, (const char *const *)sched.invariants, sched.n_invariants);
+    } else {
+        s->judged.races = opt->detect.races;
+        schedule_set_invariants(&s->judged, opt->detect.invariants, opt->detect.n_invariants);
+    }
     if (have_sched)
         schedule_free(&sched);
+    struct detect_options detect = {s->judged.races, (const char *const *)s->judged.invariants,
+                                    s->judged.n_invariants};
+    s->detectors = detectors_new(&detect, s->prog.debug, err, errlen);
+    if (!s->detectors) {
+        session_close(s);
+        return NULL;
+    }
     for (int i = 0; i < opt->n_watches && s->n_watches < SESSION_MAX_WATCHES; i++)
         s->watches[s->n_watches++] = xstrdup(opt->watches[i]);
     s->out_fd = memfd_create("mdat-attach-output", MFD_CLOEXEC);
@@ -885,6 +908,8 @@ void session_close(struct session *s)
     strategy_free(s->strat);
     strategy_free(s->auto_strat);
     schedule_free(&s->path);
+    detectors_free(s->detectors);
+    schedule_free(&s->judged);
     free(s->events);
     exec_state_free(s->latest);
     exec_state_free(s->before);

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "supervisor/detect/detectors.h"
 #include "supervisor/engine/execution.h"
 #include "supervisor/explore/schedule.h"
 #include "supervisor/trace/trace.h"
@@ -109,6 +110,10 @@ struct session_options {
     uint64_t max_steps;         /* 0: 1000000 */
     uint64_t seed;              /* for the strategies of SV_CONTINUE */
     int depth;                  /* PCT depth, 0: 3 */
+    /* Races and invariants that judge every step (a failure like any
+     * other); with replay_file and !detect_given, the schedule's own. */
+    struct detect_options detect;
+    bool detect_given;
 };
 
 struct session;

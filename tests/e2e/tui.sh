@@ -242,6 +242,33 @@ walk_failure)
     keys q
     finished 0
     ;;
+invariant)
+    # --invariant judges every step: continuing runs into the first step
+    # that breaks it, shown as the execution's failure.
+    attach -- --invariant 'counter <= 1' "$TARGETS/lost_update"
+    wait_for "| step 0 |"
+    note_tracees
+    keys c
+    wait_for "| invariant"
+    expect_screen "invariant counter <= 1 broken: counter = 2"
+    keys q
+    wait_for "quit anyway?"
+    keys y
+    finished 0
+    # A race schedule from mdat run replays to its race: the schedule says
+    # races are judged.
+    "$MDAT" run -n 50 -s 1 -j 1 -o race-dir "$TARGETS/race_list_insert" </dev/null >run.out 2>&1
+    SCHED=$(ls "$WORK"/race-dir/*.sched 2>/dev/null | head -n 1)
+    [ -n "$SCHED" ] || fail "mdat run found no race in race_list_insert: $(cat run.out)"
+    restart
+    attach -- --replay "$SCHED"
+    wait_for_re '\| step 0 of [0-9]+ \| last: - \| replaying'
+    keys End
+    wait_for "| race"
+    expect_screen "race on head"
+    keys q
+    finished 0
+    ;;
 waiter)
     # Both workers block in sem_wait; main's first post asks which one wakes.
     attach -- "$TARGETS/wake_choice"

@@ -403,6 +403,17 @@ void timeline_set_summary(struct timeline *tl, const struct trace_summary *s)
     copy_text(m->failure, sizeof m->failure, s->failure && s->failure[0] ? s->failure : "none");
     copy_text(m->message, sizeof m->message, s->message);
     copy_text(m->location, sizeof m->location, s->location);
+    m->n_marked = s->n_marked < 0 ? 0 : s->n_marked > 2 ? 2 : s->n_marked;
+    for (int i = 0; i < m->n_marked; i++)
+        m->marked[i] = s->marked_steps[i];
+}
+
+bool timeline_step_marked(const struct timeline *tl, uint64_t step)
+{
+    for (int i = 0; i < tl->summary.n_marked; i++)
+        if (tl->summary.marked[i] == step)
+            return true;
+    return false;
 }
 
 uint64_t timeline_failing_step(const struct timeline *tl)

@@ -87,6 +87,8 @@ struct timeline_summary {
     char message[512];
     char location[160];
     int thread;
+    uint64_t marked[2];             /* steps the failure points at besides its last (a race's accesses) */
+    int n_marked;
 };
 
 struct timeline {
@@ -129,5 +131,8 @@ int timeline_lane_index(const struct timeline *tl, int id);
  * step budget spent, with the last step). 0 when it did not fail or no
  * summary came. */
 uint64_t timeline_failing_step(const struct timeline *tl);
+/* Whether the failure points at this step besides the failing one (the
+ * other access of a race). */
+bool timeline_step_marked(const struct timeline *tl, uint64_t step);
 
 #endif

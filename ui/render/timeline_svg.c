@@ -300,8 +300,10 @@ static void draw_mark(FILE *f, const struct timeline *tl, const struct layout *l
                       int lane)
 {
     enum timeline_kind kind = timeline_kind_of(ev->op);
-    fprintf(f, "<g class=\"mark k-%s%s\" data-kind=\"%s\" data-step=\"%" PRIu64 "\"><title>step %" PRIu64 " \xc2\xb7 ",
-            timeline_kind_name(kind), ev->outcome[0] ? " outcome" : "", timeline_kind_name(kind), ev->step, ev->step);
+    bool marked = timeline_step_marked(tl, ev->step);
+    fprintf(f, "<g class=\"mark k-%s%s%s\" data-kind=\"%s\" data-step=\"%" PRIu64 "\"><title>step %" PRIu64 " \xc2\xb7 ",
+            timeline_kind_name(kind), ev->outcome[0] ? " outcome" : "", marked ? " marked" : "", timeline_kind_name(kind),
+            ev->step, ev->step);
     lane_title(f, tl, ev->thread);
     if (ev->switched)
         fputs(" (context switch)", f);
@@ -316,6 +318,10 @@ static void draw_mark(FILE *f, const struct timeline *tl, const struct layout *l
     if (ev->outcome[0]) {
         fputs("\n\xe2\x86\x92 ", f);  /* → */
         xml_escaped(f, ev->outcome);
+    }
+    if (marked && ev->step != l->failing) {
+        fputs("\none of the accesses of the ", f);
+        xml_escaped(f, tl->summary.failure);
     }
     if (ev->step == l->failing) {
         fputs("\nFAILURE ", f);
@@ -668,6 +674,7 @@ static const char svg_style[] =
     ".mdat-tl .k-yield>*{fill:#ffffff;stroke:#777;stroke-width:1.5}"
     ".mdat-tl .k-other>*{fill:none;stroke:#555;stroke-width:1.5}"
     ".mdat-tl .mark.outcome>*{stroke:#000;stroke-width:1.2}"
+    ".mdat-tl .mark.marked>*{stroke:#c00000;stroke-width:2.2}"
     ".mdat-tl .mark:hover>*{stroke:#000;stroke-width:2}"
     ".mdat-tl .blocked rect{fill:url(#mdat-hatch);stroke:#8a8a8a;stroke-width:.6}"
     ".mdat-tl .blocked-text{font-size:9px;fill:#333}"

@@ -53,6 +53,7 @@ static const char page_style[] =
     "th{background:#f4f6f8}"
     "td.n{text-align:right}"
     "tr.failing td{background:#fde2e2;font-weight:bold}"
+    "tr.marked td{background:#fff1c2}"
     "@media print{@page{size:landscape;margin:10mm}body{margin:0}"
     ".scroll{overflow:visible;border:none}.scroll svg{width:100%;height:auto}"
     "h2{break-after:avoid}tr{break-inside:avoid}}";
@@ -94,8 +95,11 @@ static void write_steps_table(FILE *f, const struct timeline *tl)
     char op[TRACE_LOG_LINE_MAX];
     for (size_t i = 0; i < n; i++) {
         const struct trace_event *ev = timeline_step(tl, i);
-        fprintf(f, "<tr%s><td class=\"n\">%" PRIu64 "</td><td>%sT%d</td>", ev->step == failing ? " class=\"failing\"" : "",
-                ev->step, ev->switched ? "* " : "", ev->thread);
+        const char *cls = ev->step == failing            ? " class=\"failing\""
+                          : timeline_step_marked(tl, ev->step) ? " class=\"marked\""
+                                                               : "";
+        fprintf(f, "<tr%s><td class=\"n\">%" PRIu64 "</td><td>%sT%d</td>", cls, ev->step, ev->switched ? "* " : "",
+                ev->thread);
         trace_log_operation(ev, op, sizeof op);
         cell(f, op);
         cell(f, ev->where);

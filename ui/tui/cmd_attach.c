@@ -26,6 +26,10 @@ void print_attach_usage(FILE *f)
           "      --demo FILE      play a saved schedule on its own, for a lecture (Space pauses)\n"
           "      --delay SEC      seconds between demo steps (default 1)\n"
           "      --watch EXPR     show the value of a variable or expression (repeatable)\n"
+          "      --invariant EXPR a C expression over globals that must hold after every step: the\n"
+          "                       first step that breaks it is an `invariant' failure (repeatable)\n"
+          "      --races MODE     fail: the first data race is a `race' failure; off (the default,\n"
+          "                       or what a --replay schedule says)\n"
           "      --theme NAME     dark (default), light, mono or projector; NO_COLOR=1 or\n"
           "                       TERM=dumb start in mono\n"
           "      --max-steps N    visible steps before `step-limit' (default 1000000)\n"
@@ -47,12 +51,14 @@ static int usage_error(const char *fmt, const char *arg)
 
 int cmd_attach(int argc, char **argv)
 {
-    enum { OPT_REPLAY = 256, OPT_DEMO, OPT_DELAY, OPT_WATCH, OPT_THEME, OPT_MAX_STEPS };
+    enum { OPT_REPLAY = 256, OPT_DEMO, OPT_DELAY, OPT_WATCH, OPT_THEME, OPT_MAX_STEPS, OPT_INVARIANT, OPT_RACES };
     static const struct option longopts[] = {
         {"replay", required_argument, NULL, OPT_REPLAY},
         {"demo", required_argument, NULL, OPT_DEMO},
         {"delay", required_argument, NULL, OPT_DELAY},
         {"watch", required_argument, NULL, OPT_WATCH},
+        {"invariant", required_argument, NULL, OPT_INVARIANT},
+        {"races", required_argument, NULL, OPT_RACES},
         {"theme", required_argument, NULL, OPT_THEME},
         {"max-steps", required_argument, NULL, OPT_MAX_STEPS},
         {"seed", required_argument, NULL, 's'},
@@ -62,6 +68,8 @@ int cmd_attach(int argc, char **argv)
     const char *replay = NULL, *demo = NULL, *theme_name = NULL;
     const char *watches[MAX_WATCHES];
     int n_watches = 0;
+    const char *invariants[MAX_WATCHES];
+    int n_invariants = 0;
     double delay = 1.0;
     bool delay_given = false;
     struct session_options sopt = {0};
@@ -88,6 +96,19 @@ int cmd_attach(int argc, char **argv)
             if (n_watches == MAX_WATCHES)
                 return usage_error("at most %s --watch options", "16");
             watches[n_watches++] = optarg;
+            break;
+        case OPT_INVARIANT:
+            if (n_invariants == MAX_WATCHES)
+                return usage_error("at most %s --invariant options", "16");
+            invariants[n_invariants++] = optarg;
+            sopt.detect_given = true;
+            break;
+        case OPT_RACES:
+            /* warn would print over the screen: a race either stops the
+             * execution or is not looked for. */
+            if (!race_mode_from_name(optarg, &sopt.detect.races) || sopt.detect.races == RACES_WARN)
+                return usage_error("--races wants fail or off, not \"%s\"", optarg);
+            sopt.detect_given = true;
             break;
         case OPT_THEME:
             if (!tui_theme_by_name(optarg))
@@ -122,6 +143,8 @@ int cmd_attach(int argc, char **argv)
     sopt.replay_file = replay ? replay : demo;
     sopt.watches = watches;
     sopt.n_watches = n_watches;
+    sopt.detect.invariants = invariants;
+    sopt.detect.n_invariants = n_invariants;
 
     char err[600];
     struct session *session = session_open(&sopt, err, sizeof err);
