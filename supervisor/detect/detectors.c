@@ -10,7 +10,38 @@ struct detectors {
     struct race_listener *races;    /* NULL: --races=off */
     struct race_seen *seen;
     uint64_t execution;
+    /* Instructions seen racing in the running execution (few: a list). */
+    uint64_t *raced;
+    size_t n_raced, cap_raced;
 };
+
+static void note_raced_pc(struct detectors *d, uint64_t pc)
+{
+    if (detectors_raced_at(d, pc))
+        return;
+    if (d->n_raced == d->cap_raced) {
+        d->cap_raced = d->cap_raced ? d->cap_raced * 2 : 8;
+        d->raced = realloc(d->raced, d->cap_raced * sizeof *d->raced);
+        if (!d->raced)
+            abort();
+    }
+    d->raced[d->n_raced++] = pc;
+}
+
+static void note_raced(void *ctx, uint64_t pc_a, uint64_t pc_b)
+{
+    note_raced_pc(ctx, pc_a);
+    note_raced_pc(ctx, pc_b);
+}
+
+bool detectors_raced_at(void *ctx, uint64_t pc)
+{
+    const struct detectors *d = ctx;
+    for (size_t i = 0; i < d->n_raced; i++)
+        if (d->raced[i] == pc)
+            return true;
+    return false;
+}
 
 struct detectors *detectors_new(const struct detect_options *o, const debuginfo *exe, char *err, size_t errlen)
 {
@@ -26,7 +57,8 @@ struct detectors *detectors_new(const struct detect_options *o, const debuginfo 
     }
     if (o->races != RACES_OFF) {
         d->seen = race_seen_new(true);
-        struct race_listener_config cfg = {.mode = o->races, .seen = d->seen, .execution = &d->execution};
+        struct race_listener_config cfg = {.mode = o->races, .seen = d->seen, .execution = &d->execution,
+                                           .raced = note_raced, .raced_ctx = d};
         d->races = race_listener_new(&cfg);
     }
     return d;
@@ -39,6 +71,7 @@ void detectors_free(struct detectors *d)
     invariants_free(d->invariants);
     race_listener_free(d->races);
     race_seen_free(d->seen);
+    free(d->raced);
     free(d);
 }
 
@@ -46,6 +79,7 @@ int detectors_listeners(struct detectors *d, uint64_t execution, struct exec_lis
 {
     int n = 0;
     d->execution = execution;
+    d->n_raced = 0;
     if (d->invariants)
         out[n++] = invariants_hooks(d->invariants);
     if (d->races)

@@ -34,6 +34,9 @@ void detectors_free(struct detectors *d);
 /* The listeners for execution `execution` (its index, for warnings) into
  * out[DETECT_MAX_LISTENERS]; returns how many. */
 int detectors_listeners(struct detectors *d, uint64_t execution, struct exec_listener *out);
+/* Whether the instruction at pc has raced in the running execution (the
+ * preemption points of --preempt=races); ctx is the detectors. */
+bool detectors_raced_at(void *ctx, uint64_t pc);
 /* The steps of the two accesses of the race that failed the last execution. */
 bool detectors_race_steps(const struct detectors *d, uint64_t *earlier, uint64_t *later);
 

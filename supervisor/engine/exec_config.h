@@ -17,6 +17,8 @@
 #include "supervisor/engine/strategy.h"
 #include "supervisor/trace/trace.h"
 
+enum preempt_policy { PREEMPT_ALL, PREEMPT_SYNC };
+
 struct exec_config {
     const debuginfo *exe;
     code_map *code;
@@ -29,6 +31,13 @@ struct exec_config {
     double timeout_sec;             /* one step longer than this: hang; 0: none */
     double time_limit_sec;          /* the whole execution; reached: incomplete; 0: none */
     bool detect_livelock;           /* judge repeated states (engine/livelock.h) */
+    /* Where the strategy may take the processor from a thread that could go
+     * on (--preempt): everywhere, or only before calls, system calls and
+     * thread ends (a memory access runs on in the same thread), plus the
+     * accesses at code addresses preempt_at accepts (NULL: none). */
+    enum preempt_policy preempt;
+    bool (*preempt_at)(void *ctx, uint64_t pc);
+    void *preempt_ctx;
     int stdin_fd, stdout_fd, stderr_fd;  /* -1: inherit */
     trace_sink on_event;            /* NULL: no per-event callback */
     bool want_state;                /* on_event also gets the exec_state after each step */

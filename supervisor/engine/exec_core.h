@@ -70,6 +70,7 @@ struct mthread {
     uint64_t tls;                   /* struct pthread of this thread = pthread_t */
     uint64_t stack_lo, stack_hi;    /* its own stack mapping, 0 until needed */
     bool yielded;
+    uint32_t unpreempted;           /* accesses run in a row without the strategy asked (--preempt=sync) */
     bool timed_wait;
     int interrupted_by;             /* a signal stopped its step before the operation ran */
     uint64_t wait_seq;              /* when it blocked, to list waiters in order */

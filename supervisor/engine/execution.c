@@ -361,6 +361,30 @@ static enum loop_next run_step(struct execution *ex, int id)
     return next;
 }
 
+/* Under --preempt=sync, the thread that ran the last step goes on through
+ * a memory access without the strategy being asked, unless preempt_at
+ * names the access or the thread has run this many accesses in a row (a
+ * spin on a plain variable must let the others in, or it never ends). */
+enum { SPIN_ACCESSES = 256 };
+
+static bool keeps_running(struct execution *ex, const struct candidates *c, size_t *pick)
+{
+    const struct exec_config *cfg = ex->cfg;
+    for (size_t i = 0; i < c->n; i++) {
+        if (c->ids[i] != ex->last_thread || c->yielded[i])
+            continue;
+        struct mthread *t = exec_thread_by_id(ex, c->ids[i]);
+        if (t->op != OP_ACCESS || ++t->unpreempted > SPIN_ACCESSES ||
+            (cfg->preempt_at && cfg->preempt_at(cfg->preempt_ctx, t->regs.rip))) {
+            t->unpreempted = 0;
+            return false;
+        }
+        *pick = i;
+        return true;
+    }
+    return false;
+}
+
 /* Asks for the next thread; false when the execution ends here (a
  * divergence: error set; a strategy's stop). */
 static bool choose(struct execution *ex, struct candidates *c, size_t *pick)
@@ -368,6 +392,8 @@ static bool choose(struct execution *ex, struct candidates *c, size_t *pick)
     *pick = 0;
     struct strategy *s = ex->cfg->strategy;
     if (c->n < 2 && !s->every_step)
+        return true;
+    if (ex->cfg->preempt == PREEMPT_SYNC && !s->every_step && keeps_running(ex, c, pick))
         return true;
     *pick = exec_ask_strategy(ex, CHOICE_THREAD, c->ids, c->yielded, c->n);
     if (s->diverged) {

@@ -240,7 +240,12 @@ static bool run_one(struct program *prog, const struct explore_options *opt, str
         .model = &source_model_ops,
         .listeners = listeners,
         .n_listeners = n_listeners,
+        .preempt = opt->preempt == PREEMPT_MODE_ALL ? PREEMPT_ALL : PREEMPT_SYNC,
     };
+    if (opt->preempt == PREEMPT_MODE_RACES && opt->detectors) {
+        cfg.preempt_at = detectors_raced_at;
+        cfg.preempt_ctx = opt->detectors;
+    }
     if (trace)
         trace_tee_open(trace);
     bool ok = execution_run(&cfg, res) && judge_output(opt, io, res);
@@ -682,6 +687,7 @@ static bool record_failure(struct program *prog, const struct explore_options *o
         snprintf(s.stdin_sha256, sizeof s.stdin_sha256, "%s", opt->input->sha256);
     }
     s.fail_on_exit = opt->fail_on_exit;
+    s.preempt = opt->preempt;
     s.races = opt->detect.races;
     schedule_set_invariants(&s, opt->detect.invariants, opt->detect.n_invariants);
     if (opt->limits)
@@ -896,6 +902,7 @@ bool explore_replay(struct program *prog, const struct schedule *sched, struct t
         .time_limit_sec = sched->time_limit_sec,
         .check_cmd = sched->check_cmd,
         .fail_on_exit = sched->fail_on_exit,
+        .preempt = sched->preempt,
         .show_output = show_output,
         .describe_steps = true,     /* its report shows the last steps */
         .watches = watches,

@@ -18,6 +18,7 @@
  *   stdin <C-escaped file> <sha256> (only when the program had input; the
  *                                    file relative to the schedule's directory)
  *   fail-on-exit 0
+ *   preempt sync                    (only when not all: --preempt)
  *   races fail                      (fail, warn or off; off when absent: files
  *                                    from before mdat looked for races)
  *   invariant <C-escaped expression> (one line per --invariant)
@@ -42,6 +43,21 @@ void schedule_init(struct schedule *s)
     memset(s, 0, sizeof *s);
     snprintf(s->mdat_version, sizeof s->mdat_version, "%s", MDAT_VERSION);
     snprintf(s->failure, sizeof s->failure, "none");
+}
+
+const char *preempt_mode_name(enum preempt_mode m)
+{
+    return m == PREEMPT_MODE_SYNC ? "sync" : m == PREEMPT_MODE_RACES ? "races" : "all";
+}
+
+bool preempt_mode_from_name(const char *name, enum preempt_mode *m)
+{
+    for (int i = PREEMPT_MODE_ALL; i <= PREEMPT_MODE_RACES; i++)
+        if (strcmp(name, preempt_mode_name((enum preempt_mode)i)) == 0) {
+            *m = (enum preempt_mode)i;
+            return true;
+        }
+    return false;
 }
 
 void schedule_free(struct schedule *s)
@@ -185,6 +201,8 @@ bool schedule_write(const struct schedule *s, const char *path, char *err, size_
     if (s->time_limit_sec > 0)
         fprintf(f, "time-limit %.17g\n", s->time_limit_sec);
     fprintf(f, "fail-on-exit %d\n", s->fail_on_exit ? 1 : 0);
+    if (s->preempt != PREEMPT_MODE_ALL)
+        fprintf(f, "preempt %s\n", preempt_mode_name(s->preempt));
     fprintf(f, "races %s\n", race_mode_name(s->races));
     for (int i = 0; i < s->n_invariants; i++) {
         fprintf(f, "invariant ");
@@ -353,7 +371,12 @@ bool schedule_read(const char *path, struct schedule *s, char *err, size_t errle
             s->stdin_file = unescape(value);
         } else if (strncmp(line, "fail-on-exit ", 13) == 0)
             s->fail_on_exit = atoi(value) != 0;
-        else if (strncmp(line, "races ", 6) == 0) {
+        else if (strncmp(line, "preempt ", 8) == 0) {
+            if (!preempt_mode_from_name(value, &s->preempt)) {
+                snprintf(err, errlen, "%s:%d: preempt wants all, sync or races", path, lineno);
+                ok = false;
+            }
+        } else if (strncmp(line, "races ", 6) == 0) {
             if (!race_mode_from_name(value, &s->races)) {
                 snprintf(err, errlen, "%s:%d: races wants fail, warn or off", path, lineno);
                 ok = false;

@@ -14,6 +14,13 @@
 #include "supervisor/engine/choices.h"
 #include "supervisor/engine/spawn.h"
 
+/* Where strategies may switch threads (--preempt): before every visible
+ * operation; only before calls, system calls and thread ends; or as sync
+ * plus the accesses seen racing in the execution so far. */
+enum preempt_mode { PREEMPT_MODE_ALL, PREEMPT_MODE_SYNC, PREEMPT_MODE_RACES };
+const char *preempt_mode_name(enum preempt_mode m);
+bool preempt_mode_from_name(const char *name, enum preempt_mode *m);
+
 struct schedule {
     char mdat_version[32];
     char *program;          /* absolute path */
@@ -29,6 +36,7 @@ struct schedule {
     /* The verdict settings, so that replay judges the run the same way. */
     char *check_cmd;        /* NULL: none */
     bool fail_on_exit;
+    enum preempt_mode preempt;      /* all when absent */
     uint64_t max_steps;
     double timeout_sec;
     double time_limit_sec;

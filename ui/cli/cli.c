@@ -7,6 +7,7 @@
 
 #include "ui/cli/commands.h"
 #include "supervisor/explore/program_input.h"
+#include "supervisor/explore/schedule.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -112,6 +113,15 @@ struct detect_options cli_detect_options(const struct cli_explore *e)
                                    .invariants = e->invariants, .n_invariants = e->n_invariants};
 }
 
+bool cli_check_preempt(const char *cmd, const struct cli_explore *e)
+{
+    if (e->preempt == PREEMPT_MODE_RACES && e->races_given && e->races == RACES_OFF) {
+        fprintf(stderr, "mdat %s: --preempt races needs the race detector (--races fail or warn)\n", cmd);
+        return false;
+    }
+    return true;
+}
+
 bool cli_check_invariants(const char *cmd, const debuginfo *exe, const struct detect_options *o)
 {
     char err[400];
@@ -185,6 +195,13 @@ int cli_explore_option(const char *cmd, int c, const char *arg, struct cli_explo
         else
             e->invariants[e->n_invariants++] = arg;
         break;
+    case CLI_OPT_PREEMPT: {
+        enum preempt_mode m;
+        if (!preempt_mode_from_name(arg, &m))
+            why = "--preempt wants all, sync or races, not \"%s\"";
+        e->preempt = (int)m;
+        break;
+    }
     case CLI_OPT_FAIL_ON_EXIT:
         e->fail_on_exit = true;
         break;

@@ -13,7 +13,7 @@
  * getopt_long entries (CLI_EXPLORE_OPTIONS, to put into a command's table;
  * its own option codes start at CLI_OPT_NEXT) and their values. */
 enum { CLI_OPT_STRATEGY = 256, CLI_OPT_DEPTH, CLI_OPT_MAX_STEPS, CLI_OPT_TIMEOUT, CLI_OPT_TIME_LIMIT, CLI_OPT_CHECK,
-       CLI_OPT_FAIL_ON_EXIT, CLI_OPT_STDIN, CLI_OPT_RACES, CLI_OPT_INVARIANT, CLI_OPT_NEXT };
+       CLI_OPT_FAIL_ON_EXIT, CLI_OPT_STDIN, CLI_OPT_RACES, CLI_OPT_INVARIANT, CLI_OPT_PREEMPT, CLI_OPT_NEXT };
 /* Defaults: a correct program of millions of steps is never cut short as
  * a failure; a step that runs this long without a visible operation hangs. */
 #define CLI_DEFAULT_MAX_STEPS 10000000u
@@ -32,6 +32,7 @@ enum { CLI_MAX_INVARIANTS = 32 };
     {"check", required_argument, NULL, CLI_OPT_CHECK},                      \
     {"races", required_argument, NULL, CLI_OPT_RACES},                      \
     {"invariant", required_argument, NULL, CLI_OPT_INVARIANT},              \
+    {"preempt", required_argument, NULL, CLI_OPT_PREEMPT},                  \
     {"fail-on-exit", no_argument, NULL, CLI_OPT_FAIL_ON_EXIT}
 /* Their short forms, for the optstring. */
 #define CLI_EXPLORE_SHORT "n:s:j:"
@@ -53,6 +54,7 @@ struct cli_explore {
     enum race_mode races;       /* --races; fail unless given */
     const char *invariants[CLI_MAX_INVARIANTS];
     int n_invariants;
+    int preempt;                /* enum preempt_mode (explore/schedule.h) */
 };
 
 /* The help lines of --races and --invariant, for the commands' usage. */
@@ -60,10 +62,15 @@ struct cli_explore {
     "      --races MODE      data races: fail (a `race' failure, the default), warn (print each\n"   \
     "                        pair of racing places once and go on) or off\n"                        \
     "      --invariant EXPR  a C expression over globals that must hold after every step\n"        \
-    "                        ('men_inside == 0 || women_inside == 0'); repeatable\n"
+    "                        ('men_inside == 0 || women_inside == 0'); repeatable\n"                \
+    "      --preempt WHERE   where threads may be switched: all (before every visible\n"          \
+    "                        operation, the default), sync (only before calls and system calls),\n" \
+    "                        races (sync, and at accesses once they are seen racing)\n"
 
 /* --races and --invariant as the detectors want them. */
 struct detect_options cli_detect_options(const struct cli_explore *e);
+/* --preempt races without the race detector: false after a one-line error. */
+bool cli_check_preempt(const char *cmd, const struct cli_explore *e);
 /* Checks the invariants against the program's debug information: false
  * after a one-line error on stderr (mdat CMD: invariant 'x': ...). */
 bool cli_check_invariants(const char *cmd, const debuginfo *exe, const struct detect_options *o);

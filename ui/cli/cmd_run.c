@@ -164,6 +164,11 @@ int cmd_run(int argc, char **argv)
     opt.check_cmd = e.check_cmd;
     opt.fail_on_exit = e.fail_on_exit;
     opt.detect = cli_detect_options(&e);
+    opt.preempt = (enum preempt_mode)e.preempt;
+    if (!cli_check_preempt("run", &e)) {
+        program_input_free(&input);
+        return EXIT_USAGE;
+    }
     if (opt.schedules == 1)
         opt.show_output = true;
     if (opt.trace) {

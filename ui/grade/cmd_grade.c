@@ -36,6 +36,7 @@ void print_grade_usage(FILE *f)
           "      --fail-on-exit      a non-zero exit status is a failure\n"
           "      --races MODE        data races: fail (the default), warn or off\n"
           "      --invariant EXPR    a C expression over globals that must hold after every step\n"
+          "      --preempt WHERE     all (default), sync or races: where threads may be switched\n"
           "  -j, --jobs N            parallel workers per submission (default: CPUs available)\n"
           "building:\n"
           "      --build CMD         build a directory submission: CMD runs through /bin/sh in a copy\n"
@@ -281,6 +282,9 @@ int cmd_grade(int argc, char **argv)
     s.check_cmd = e.check_cmd;
     s.fail_on_exit = e.fail_on_exit;
     s.detect = cli_detect_options(&e);
+    s.preempt = (enum preempt_mode)e.preempt;
+    if (!cli_check_preempt("grade", &e))
+        return EXIT_USAGE;
     int jobs = e.jobs;
     for (int i = 0; i < s.n_submissions; i++) {
         struct stat st;

@@ -406,6 +406,7 @@ static void explore_unit(const struct grade_settings *s, int jobs, const char *e
         .check_cmd = s->check_cmd,
         .fail_on_exit = s->fail_on_exit,
         .detect = s->detect,
+        .preempt = (enum preempt_mode)s->preempt,
         .count_all = true,
         .limits = &s->limits,
         .out_dir = unit_dir,
