@@ -28,7 +28,8 @@ struct pct_state {
     size_t cap;
     int64_t lowest;             /* next demoted priority: below everything */
     int run_thread;             /* thread of the current streak */
-    uint64_t run_length;
+    uint64_t run_length;        /* its steps (counted between choices too: --preempt sync asks seldom) */
+    uint64_t last_step;         /* the step of the last choice */
 };
 
 static void ensure_thread(struct pct_state *p, int thread)
@@ -71,6 +72,7 @@ static void pct_begin(struct strategy *s, uint64_t exec_seed, uint64_t estimated
     p->lowest = 0;
     p->run_thread = 0;
     p->run_length = 0;
+    p->last_step = 0;
 }
 
 static void pct_thread_created(struct strategy *s, int thread)
@@ -125,11 +127,12 @@ static size_t pct_pick_thread(struct strategy *s, const struct choice_point *cp)
     int t = cp->threads[pick];
     p->yield_demoted[t] = false;
     if (t == p->run_thread)
-        p->run_length++;
+        p->run_length += cp->step > p->last_step + 1 && cp->previous == t ? cp->step - p->last_step : 1;
     else {
         p->run_thread = t;
         p->run_length = 1;
     }
+    p->last_step = cp->step;
     return pick;
 }
 

@@ -363,6 +363,30 @@ races)
     expect_status 2
     expect_err "--races wants fail, warn or off"
     ;;
+preempt)
+    # --preempt sync: switches only before calls; the lock-order deadlock and
+    # the race are still found, the schedule says sync and replays exactly.
+    run_mdat run -n 200 -s 1 --preempt sync -o out-dir "$TARGETS/deadlock_lock_order"
+    expect_status 1
+    expect_out "FAILURE deadlock"
+    grep -q '^preempt sync$' "$(first_sched)" || fail "the schedule does not record --preempt sync"
+    expect_replay_identical "$(first_sched)"
+    rm -rf out-dir
+    run_mdat run -n 50 -s 1 --preempt sync -o out-dir "$TARGETS/lost_update"
+    expect_status 1
+    expect_out "FAILURE race"
+    expect_replay_identical "$(first_sched)"
+    # A thread spinning on a plain flag still lets the others in.
+    run_mdat run -n 20 -s 1 --preempt sync --races=off "$TARGETS/race_unlocked_flag"
+    expect_status 0
+    run_mdat run -n 50 -s 2 --preempt races --races=warn "$TARGETS/correct_prodcons"
+    expect_status 0
+    run_mdat run --preempt races --races=off "$TARGETS/lost_update"
+    expect_status 2
+    expect_err "--preempt races needs the race detector"
+    run_mdat run --preempt often "$TARGETS/lost_update"
+    expect_status 2
+    ;;
 invariant)
     # A broken invariant fails at the first step after which it is false,
     # with the values of its terms; the schedule replays to it.
