@@ -13,6 +13,9 @@
 enum choice_kind {
     CHOICE_THREAD = 't',    /* which thread runs the next step */
     CHOICE_WAKE = 'w',      /* which waiter a futex wake releases */
+    /* Only in schedule files: a CHOICE_THREAD of thread -T, "commit T's
+     * oldest pending store" under --memory-model tso. */
+    CHOICE_FLUSH = 'f',
 };
 
 struct choice {

@@ -18,6 +18,7 @@
 #include "supervisor/trace/trace.h"
 
 enum preempt_policy { PREEMPT_ALL, PREEMPT_SYNC };
+enum memory_model { MEMORY_SC, MEMORY_TSO };
 
 struct exec_config {
     const debuginfo *exe;
@@ -36,6 +37,9 @@ struct exec_config {
      * thread ends (a memory access runs on in the same thread), plus the
      * accesses at code addresses preempt_at accepts (NULL: none). */
     enum preempt_policy preempt;
+    /* Sequentially consistent (every store seen by all at once) or x86-TSO
+     * (stores wait in per-thread buffers; flushing one is a choice). */
+    enum memory_model memory_model;
     bool (*preempt_at)(void *ctx, uint64_t pc);
     void *preempt_ctx;
     int stdin_fd, stdout_fd, stderr_fd;  /* -1: inherit */

@@ -91,6 +91,9 @@ struct return_bp {
     int refs;                       /* threads that will come back through it */
 };
 
+struct store_buffers;
+struct walk_memo;
+
 struct execution {
     const struct exec_config *cfg;
     struct exec_result *res;
@@ -136,6 +139,14 @@ struct execution {
     /* The store an emulated instruction of this step made, for livelock. */
     uint64_t emulated_store_addr, emulated_store_value;
     unsigned emulated_store_size;
+
+    /* x86-TSO (exec_tso.h): the store buffers, NULL under SC; while the
+     * running thread's visible store is carried out, where it is. */
+    struct store_buffers *tso;
+    bool tso_recording;
+    uint64_t tso_store_pc;
+    struct walk_memo *tso_walks;    /* the walks from a rip, judged once */
+    size_t n_tso_walks, cap_tso_walks;
 
     struct return_bp *ret_bps;      /* one-shot breakpoints at return addresses */
     size_t n_ret_bps, cap_ret_bps;

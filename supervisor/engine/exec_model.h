@@ -52,6 +52,8 @@ struct exec_model_ops {
     void (*describe_thread)(void *m, const struct mthread *t, struct state_thread *st);
     /* The whole state after the last step; valid until the next call. */
     const struct exec_state *(*state)(void *m);
+    /* The source name of the data at addr ("flag[1]", "heap#2+8"). */
+    void (*name_data)(void *m, uint64_t addr, char *buf, size_t len);
     /* The values of exec_config.watches now, into out[0..n_watches). */
     void (*watch_values)(void *m, struct state_watch *out);
 };

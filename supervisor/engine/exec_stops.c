@@ -12,6 +12,7 @@
  * stop; exec_run_thread dispatches. */
 #include "supervisor/engine/code_names.h"
 #include "supervisor/engine/exec_engine.h"
+#include "supervisor/engine/exec_tso.h"
 #include "supervisor/engine/proc_maps.h"
 
 #include <errno.h>
@@ -45,7 +46,7 @@ static bool read_memory(void *ctx, uint64_t addr, void *buf, size_t n)
 static bool write_memory(void *ctx, uint64_t addr, const void *buf, size_t n)
 {
     struct execution *ex = ctx;
-    if (!tracee_write_as_program(ex->pid, addr, buf, n))
+    if (ex->tso_recording ? !exec_tso_record_store(ex, addr, buf, n) : !tracee_write_as_program(ex->pid, addr, buf, n))
         return false;
     if (n <= 8) {
         ex->emulated_store_addr = addr;
@@ -159,9 +160,14 @@ static int step_over_breakpoint(struct execution *ex, struct mthread *t, bool fi
  * Returns 1, 0 on timeout, -1 when t is lost. */
 static int resume(struct execution *ex, struct mthread *t, bool first_op, int *status)
 {
+    /* Under TSO the visible store of this step waits in t's buffer. */
+    ex->tso_recording = ex->tso && first_op && exec_tso_buffers_store(t);
+    ex->tso_store_pc = t->regs.rip;
     if (t->stop == STOP_BREAKPOINT && t->rmw_loaded && first_op && !(ex->signals_seen && exec_signal_pending(ex, t))) {
-        if (!store_half(ex, t))
+        if (!store_half(ex, t)) {
+            ex->tso_recording = false;
             return -1;
+        }
         t->stop = STOP_PLAIN;
         t->regs_dirty = false;
         op_done(ex, t);
@@ -176,6 +182,7 @@ static int resume(struct execution *ex, struct mthread *t, bool first_op, int *s
         if (first_op)
             op_done(ex, t);
     }
+    ex->tso_recording = false;
     if (t->regs_dirty) {
         if (!tracee_set_regs(t->tid, &t->regs))
             return -1;
@@ -190,7 +197,7 @@ static int resume(struct execution *ex, struct mthread *t, bool first_op, int *s
         if (first_op)
             op_done(ex, t);
     }
-    if (!tracee_cont(t->tid, 0))
+    if (!exec_tso_before_native(ex, t) || !tracee_cont(t->tid, 0))
         return -1;
     return exec_wait_thread(ex, t->tid, status);
 }

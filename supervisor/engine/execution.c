@@ -11,10 +11,12 @@
  * gone, a deadlock, a failure, the step limit or the wall-clock limit. */
 #include "supervisor/engine/code_names.h"
 #include "supervisor/engine/exec_engine.h"
+#include "supervisor/engine/exec_tso.h"
 #include "supervisor/engine/exec_template.h"
 #include "supervisor/engine/spawn.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <sys/syscall.h>
 #include <signal.h>
 #include <stdio.h>
@@ -83,6 +85,13 @@ size_t exec_ask_strategy(struct execution *ex, char kind, const int *ids, const 
             abort();
     }
     for (size_t i = 0; ops && i < n; i++) {
+        if (ids[i] < 0) {
+            /* "flush T": the oldest pending store of T reaches memory. */
+            const struct pending_store *e = store_buffers_oldest(ex->tso, -ids[i]);
+            ops[i] = (struct visible_op){.kind = VIS_WRITE, .fn = -1, .addr = e ? e->addr : 0, .size = e ? e->size : 0,
+                                         .pc = e ? e->pc : 0};
+            continue;
+        }
         const struct mthread *t = exec_thread_by_id(ex, ids[i]);
         next_visible_op(t, &ops[i]);
         if (kind == CHOICE_WAKE) {
@@ -229,6 +238,14 @@ static void gather(struct execution *ex, struct candidates *c)
             c->n_timed += t->timed_wait;
         }
     }
+    /* Under TSO, committing a thread's oldest pending store is a candidate
+     * of its own (while anyone can run: a thread blocks only after its
+     * buffer was committed). */
+    if (c->n > 0) {
+        size_t k = exec_tso_flush_candidates(ex, c->ids + c->n, c->cap - c->n);
+        memset(c->yielded + c->n, 0, k * sizeof *c->yielded);
+        c->n += k;
+    }
 }
 
 /* Time only passes when nobody can run: one timed wait expires (which one,
@@ -307,11 +324,52 @@ static enum loop_next after_step(struct execution *ex, struct mthread *t, enum r
     return LOOP_ERROR;
 }
 
+/* The strategy picked "flush T": T's oldest pending store reaches memory
+ * for everyone. A step of its own in the trace: "flush x := 1". */
+static enum loop_next flush_step(struct execution *ex, int thread)
+{
+    struct pending_store e;
+    if (!exec_tso_flush(ex, thread, &e)) {
+        exec_set_error(ex, "cannot commit a pending store of T%d: %s", thread, strerror(errno));
+        return LOOP_ERROR;
+    }
+    if (ex->describe) {
+        struct trace_event ev;
+        memset(&ev, 0, sizeof ev);
+        ev.step = ex->steps + 1;
+        ev.thread = thread;
+        ev.switched = ex->last_thread != 0 && ex->last_thread != thread;
+        snprintf(ev.op, sizeof ev.op, "flush");
+        ev.addr = e.addr;
+        ev.pc = e.pc;
+        if (ex->model_state && ex->model->name_data)
+            ex->model->name_data(ex->model_state, e.addr, ev.object, sizeof ev.object);
+        else
+            snprintf(ev.object, sizeof ev.object, "0x%" PRIx64, e.addr);
+        uint64_t value = 0;
+        memcpy(&value, e.value, e.size);
+        snprintf(ev.value, sizeof ev.value, ":= %" PRIu64, value);
+        char line[128];
+        exec_format_line(ex, e.pc, line, sizeof line);
+        snprintf(ev.outcome, sizeof ev.outcome, "T%d's store%s%s reaches memory", thread, line[0] ? " at " : "",
+                 line);
+        finish_event(ex, exec_thread_by_id(ex, thread), RUN_NEXT_OP, &ev);
+    }
+    ex->steps++;
+    return LOOP_ON;
+}
+
 /* Runs one step of the thread ids[pick]; returns how the loop goes on. */
 static enum loop_next run_step(struct execution *ex, int id)
 {
+    if (id < 0)
+        return flush_step(ex, -id);
     struct mthread *t = exec_thread_by_id(ex, id);
     t->yielded = false;
+    if (!exec_tso_before_step(ex, t)) {
+        exec_set_error(ex, "cannot show T%d its own pending stores: %s", id, strerror(errno));
+        return LOOP_ERROR;
+    }
     struct visible_op op;
     if (ex->cfg->n_listeners)
         next_visible_op(t, &op);
@@ -562,6 +620,7 @@ bool execution_run(const struct exec_config *cfg, struct exec_result *res)
         if (ex.model)
             ex.model_state = ex.model->open(&ex);
         exec_add_thread(&ex, ex.pid);
+        exec_tso_begin(&ex);
         tell_begin_end(&ex, true);
         ok = schedule_loop(&ex);
         tell_begin_end(&ex, false);
@@ -587,6 +646,7 @@ bool execution_run(const struct exec_config *cfg, struct exec_result *res)
     free(ex.queue);
     free(ex.passive);
     free(ex.ret_bps);
+    exec_tso_end(&ex);
     livelock_free(ex.livelock);
     free(ex.livelock);
     futex_table_free(&ex.futex);

@@ -241,6 +241,7 @@ static bool run_one(struct program *prog, const struct explore_options *opt, str
         .listeners = listeners,
         .n_listeners = n_listeners,
         .preempt = opt->preempt == PREEMPT_MODE_ALL ? PREEMPT_ALL : PREEMPT_SYNC,
+        .memory_model = opt->tso ? MEMORY_TSO : MEMORY_SC,
     };
     if (opt->preempt == PREEMPT_MODE_RACES && opt->detectors) {
         cfg.preempt_at = detectors_raced_at;
@@ -688,6 +689,7 @@ static bool record_failure(struct program *prog, const struct explore_options *o
     }
     s.fail_on_exit = opt->fail_on_exit;
     s.preempt = opt->preempt;
+    s.tso = opt->tso;
     s.races = opt->detect.races;
     schedule_set_invariants(&s, opt->detect.invariants, opt->detect.n_invariants);
     if (opt->limits)
@@ -903,6 +905,7 @@ bool explore_replay(struct program *prog, const struct schedule *sched, struct t
         .check_cmd = sched->check_cmd,
         .fail_on_exit = sched->fail_on_exit,
         .preempt = sched->preempt,
+        .tso = sched->tso,
         .show_output = show_output,
         .describe_steps = true,     /* its report shows the last steps */
         .watches = watches,

@@ -54,6 +54,7 @@ struct explore_options {
      * step besides the engine. Saved schedules record them. */
     struct detect_options detect;
     enum preempt_mode preempt;
+    bool tso;                   /* --memory-model tso */
     bool keep_going;
     /* Grading: run every execution (as keep_going) and count the failing
      * ones, but report only the failure with the lowest index; an execution

@@ -19,6 +19,7 @@
  *                                    file relative to the schedule's directory)
  *   fail-on-exit 0
  *   preempt sync                    (only when not all: --preempt)
+ *   memory-model tso                (only with --memory-model tso)
  *   races fail                      (fail, warn or off; off when absent: files
  *                                    from before mdat looked for races)
  *   invariant <C-escaped expression> (one line per --invariant)
@@ -203,6 +204,8 @@ bool schedule_write(const struct schedule *s, const char *path, char *err, size_
     fprintf(f, "fail-on-exit %d\n", s->fail_on_exit ? 1 : 0);
     if (s->preempt != PREEMPT_MODE_ALL)
         fprintf(f, "preempt %s\n", preempt_mode_name(s->preempt));
+    if (s->tso)
+        fprintf(f, "memory-model tso\n");
     fprintf(f, "races %s\n", race_mode_name(s->races));
     for (int i = 0; i < s->n_invariants; i++) {
         fprintf(f, "invariant ");
@@ -229,9 +232,13 @@ bool schedule_write(const struct schedule *s, const char *path, char *err, size_
     if (l->file_size)
         fprintf(f, "limit-file-size %" PRIu64 "\n", l->file_size);
     fprintf(f, "choices %zu\n", s->choices.n);
-    for (size_t i = 0; i < s->choices.n; i++)
-        fprintf(f, "%" PRIu64 ":%c%d%c", s->choices.at[i].step, s->choices.at[i].kind, s->choices.at[i].thread,
+    for (size_t i = 0; i < s->choices.n; i++) {
+        /* Under --memory-model tso, "flush T's oldest store" is 'f' T. */
+        const struct choice *c = &s->choices.at[i];
+        bool flush = c->kind == CHOICE_THREAD && c->thread < 0;
+        fprintf(f, "%" PRIu64 ":%c%d%c", c->step, flush ? CHOICE_FLUSH : c->kind, flush ? -c->thread : c->thread,
                 (i % 12 == 11 || i + 1 == s->choices.n) ? '\n' : ' ');
+    }
     fprintf(f, "end\n");
     bool ok = !ferror(f);
     if (fclose(f) != 0 || !ok) {
@@ -251,14 +258,17 @@ static bool parse_choices(const char *line, struct schedule *s)
             break;
         char *end;
         uint64_t step = strtoull(p, &end, 10);
-        if (end == p || *end != ':' || (end[1] != CHOICE_THREAD && end[1] != CHOICE_WAKE))
+        if (end == p || *end != ':' || (end[1] != CHOICE_THREAD && end[1] != CHOICE_WAKE && end[1] != CHOICE_FLUSH))
             return false;
         char kind = end[1];
         p = end + 2;
         long thread = strtol(p, &end, 10);
         if (end == p || thread <= 0)
             return false;
-        choice_list_add(&s->choices, step, kind, (int)thread);
+        if (kind == CHOICE_FLUSH)
+            choice_list_add(&s->choices, step, CHOICE_THREAD, -(int)thread);
+        else
+            choice_list_add(&s->choices, step, kind, (int)thread);
         p = end;
     }
     return true;
@@ -371,7 +381,13 @@ bool schedule_read(const char *path, struct schedule *s, char *err, size_t errle
             s->stdin_file = unescape(value);
         } else if (strncmp(line, "fail-on-exit ", 13) == 0)
             s->fail_on_exit = atoi(value) != 0;
-        else if (strncmp(line, "preempt ", 8) == 0) {
+        else if (strncmp(line, "memory-model ", 13) == 0) {
+            if (strcmp(value, "tso") != 0 && strcmp(value, "sc") != 0) {
+                snprintf(err, errlen, "%s:%d: memory-model wants sc or tso", path, lineno);
+                ok = false;
+            }
+            s->tso = strcmp(value, "tso") == 0;
+        } else if (strncmp(line, "preempt ", 8) == 0) {
             if (!preempt_mode_from_name(value, &s->preempt)) {
                 snprintf(err, errlen, "%s:%d: preempt wants all, sync or races", path, lineno);
                 ok = false;

@@ -37,6 +37,7 @@ struct schedule {
     char *check_cmd;        /* NULL: none */
     bool fail_on_exit;
     enum preempt_mode preempt;      /* all when absent */
+    bool tso;                       /* --memory-model tso; sc when absent */
     uint64_t max_steps;
     double timeout_sec;
     double time_limit_sec;

@@ -434,6 +434,12 @@ static bool adopt_schedule(struct session *s, const char *file)
         schedule_free(&in);
         return false;
     }
+    if (in.tso) {
+        notice(s, true, "%s was recorded with --memory-model tso, which mdat attach does not show yet; "
+                        "use mdat replay --trace", file);
+        schedule_free(&in);
+        return false;
+    }
     choice_list_truncate(&s->path.choices, 0);
     for (size_t i = 0; i < in.choices.n; i++)
         choice_list_add(&s->path.choices, in.choices.at[i].step, in.choices.at[i].kind, in.choices.at[i].thread);

@@ -32,8 +32,16 @@ struct pct_state {
     uint64_t last_step;         /* the step of the last choice */
 };
 
+/* Threads and, under --memory-model tso, the "flush T" candidates (id -T)
+ * share one array: thread T at 2T, flush T at 2T + 1. */
+static int slot(int id)
+{
+    return id >= 0 ? 2 * id : -2 * id + 1;
+}
+
 static void ensure_thread(struct pct_state *p, int thread)
 {
+    thread = slot(thread);
     if ((size_t)thread < p->cap)
         return;
     size_t cap = p->cap ? p->cap : 16;
@@ -81,20 +89,20 @@ static void pct_thread_created(struct strategy *s, int thread)
     ensure_thread(p, thread);
     /* Random priorities well above the demoted range; ties are broken by the
      * low bits, so with 2^40 values collisions do not matter in practice. */
-    p->priority[thread] = (int64_t)(1 + rng_below(&p->rng, (uint64_t)1 << 40)) * 64;
+    p->priority[slot(thread)] = (int64_t)(1 + rng_below(&p->rng, (uint64_t)1 << 40)) * 64;
 }
 
 static void demote(struct pct_state *p, int thread)
 {
     ensure_thread(p, thread);
-    p->priority[thread] = --p->lowest;
+    p->priority[slot(thread)] = --p->lowest;
 }
 
 static size_t highest(const struct pct_state *p, const struct choice_point *cp)
 {
     size_t best = 0;
     for (size_t i = 1; i < cp->n; i++)
-        if (p->priority[cp->threads[i]] > p->priority[cp->threads[best]])
+        if (p->priority[slot(cp->threads[i])] > p->priority[slot(cp->threads[best])])
             best = i;
     return best;
 }
@@ -108,9 +116,11 @@ static size_t pct_pick_thread(struct strategy *s, const struct choice_point *cp)
     for (size_t i = 0; i < cp->n; i++) {
         int t = cp->threads[i];
         ensure_thread(p, t);
-        if (cp->yielded[i] && !p->yield_demoted[t]) {
+        if (t < 0 && p->priority[slot(t)] == 0)
+            pct_thread_created(s, t);   /* a flush candidate seen for the first time */
+        if (cp->yielded[i] && !p->yield_demoted[slot(t)]) {
             demote(p, t);
-            p->yield_demoted[t] = true;
+            p->yield_demoted[slot(t)] = true;
         }
     }
     if (cp->previous > 0 && p->run_thread == cp->previous && p->run_length >= SPIN_LIMIT) {
@@ -125,7 +135,7 @@ static size_t pct_pick_thread(struct strategy *s, const struct choice_point *cp)
         pick = highest(p, cp);
     }
     int t = cp->threads[pick];
-    p->yield_demoted[t] = false;
+    p->yield_demoted[slot(t)] = false;
     if (t == p->run_thread)
         p->run_length += cp->step > p->last_step + 1 && cp->previous == t ? cp->step - p->last_step : 1;
     else {

@@ -102,6 +102,12 @@ static void model_call_seen(void *state, const struct mthread *t, enum model_fn 
         o->spin_holder = 0;
 }
 
+static void name_data(void *state, uint64_t addr, char *buf, size_t len)
+{
+    struct model *m = state;
+    model_name_data(m->ex, addr, buf, len);
+}
+
 const struct exec_model_ops source_model_ops = {
     .open = model_open,
     .close = model_close,
@@ -114,5 +120,6 @@ const struct exec_model_ops source_model_ops = {
     .describe_wait = model_describe_wait,
     .describe_thread = model_describe_thread,
     .state = model_state,
+    .name_data = name_data,
     .watch_values = model_watch_values,
 };

@@ -115,6 +115,10 @@ struct detect_options cli_detect_options(const struct cli_explore *e)
 
 bool cli_check_preempt(const char *cmd, const struct cli_explore *e)
 {
+    if (e->tso && strcmp(e->strategy, "pct") != 0 && strcmp(e->strategy, "random") != 0) {
+        fprintf(stderr, "mdat %s: --memory-model tso goes with --strategy pct or random, not %s\n", cmd, e->strategy);
+        return false;
+    }
     if (e->preempt == PREEMPT_MODE_RACES && e->races_given && e->races == RACES_OFF) {
         fprintf(stderr, "mdat %s: --preempt races needs the race detector (--races fail or warn)\n", cmd);
         return false;
@@ -202,6 +206,11 @@ int cli_explore_option(const char *cmd, int c, const char *arg, struct cli_explo
         e->preempt = (int)m;
         break;
     }
+    case CLI_OPT_MEMORY_MODEL:
+        if (strcmp(arg, "tso") != 0 && strcmp(arg, "sc") != 0)
+            why = "--memory-model wants sc or tso, not \"%s\"";
+        e->tso = strcmp(arg, "tso") == 0;
+        break;
     case CLI_OPT_FAIL_ON_EXIT:
         e->fail_on_exit = true;
         break;

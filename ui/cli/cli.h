@@ -13,7 +13,7 @@
  * getopt_long entries (CLI_EXPLORE_OPTIONS, to put into a command's table;
  * its own option codes start at CLI_OPT_NEXT) and their values. */
 enum { CLI_OPT_STRATEGY = 256, CLI_OPT_DEPTH, CLI_OPT_MAX_STEPS, CLI_OPT_TIMEOUT, CLI_OPT_TIME_LIMIT, CLI_OPT_CHECK,
-       CLI_OPT_FAIL_ON_EXIT, CLI_OPT_STDIN, CLI_OPT_RACES, CLI_OPT_INVARIANT, CLI_OPT_PREEMPT, CLI_OPT_NEXT };
+       CLI_OPT_FAIL_ON_EXIT, CLI_OPT_STDIN, CLI_OPT_RACES, CLI_OPT_INVARIANT, CLI_OPT_PREEMPT, CLI_OPT_MEMORY_MODEL, CLI_OPT_NEXT };
 /* Defaults: a correct program of millions of steps is never cut short as
  * a failure; a step that runs this long without a visible operation hangs. */
 #define CLI_DEFAULT_MAX_STEPS 10000000u
@@ -33,6 +33,7 @@ enum { CLI_MAX_INVARIANTS = 32 };
     {"races", required_argument, NULL, CLI_OPT_RACES},                      \
     {"invariant", required_argument, NULL, CLI_OPT_INVARIANT},              \
     {"preempt", required_argument, NULL, CLI_OPT_PREEMPT},                  \
+    {"memory-model", required_argument, NULL, CLI_OPT_MEMORY_MODEL},        \
     {"fail-on-exit", no_argument, NULL, CLI_OPT_FAIL_ON_EXIT}
 /* Their short forms, for the optstring. */
 #define CLI_EXPLORE_SHORT "n:s:j:"
@@ -55,6 +56,7 @@ struct cli_explore {
     const char *invariants[CLI_MAX_INVARIANTS];
     int n_invariants;
     int preempt;                /* enum preempt_mode (explore/schedule.h) */
+    bool tso;                   /* --memory-model tso */
 };
 
 /* The help lines of --races and --invariant, for the commands' usage. */
@@ -65,7 +67,9 @@ struct cli_explore {
     "                        ('men_inside == 0 || women_inside == 0'); repeatable\n"                \
     "      --preempt WHERE   where threads may be switched: all (before every visible\n"          \
     "                        operation, the default), sync (only before calls and system calls),\n" \
-    "                        races (sync, and at accesses once they are seen racing)\n"
+    "                        races (sync, and at accesses once they are seen racing)\n"             \
+    "      --memory-model M  sc (every store seen by all at once, the default) or tso (x86:\n"     \
+    "                        stores wait in per-thread buffers; with random or pct)\n"
 
 /* --races and --invariant as the detectors want them. */
 struct detect_options cli_detect_options(const struct cli_explore *e);

@@ -165,6 +165,7 @@ int cmd_run(int argc, char **argv)
     opt.fail_on_exit = e.fail_on_exit;
     opt.detect = cli_detect_options(&e);
     opt.preempt = (enum preempt_mode)e.preempt;
+    opt.tso = e.tso;
     if (!cli_check_preempt("run", &e)) {
         program_input_free(&input);
         return EXIT_USAGE;

@@ -283,6 +283,7 @@ int cmd_grade(int argc, char **argv)
     s.fail_on_exit = e.fail_on_exit;
     s.detect = cli_detect_options(&e);
     s.preempt = (enum preempt_mode)e.preempt;
+    s.tso = e.tso;
     if (!cli_check_preempt("grade", &e))
         return EXIT_USAGE;
     int jobs = e.jobs;

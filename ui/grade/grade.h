@@ -61,6 +61,7 @@ struct grade_settings {
     bool fail_on_exit;
     struct detect_options detect;       /* --races, --invariant */
     int preempt;                        /* enum preempt_mode: --preempt */
+    bool tso;                           /* --memory-model tso */
     struct spawn_limits limits;         /* nproc: processes and threads an execution may add */
     double unit_timeout_sec;            /* wall clock of a unit (the whole submission unsharded) */
     const char *build_cmd;              /* NULL: submissions are executables */

@@ -407,6 +407,7 @@ static void explore_unit(const struct grade_settings *s, int jobs, const char *e
         .fail_on_exit = s->fail_on_exit,
         .detect = s->detect,
         .preempt = (enum preempt_mode)s->preempt,
+        .tso = s->tso,
         .count_all = true,
         .limits = &s->limits,
         .out_dir = unit_dir,
