@@ -5,7 +5,10 @@
  * their own CPUs, output capture and the --check checker, choosing which
  * failures to report (the lowest execution index first, so the answer does
  * not depend on -j), and re-running each reported failure once with its
- * trace recorded in every format into the output directory. */
+ * trace recorded in every format into the output directory.
+ *
+ * Implemented by program.c (loading), driver.c (the batch and replay),
+ * workers.c, one_execution.c and failure_record.c. */
 #ifndef MDAT_SUPERVISOR_EXPLORE_H
 #define MDAT_SUPERVISOR_EXPLORE_H
 

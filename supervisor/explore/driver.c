@@ -1,0 +1,274 @@
+/* driver: the two entry points of explore.h. explore_run is the batch behind
+ * `mdat run` (execution 0 first for PCT's estimate, the rest in workers,
+ * then each reported failure recorded); explore_replay re-executes one
+ * schedule with the settings it records. */
+#include "supervisor/explore/explore.h"
+#include "supervisor/explore/failure_record.h"
+#include "supervisor/explore/one_execution.h"
+#include "supervisor/explore/workers.h"
+#include "supervisor/engine/tracee.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct strategy *strategy_by_name(const char *name, int depth)
+{
+    if (strcmp(name, "random") == 0)
+        return strategy_random_new();
+    if (strcmp(name, "pct") == 0)
+        return strategy_pct_new(depth);
+    return NULL;
+}
+
+static int cmp_wire_index(const void *a, const void *b)
+{
+    uint64_t x = ((const struct wire_result *)a)->index, y = ((const struct wire_result *)b)->index;
+    return x < y ? -1 : x > y;
+}
+
+bool make_directories(const char *path)
+{
+    char buf[PATH_MAX];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+            return false;
+        *p = '/';
+    }
+    if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+        return false;
+    struct stat st;
+    if (stat(buf, &st) != 0)
+        return false;
+    if (!S_ISDIR(st.st_mode)) {
+        errno = ENOTDIR;
+        return false;
+    }
+    return true;
+}
+
+/* Makes opt's resource limits those of every program spawned from now on
+ * (NULL: none), turning the nproc allowance into the user-wide count that
+ * RLIMIT_NPROC wants: what the user runs now, plus for each worker itself
+ * and its allowance. */
+static void install_limits(const struct explore_options *opt)
+{
+    if (!opt->limits) {
+        spawn_set_limits(NULL);
+        return;
+    }
+    struct spawn_limits l = *opt->limits;
+    if (l.nproc)
+        l.nproc = spawn_user_tasks() + (uint64_t)(opt->jobs > 1 ? opt->jobs : 1) * (l.nproc + 1);
+    spawn_set_limits(&l);
+}
+
+static void probe_emit(void *ctx, const struct wire_result *w)
+{
+    *(struct wire_result *)ctx = *w;
+}
+
+/* Runs execution 0 alone, uncounted, for its length (a range that starts
+ * later still needs PCT's estimate). */
+static bool probe_estimate(struct program *prog, const struct explore_options *opt, struct shared_state *shared,
+                           uint64_t *estimate, char *err, size_t errlen)
+{
+    struct explore_options quiet = *opt;
+    quiet.schedules = 1;
+    quiet.show_output = false;
+    quiet.trace = NULL;
+    quiet.check_cmd = NULL;     /* its verdict does not count */
+    struct wire_result w = {.error = 1};
+    snprintf(w.error_message, sizeof w.error_message, "execution 0 did not run");
+    worker_loop(prog, &quiet, 0, 1, FIRST_ESTIMATE, shared, probe_emit, &w);
+    shared->lowest_failure = UINT64_MAX;
+    if (w.error) {
+        snprintf(err, errlen, "%s", w.error_message);
+        return false;
+    }
+    *estimate = w.steps > 0 ? w.steps : FIRST_ESTIMATE;
+    return true;
+}
+
+bool explore_run(struct program *prog, const struct explore_options *opt, struct explore_summary *sum, char *err,
+                 size_t errlen)
+{
+    memset(sum, 0, sizeof *sum);
+    uint64_t t0 = monotonic_ns();
+    if (!make_directories(opt->out_dir)) {
+        snprintf(err, errlen, "cannot create %s: %s", opt->out_dir, strerror(errno));
+        return false;
+    }
+    struct explore_options judged = *opt;
+    judged.detectors = detectors_new(&opt->detect, prog->debug, err, errlen);
+    if (!judged.detectors)
+        return false;
+    opt = &judged;
+    struct shared_state *shared =
+        mmap(NULL, sizeof *shared, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (shared == MAP_FAILED) {
+        snprintf(err, errlen, "mmap: %s", strerror(errno));
+        return false;
+    }
+    shared->lowest_failure = UINT64_MAX;
+    struct tally tally = {.opt = opt, .sum = sum};
+    tally.found = calloc(MAX_REPORTED, sizeof *tally.found);
+
+    /* Execution 0 runs first, alone: its length is PCT's estimate for all
+     * others, which keeps every execution a function of (seed, index). */
+    cpu_set_t cpus;
+    bool have_cpus = sched_getaffinity(0, sizeof cpus, &cpus) == 0;
+    if (have_cpus)
+        pin_to_cpu(&cpus, 0);
+    install_limits(opt);
+    uint64_t estimate = FIRST_ESTIMATE;
+    bool ok = true;
+    if (opt->first == 0) {
+        worker_loop(prog, opt, 0, opt->schedules, FIRST_ESTIMATE, shared, tally_add, &tally);
+        estimate = sum->steps_total > 0 ? sum->steps_total : FIRST_ESTIMATE;
+    } else {
+        ok = probe_estimate(prog, opt, shared, &estimate, err, errlen);
+    }
+    uint64_t start = opt->first > 1 ? opt->first : 1;
+    if (ok && opt->schedules > start && !tally.have_error && (keeps_going(opt) || tally.n_found == 0)) {
+        if (opt->jobs <= 1)
+            worker_loop(prog, opt, start, 1, estimate, shared, tally_add, &tally);
+        else if (have_cpus)
+            ok = run_workers(prog, opt, start, estimate, &cpus, shared, &tally, err, errlen);
+        else {
+            snprintf(err, errlen, "cannot read the CPU affinity: %s", strerror(errno));
+            ok = false;
+        }
+    }
+    if (ok && tally.have_error &&
+        (opt->count_all || tally.n_found == 0 || tally.first_error.index < tally.found[0].index)) {
+        snprintf(err, errlen, "%s", tally.first_error.error_message);
+        ok = false;
+    }
+    if (ok && opt->count_all && tally.failures_seen > 0) {
+        tally.found[0] = tally.lowest;
+        tally.n_found = 1;
+    }
+    if (ok) {
+        qsort(tally.found, tally.n_found, sizeof *tally.found, cmp_wire_index);
+        size_t report = opt->keep_going ? tally.n_found : (tally.n_found > 0 ? 1 : 0);
+        sum->failures = calloc(report ? report : 1, sizeof *sum->failures);
+        for (size_t i = 0; i < report && ok; i++) {
+            uint64_t est = tally.found[i].index == 0 ? FIRST_ESTIMATE : estimate;
+            ok = record_failure(prog, opt, &tally.found[i], est, &sum->failures[i], err, errlen);
+            sum->n_failures = i + 1;
+        }
+    }
+    free(tally.found);
+    detectors_free(judged.detectors);
+    munmap(shared, sizeof *shared);
+    spawn_set_limits(NULL);
+    if (have_cpus)
+        sched_setaffinity(0, sizeof cpus, &cpus);
+    sum->elapsed_sec = (double)(monotonic_ns() - t0) / 1e9;
+    return ok;
+}
+
+const char *explore_failure_trace(const struct explore_failure *f, const char *format)
+{
+    for (int i = 0; i < f->n_traces; i++)
+        if (strcmp(f->traces[i].format, format) == 0)
+            return f->traces[i].path;
+    return NULL;
+}
+
+void explore_summary_free(struct explore_summary *sum)
+{
+    for (size_t i = 0; i < sum->n_failures; i++)
+        exec_result_free(&sum->failures[i].result);
+    free(sum->failures);
+    memset(sum, 0, sizeof *sum);
+}
+
+bool explore_schedule_input(const struct schedule *sched, struct program_input *in, char *err, size_t errlen)
+{
+    program_input_none(in);
+    if (!sched->stdin_file)
+        return true;
+    if (!program_input_from_file(in, sched->stdin_file, err, errlen))
+        return false;
+    if (strcmp(in->sha256, sched->stdin_sha256) != 0) {
+        snprintf(err, errlen, "%s is not the input the schedule was made with (its SHA-256 differs)",
+                 sched->stdin_file);
+        program_input_free(in);
+        return false;
+    }
+    return true;
+}
+
+bool explore_replay(struct program *prog, const struct schedule *sched, struct trace_tee *trace, bool show_output,
+                    const char *const *watches, int n_watches, struct exec_result *res, char *err, size_t errlen)
+{
+    struct program_input input;
+    if (!explore_schedule_input(sched, &input, err, errlen))
+        return false;
+    char **argv = calloc((size_t)sched->n_args + 2, sizeof *argv);
+    argv[0] = sched->program;
+    for (int i = 0; i < sched->n_args; i++)
+        argv[i + 1] = sched->args[i];
+    struct explore_options opt = {
+        .argv = argv,
+        .argc = sched->n_args + 1,
+        .schedules = 1,
+        .seed = sched->seed,
+        .strategy = sched->strategy,   /* as recorded: names the schedule in trace summaries (strat replays it) */
+        .max_steps = sched->max_steps,
+        .timeout_sec = sched->timeout_sec > 0 ? sched->timeout_sec : 10,
+        .time_limit_sec = sched->time_limit_sec,
+        .check_cmd = sched->check_cmd,
+        .fail_on_exit = sched->fail_on_exit,
+        .preempt = sched->preempt,
+        .tso = sched->tso,
+        .show_output = show_output,
+        .describe_steps = true,     /* its report shows the last steps */
+        .watches = watches,
+        .n_watches = n_watches,
+        .limits = &sched->limits,
+        .input = &input,
+        .detect = {.races = sched->races, .invariants = (const char *const *)sched->invariants,
+                   .n_invariants = sched->n_invariants},
+    };
+    opt.detectors = detectors_new(&opt.detect, prog->debug, err, errlen);
+    if (!opt.detectors) {
+        free(argv);
+        program_input_free(&input);
+        return false;
+    }
+    /* The recorded run's verdict, not the wall clock, decides: only a hang
+     * keeps the step timeout it was found with. */
+    if (failure_kind_from_name(sched->failure) != FAIL_HANG && opt.timeout_sec < 60)
+        opt.timeout_sec = 60;
+    install_limits(&opt);
+    struct strategy *strat = strategy_replay_new(&sched->choices);
+    cpu_set_t cpus;
+    bool have_cpus = sched_getaffinity(0, sizeof cpus, &cpus) == 0;
+    if (have_cpus)
+        pin_to_cpu(&cpus, 0);
+    struct run_io io = run_io_open(show_output, opt.check_cmd != NULL);
+    bool ok = run_one(prog, &opt, strat, sched->execution, 0, &io, trace, res);
+    run_io_close(&io);
+    strategy_free(strat);
+    detectors_free(opt.detectors);
+    free(argv);
+    spawn_set_limits(NULL);
+    if (have_cpus)
+        sched_setaffinity(0, sizeof cpus, &cpus);
+    program_input_free(&input);
+    if (!ok)
+        snprintf(err, errlen, "%s", res->error_message);
+    return ok;
+}

@@ -1,0 +1,14 @@
+/* failure_record: saving a failure found by the batch: its execution re-run
+ * once with the trace recorded in every saved format, its schedule file,
+ * the program's output and input, all in the output directory. */
+#ifndef MDAT_EXPLORE_FAILURE_RECORD_H
+#define MDAT_EXPLORE_FAILURE_RECORD_H
+
+#include "supervisor/explore/workers.h"
+
+/* Re-runs the failing execution w and fills f with what was saved. false
+ * with a reason when mdat could not do it. */
+bool record_failure(struct program *prog, const struct explore_options *opt, const struct wire_result *w,
+                    uint64_t estimate, struct explore_failure *f, char *err, size_t errlen);
+
+#endif

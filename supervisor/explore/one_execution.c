@@ -1,0 +1,266 @@
+/* one_execution: one execution of a batch, its I/O and output verdicts (see
+ * one_execution.h), and the --check checker. */
+#include "supervisor/explore/one_execution.h"
+#include "supervisor/engine/exec_template.h"
+#include "supervisor/explore/rng.h"
+#include "supervisor/model/source_model.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+int run_checker(const char *cmd, int input_fd, char *first_line, size_t len)
+{
+    first_line[0] = '\0';
+    int out = memfd_create("mdat-checker", MFD_CLOEXEC);
+    if (out < 0)
+        return -1;
+    lseek(input_fd, 0, SEEK_SET);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(out);
+        return -1;
+    }
+    if (pid == 0) {
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        dup2(input_fd, 0);
+        dup2(out, 1);
+        dup2(out, 2);
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    lseek(out, 0, SEEK_SET);
+    ssize_t n = read(out, first_line, len - 1);
+    first_line[n > 0 ? n : 0] = '\0';
+    first_line[strcspn(first_line, "\n")] = '\0';
+    close(out);
+    if (WIFEXITED(status))
+        return WEXITSTATUS(status);
+    return 128 + WTERMSIG(status);
+}
+
+static void rewind_fd(int fd)
+{
+    if (fd >= 0) {
+        if (ftruncate(fd, 0) != 0) {
+            /* a file we cannot truncate still works, only with stale bytes after */
+        }
+        lseek(fd, 0, SEEK_SET);
+    }
+}
+
+/* The verdicts that need the execution's output or exit status. false
+ * (with res->error set) when the checker could not be run. */
+static bool judge_output(const struct explore_options *opt, const struct run_io *io, struct exec_result *res)
+{
+    if (res->kind == FAIL_NONE && opt->fail_on_exit && res->exited && res->exit_status != 0) {
+        res->kind = FAIL_EXIT_STATUS;
+        snprintf(res->message, sizeof res->message, "the program exited with status %d", res->exit_status);
+    }
+    if (res->kind == FAIL_NONE && opt->check_cmd && io->out_fd >= 0) {
+        char line[400];
+        int st = run_checker(opt->check_cmd, io->out_fd, line, sizeof line);
+        if (st < 0) {
+            snprintf(res->error_message, sizeof res->error_message, "cannot run the checker: %s", strerror(errno));
+            res->error = true;
+            return false;
+        }
+        if (st == 126 || st == 127) {
+            /* The shell could not find or run it: the checker is broken,
+             * not the program. */
+            snprintf(res->error_message, sizeof res->error_message, "cannot run the checker \"%s\"%s%s",
+                     opt->check_cmd, line[0] ? ": " : " (exit status 126 or 127)", line);
+            res->error = true;
+            return false;
+        }
+        if (st != 0) {
+            res->kind = FAIL_CHECKER;
+            snprintf(res->message, sizeof res->message, "checker \"%s\" rejected the output (exit %d)%s%s",
+                     opt->check_cmd, st, line[0] ? ": " : "", line);
+        }
+    }
+    return true;
+}
+
+/* ": <the first line of what the program wrote to fd>" after msg, when fd
+ * captured anything (the loader's own reason for not starting it). */
+static void append_first_line(int fd, char *msg, size_t len)
+{
+    char line[200];
+    if (fd < 0 || lseek(fd, 0, SEEK_SET) != 0)
+        return;
+    ssize_t n = read(fd, line, sizeof line - 1);
+    if (n <= 0)
+        return;
+    line[n] = '\0';
+    line[strcspn(line, "\n")] = '\0';
+    /* ld.so starts with the program's path, which msg has already said. */
+    const char *said = strstr(line, ": error while loading");
+    size_t used = strlen(msg);
+    snprintf(msg + used, len - used, ": %s", said ? said + 2 : line);
+}
+
+/* Tells the trace's renderers what the execution was and how it ended. */
+static void summarize_trace(const struct program *prog, const struct explore_options *opt, uint64_t index,
+                            const struct exec_result *res, struct trace_tee *trace)
+{
+    bool one_thread = res->kind == FAIL_ASSERTION || res->kind == FAIL_CRASH || res->kind == FAIL_MISUSE ||
+                      res->kind == FAIL_RACE || res->kind == FAIL_INVARIANT;
+    struct trace_summary s = {
+        .program = prog->path,
+        .args = opt->argv + 1,
+        .n_args = opt->argc - 1,
+        .strategy = opt->strategy ? opt->strategy : "",
+        .seed = opt->seed,
+        .execution = index,
+        .steps = res->steps,
+        .failure = failure_kind_name(res->kind),
+        .message = res->kind == FAIL_NONE ? "" : res->message,
+        .location = res->location,
+        .thread = one_thread ? res->thread : 0,
+    };
+    if (res->kind == FAIL_RACE && opt->detectors &&
+        detectors_race_steps(opt->detectors, &s.marked_steps[0], &s.marked_steps[1]))
+        s.n_marked = 2;
+    trace_tee_summary(trace, &s);
+}
+
+bool run_one(struct program *prog, const struct explore_options *opt, struct strategy *strat, uint64_t index,
+                    uint64_t estimate, const struct run_io *io, struct trace_tee *trace, struct exec_result *res)
+{
+    rewind_fd(io->out_fd);
+    rewind_fd(io->err_fd);
+    struct program_input none;
+    program_input_none(&none);
+    int input = io->tmpl ? -1 : program_input_open(opt->input ? opt->input : &none);
+    struct exec_listener listeners[DETECT_MAX_LISTENERS];
+    int n_listeners = opt->detectors ? detectors_listeners(opt->detectors, index, listeners) : 0;
+    struct exec_config cfg = {
+        .exe = prog->debug,
+        .code = prog->code,
+        .path = prog->path,
+        .argv = opt->argv,
+        .strategy = strat,
+        .exec_seed = execution_seed(opt->seed, index),
+        .estimated_steps = estimate,
+        .max_steps = opt->max_steps,
+        .timeout_sec = opt->timeout_sec,
+        .time_limit_sec = opt->time_limit_sec,
+        .detect_livelock = true,
+        .tmpl = io->tmpl,
+        .stdin_fd = input,
+        .stdout_fd = io->out_fd,
+        .stderr_fd = io->err_fd,
+        .on_event = trace ? trace_tee_event : NULL,
+        .want_state = trace && trace_tee_needs_state(trace),
+        .event_ctx = trace,
+        .describe_events = opt->describe_steps,
+        .watches = opt->watches,
+        .n_watches = opt->n_watches,
+        .model = &source_model_ops,
+        .listeners = listeners,
+        .n_listeners = n_listeners,
+        .preempt = opt->preempt == PREEMPT_MODE_ALL ? PREEMPT_ALL : PREEMPT_SYNC,
+        .memory_model = opt->tso ? MEMORY_TSO : MEMORY_SC,
+    };
+    if (opt->preempt == PREEMPT_MODE_RACES && opt->detectors) {
+        cfg.preempt_at = detectors_raced_at;
+        cfg.preempt_ctx = opt->detectors;
+    }
+    if (trace)
+        trace_tee_open(trace);
+    bool ok = execution_run(&cfg, res) && judge_output(opt, io, res);
+    if (res->not_started)
+        append_first_line(io->err_fd, res->error_message, sizeof res->error_message);
+    if (trace) {
+        if (ok)
+            summarize_trace(prog, opt, index, res, trace);
+        trace_tee_close(trace);
+    }
+    if (input >= 0)
+        close(input);
+    if (!ok)
+        return false;
+    if (opt->show_output && io->out_fd >= 0) {
+        /* Captured only for the checker: now show it. */
+        lseek(io->out_fd, 0, SEEK_SET);
+        char buf[4096];
+        ssize_t n;
+        fflush(stdout);
+        while ((n = read(io->out_fd, buf, sizeof buf)) > 0)
+            if (write(1, buf, (size_t)n) < 0)
+                break;
+    }
+    return true;
+}
+
+static int open_capture(bool capture)
+{
+    return capture ? memfd_create("mdat-output", MFD_CLOEXEC) : -1;
+}
+
+struct run_io run_io_open(bool show_output, bool checker)
+{
+    return (struct run_io){.out_fd = open_capture(!show_output || checker), .err_fd = open_capture(!show_output), .tmpl_stdin = -1};
+}
+
+void run_io_close(struct run_io *io)
+{
+    if (io->out_fd >= 0)
+        close(io->out_fd);
+    if (io->err_fd >= 0)
+        close(io->err_fd);
+}
+
+void start_fork_server(struct program *prog, const struct explore_options *opt, struct run_io *io)
+{
+    io->tmpl = NULL;
+    io->tmpl_stdin = -1;
+    const char *off = getenv("MDAT_NO_FORK_SERVER");
+    if (off && strcmp(off, "1") == 0)
+        return;
+    static struct exec_template server;
+    struct program_input none;
+    program_input_none(&none);
+    io->tmpl_stdin = program_input_open(opt->input ? opt->input : &none);
+    struct exec_template_request req = {
+        .path = prog->path,
+        .argv = opt->argv,
+        .stdin_fd = io->tmpl_stdin,
+        .stdout_fd = io->out_fd,
+        .stderr_fd = io->err_fd,
+        .code = prog->code,
+        .track_heap = opt->describe_steps || opt->trace || opt->detect.races != RACES_OFF,
+        .timeout_sec = opt->timeout_sec,
+    };
+    char err[256];
+    bool not_started;
+    if (exec_template_start(&server, &req, &not_started, err, sizeof err))
+        io->tmpl = &server;
+}
+
+void stop_fork_server(struct run_io *io)
+{
+    if (io->tmpl)
+        exec_template_stop(io->tmpl);
+    io->tmpl = NULL;
+    if (io->tmpl_stdin >= 0)
+        close(io->tmpl_stdin);
+    io->tmpl_stdin = -1;
+}
+
+const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}

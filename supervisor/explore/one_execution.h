@@ -1,0 +1,48 @@
+/* one_execution: running one execution of a batch with its input, output
+ * captures and the verdicts that need the output (the --check checker,
+ * --fail-on-exit), optionally rendered through a trace; and the fork
+ * server a worker reuses for its executions.
+ *
+ * Shared by the parts of the batch driver (workers, failure recording,
+ * replay); the CLI sees only explore.h. */
+#ifndef MDAT_EXPLORE_ONE_EXECUTION_H
+#define MDAT_EXPLORE_ONE_EXECUTION_H
+
+#include "supervisor/explore/explore.h"
+
+/* PCT needs an estimate of the execution length before the first one ran. */
+enum { FIRST_ESTIMATE = 1000 };
+
+/* Where one execution's output goes. */
+struct run_io {
+    int out_fd, err_fd;     /* -1: the terminal */
+    /* The fork server of a worker (NULL: every execution starts the
+     * program afresh) and the stdin it was made with. */
+    struct exec_template *tmpl;
+    int tmpl_stdin;
+};
+
+/* Captures stdout when it is not shown or a checker reads it, stderr when it
+ * is not shown. */
+struct run_io run_io_open(bool show_output, bool checker);
+void run_io_close(struct run_io *io);
+
+/* Gives io a fork server for this worker's executions: the program started
+ * once, with the same stdio and heap tracking they have. Without one (it
+ * could not start: the executions then say why, one by one) io->tmpl stays
+ * NULL. MDAT_NO_FORK_SERVER=1 turns it off (to compare, in scripts/bench). */
+void start_fork_server(struct program *prog, const struct explore_options *opt, struct run_io *io);
+void stop_fork_server(struct run_io *io);
+
+/* One execution plus the verdicts that need its output or exit status,
+ * rendered through trace (NULL: not traced); its renderers live until the
+ * verdict is known (a picture of the execution is captioned with it) and
+ * end (final tables, end line) before any output shown after it. false
+ * (res->error_message says why) when mdat could not do its job. */
+bool run_one(struct program *prog, const struct explore_options *opt, struct strategy *strat, uint64_t index,
+             uint64_t estimate, const struct run_io *io, struct trace_tee *trace, struct exec_result *res);
+
+/* The last path component. */
+const char *base_name(const char *path);
+
+#endif

@@ -1,0 +1,200 @@
+/* workers: forked workers and the tally of their results (see workers.h). */
+#include "supervisor/explore/workers.h"
+#include "supervisor/explore/one_execution.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+void pin_to_cpu(const cpu_set_t *allowed_set, int nth)
+{
+    cpu_set_t allowed = *allowed_set;
+    int count = CPU_COUNT(&allowed);
+    if (count <= 0)
+        return;
+    int want = nth % count;
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+        if (!CPU_ISSET(cpu, &allowed))
+            continue;
+        if (want-- == 0) {
+            cpu_set_t one;
+            CPU_ZERO(&one);
+            CPU_SET(cpu, &one);
+            sched_setaffinity(0, sizeof one, &one);
+            return;
+        }
+    }
+}
+
+void worker_loop(struct program *prog, const struct explore_options *opt, uint64_t first, uint64_t stride,
+                        uint64_t estimate, struct shared_state *shared,
+                        void (*emit)(void *ctx, const struct wire_result *w), void *emit_ctx)
+{
+    struct strategy *strat = strategy_by_name(opt->strategy, opt->depth);
+    struct run_io io = run_io_open(opt->show_output, opt->check_cmd != NULL);
+    start_fork_server(prog, opt, &io);
+    struct trace_tee live = {0};
+    if (opt->trace)
+        trace_tee_add(&live, opt->trace, opt->trace_out, opt->trace_every_step);
+    for (uint64_t i = first; i < opt->schedules; i += stride) {
+        if (!keeps_going(opt) && i > __atomic_load_n(&shared->lowest_failure, __ATOMIC_RELAXED))
+            break;
+        struct exec_result res;
+        bool ok = run_one(prog, opt, strat, i, estimate, &io, opt->trace ? &live : NULL, &res);
+        struct wire_result w = {.index = i, .kind = res.kind, .incomplete = res.incomplete, .error = !ok, .steps = res.steps,
+                                .stops = res.ptrace_stops, .exit_status = res.exit_status};
+        snprintf(w.location, sizeof w.location, "%s", res.location);
+        snprintf(w.error_message, sizeof w.error_message, "%s", res.error_message);
+        if ((res.kind != FAIL_NONE || !ok) && !keeps_going(opt)) {
+            uint64_t cur = __atomic_load_n(&shared->lowest_failure, __ATOMIC_RELAXED);
+            while (i < cur && !__atomic_compare_exchange_n(&shared->lowest_failure, &cur, i, false,
+                                                           __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+                ;
+        }
+        exec_result_free(&res);
+        emit(emit_ctx, &w);
+        if (!ok)
+            break;
+    }
+    stop_fork_server(&io);
+    run_io_close(&io);
+    strategy_free(strat);
+}
+
+void tally_add(void *ctx, const struct wire_result *w)
+{
+    struct tally *t = ctx;
+    t->done++;
+    t->sum->schedules_run++;
+    t->sum->steps_total += w->steps;
+    t->sum->ptrace_stops_total += w->stops;
+    if (w->index == 0)
+        t->sum->exit_status_first = (uint64_t)w->exit_status;
+    if (!w->error && w->kind == FAIL_NONE && w->incomplete) {
+        t->sum->incomplete++;
+        t->sum->incomplete_reason = (enum incomplete_reason)w->incomplete;
+        if (w->steps > t->sum->incomplete_steps)
+            t->sum->incomplete_steps = w->steps;
+    }
+    if (w->error) {
+        if (!t->have_error || w->index < t->first_error.index) {
+            t->first_error = *w;
+            t->have_error = true;
+        }
+    } else if (w->kind != FAIL_NONE) {
+        if (t->failures_seen == 0 || w->index < t->lowest.index)
+            t->lowest = *w;
+        t->failures_seen++;
+        if (w->kind > FAIL_NONE && w->kind < FAIL_KIND_COUNT)
+            t->sum->failing[w->kind]++;
+        size_t i;
+        for (i = 0; i < t->n_found; i++)
+            if (t->found[i].kind == w->kind && strcmp(t->found[i].location, w->location) == 0)
+                break;
+        if (i < t->n_found) {
+            if (w->index < t->found[i].index)
+                t->found[i] = *w;
+        } else if (t->n_found < MAX_REPORTED) {
+            t->found[t->n_found++] = *w;
+        }
+    }
+    if (t->opt->progress)
+        t->opt->progress(t->opt->progress_ctx, t->done, t->opt->schedules, t->failures_seen);
+}
+
+static void emit_to_pipe(void *ctx, const struct wire_result *w)
+{
+    int fd = *(int *)ctx;
+    const char *p = (const char *)w;
+    size_t left = sizeof *w;
+    while (left > 0) {
+        ssize_t n = write(fd, p, left);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            _exit(3);
+        p += n;
+        left -= (size_t)n;
+    }
+}
+
+bool run_workers(struct program *prog, const struct explore_options *opt, uint64_t start, uint64_t estimate,
+                        const cpu_set_t *cpus, struct shared_state *shared, struct tally *tally, char *err,
+                        size_t errlen)
+{
+    int jobs = opt->jobs;
+    pid_t *pids = calloc((size_t)jobs, sizeof *pids);
+    struct pollfd *fds = calloc((size_t)jobs, sizeof *fds);
+    for (int w = 0; w < jobs; w++) {
+        int p[2];
+        if (pipe2(p, O_CLOEXEC) != 0) {
+            snprintf(err, errlen, "pipe: %s", strerror(errno));
+            jobs = w;
+            break;
+        }
+        pid_t pid = fork();
+        if (pid == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            close(p[0]);
+            pin_to_cpu(cpus, w);
+            worker_loop(prog, opt, start + (uint64_t)w, (uint64_t)opt->jobs, estimate, shared, emit_to_pipe, &p[1]);
+            _exit(0);
+        }
+        close(p[1]);
+        pids[w] = pid;
+        fds[w] = (struct pollfd){.fd = p[0], .events = POLLIN};
+    }
+    int open_fds = jobs;
+    /* Each worker's partly read result, one slot per worker. */
+    size_t *have = calloc((size_t)jobs + 1, sizeof *have);
+    struct wire_result *partial = calloc((size_t)jobs + 1, sizeof *partial);
+    if (!have || !partial)
+        abort();
+    while (open_fds > 0) {
+        if (poll(fds, (nfds_t)jobs, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        for (int w = 0; w < jobs; w++) {
+            if (fds[w].fd < 0 || !(fds[w].revents & (POLLIN | POLLHUP | POLLERR)))
+                continue;
+            size_t slot = (size_t)w;
+            ssize_t n = read(fds[w].fd, (char *)&partial[slot] + have[slot], sizeof partial[slot] - have[slot]);
+            if (n <= 0) {
+                close(fds[w].fd);
+                fds[w].fd = -1;
+                open_fds--;
+                continue;
+            }
+            have[slot] += (size_t)n;
+            if (have[slot] == sizeof partial[slot]) {
+                tally_add(tally, &partial[slot]);
+                have[slot] = 0;
+            }
+        }
+    }
+    bool ok = true;
+    for (int w = 0; w < jobs; w++) {
+        int status;
+        while (waitpid(pids[w], &status, 0) < 0 && errno == EINTR)
+            ;
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+            snprintf(err, errlen, "worker %d died (%s)", w,
+                     WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "exit status");
+            ok = false;
+        }
+    }
+    free(pids);
+    free(fds);
+    free(have);
+    free(partial);
+    return ok;
+}

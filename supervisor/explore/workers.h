@@ -1,0 +1,71 @@
+/* workers: executions of a batch run by forked workers, each pinned to its
+ * own CPU, and the parent's tally of what they found.
+ *
+ * Execution i is a function of (seed, i) wherever it runs; a worker runs
+ * first, first+stride, ... and sends one wire_result per execution through
+ * a pipe. The tally keeps the lowest failing index per (kind, location), so
+ * the answer does not depend on -j. */
+#ifndef MDAT_EXPLORE_WORKERS_H
+#define MDAT_EXPLORE_WORKERS_H
+
+#include <sched.h>
+
+#include "supervisor/explore/explore.h"
+
+enum { MAX_REPORTED = 16 };
+
+/* What a worker tells the parent about one execution. */
+struct wire_result {
+    uint64_t index;
+    int32_t kind;
+    int32_t incomplete;         /* enum incomplete_reason */
+    int32_t error;
+    uint64_t steps, stops;
+    int32_t exit_status;
+    char location[160];
+    char error_message[512];
+};
+
+/* Shared between parent and workers: the lowest failing index found so far,
+ * so that nobody runs executions that can no longer be reported. */
+struct shared_state {
+    volatile uint64_t lowest_failure;
+};
+
+/* Pins the calling process to the nth CPU of `allowed`: a ptrace stop costs
+ * several times more when tracer and tracee sit on different CPUs. */
+void pin_to_cpu(const cpu_set_t *allowed_set, int nth);
+
+static inline bool keeps_going(const struct explore_options *opt)
+{
+    return opt->keep_going || opt->count_all;
+}
+
+/* Runs executions first, first+stride, ... and reports each through emit. */
+void worker_loop(struct program *prog, const struct explore_options *opt, uint64_t first, uint64_t stride,
+                 uint64_t estimate, struct shared_state *shared,
+                 void (*emit)(void *ctx, const struct wire_result *w), void *emit_ctx);
+
+/* The parent's book of what the executions found. */
+struct tally {
+    const struct explore_options *opt;
+    struct explore_summary *sum;
+    struct wire_result *found;      /* distinct failures (kind, location), lowest index each */
+    size_t n_found;
+    struct wire_result first_error;
+    bool have_error;
+    struct wire_result lowest;      /* the failure with the lowest index (count_all) */
+    uint64_t done;
+    uint64_t failures_seen;
+};
+
+/* Books one execution's result (an emit function of worker_loop). */
+void tally_add(void *ctx, const struct wire_result *w);
+
+/* Runs executions start.. in opt->jobs forked workers pinned to cpus,
+ * adding each result to tally. false with a reason if a worker died. */
+bool run_workers(struct program *prog, const struct explore_options *opt, uint64_t start, uint64_t estimate,
+                 const cpu_set_t *cpus, struct shared_state *shared, struct tally *tally, char *err,
+                 size_t errlen);
+
+#endif
