@@ -1,7 +1,7 @@
 /* code_map: static analysis of the executable and per-execution breakpoints. */
 #include "supervisor/engine/code_map.h"
-#include "supervisor/debuginfo/eh_frame.h"
 #include "supervisor/engine/proc_maps.h"
+#include "supervisor/engine/site_table.h"
 #include "supervisor/engine/tracee.h"
 
 #include <limits.h>
@@ -97,21 +97,6 @@ bool model_fn_is_heap(enum model_fn fn)
     return fn >= MF_MALLOC && fn <= MF_DELETE_ARRAY_SIZED;
 }
 
-/* Runtime-startup code the compiler adds to every executable: it runs before
- * main and after exit, never concurrently, so it gets no breakpoints. */
-static bool is_runtime_startup(const char *name)
-{
-    static const char *const names[] = {
-        "_start", "_init", "_fini", "deregister_tm_clones", "register_tm_clones",
-        "__do_global_dtors_aux", "frame_dummy", "__libc_csu_init", "__libc_csu_fini",
-        "_dl_relocate_static_pie",
-    };
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(name, names[i]) == 0)
-            return true;
-    return false;
-}
-
 /* A library outside the system's library directories is the program's
  * own (built with it, like the executable): its code gets breakpoints and
  * its calls are the user's. The C and C++ runtimes, libgomp and the rest
@@ -130,27 +115,6 @@ struct entry_bp {
     enum model_fn fn;
     uint8_t orig;
     struct x86_insn first;  /* the instruction the breakpoint covers (emulation: 0 if not decoded) */
-};
-
-struct patched_section {
-    uint64_t vaddr;
-    size_t size;
-    uint8_t *bytes;     /* the section with 0xcc on every site */
-    const uint8_t *orig;
-};
-
-/* The sites of one module (the executable, or a library of the program's
- * own): instructions that may be visible, the code they were found in (the
- * user's own, where library calls are scheduling points), and its code
- * sections with an int3 on every site, ready to be written in one go. */
-struct site_table {
-    const debuginfo *di;
-    struct code_site *sites;
-    size_t n_sites, cap_sites;
-    struct patched_section *patched;
-    size_t n_patched;
-    struct addr_range *user;
-    size_t n_user, cap_user;
 };
 
 /* A shared object's symbols and debug info, kept across executions (same
@@ -185,267 +149,6 @@ struct code_map {
     debuginfo *vdso;            /* the vDSO's symbols, read from the first execution */
 };
 
-static const struct elf_section *section_containing(const elf_image *img, uint64_t addr)
-{
-    const struct elf_section *secs;
-    size_t n = elf_image_sections(img, &secs);
-    for (size_t i = 0; i < n; i++)
-        if (secs[i].alloc && secs[i].data && addr >= secs[i].addr && addr < secs[i].addr + secs[i].size)
-            return &secs[i];
-    return NULL;
-}
-
-/* Loads through the GOT or from read-only data are not shared state. */
-static bool rip_target_is_constant(const elf_image *img, uint64_t target)
-{
-    if (elf_image_addr_readonly(img, target))
-        return true;
-    const struct elf_section *s = section_containing(img, target);
-    return s && (strcmp(s->name, ".got") == 0 || strcmp(s->name, ".got.plt") == 0);
-}
-
-static void add_site(struct site_table *st, uint64_t vaddr, const struct x86_insn *insn)
-{
-    if (st->n_sites == st->cap_sites) {
-        st->cap_sites = st->cap_sites ? st->cap_sites * 2 : 1024;
-        st->sites = realloc(st->sites, st->cap_sites * sizeof *st->sites);
-        if (!st->sites)
-            abort();
-    }
-    st->sites[st->n_sites].vaddr = vaddr;
-    st->sites[st->n_sites].insn = *insn;
-    st->n_sites++;
-}
-
-/* The function that starts at start keeps rbp as its frame pointer. */
-static bool starts_with_frame(const elf_image *img, uint64_t start)
-{
-    const struct elf_section *s = section_containing(img, start);
-    if (!s)
-        return false;
-    uint64_t off = start - s->addr;
-    return x86_is_frame_pointer_prologue(s->data + off, s->size - off);
-}
-
-/* Function boundaries where symbols say nothing (a stripped binary): the
- * unwind table's function starts, each function ending where the next
- * begins. */
-struct unwind_functions {
-    uint64_t *starts;
-    size_t n;
-};
-
-/* [*lo, *hi) of the function around addr by the unwind table; false if none. */
-static bool unwind_function_at(const struct unwind_functions *uf, uint64_t addr, uint64_t *lo, uint64_t *hi)
-{
-    size_t a = 0, b = uf->n;
-    while (a < b) {
-        size_t mid = (a + b) / 2;
-        if (uf->starts[mid] <= addr)
-            a = mid + 1;
-        else
-            b = mid;
-    }
-    if (a == 0)
-        return false;
-    *lo = uf->starts[a - 1];
-    *hi = a < uf->n ? uf->starts[a] : UINT64_MAX;
-    return true;
-}
-
-static void add_user_range(struct site_table *st, uint64_t lo, uint64_t hi)
-{
-    if (st->n_user == st->cap_user) {
-        st->cap_user = st->cap_user ? st->cap_user * 2 : 64;
-        st->user = realloc(st->user, st->cap_user * sizeof *st->user);
-        if (!st->user)
-            abort();
-    }
-    st->user[st->n_user++] = (struct addr_range){lo, hi};
-}
-
-/* Decodes [lo, hi) linearly and records every instruction that may be
- * visible. Whether rbp is a frame pointer is decided per function, from
- * its symbol, else from the unwind table (uf). */
-static void scan_range(struct site_table *st, x86_decoder *dec, uint64_t lo, uint64_t hi,
-                       const struct unwind_functions *uf)
-{
-    add_user_range(st, lo, hi);
-    const elf_image *img = debuginfo_elf(st->di);
-    uint64_t addr = lo;
-    uint64_t fn_lo = 1, fn_hi = 0;  /* the function being scanned: none yet */
-    bool frame_pointer = false;
-    while (addr < hi) {
-        const struct elf_section *s = section_containing(img, addr);
-        if (!s || !s->exec) {
-            addr++;
-            continue;
-        }
-        uint64_t end = s->addr + s->size < hi ? s->addr + s->size : hi;
-        if (addr < fn_lo || addr >= fn_hi) {
-            const struct elf_symbol *fn = elf_image_function_at(img, addr);
-            if (fn && is_runtime_startup(fn->name)) {
-                addr = fn->addr + fn->size;
-                continue;
-            }
-            if (fn) {
-                fn_lo = fn->addr;
-                fn_hi = fn->addr + fn->size;
-            } else if (!unwind_function_at(uf, addr, &fn_lo, &fn_hi)) {
-                fn_lo = addr;
-                fn_hi = addr + 1;
-            }
-            frame_pointer = (fn || uf->n) && fn_hi > fn_lo + 1 ? starts_with_frame(img, fn_lo) : false;
-        }
-        struct x86_insn insn;
-        if (!x86_decode(dec, s->data + (addr - s->addr), end - addr, addr, &insn)) {
-            addr++;
-            continue;
-        }
-        bool visible = x86_insn_may_be_visible(&insn, frame_pointer);
-        if (visible && !(insn.flags & X86_ATOMIC) && (insn.flags & X86_MEM_RIP_RELATIVE) &&
-            rip_target_is_constant(img, insn.rip_target))
-            visible = false;
-        if (visible)
-            add_site(st, addr, &insn);
-        addr += insn.length;
-    }
-}
-
-static int cmp_range(const void *a, const void *b)
-{
-    uint64_t x = ((const struct addr_range *)a)->lo, y = ((const struct addr_range *)b)->lo;
-    return x < y ? -1 : x > y;
-}
-
-static int cmp_site(const void *a, const void *b)
-{
-    uint64_t x = ((const struct code_site *)a)->vaddr, y = ((const struct code_site *)b)->vaddr;
-    return x < y ? -1 : x > y;
-}
-
-static void build_patched_sections(struct site_table *st)
-{
-    const elf_image *img = debuginfo_elf(st->di);
-    const struct elf_section *secs;
-    size_t n = elf_image_sections(img, &secs);
-    st->patched = calloc(n ? n : 1, sizeof *st->patched);
-    size_t site = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!secs[i].exec || !secs[i].data)
-            continue;
-        while (site < st->n_sites && st->sites[site].vaddr < secs[i].addr)
-            site++;
-        if (site >= st->n_sites || st->sites[site].vaddr >= secs[i].addr + secs[i].size)
-            continue;
-        struct patched_section *p = &st->patched[st->n_patched++];
-        p->vaddr = secs[i].addr;
-        p->size = secs[i].size;
-        p->orig = secs[i].data;
-        p->bytes = malloc(p->size);
-        memcpy(p->bytes, p->orig, p->size);
-        for (; site < st->n_sites && st->sites[site].vaddr < secs[i].addr + secs[i].size; site++)
-            p->bytes[st->sites[site].vaddr - secs[i].addr] = 0xcc;
-    }
-}
-
-/* Finds the sites of the module di. User code is what DWARF describes (in
- * a static binary libc has none); without DWARF, every function of .symtab
- * but the startup code; when stripped, the whole .text (.dynsym names only
- * the few exported ones). */
-static void site_table_build(struct site_table *st, const debuginfo *di, x86_decoder *dec)
-{
-    memset(st, 0, sizeof *st);
-    st->di = di;
-    const elf_image *img = debuginfo_elf(di);
-    const struct addr_range *ranges;
-    size_t n_ranges = debuginfo_cu_ranges(di, &ranges);
-    const struct elf_symbol *fns;
-    size_t n_fns = elf_image_functions(img, &fns);
-    struct unwind_functions uf = {NULL, 0};
-    uf.n = eh_frame_function_starts(img, &uf.starts);
-    if (n_ranges > 0) {
-        for (size_t i = 0; i < n_ranges; i++)
-            scan_range(st, dec, ranges[i].lo, ranges[i].hi, &uf);
-    } else if (n_fns > 0 && elf_image_has_symtab(img)) {
-        for (size_t i = 0; i < n_fns; i++) {
-            const struct elf_section *s = section_containing(img, fns[i].addr);
-            if (s && s->exec && !is_runtime_startup(fns[i].name))
-                scan_range(st, dec, fns[i].addr, fns[i].addr + fns[i].size, &uf);
-        }
-    } else {
-        const struct elf_section *secs;
-        size_t n = elf_image_sections(img, &secs);
-        for (size_t i = 0; i < n; i++)
-            if (secs[i].exec && secs[i].data && strcmp(secs[i].name, ".text") == 0)
-                scan_range(st, dec, secs[i].addr, secs[i].addr + secs[i].size, &uf);
-    }
-    free(uf.starts);
-    if (st->n_sites > 1)
-        qsort(st->sites, st->n_sites, sizeof *st->sites, cmp_site);
-    if (st->n_user > 1)
-        qsort(st->user, st->n_user, sizeof *st->user, cmp_range);
-    build_patched_sections(st);
-}
-
-static void site_table_free(struct site_table *st)
-{
-    for (size_t i = 0; i < st->n_patched; i++)
-        free(st->patched[i].bytes);
-    free(st->patched);
-    free(st->sites);
-    free(st->user);
-}
-
-/* Writes the module's sections with their int3s (or, restore, the
- * original bytes) into the address space behind mem_fd, at bias. */
-static bool site_table_write(const struct site_table *st, uint64_t bias, int mem_fd, bool restore)
-{
-    for (size_t i = 0; i < st->n_patched; i++) {
-        const struct patched_section *p = &st->patched[i];
-        if (!tracee_write(mem_fd, bias + p->vaddr, restore ? p->orig : p->bytes, p->size))
-            return false;
-    }
-    return true;
-}
-
-static bool site_table_lookup(const struct site_table *st, uint64_t vaddr, struct breakpoint_hit *hit)
-{
-    size_t lo = 0, hi = st->n_sites;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (st->sites[mid].vaddr == vaddr) {
-            const struct code_site *s = &st->sites[mid];
-            hit->kind = BP_SITE;
-            hit->site = s;
-            hit->insn = &s->insn;
-            for (size_t p = 0; p < st->n_patched; p++)
-                if (vaddr >= st->patched[p].vaddr && vaddr < st->patched[p].vaddr + st->patched[p].size)
-                    hit->orig = st->patched[p].orig[vaddr - st->patched[p].vaddr];
-            return true;
-        }
-        if (st->sites[mid].vaddr < vaddr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return false;
-}
-
-static bool site_table_is_user(const struct site_table *st, uint64_t vaddr)
-{
-    size_t lo = 0, hi = st->n_user;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (vaddr < st->user[mid].lo)
-            hi = mid;
-        else if (vaddr >= st->user[mid].hi)
-            lo = mid + 1;
-        else
-            return true;
-    }
-    return false;
-}
 
 code_map *code_map_build(const debuginfo *exe)
 {
@@ -802,8 +505,17 @@ bool code_map_lookup(const code_map *cm, uint64_t addr, struct breakpoint_hit *h
         else
             hi = mid;
     }
-    if (code_map_in_exe(cm, addr))
-        return site_table_lookup(&cm->exe_sites, addr - cm->bias, hit);
-    const struct lib_cache *lc = cm->n_libs ? own_library_at(cm, addr) : NULL;
-    return lc && site_table_lookup(lc->sites, addr - lc->bias, hit);
+    const struct code_site *site = NULL;
+    if (code_map_in_exe(cm, addr)) {
+        site = site_table_lookup(&cm->exe_sites, addr - cm->bias, &hit->orig);
+    } else {
+        const struct lib_cache *lc = cm->n_libs ? own_library_at(cm, addr) : NULL;
+        site = lc ? site_table_lookup(lc->sites, addr - lc->bias, &hit->orig) : NULL;
+    }
+    if (!site)
+        return false;
+    hit->kind = BP_SITE;
+    hit->site = site;
+    hit->insn = &site->insn;
+    return true;
 }

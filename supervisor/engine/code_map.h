@@ -14,6 +14,7 @@
 
 #include "arch/x86_insn.h"
 #include "supervisor/debuginfo/debuginfo.h"
+#include "supervisor/engine/site_table.h"
 
 enum model_fn {
     MF_MUTEX_LOCK, MF_MUTEX_TRYLOCK, MF_MUTEX_TIMEDLOCK, MF_MUTEX_UNLOCK,
@@ -48,11 +49,6 @@ bool model_fn_is_scheduling_point(enum model_fn fn);
 bool model_fn_is_heap(enum model_fn fn);
 bool model_fn_is_clock(enum model_fn fn);
 
-/* An instruction of user code that may be a visible operation. */
-struct code_site {
-    uint64_t vaddr;             /* file virtual address */
-    struct x86_insn insn;
-};
 
 enum breakpoint_kind { BP_NONE, BP_SITE, BP_MODEL, BP_ENTRY };
 

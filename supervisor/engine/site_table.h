@@ -1,0 +1,61 @@
+/* site_table: the breakpoint sites of one module (the executable, or a
+ * shared library of the program's own).
+ *
+ * Owns the linear decoding of a module's code into the instructions that may
+ * be visible operations (decided per function: whether rbp is a frame
+ * pointer, from symbols or the unwind table), the ranges that are the
+ * user's code, and the code sections with an int3 on every site, written
+ * into an address space in one go. code_map.c decides which modules get a
+ * table and plants it. */
+#ifndef MDAT_ENGINE_SITE_TABLE_H
+#define MDAT_ENGINE_SITE_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arch/x86_insn.h"
+#include "supervisor/debuginfo/debuginfo.h"
+
+/* An instruction of user code that may be a visible operation. */
+struct code_site {
+    uint64_t vaddr;             /* file virtual address */
+    struct x86_insn insn;
+};
+
+struct patched_section {
+    uint64_t vaddr;
+    size_t size;
+    uint8_t *bytes;     /* the section with 0xcc on every site */
+    const uint8_t *orig;
+};
+
+/* The sites of one module (the executable, or a library of the program's
+ * own): instructions that may be visible, the code they were found in (the
+ * user's own, where library calls are scheduling points), and its code
+ * sections with an int3 on every site, ready to be written in one go. */
+struct site_table {
+    const debuginfo *di;
+    struct code_site *sites;
+    size_t n_sites, cap_sites;
+    struct patched_section *patched;
+    size_t n_patched;
+    struct addr_range *user;
+    size_t n_user, cap_user;
+};
+
+/* Finds the sites of the module di. User code is what DWARF describes (in
+ * a static binary libc has none); without DWARF, every function of .symtab
+ * but the startup code; when stripped, the whole .text (.dynsym names only
+ * the few exported ones). */
+void site_table_build(struct site_table *st, const debuginfo *di, x86_decoder *dec);
+void site_table_free(struct site_table *st);
+/* Writes the module's sections with their int3s (or, restore, the
+ * original bytes) into the address space behind mem_fd, at bias. */
+bool site_table_write(const struct site_table *st, uint64_t bias, int mem_fd, bool restore);
+/* The site at file address vaddr and the byte its int3 replaced; NULL if none. */
+const struct code_site *site_table_lookup(const struct site_table *st, uint64_t vaddr, uint8_t *orig);
+/* vaddr lies in the module's user code. */
+bool site_table_is_user(const struct site_table *st, uint64_t vaddr);
+
+#endif
