@@ -27,6 +27,7 @@ struct model_thread {
     /* What it last blocked on, for naming its wake-up when the call it is
      * in does not say (a join made by libstdc++, a barrier in libgomp). */
     bool waited;
+    uint64_t wait_seq;          /* the wait (mthread.wait_seq) wait_object describes */
     char wait_object[96];       /* "T2", "omp barrier (parallel region at sum.c:12)" */
     char wait_verb[24];         /* "join", "" */
 };

@@ -188,11 +188,16 @@ static void describe_lock_wait(struct model *m, const struct mthread *t, uint64_
 }
 
 /* What the wait was, kept for naming the thread's wake-up (the call it is
- * in may say nothing about it: libstdc++ joining, libgomp's barriers). */
+ * in may say nothing about it: libstdc++ joining, libgomp's barriers): as
+ * first described, when the thread blocked, so that the wake-up reads the
+ * same whether or not states were built in between. */
 static void remember_wait(struct model *m, const struct mthread *t, const char *object, const char *verb)
 {
     struct model_thread *info = model_thread_info(m, t->id);
+    if (info->waited && info->wait_seq == t->wait_seq)
+        return;
     info->waited = true;
+    info->wait_seq = t->wait_seq;
     snprintf(info->wait_object, sizeof info->wait_object, "%s", object);
     snprintf(info->wait_verb, sizeof info->wait_verb, "%s", verb);
 }
