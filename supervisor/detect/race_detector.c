@@ -51,12 +51,14 @@ struct rthread {
     size_t n_held, cap_held;
 };
 
-enum edge_kind { EDGE_CREATED, EDGE_WOKE, EDGE_EXITED };
+enum edge_kind { EDGE_CREATED, EDGE_WOKE, EDGE_EXITED, EDGE_RELEASE, EDGE_ACQUIRE, EDGE_ACQUIRE_RELEASE };
 
+/* EDGE_RELEASE, EDGE_ACQUIRE and EDGE_ACQUIRE_RELEASE: thread `from` with
+ * the clock of key `object`. */
 struct edge {
     enum edge_kind kind;
     int from, to;
-    uint64_t pthread;
+    uint64_t object;            /* EDGE_EXITED: the pthread_t; the others above: a key */
 };
 
 struct race_detector {
@@ -305,9 +307,19 @@ static void apply_edges(struct race_detector *d)
         case EDGE_EXITED: {
             struct rthread *t = thread_of(d, e->from);
             t->exited = true;
-            t->pthread = e->pthread;
+            t->pthread = e->object;
             break;
         }
+        case EDGE_ACQUIRE:
+            acquire(d, e->from, e->object);
+            break;
+        case EDGE_RELEASE:
+            release(d, e->from, e->object);
+            break;
+        case EDGE_ACQUIRE_RELEASE:
+            acquire(d, e->from, e->object);
+            release(d, e->from, e->object);
+            break;
         }
     }
     d->n_edges = 0;
@@ -571,10 +583,18 @@ void race_detector_once_returned(struct race_detector *d, int thread, uint64_t o
     release(d, thread, key_of(once, TAG_OBJECT));
 }
 
-void race_detector_futex_word(struct race_detector *d, uint64_t addr)
+void race_detector_futex_call(struct race_detector *d, int thread, uint64_t addr, bool wakes)
 {
+    /* Plain loads and stores of a futex word (an __atomic_load_n, a release
+     * store) are acquires and releases from now on, not races. */
     for (uint64_t i = 0; i < 4; i++)
         race_shadow_cell(d->shadow, addr + i, true)->atomic = true;
+    add_edge(d, (struct edge){wakes ? EDGE_RELEASE : EDGE_ACQUIRE, thread, thread, key_of(addr, TAG_OBJECT)});
+}
+
+void race_detector_library_atomic(struct race_detector *d, int thread, uint64_t addr)
+{
+    add_edge(d, (struct edge){EDGE_ACQUIRE_RELEASE, thread, thread, key_of(addr, TAG_OBJECT)});
 }
 
 void race_detector_forget(struct race_detector *d, uint64_t addr, uint64_t size)

@@ -66,6 +66,15 @@ void race_detector_begin(struct race_detector *d);
 void race_detector_thread_created(struct race_detector *d, int parent, int child);
 void race_detector_woke(struct race_detector *d, int waker, int woken, uint64_t addr);
 void race_detector_thread_exited(struct race_detector *d, int thread, uint64_t pthread);
+/* A futex call on the word at addr: a wake releases into the word's clock,
+ * a wait (whether it sleeps or finds the word changed) acquires from it.
+ * Library code that hands a word over with a plain store and a wake (a
+ * barrier's generation) is ordered by this even where the waiter never
+ * sleeps. Plain loads and stores of the word are sync from then on. */
+void race_detector_futex_call(struct race_detector *d, int thread, uint64_t addr, bool wakes);
+/* An atomic read-modify-write at addr inside a runtime library (libgomp's
+ * lock words and counters): acquires and releases at addr. */
+void race_detector_library_atomic(struct race_detector *d, int thread, uint64_t addr);
 
 /* Judges a step. Returns true and fills *found (may be NULL) when one of
  * its accesses races with an earlier one; the shadow memory is updated
@@ -77,11 +86,6 @@ bool race_detector_step(struct race_detector *d, const struct race_step *s, stru
  * when its call has returned. */
 void race_detector_once_entered(struct race_detector *d, int thread, uint64_t once);
 void race_detector_once_returned(struct race_detector *d, int thread, uint64_t once);
-
-/* The 4-byte word at addr is a futex word: a sync location from now on,
- * so plain loads and stores of it (an __atomic_load_n, a release store)
- * are acquires and releases, not races. */
-void race_detector_futex_word(struct race_detector *d, uint64_t addr);
 
 /* [addr, addr + size) holds new data (freed, reallocated, a dead thread's
  * stack): earlier accesses to it no longer race with anything. */

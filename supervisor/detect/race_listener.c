@@ -145,11 +145,16 @@ static void on_woke(void *self, int waker, int woken, uint64_t addr)
     race_detector_woke(l->detector, waker, woken, addr);
 }
 
-static void on_futex_word(void *self, int thread, uint64_t addr)
+static void on_futex_call(void *self, int thread, uint64_t addr, bool wakes)
 {
     struct race_listener *l = self;
-    (void)thread;
-    race_detector_futex_word(l->detector, addr);
+    race_detector_futex_call(l->detector, thread, addr, wakes);
+}
+
+static void on_library_atomic(void *self, int thread, uint64_t addr)
+{
+    struct race_listener *l = self;
+    race_detector_library_atomic(l->detector, thread, addr);
 }
 
 static void on_allocated(void *self, int thread, uint64_t addr, uint64_t size)
@@ -324,7 +329,8 @@ static const struct exec_listener_ops race_listener_ops = {
     .after_step = on_step,
     .thread_created = on_created,
     .woke = on_woke,
-    .futex_word = on_futex_word,
+    .futex_call = on_futex_call,
+    .library_atomic = on_library_atomic,
     .call_within_step = on_call_within_step,
     .allocated = on_allocated,
     .thread_exited = on_exited,

@@ -97,6 +97,16 @@ bool model_fn_is_heap(enum model_fn fn)
     return fn >= MF_MALLOC && fn <= MF_DELETE_ARRAY_SIZED;
 }
 
+/* Runtime libraries that synchronize threads with atomics of their own,
+ * behind entry points mdat does not model (libgomp's critical sections,
+ * barriers, locks and work sharing): their atomic instructions are
+ * observed, so that race detection sees the order they impose. */
+static bool is_runtime_sync_library(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return strncmp(slash ? slash + 1 : path, "libgomp.so", 10) == 0;
+}
+
 /* A library outside the system's library directories is the program's
  * own (built with it, like the executable): its code gets breakpoints and
  * its calls are the user's. The C and C++ runtimes, libgomp and the rest
@@ -123,7 +133,10 @@ struct entry_bp {
 struct lib_cache {
     char path[256];
     debuginfo *debug;   /* NULL when it could not be opened */
-    struct site_table *sites;   /* the program's own library: its sites; NULL for the system's */
+    /* The program's own library: its sites; a runtime library that
+     * synchronizes (is_runtime_sync_library): its atomics, planted only
+     * when the execution follows memory; NULL for the rest of the system. */
+    struct site_table *sites;
     uint64_t lo, hi;    /* hi == 0: not mapped in this execution */
     uint64_t bias;
 };
@@ -139,7 +152,7 @@ struct code_map {
     uint64_t entry_addr;
     uint8_t entry_orig;
     bool entry_planted;
-    bool track_heap;            /* this execution observes malloc and free */
+    bool follow_memory;         /* this execution observes heap calls and runtime-library atomics */
     struct entry_bp *entries;
     size_t n_entries, cap_entries;
 
@@ -192,7 +205,7 @@ size_t code_map_site_count(const code_map *cm)
 {
     size_t n = cm->exe_sites.n_sites;
     for (size_t i = 0; i < cm->n_libs; i++)
-        n += cm->libs[i].sites ? cm->libs[i].sites->n_sites : 0;
+        n += cm->libs[i].sites && !cm->libs[i].sites->sync_only ? cm->libs[i].sites->n_sites : 0;
     return n;
 }
 
@@ -206,8 +219,9 @@ bool code_map_in_exe(const code_map *cm, uint64_t addr)
     return addr >= cm->exe_lo && addr < cm->exe_hi;
 }
 
-/* The program's own library mapped at addr in this execution, NULL if none. */
-static const struct lib_cache *own_library_at(const code_map *cm, uint64_t addr)
+/* The library with a site table (the program's own, or a runtime library's
+ * atomics) mapped at addr in this execution, NULL if none. */
+static const struct lib_cache *library_with_sites_at(const code_map *cm, uint64_t addr)
 {
     for (size_t i = 0; i < cm->n_libs; i++) {
         const struct lib_cache *lc = &cm->libs[i];
@@ -221,7 +235,7 @@ bool code_map_is_user_code(const code_map *cm, uint64_t addr)
 {
     if (code_map_in_exe(cm, addr))
         return site_table_is_user(&cm->exe_sites, addr - cm->bias);
-    const struct lib_cache *lc = cm->n_libs ? own_library_at(cm, addr) : NULL;
+    const struct lib_cache *lc = cm->n_libs ? library_with_sites_at(cm, addr) : NULL;
     return lc && site_table_is_user(lc->sites, addr - lc->bias);
 }
 
@@ -243,7 +257,7 @@ static bool entry_known(const code_map *cm, uint64_t addr)
 static void plant_model_entries(code_map *cm, const elf_image *img, uint64_t bias, int mem_fd)
 {
     for (int fn = 0; fn < MF_COUNT; fn++) {
-        if (model_fn_is_heap((enum model_fn)fn) && !cm->track_heap)
+        if (model_fn_is_heap((enum model_fn)fn) && !cm->follow_memory)
             continue;
         uint64_t addrs[8];
         size_t n = elf_image_symbol_addrs(img, model_fns[fn].symbol, addrs, 8);
@@ -307,9 +321,9 @@ static void plant_vdso(code_map *cm, pid_t pid, int mem_fd)
     proc_maps_free(&maps);
 }
 
-bool code_map_plant_exe(code_map *cm, pid_t pid, int mem_fd, bool track_heap, char *err, size_t errlen)
+bool code_map_plant_exe(code_map *cm, pid_t pid, int mem_fd, bool follow_memory, char *err, size_t errlen)
 {
-    cm->track_heap = track_heap;
+    cm->follow_memory = follow_memory;
     const elf_image *img = debuginfo_elf(cm->exe);
     cm->n_entries = 0;
     cm->entry_planted = false;
@@ -377,11 +391,15 @@ static struct lib_cache *lib_entry(code_map *cm, const char *path)
     snprintf(lc->path, sizeof lc->path, "%s", path);
     char err[256];
     lc->debug = debuginfo_load(path, err, sizeof err);
-    if (lc->debug && is_programs_own_library(path)) {
+    bool own = is_programs_own_library(path), sync = !own && is_runtime_sync_library(path);
+    if (lc->debug && (own || sync)) {
         lc->sites = calloc(1, sizeof *lc->sites);
         if (!lc->sites)
             abort();
-        site_table_build(lc->sites, lc->debug, cm->decoder);
+        if (own)
+            site_table_build(lc->sites, lc->debug, cm->decoder);
+        else
+            site_table_build_sync(lc->sites, lc->debug, cm->decoder);
     }
     return lc;
 }
@@ -414,12 +432,15 @@ bool code_map_plant_libs(code_map *cm, pid_t pid, int mem_fd, char *err, size_t 
             continue;
         const elf_image *img = debuginfo_elf(lc->debug);
         lc->bias = m->start - elf_image_base_vaddr(img);
-        plant_model_entries(cm, img, lc->bias, mem_fd);
-        if (lc->sites && !site_table_write(lc->sites, lc->bias, mem_fd, false)) {
+        /* The site table writes whole code sections: before the entries,
+         * whose int3s it would otherwise overwrite. */
+        if (lc->sites && (!lc->sites->sync_only || cm->follow_memory) &&
+            !site_table_write(lc->sites, lc->bias, mem_fd, false)) {
             snprintf(err, errlen, "cannot write breakpoints into %s", lc->path);
             proc_maps_free(&maps);
             return false;
         }
+        plant_model_entries(cm, img, lc->bias, mem_fd);
     }
     proc_maps_free(&maps);
     return true;
@@ -506,15 +527,17 @@ bool code_map_lookup(const code_map *cm, uint64_t addr, struct breakpoint_hit *h
             hi = mid;
     }
     const struct code_site *site = NULL;
+    bool site_in_sync_table = false;
     if (code_map_in_exe(cm, addr)) {
         site = site_table_lookup(&cm->exe_sites, addr - cm->bias, &hit->orig);
     } else {
-        const struct lib_cache *lc = cm->n_libs ? own_library_at(cm, addr) : NULL;
+        const struct lib_cache *lc = cm->n_libs ? library_with_sites_at(cm, addr) : NULL;
         site = lc ? site_table_lookup(lc->sites, addr - lc->bias, &hit->orig) : NULL;
+        site_in_sync_table = lc && lc->sites->sync_only;
     }
     if (!site)
         return false;
-    hit->kind = BP_SITE;
+    hit->kind = site_in_sync_table ? BP_LIB_ATOMIC : BP_SITE;
     hit->site = site;
     hit->insn = &site->insn;
     return true;

@@ -50,11 +50,13 @@ bool model_fn_is_heap(enum model_fn fn);
 bool model_fn_is_clock(enum model_fn fn);
 
 
-enum breakpoint_kind { BP_NONE, BP_SITE, BP_MODEL, BP_ENTRY };
+/* BP_LIB_ATOMIC: an atomic instruction of a runtime library (libgomp):
+ * observed for the order it imposes, never a step. */
+enum breakpoint_kind { BP_NONE, BP_SITE, BP_MODEL, BP_ENTRY, BP_LIB_ATOMIC };
 
 struct breakpoint_hit {
     enum breakpoint_kind kind;
-    const struct code_site *site;   /* BP_SITE */
+    const struct code_site *site;   /* BP_SITE, BP_LIB_ATOMIC */
     enum model_fn fn;               /* BP_MODEL */
     uint8_t orig;                   /* the byte the int3 replaced */
     const struct x86_insn *insn;    /* the instruction under it, when decoded (for emulation) */
@@ -70,9 +72,11 @@ size_t code_map_site_count(const code_map *cm);
 /* Per execution: called at the exec stop. Computes the load bias, plants the
  * site breakpoints and those modeled entries that live in the executable
  * (static binaries), and a one-shot breakpoint at the entry point when shared
- * libraries still have to be loaded. The heap functions get breakpoints
- * only with track_heap (for this execution and its code_map_plant_libs). */
-bool code_map_plant_exe(code_map *cm, pid_t pid, int mem_fd, bool track_heap, char *err, size_t errlen);
+ * libraries still have to be loaded. The heap functions and the atomics of
+ * runtime libraries get breakpoints only with follow_memory (what naming
+ * data and judging races need; for this execution and its
+ * code_map_plant_libs). */
+bool code_map_plant_exe(code_map *cm, pid_t pid, int mem_fd, bool follow_memory, char *err, size_t errlen);
 /* Called at the entry breakpoint: plants the modeled entries of every loaded
  * shared object and removes the entry breakpoint. */
 bool code_map_plant_libs(code_map *cm, pid_t pid, int mem_fd, char *err, size_t errlen);

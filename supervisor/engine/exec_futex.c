@@ -97,12 +97,12 @@ static enum run_outcome futex_requeue(struct execution *ex, struct mthread *t, c
     return futex_returns(t, woken + moved);
 }
 
-static void tell_futex_word(struct execution *ex, int thread, uint64_t addr)
+static void tell_futex_call(struct execution *ex, int thread, uint64_t addr, bool wakes)
 {
     for (int i = 0; i < ex->cfg->n_listeners; i++) {
         const struct exec_listener *l = &ex->cfg->listeners[i];
-        if (l->ops->futex_word)
-            l->ops->futex_word(l->self, thread, addr);
+        if (l->ops->futex_call)
+            l->ops->futex_call(l->self, thread, addr, wakes);
     }
 }
 
@@ -111,7 +111,7 @@ enum run_outcome exec_handle_futex(struct execution *ex, struct mthread *t)
     struct futex_call fc;
     futex_decode(&t->regs, &fc);
     if (ex->cfg->n_listeners)
-        tell_futex_word(ex, t->id, fc.uaddr);
+        tell_futex_call(ex, t->id, fc.uaddr, fc.cmd != FUTEX_CMD_WAIT);
     switch (fc.cmd) {
     case FUTEX_CMD_WAIT:
         return futex_wait(ex, t, &fc);

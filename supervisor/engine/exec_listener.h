@@ -30,10 +30,16 @@ struct exec_listener_ops {
     void (*thread_created)(void *self, int parent, int child);
     /* A futex wake by `waker` released `woken`, waiting on the word at addr. */
     void (*woke)(void *self, int waker, int woken, uint64_t addr);
-    /* `thread` made a futex call on the word at addr: whatever the program
-     * does with that word is synchronization, even by plain loads and
-     * stores (an __atomic_load_n is a plain mov on x86). */
-    void (*futex_word)(void *self, int thread, uint64_t addr);
+    /* `thread` made a futex call on the word at addr, a wake (or requeue)
+     * or else a wait: whatever the program does with that word is
+     * synchronization, even by plain loads and stores (an __atomic_load_n
+     * is a plain mov on x86). */
+    void (*futex_call)(void *self, int thread, uint64_t addr, bool wakes);
+    /* `thread` carried out an atomic read-modify-write at addr inside a
+     * runtime library (libgomp's locks, barriers, work sharing) during its
+     * step: not a step, but an order the program relies on. Only when the
+     * execution follows memory (code_map_plant_exe). */
+    void (*library_atomic)(void *self, int thread, uint64_t addr);
     /* `thread` called the modeled function fn (with its first two
      * arguments, and its stack pointer at the entry: the call has returned
      * once the stack is above it) during its current step without the call

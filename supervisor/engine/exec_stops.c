@@ -494,6 +494,16 @@ static void tell_allocated(struct execution *ex, const struct mthread *t)
     }
 }
 
+static void tell_library_atomic(struct execution *ex, const struct mthread *t, const struct x86_insn *in)
+{
+    uint64_t addr = x86_effective_address(in, 0, &t->regs);
+    for (int i = 0; i < ex->cfg->n_listeners; i++) {
+        const struct exec_listener *l = &ex->cfg->listeners[i];
+        if (l->ops->library_atomic)
+            l->ops->library_atomic(l->self, t->id, addr);
+    }
+}
+
 /* t stopped at an int3 at `at`: one of the code map's, a return breakpoint,
  * or none of ours (*ours false: a SIGTRAP of the program's own). */
 static enum run_outcome on_breakpoint(struct execution *ex, struct mthread *t, uint64_t at, bool *ours)
@@ -540,6 +550,9 @@ static enum run_outcome on_breakpoint(struct execution *ex, struct mthread *t, u
         t->op = OP_ACCESS;
         t->site = hit.site;
         return RUN_NEXT_OP;
+    case BP_LIB_ATOMIC:
+        tell_library_atomic(ex, t, hit.insn);
+        return RUNS_ON;     /* carried out or stepped over when it resumes */
     case BP_MODEL: {
         uint64_t ret = 0;
         tracee_read(ex->mem_fd, t->regs.rsp, &ret, sizeof ret);

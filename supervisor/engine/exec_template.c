@@ -118,7 +118,7 @@ bool exec_template_start(struct exec_template *t, const struct exec_template_req
     memset(t, 0, sizeof *t);
     t->mem_fd = -1;
     t->stdin_fd = req->stdin_fd;
-    t->track_heap = req->track_heap;
+    t->follow_memory = req->follow_memory;
     *not_started = false;
     tracee_block_sigchld();
     struct spawn_request sr = {req->path, req->argv, req->stdin_fd, req->stdout_fd, req->stderr_fd};
@@ -129,7 +129,7 @@ bool exec_template_start(struct exec_template *t, const struct exec_template_req
     }
     t->mem_fd = tracee_open_mem(t->pid);
     uint64_t deadline = monotonic_ns() + (uint64_t)((req->timeout_sec > 0 ? req->timeout_sec : 10) * 1e9);
-    bool ok = t->mem_fd >= 0 && code_map_plant_exe(req->code, t->pid, t->mem_fd, req->track_heap, err, errlen);
+    bool ok = t->mem_fd >= 0 && code_map_plant_exe(req->code, t->pid, t->mem_fd, req->follow_memory, err, errlen);
     if (ok && code_map_before_entry(req->code))
         ok = run_to_entry(t, req->code, deadline, not_started, err, errlen);
     else if (ok)

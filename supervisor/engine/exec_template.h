@@ -25,7 +25,7 @@ struct exec_template {
     struct user_regs_struct entry;  /* registers at the entry point */
     uint64_t entry_addr;
     uint8_t entry_orig[3];          /* the bytes the fork trampoline replaces */
-    bool track_heap;                /* planted with the heap functions (described executions) */
+    bool follow_memory;                /* planted with the heap functions and runtime-library atomics */
     int stdin_fd;                   /* mdat's side of the program's stdin (rewound per fork), -1 */
 };
 
@@ -34,7 +34,7 @@ struct exec_template_request {
     char *const *argv;
     int stdin_fd, stdout_fd, stderr_fd;  /* as spawn_request; stdin must stay open while the template lives */
     code_map *code;
-    bool track_heap;
+    bool follow_memory;
     double timeout_sec;             /* for the loader's part; 0: 10 s */
 };
 

@@ -577,7 +577,7 @@ static bool start(struct execution *ex, char *err, size_t errlen)
     }
     if (cfg->tmpl)
         return true;    /* forked with everything planted, at the entry point */
-    return code_map_plant_exe(cfg->code, ex->pid, ex->mem_fd, ex->describe, err, errlen);
+    return code_map_plant_exe(cfg->code, ex->pid, ex->mem_fd, ex->describe || cfg->n_listeners > 0, err, errlen);
 }
 
 /* How the program ended, from the leader's exit status. */

@@ -220,6 +220,31 @@ void site_table_build(struct site_table *st, const debuginfo *di, x86_decoder *d
     build_patched_sections(st);
 }
 
+void site_table_build_sync(struct site_table *st, const debuginfo *di, x86_decoder *dec)
+{
+    memset(st, 0, sizeof *st);
+    st->di = di;
+    st->sync_only = true;
+    const struct elf_section *secs;
+    size_t n = elf_image_sections(debuginfo_elf(di), &secs);
+    for (size_t i = 0; i < n; i++) {
+        if (!secs[i].exec || !secs[i].data)
+            continue;
+        uint64_t addr = secs[i].addr, end = secs[i].addr + secs[i].size;
+        while (addr < end) {
+            struct x86_insn insn;
+            if (!x86_decode(dec, secs[i].data + (addr - secs[i].addr), end - addr, addr, &insn)) {
+                addr++;
+                continue;
+            }
+            if ((insn.flags & X86_ATOMIC) && insn.n_mem > 0)
+                add_site(st, addr, &insn);
+            addr += insn.length;
+        }
+    }
+    build_patched_sections(st);
+}
+
 void site_table_free(struct site_table *st)
 {
     for (size_t i = 0; i < st->n_patched; i++)

@@ -42,6 +42,8 @@ struct site_table {
     size_t n_patched;
     struct addr_range *user;
     size_t n_user, cap_user;
+    /* Only the atomic instructions of a runtime library (site_table_build_sync). */
+    bool sync_only;
 };
 
 /* Finds the sites of the module di. User code is what DWARF describes (in
@@ -49,6 +51,11 @@ struct site_table {
  * but the startup code; when stripped, the whole .text (.dynsym names only
  * the few exported ones). */
 void site_table_build(struct site_table *st, const debuginfo *di, x86_decoder *dec);
+/* The atomic read-modify-writes (LOCK prefix, xchg with memory) of every
+ * code section of a runtime library such as libgomp: how its locks,
+ * barriers and work sharing synchronize threads, which the program relies
+ * on without calling a modeled function. No user code. */
+void site_table_build_sync(struct site_table *st, const debuginfo *di, x86_decoder *dec);
 void site_table_free(struct site_table *st);
 /* Writes the module's sections with their int3s (or, restore, the
  * original bytes) into the address space behind mem_fd, at bias. */

@@ -240,7 +240,7 @@ void start_fork_server(struct program *prog, const struct explore_options *opt, 
         .stdout_fd = io->out_fd,
         .stderr_fd = io->err_fd,
         .code = prog->code,
-        .track_heap = opt->describe_steps || opt->trace || opt->detect.races != RACES_OFF,
+        .follow_memory = opt->describe_steps || opt->trace || opt->detect.races != RACES_OFF,
         .timeout_sec = opt->timeout_sec,
     };
     char err[256];

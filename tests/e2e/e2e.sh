@@ -296,6 +296,40 @@ own_lib)
     expect_out "own_lib.c:$(line_of real/own_lib.c 'BUG:') bump (libmdat_counter.so)"
     expect_replay_identical "$(first_sched)"
     ;;
+real_styles)
+    # Programs in the styles of code nobody here wrote, at -O0 and -O2:
+    # correct ones never fail (no false race either: libgomp's own locks
+    # and barriers, std::async's futures and std::atomic order them), racy
+    # ones fail as a race with both accesses named, and replay.
+    for opt in o0 o2; do
+        for strategy in pct random; do
+            for prog in thread_pool:40 omp_reduction:120 omp_constructs:60 cxx_async:100; do
+                run_mdat run -n "${prog#*:}" -s 4 --strategy $strategy "$TARGETS/${prog%:*}_$opt"
+                expect_status 0
+                expect_out "no failure in ${prog#*:} executions"
+            done
+        done
+        rm -rf "$WORK/out-dir"
+        run_mdat run -n 50 -s 1 -o out-dir "$TARGETS/omp_race_$opt"
+        expect_status 1
+        expect_out "FAILURE race"
+        expect_out "race on sum: T"
+        expect_out "omp_race.c:$(line_of real/omp_race.c 'BUG:')"
+        expect_replay_identical "$(first_sched)"
+        rm -rf "$WORK/out-dir"
+        run_mdat run -n 50 -s 1 -o out-dir "$TARGETS/cxx_race_$opt"
+        expect_status 1
+        expect_out "race on hits: T"
+        expect_out "cxx_race.cpp:$(line_of real/cxx_race.cpp 'BUG:')"
+        expect_replay_identical "$(first_sched)"
+    done
+    # Threads are named by what they run, never by an address.
+    run_mdat run -n 1 -s 1 --trace "$TARGETS/omp_constructs_o0"
+    expect_out "start omp parallel at omp_constructs.c:"
+    run_mdat run -n 1 -s 1 --trace "$TARGETS/cxx_async_o0"
+    expect_out "start lambda at cxx_async.cpp:"
+    grep -E '^ +[0-9]+ [ *] T[0-9]+ +start 0x' "$WORK/out" && fail "a thread is named by an address"
+    ;;
 x86_rmw)
     # At -O2 counter++ is one instruction without LOCK: a load and a store
     # another thread can come between, as on hardware.
