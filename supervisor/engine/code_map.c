@@ -253,35 +253,58 @@ static bool entry_known(const code_map *cm, uint64_t addr)
     return false;
 }
 
+/* C11's <threads.h> functions that take their arguments where the POSIX
+ * function they wrap does: a call from user code is the same step.
+ * (thrd_create and the init functions take theirs elsewhere; the POSIX
+ * call they make inside libc is observed as library code's.) */
+static const struct {
+    const char *symbol;
+    enum model_fn fn;
+} c11_aliases[] = {
+    {"mtx_lock", MF_MUTEX_LOCK}, {"mtx_trylock", MF_MUTEX_TRYLOCK}, {"mtx_timedlock", MF_MUTEX_TIMEDLOCK},
+    {"mtx_unlock", MF_MUTEX_UNLOCK}, {"cnd_wait", MF_COND_WAIT}, {"cnd_timedwait", MF_COND_TIMEDWAIT},
+    {"cnd_signal", MF_COND_SIGNAL}, {"cnd_broadcast", MF_COND_BROADCAST}, {"thrd_join", MF_THREAD_JOIN},
+    {"thrd_exit", MF_THREAD_EXIT}, {"call_once", MF_ONCE},
+};
+
+/* A breakpoint on each definition of symbol in img, meaning fn. */
+static void plant_symbol(code_map *cm, const elf_image *img, uint64_t bias, int mem_fd, const char *symbol,
+                         enum model_fn fn)
+{
+    uint64_t addrs[8];
+    size_t n = elf_image_symbol_addrs(img, symbol, addrs, 8);
+    for (size_t i = 0; i < n && i < 8; i++) {
+        uint64_t addr = bias + addrs[i];
+        uint8_t code[16];
+        if (entry_known(cm, addr) || !tracee_read(mem_fd, addr, code, sizeof code))
+            continue;
+        uint8_t orig = code[0];
+        struct x86_insn first;
+        if (!x86_decode(cm->decoder, code, sizeof code, addr, &first))
+            memset(&first, 0, sizeof first);
+        static const uint8_t int3 = 0xcc;
+        if (!tracee_write(mem_fd, addr, &int3, 1))
+            continue;
+        if (cm->n_entries == cm->cap_entries) {
+            cm->cap_entries = cm->cap_entries ? cm->cap_entries * 2 : 64;
+            cm->entries = realloc(cm->entries, cm->cap_entries * sizeof *cm->entries);
+            if (!cm->entries)
+                abort();
+        }
+        cm->entries[cm->n_entries++] = (struct entry_bp){addr, fn, orig, first};
+    }
+}
+
 /* Plants a breakpoint on every modeled function that img defines. */
 static void plant_model_entries(code_map *cm, const elf_image *img, uint64_t bias, int mem_fd)
 {
     for (int fn = 0; fn < MF_COUNT; fn++) {
         if (model_fn_is_heap((enum model_fn)fn) && !cm->follow_memory)
             continue;
-        uint64_t addrs[8];
-        size_t n = elf_image_symbol_addrs(img, model_fns[fn].symbol, addrs, 8);
-        for (size_t i = 0; i < n && i < 8; i++) {
-            uint64_t addr = bias + addrs[i];
-            uint8_t code[16];
-            if (entry_known(cm, addr) || !tracee_read(mem_fd, addr, code, sizeof code))
-                continue;
-            uint8_t orig = code[0];
-            struct x86_insn first;
-            if (!x86_decode(cm->decoder, code, sizeof code, addr, &first))
-                memset(&first, 0, sizeof first);
-            static const uint8_t int3 = 0xcc;
-            if (!tracee_write(mem_fd, addr, &int3, 1))
-                continue;
-            if (cm->n_entries == cm->cap_entries) {
-                cm->cap_entries = cm->cap_entries ? cm->cap_entries * 2 : 64;
-                cm->entries = realloc(cm->entries, cm->cap_entries * sizeof *cm->entries);
-                if (!cm->entries)
-                    abort();
-            }
-            cm->entries[cm->n_entries++] = (struct entry_bp){addr, (enum model_fn)fn, orig, first};
-        }
+        plant_symbol(cm, img, bias, mem_fd, model_fns[fn].symbol, (enum model_fn)fn);
     }
+    for (size_t i = 0; i < sizeof c11_aliases / sizeof c11_aliases[0]; i++)
+        plant_symbol(cm, img, bias, mem_fd, c11_aliases[i].symbol, c11_aliases[i].fn);
     if (cm->n_entries > 1)
         qsort(cm->entries, cm->n_entries, sizeof *cm->entries, cmp_entry);
 }

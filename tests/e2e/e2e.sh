@@ -323,6 +323,14 @@ real_styles)
         expect_out "cxx_race.cpp:$(line_of real/cxx_race.cpp 'BUG:')"
         expect_replay_identical "$(first_sched)"
     done
+    # C11's <threads.h> locks and condition variables are steps like POSIX's.
+    for strategy in pct random; do
+        run_mdat run -n 100 -s 2 --strategy $strategy "$TARGETS/c11_threads"
+        expect_status 0
+    done
+    run_mdat run -n 1 -s 1 --trace "$TARGETS/c11_threads"
+    expect_out "lock m                               c11_threads.c:"
+    expect_out "cond_wait c "
     # Threads are named by what they run, never by an address.
     run_mdat run -n 1 -s 1 --trace "$TARGETS/omp_constructs_o0"
     expect_out "start omp parallel at omp_constructs.c:"
