@@ -30,6 +30,7 @@ static const struct {
     [MF_THREAD_CREATE] = {"pthread_create", "create"},
     [MF_THREAD_JOIN] = {"pthread_join", "join"},
     [MF_THREAD_EXIT] = {"pthread_exit", "thread_exit"},
+    [MF_THREAD_CANCEL] = {"pthread_cancel", "cancel"},
     [MF_BARRIER_WAIT] = {"pthread_barrier_wait", "barrier_wait"},
     [MF_RWLOCK_RDLOCK] = {"pthread_rwlock_rdlock", "rdlock"},
     [MF_RWLOCK_WRLOCK] = {"pthread_rwlock_wrlock", "wrlock"},

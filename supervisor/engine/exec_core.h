@@ -73,6 +73,8 @@ struct mthread {
     uint32_t unpreempted;           /* accesses run in a row without the strategy asked (--preempt=sync) */
     bool timed_wait;
     int interrupted_by;             /* a signal stopped its step before the operation ran */
+    bool cancelled;                 /* glibc's cancellation signal reached it in this step */
+    bool cancel_requested;          /* another thread called pthread_cancel on it */
     uint64_t wait_seq;              /* when it blocked, to list waiters in order */
     int joined_by;                  /* the thread that called pthread_join on it, 0 if none */
     uint64_t join_sp, join_site;    /* the frame of that call */

@@ -32,6 +32,10 @@
 #define CLONE_SETTLS 0x00080000
 #endif
 
+/* The kernel's first real-time signal, which glibc keeps for cancellation
+ * (SIGRTMIN in a program is glibc's first one left over, not this). */
+enum { SIGRTMIN_KERNEL = 32 };
+
 /* A stop that was handled without ending the step: the thread runs on. */
 #define RUNS_ON RUN_CONTINUE
 
@@ -465,6 +469,11 @@ static enum run_outcome on_model_entry(struct execution *ex, struct mthread *t, 
     }
     if (fn == MF_THREAD_CREATE)
         t->pending_start = t->regs.rdx;
+    if (fn == MF_THREAD_CANCEL) {
+        struct mthread *target = exec_thread_by_id(ex, exec_thread_of_pthread(ex, t->regs.rdi));
+        if (target)
+            target->cancel_requested = true;
+    }
     if (!from_user) {
         /* Called by library code (ld.so, libstdc++): part of that library's
          * step, not a scheduling point. Keep the user's call as the context
@@ -575,6 +584,9 @@ static enum run_outcome on_signal(struct execution *ex, struct mthread *t, int s
         exec_report_crash(ex, t, sig);
         return RUN_FAILED;
     }
+    /* glibc's SIGCANCEL (the first real-time signal): pthread_cancel acts. */
+    if (sig == SIGRTMIN_KERNEL)
+        t->cancelled = true;
     if (!tracee_cont(t->tid, sig))
         return RUN_ERROR;
     int w = exec_wait_thread(ex, t->tid, status);

@@ -143,6 +143,10 @@ static void describe_outcome(struct execution *ex, struct mthread *t, enum run_o
                  name ? name : "?");
         return;
     }
+    if (t->cancelled && o == RUN_NEXT_OP) {
+        snprintf(ev->outcome, sizeof ev->outcome, "cancelled (pthread_cancel): its cleanup handlers run");
+        return;
+    }
     switch (o) {
     case RUN_CONTINUE:  /* exec_run_thread never returns it */
     case RUN_NEXT_OP:
@@ -156,8 +160,13 @@ static void describe_outcome(struct execution *ex, struct mthread *t, enum run_o
         break;
     }
     case RUN_THREAD_EXITED:
-        snprintf(ev->outcome, sizeof ev->outcome, "exits");
-        break;
+        /* Not "exits": the operation did not end the thread, the thread
+         * went on to its end without another visible operation. */
+        snprintf(ev->outcome, sizeof ev->outcome, "%s",
+                 t->cancelled           ? "cancelled (pthread_cancel): its cleanup handlers ran, the thread ends"
+                 : t->cancel_requested ? "then the thread ends (pthread_cancel had asked it to)"
+                                       : "then the thread ends");
+        return;
     case RUN_PROCESS_EXITING:
     case RUN_PROCESS_GONE:
         snprintf(ev->outcome, sizeof ev->outcome, "program ends");
@@ -401,6 +410,7 @@ static enum loop_next run_step(struct execution *ex, int id)
     if (ex->describe)
         finish_event(ex, t, o, &ev);
     t->interrupted_by = 0;
+    t->cancelled = false;
     enum loop_next next = after_step(ex, t, o);
     /* Listeners judge the step while the memory is still there (a thread
      * that ends the process is held at its exit until then). */

@@ -72,7 +72,7 @@ static void format_access_value(struct model *m, const struct mthread *t, const 
 /* The object of a modeled call: a thread for a join, else the object's name. */
 static void name_call_object(struct model *m, enum model_fn fn, uint64_t arg0, struct trace_event *ev)
 {
-    if (fn == MF_THREAD_JOIN) {
+    if (fn == MF_THREAD_JOIN || fn == MF_THREAD_CANCEL) {
         int target = exec_thread_of_pthread(m->ex, arg0);
         if (target)
             snprintf(ev->object, sizeof ev->object, "T%d", target);
@@ -80,6 +80,19 @@ static void name_call_object(struct model *m, enum model_fn fn, uint64_t arg0, s
         ev->addr = arg0;
         model_name_object(m, arg0, ev->object, sizeof ev->object);
     }
+}
+
+/* Threads waiting on condition variable cond now. */
+static int cond_waiters(struct model *m, uint64_t cond)
+{
+    int n = 0;
+    for (int i = 0; i < m->ex->n_threads; i++) {
+        const struct mthread *w = &m->ex->threads[i];
+        uint64_t object;
+        if (w->state == TS_BLOCKED && model_thread_status(m, w, &object) == THREAD_WAITING_COND && object == cond)
+            n++;
+    }
+    return n;
 }
 
 /* A call that may wait: a wake-up ends it. The others (unlock, signal,
@@ -176,6 +189,9 @@ void model_describe_next(struct model *m, const struct mthread *t, struct trace_
             model_start_label(m, t->regs.rdx, t->regs.rcx, ev->object, sizeof ev->object, &pc);
         } else
             name_call_object(m, t->fn, t->call_arg[0], ev);
+        /* The lost wake-up: a signal nobody waits for does nothing. */
+        if ((t->fn == MF_COND_SIGNAL || t->fn == MF_COND_BROADCAST) && cond_waiters(m, t->call_arg[0]) == 0)
+            snprintf(ev->value, sizeof ev->value, "(nobody waits: no effect)");
         set_where(m, ev, exec_user_frame_pc(m->ex, t, t->call_site ? t->call_site - 1 : t->regs.rip));
         break;
     case OP_YIELD:

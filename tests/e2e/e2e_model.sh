@@ -194,6 +194,30 @@ state_barrier_rwlock)
     grep -qE '^rwlock data_lock holder=0 count=[1-3] ' rows.txt || fail "no reader ever holds data_lock"
     grep -qE '^thread [0-9]+ waiting-barrier on=barrier phase_barrier$' rows.txt || fail "nobody waits at the barrier"
     ;;
+outcomes)
+    # What a step led to, in words that do not mislead: a cancel is a step
+    # and the wait it ends says so; a thread that runs on to its end after
+    # its last operation "then ends" (that operation did not end it); a
+    # signal nobody waits for is marked (the lost wake-up).
+    for strategy in pct random; do
+        run_mdat run -n 100 -s 2 --strategy $strategy "$TARGETS/cancel_wait"
+        expect_status 0
+    done
+    run_mdat run -n 1 -s 3 --trace "$TARGETS/cancel_wait"
+    expect_out "T1   cancel T2                            cancel_wait.c:$(line_of cancel_wait.c 'CANCEL:') main"
+    expect_out "interrupts cond_wait        cancel_wait.c:"
+    expect_out "-> cancelled (pthread_cancel): its cleanup handlers run"
+    expect_out "-> then the thread ends (pthread_cancel had asked it to)"
+    grep -q -- "-> exits" out && fail "a step still says it exits"
+    run_mdat run -n 1 -s 1 --trace "$TARGETS/correct_counter"
+    expect_out "-> then the thread ends"
+    found=
+    for seed in 1 2 3 4 5 6; do
+        run_mdat run -n 1 -s $seed --trace "$TARGETS/condvar_signal_lost"
+        grep -q "cond_signal go_cond (nobody waits: no effect)" out && found=1 && break
+    done
+    [ -n "$found" ] || fail "no schedule marked the signal nobody waited for"
+    ;;
 state_futex)
     # Some schedule makes the waiter sleep on the word before main sets it.
     found=
