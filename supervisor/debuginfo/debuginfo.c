@@ -7,6 +7,7 @@
  * Also owns the text formats the trace and UI print, the TLS block geometry
  * and the list of statically declared sync objects (built at load). */
 #include "supervisor/debuginfo/debuginfo.h"
+#include "supervisor/debuginfo/elf_plt.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@ struct debuginfo {
     struct sync_global *sync;
     size_t sync_count;
     struct symbol_names *symbols; /* demangled C++ symbols, made when first shown */
+    elf_plt *plt;                 /* the PLT stubs and the functions they call */
 };
 
 debuginfo *debuginfo_load(const char *path, char *err, size_t errlen)
@@ -44,6 +46,7 @@ debuginfo *debuginfo_load(const char *path, char *err, size_t errlen)
     }
     di->elf = elf;
     di->symbols = symbol_names_new();
+    di->plt = elf_plt_build(elf);
     /* Missing or broken DWARF only costs precision: the reason is not an error. */
     char why_no_dwarf[128];
     di->dwarf = dwarf_info_load(elf, why_no_dwarf, sizeof why_no_dwarf);
@@ -59,6 +62,7 @@ void debuginfo_free(debuginfo *di)
     dwarf_info_free(di->dwarf);
     elf_image_close(di->elf);
     symbol_names_free(di->symbols);
+    elf_plt_free(di->plt);
     free(di->sync);
     arena_free(&di->names);
     free(di);
@@ -330,4 +334,15 @@ size_t debuginfo_sync_globals(const debuginfo *di, const struct sync_global **ou
 {
     *out = di->sync;
     return di->sync_count;
+}
+
+const char *debuginfo_plt_name(const debuginfo *di, uint64_t addr)
+{
+    return di->plt ? elf_plt_name_at(di->plt, addr) : NULL;
+}
+
+size_t debuginfo_plt_stubs(const debuginfo *di, const struct elf_symbol **out)
+{
+    *out = NULL;
+    return di->plt ? elf_plt_stubs(di->plt, out) : 0;
 }

@@ -141,4 +141,9 @@ struct sync_global;  /* sync_globals.h */
  * members, by address, at most 4096. */
 size_t debuginfo_sync_globals(const debuginfo *di, const struct sync_global **out);
 
+/* The function the PLT stub at file address addr calls ("GOMP_barrier"),
+ * NULL when addr is not a stub; and every stub (elf_plt.h). */
+const char *debuginfo_plt_name(const debuginfo *di, uint64_t addr);
+size_t debuginfo_plt_stubs(const debuginfo *di, const struct elf_symbol **out);
+
 #endif

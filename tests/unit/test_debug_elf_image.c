@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "supervisor/debuginfo/elf_image.h"
+#include "supervisor/debuginfo/elf_plt.h"
 
 #define LIBC_PATH "/lib/x86_64-linux-gnu/libc.so.6"
 
@@ -92,6 +93,65 @@ static Elf64_Ehdr x86_64_header(uint16_t type, uint16_t machine)
 }
 
 /* ---- refusals ---------------------------------------------------------------- */
+
+/* The stub named fn: in section `in`, found again by its address. */
+static void expect_stub(const elf_image *img, const elf_plt *plt, const char *fn, const char *in)
+{
+    const struct elf_symbol *stubs;
+    size_t n = elf_plt_stubs(plt, &stubs);
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(stubs[i].name, fn) != 0)
+            continue;
+        const struct elf_section *secs;
+        size_t n_secs = elf_image_sections(img, &secs);
+        bool inside = false;
+        for (size_t s = 0; s < n_secs; s++)
+            if (strcmp(secs[s].name, in) == 0 && stubs[i].addr >= secs[s].addr &&
+                stubs[i].addr + stubs[i].size <= secs[s].addr + secs[s].size)
+                inside = true;
+        if (!inside)
+            fail_msg("%s's stub at %#llx is not in %s", fn, (unsigned long long)stubs[i].addr, in);
+        assert_string_equal(elf_plt_name_at(plt, stubs[i].addr), fn);
+        assert_null(elf_plt_name_at(plt, stubs[i].addr + 1));
+        return;
+    }
+    fail_msg("no PLT stub for %s", fn);
+}
+
+/* Each PLT stub names the function it jumps to, whatever the PLT's layout. */
+static void test_plt_stubs(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *fixture, *stubs;
+    } cases[] = {
+        {"debug_fixture_nopie", ".plt"},
+        {"debug_fixture_pie", ".plt"},
+        {"debug_fixture_ibt", ".plt.sec"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        elf_image *img = open_fixture(cases[i].fixture);
+        elf_plt *plt = elf_plt_build(img);
+        assert_non_null(plt);
+        expect_stub(img, plt, "printf", cases[i].stubs);
+        expect_stub(img, plt, "fprintf", cases[i].stubs);
+        if (elf_image_is_pie(img))
+            expect_stub(img, plt, "__cxa_finalize", ".plt.got");
+        const struct elf_symbol *stubs;
+        size_t n = elf_plt_stubs(plt, &stubs);
+        for (size_t k = 1; k < n; k++)
+            assert_true(stubs[k - 1].addr < stubs[k].addr);
+        elf_plt_free(plt);
+        elf_image_close(img);
+    }
+    /* A static binary has no PLT to speak of. */
+    elf_image *img = open_fixture("debug_fixture_static");
+    elf_plt *plt = elf_plt_build(img);
+    const struct elf_symbol *stubs;
+    assert_int_equal(elf_plt_stubs(plt, &stubs), 0);
+    elf_plt_free(plt);
+    elf_image_close(img);
+}
 
 static void test_missing_file(void **state)
 {
@@ -377,6 +437,7 @@ int main(void)
         cmocka_unit_test(test_sections),
         cmocka_unit_test(test_stripped),
         cmocka_unit_test(test_libc_dynsym),
+        cmocka_unit_test(test_plt_stubs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
