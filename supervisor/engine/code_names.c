@@ -110,3 +110,35 @@ uint64_t exec_user_pc(struct execution *ex, const struct mthread *t)
         return t->regs.rip;
     return t->last_user_pc ? t->last_user_pc : t->regs.rip;
 }
+
+/* The stack searched for the user's call into a library. */
+enum { CALL_SEARCH_BYTES = 4096 };
+
+const char *exec_library_call(struct execution *ex, const struct mthread *t, uint64_t *call_pc)
+{
+    uint64_t words[CALL_SEARCH_BYTES / 8];
+    uint64_t sp = t->regs.rsp & ~7ull;
+    size_t n = sizeof words / 8;
+    if (t->stack_hi > sp && (t->stack_hi - sp) / 8 < n)
+        n = (size_t)((t->stack_hi - sp) / 8);
+    if (n == 0 || !tracee_read(ex->mem_fd, sp, words, n * 8))
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t ret = words[i];
+        uint8_t call[5];
+        if (!code_map_is_user_code(ex->cfg->code, ret) || !tracee_read(ex->mem_fd, ret - 5, call, sizeof call) ||
+            call[0] != 0xe8)
+            continue;
+        int32_t disp;
+        memcpy(&disp, call + 1, sizeof disp);
+        uint64_t faddr;
+        const char *lib;
+        const debuginfo *di = exec_module_of(ex, ret + (uint64_t)(int64_t)disp, &faddr, &lib);
+        const char *name = di ? debuginfo_plt_name(di, faddr) : NULL;
+        if (name) {
+            *call_pc = ret - 5;
+            return name;
+        }
+    }
+    return NULL;
+}

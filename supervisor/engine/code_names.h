@@ -30,5 +30,11 @@ const debuginfo *exec_module_of(struct execution *ex, uint64_t addr, uint64_t *f
 uint64_t exec_user_frame_pc(struct execution *ex, const struct mthread *t, uint64_t pc);
 /* Where a thread is, in user terms (the call line while inside a modeled call). */
 uint64_t exec_user_pc(struct execution *ex, const struct mthread *t);
+/* The library function t is inside as the user called it ("GOMP_barrier",
+ * "omp_set_lock"): the nearest return address into user code on its stack
+ * whose call went through a PLT stub; *call_pc gets the call. NULL when
+ * there is none near the top of the stack (library code without frame
+ * pointers cannot be walked, so the stack is searched). */
+const char *exec_library_call(struct execution *ex, const struct mthread *t, uint64_t *call_pc);
 
 #endif

@@ -140,23 +140,74 @@ static const struct omp_region *region_of(struct model *m, const struct mthread 
     return m->n_regions ? &m->regions[m->n_regions - 1] : NULL;
 }
 
+/* What the libgomp function the user called waits for, by its name. */
+static const struct {
+    const char *prefix;
+    enum thread_status status;
+    const char *what;       /* "lock": named after the word; "barrier": after the region */
+} omp_calls[] = {
+    {"omp_set_lock", THREAD_WAITING_LOCK, "lock"},
+    {"omp_set_nest_lock", THREAD_WAITING_LOCK, "lock"},
+    {"GOMP_critical_name_start", THREAD_WAITING_LOCK, "named critical"},
+    {"GOMP_critical_start", THREAD_WAITING_LOCK, "omp critical section"},
+    {"GOMP_atomic_start", THREAD_WAITING_LOCK, "omp atomic section"},
+    {"GOMP_ordered_start", THREAD_WAITING_LOCK, "omp ordered (an earlier iteration's turn)"},
+    {"GOMP_taskwait", THREAD_WAITING_BARRIER, "omp taskwait"},
+    {"GOMP_taskgroup_end", THREAD_WAITING_BARRIER, "omp taskgroup end"},
+    {"GOMP_barrier", THREAD_WAITING_BARRIER, "omp barrier"},
+    {"GOMP_loop_end", THREAD_WAITING_BARRIER, "omp barrier at the end of a for"},
+    {"GOMP_sections_end", THREAD_WAITING_BARRIER, "omp barrier at the end of sections"},
+    {"GOMP_single_copy", THREAD_WAITING_BARRIER, "omp barrier of a single"},
+    {"GOMP_parallel", THREAD_WAITING_BARRIER, "omp barrier at the end of the parallel region"},
+};
+
 bool model_omp_wait(struct model *m, const struct mthread *t, uint64_t word, char *buf, size_t len,
                     enum thread_status *status)
 {
     if (!word || !in_libgomp(m, t->regs.rip))
         return false;
-    /* libgomp's own locks (critical sections, atomics) live in its data;
-     * barriers in the team it allocates. */
+    const struct omp_region *r = region_of(m, t);
+    char region[64] = "";
+    if (r && r->line[0])
+        snprintf(region, sizeof region, " (parallel region at %s)", r->line);
+    /* Where the thread is, by the libgomp function the user called. */
+    uint64_t call_pc = 0;
+    const char *fn = exec_library_call(m->ex, t, &call_pc);
+    for (size_t i = 0; fn && i < sizeof omp_calls / sizeof omp_calls[0]; i++) {
+        if (strncmp(fn, omp_calls[i].prefix, strlen(omp_calls[i].prefix)) != 0)
+            continue;
+        *status = omp_calls[i].status;
+        char name[96];
+        if (strcmp(omp_calls[i].what, "lock") == 0) {
+            model_name_object(m, word, name, sizeof name);
+            /* The word is the first member of omp_lock_t: name the lock. */
+            char *inside = strstr(name, "._x");
+            if (inside)
+                *inside = '\0';
+            snprintf(buf, len, "omp lock %s", name);
+        } else if (strcmp(omp_calls[i].what, "named critical") == 0) {
+            /* The lock lives in a common symbol .gomp_critical_user_NAME. */
+            model_name_object(m, word, name, sizeof name);
+            const char *user = strstr(name, "gomp_critical_user_");
+            snprintf(buf, len, "omp critical section %s", user ? user + 19 : name);
+        } else if (omp_calls[i].status == THREAD_WAITING_BARRIER) {
+            char line[48] = "";
+            if (strcmp(omp_calls[i].prefix, "GOMP_parallel") != 0)
+                exec_format_line(m->ex, call_pc, line, sizeof line);
+            snprintf(buf, len, "%s%s%s%s", omp_calls[i].what, line[0] ? " at " : "", line, line[0] ? "" : region);
+        } else {
+            snprintf(buf, len, "%s", omp_calls[i].what);
+        }
+        return true;
+    }
+    /* No call of the user's: a worker between regions or at the end of
+     * one; libgomp's own locks (critical sections) live in its data. */
     if (in_libgomp(m, word)) {
         *status = THREAD_WAITING_LOCK;
         snprintf(buf, len, "omp critical section");
         return true;
     }
     *status = THREAD_WAITING_BARRIER;
-    const struct omp_region *r = region_of(m, t);
-    if (r && r->line[0])
-        snprintf(buf, len, "omp barrier (parallel region at %s)", r->line);
-    else
-        snprintf(buf, len, "omp barrier");
+    snprintf(buf, len, "omp barrier%s", region);
     return true;
 }

@@ -236,6 +236,12 @@ void model_describe_next(struct model *m, const struct mthread *t, struct trace_
                     snprintf(ev->value, sizeof ev->value, "%s %s", t->op == OP_INTERRUPTED ? "interrupts" : "in",
                              info->wait_verb);
             }
+            /* Where the user called the library that waited. */
+            uint64_t call_pc;
+            if (!code_map_is_user_code(m->ex->cfg->code, t->regs.rip) && exec_library_call(m->ex, t, &call_pc)) {
+                set_where(m, ev, call_pc);
+                break;
+            }
         }
         set_where(m, ev, exec_user_pc(m->ex, t));
         break;
