@@ -331,6 +331,15 @@ real_styles)
     run_mdat run -n 1 -s 1 --trace "$TARGETS/c11_threads"
     expect_out "lock m                               c11_threads.c:"
     expect_out "cond_wait c "
+    # A thread waiting inside libgomp is said to wait for what the user's
+    # call there is about (omp_set_lock: the lock), placed at that call.
+    found=
+    for seed in 1 2 3 4; do
+        run_mdat run --races off -n 1 -s $seed --strategy random --trace "$TARGETS/omp_constructs_o0"
+        grep -q "wakes omp lock lk                    omp_constructs.c:$(line_of real/omp_constructs.c 'omp_set_lock(&lk)')" \
+            "$WORK/out" && found=1 && break
+    done
+    [ -n "$found" ] || fail "no schedule showed a wait for the omp lock lk at its omp_set_lock"
     # Threads are named by what they run, never by an address.
     run_mdat run -n 1 -s 1 --trace "$TARGETS/omp_constructs_o0"
     expect_out "start omp parallel at omp_constructs.c:"
