@@ -303,7 +303,7 @@ real_styles)
     # ones fail as a race with both accesses named, and replay.
     for opt in o0 o2; do
         for strategy in pct random; do
-            for prog in thread_pool:40 omp_reduction:120 omp_constructs:60 cxx_async:100; do
+            for prog in thread_pool:15 omp_reduction:60 omp_constructs:20 cxx_async:40; do
                 run_mdat run -n "${prog#*:}" -s 4 --strategy $strategy "$TARGETS/${prog%:*}_$opt"
                 expect_status 0
                 expect_out "no failure in ${prog#*:} executions"
