@@ -36,6 +36,7 @@ struct elf_image {
     uint64_t entry, base_vaddr;
     bool has_tls;
     uint64_t tls_vaddr, tls_memsz, tls_align;
+    uint64_t relro_lo, relro_hi;    /* PT_GNU_RELRO: read-only once relocated; empty when none */
 
     struct elf_section *sections;
     size_t section_count;
@@ -227,6 +228,9 @@ static bool read_program_headers(elf_image *img, uint64_t *tls_vaddr)
             have_load = true;
         } else if (ph.p_type == PT_INTERP) {
             img->is_static = false;
+        } else if (ph.p_type == PT_GNU_RELRO) {
+            img->relro_lo = ph.p_vaddr;
+            img->relro_hi = ph.p_vaddr + ph.p_memsz;
         } else if (ph.p_type == PT_TLS) {
             *tls_vaddr = ph.p_vaddr;
             img->has_tls = true;
@@ -580,4 +584,11 @@ bool elf_image_addr_readonly(const elf_image *img, uint64_t addr)
         return false;
     const struct elf_section *sec = img->mapped[lo - 1];
     return addr - sec->addr < sec->size && !sec->write;
+}
+
+bool elf_image_addr_constant(const elf_image *img, uint64_t addr, uint64_t size)
+{
+    if (addr >= img->relro_lo && addr + size <= img->relro_hi)
+        return true;
+    return elf_image_addr_readonly(img, addr) && elf_image_addr_readonly(img, addr + size - 1);
 }

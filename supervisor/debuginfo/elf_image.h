@@ -62,5 +62,9 @@ size_t elf_image_symbol_addrs(const elf_image *img, const char *name, uint64_t *
 /* True when addr lies in an allocated section that is never written at run
  * time (.text, .rodata, .eh_frame ...): loads from there are not shared state. */
 bool elf_image_addr_readonly(const elf_image *img, uint64_t addr);
+/* [addr, addr + size) never changes once the program runs main: a
+ * read-only section, or the part the loader makes read-only after
+ * relocating it (PT_GNU_RELRO: vtables, .data.rel.ro, a RELRO .got). */
+bool elf_image_addr_constant(const elf_image *img, uint64_t addr, uint64_t size);
 
 #endif

@@ -566,3 +566,15 @@ bool code_map_lookup(const code_map *cm, uint64_t addr, struct breakpoint_hit *h
     hit->insn = &site->insn;
     return true;
 }
+
+bool code_map_is_constant(const code_map *cm, uint64_t addr, uint64_t size)
+{
+    if (code_map_in_exe(cm, addr))
+        return elf_image_addr_constant(debuginfo_elf(cm->exe), addr - cm->bias, size);
+    for (size_t i = 0; i < cm->n_libs; i++) {
+        const struct lib_cache *lc = &cm->libs[i];
+        if (lc->hi && lc->debug && addr >= lc->lo && addr < lc->hi)
+            return elf_image_addr_constant(debuginfo_elf(lc->debug), addr - lc->bias, size);
+    }
+    return false;
+}

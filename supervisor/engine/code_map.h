@@ -101,6 +101,10 @@ bool code_map_library_at(const code_map *cm, uint64_t addr, const debuginfo **de
 /* [addr, addr + size) lies in the executable's own data: for a write, .data
  * or .bss (writable all run long); for a read, any loaded non-code section. */
 bool code_map_in_exe_data(const code_map *cm, uint64_t addr, uint64_t size, bool write);
+/* [addr, addr + size) lies in memory of the executable or a library that
+ * never changes while the program runs (read-only sections, RELRO: a
+ * vtable, a string literal): reading it is not shared state. */
+bool code_map_is_constant(const code_map *cm, uint64_t addr, uint64_t size);
 /* Looks up the breakpoint at runtime address addr. */
 bool code_map_lookup(const code_map *cm, uint64_t addr, struct breakpoint_hit *hit);
 

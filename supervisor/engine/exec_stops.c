@@ -388,7 +388,10 @@ static bool site_is_visible(struct execution *ex, struct mthread *t, const struc
         /* 128 bytes below rsp is the red zone, still this thread's. */
         bool own_stack = addr >= t->stack_lo && addr < t->stack_hi;
         bool below_main_stack = addr + 65536 >= t->regs.rsp && addr < t->stack_hi;
-        if (!own_stack && !below_main_stack) {
+        /* Reading what never changes (a vtable, a string literal) is not
+         * shared state either. */
+        bool constant = !in->mem[i].write && code_map_is_constant(ex->cfg->code, addr, in->mem[i].size);
+        if (!own_stack && !below_main_stack && !constant) {
             t->access_addr = addr;
             t->access_size = in->mem[i].size;
             return true;
