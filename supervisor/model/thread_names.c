@@ -27,6 +27,9 @@
 /* Bounds on what is read: glibc's struct pthread is about 2.3 KiB; a
  * _State holds the callable and its arguments. */
 enum { PTHREAD_SCAN_BYTES = 4096, SCAN_CHUNK = 512, OBJECT_SCAN_MAX = 256 };
+/* Room for a demangled template type: std::async of a function taking a
+ * std::vector<std::string> spells out the allocators twice over. */
+enum { CXX_TYPE_MAX = 4096 };
 
 struct model_thread *model_thread_info(struct model *m, int id)
 {
@@ -118,7 +121,7 @@ static bool function_in_object(struct model *m, uint64_t addr, const char *cls, 
 static bool class_callable(struct model *m, const debuginfo *di, uint64_t bias, const char *cls, uint64_t run,
                            char *name, size_t len, uint64_t *pc)
 {
-    char op[600];
+    char op[CXX_TYPE_MAX + 16];
     snprintf(op, sizeof op, "%s::operator()", cls);
     uint64_t fa = debuginfo_cxx_function(di, op);
     const struct elf_symbol *sym = run ? elf_image_function_at(debuginfo_elf(di), run - bias) : NULL;
@@ -147,7 +150,7 @@ static bool class_callable(struct model *m, const debuginfo *di, uint64_t bias, 
 static bool async_callable(struct model *m, const debuginfo *di, uint64_t bias, const char *async_class,
                            uint64_t state, char *name, size_t len, uint64_t *pc)
 {
-    char callable[512], cls[512];
+    char callable[CXX_TYPE_MAX], cls[CXX_TYPE_MAX];
     uint64_t async_state;
     if (!cxx_first_template_arg(async_class, "std::tuple", callable, sizeof callable) ||
         !tracee_read(m->ex->mem_fd, state + 8, &async_state, sizeof async_state))
@@ -173,7 +176,7 @@ static bool std_thread_callable(struct model *m, uint64_t state, char *name, siz
         return false;
     const debuginfo *di = exec_module_of(m->ex, vptr, &fa, &lib);
     const struct elf_symbol *sym = di ? elf_image_object_at(debuginfo_elf(di), fa) : NULL;
-    char vtable[1024], callable[512], cls[512];
+    char vtable[2 * CXX_TYPE_MAX], callable[CXX_TYPE_MAX], cls[CXX_TYPE_MAX];
     if (!sym || !cxx_demangle(sym->name, vtable, sizeof vtable) || strncmp(vtable, impl, sizeof impl - 1) != 0 ||
         !cxx_first_template_arg(vtable, "std::tuple", callable, sizeof callable))
         return false;
