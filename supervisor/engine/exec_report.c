@@ -34,6 +34,29 @@ static void locate(struct execution *ex, uint64_t pc)
     exec_format_function(ex, pc, ex->res->function, sizeof ex->res->function);
 }
 
+/* The function as assert names it, once: C gives "main" ("main()" then),
+ * C++ its signature with the return type first ("int main(int, char**)":
+ * "main(int, char**)" then). */
+static void assert_function(const char *func, char *buf, size_t len)
+{
+    const char *paren = strchr(func, '(');
+    if (!paren) {
+        snprintf(buf, len, "%s()", func);
+        return;
+    }
+    const char *name = func;
+    int depth = 0;
+    for (const char *p = func; p < paren; p++) {
+        if (*p == '<')
+            depth++;
+        else if (*p == '>' && depth > 0)
+            depth--;
+        else if (*p == ' ' && depth == 0)
+            name = p + 1;
+    }
+    snprintf(buf, len, "%s", name);
+}
+
 void exec_record_assert(struct execution *ex, struct mthread *t)
 {
     char expr[200], file[160], func[96];
@@ -46,8 +69,10 @@ void exec_record_assert(struct execution *ex, struct mthread *t)
     ex->assert_thread = t->id;
     snprintf(ex->assert_loc, sizeof ex->assert_loc, "%s:%u", base, (unsigned)t->regs.rdx);
     snprintf(ex->assert_fn, sizeof ex->assert_fn, "%s", func);
-    snprintf(ex->assert_text, sizeof ex->assert_text, "assertion `%s' failed at %s:%u in %s()", expr, base,
-             (unsigned)t->regs.rdx, func);
+    char in[sizeof func + 2];
+    assert_function(func, in, sizeof in);
+    snprintf(ex->assert_text, sizeof ex->assert_text, "assertion `%s' failed at %s:%u in %s", expr, base,
+             (unsigned)t->regs.rdx, in);
 }
 
 static void report_assertion(struct execution *ex)
