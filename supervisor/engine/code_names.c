@@ -86,14 +86,53 @@ static bool in_system_header(struct execution *ex, uint64_t pc)
     return exec_code_location(ex, pc, &loc) && loc.file && strncmp(loc.file, "/usr/", 5) == 0;
 }
 
+/* ret follows a call instruction (direct, or through a register or
+ * memory): a return address, not a stale code pointer. */
+static bool follows_call(struct execution *ex, uint64_t ret)
+{
+    uint8_t b[7];   /* the bytes before ret: b[6] is at ret - 1 */
+    if (!tracee_read(ex->mem_fd, ret - sizeof b, b, sizeof b))
+        return false;
+    if (b[2] == 0xe8)                                               /* call rel32 */
+        return true;
+    if (b[5] == 0xff && (b[6] & 0xf8) == 0xd0)                      /* call reg */
+        return true;
+    if (b[4] == 0xff && (b[5] & 0xf8) == 0x50)                      /* call [reg + disp8] */
+        return true;
+    return b[1] == 0xff && ((b[2] & 0xf8) == 0x90 || b[2] == 0x15); /* call [reg + disp32], [rip + disp32] */
+}
+
+/* The stack searched for the user's call when frames cannot be walked. */
+enum { USER_FRAME_SEARCH_BYTES = 16384 };
+
+/* The nearest return address on t's stack into user code outside system
+ * headers (library code without frame pointers lies in between); 0 if none. */
+static uint64_t search_user_return(struct execution *ex, const struct mthread *t)
+{
+    static uint64_t words[USER_FRAME_SEARCH_BYTES / 8];
+    uint64_t sp = t->regs.rsp & ~7ull;
+    size_t n = sizeof words / 8;
+    if (t->stack_hi > sp && (t->stack_hi - sp) / 8 < n)
+        n = (size_t)((t->stack_hi - sp) / 8);
+    if (n == 0 || !tracee_read(ex->mem_fd, sp, words, n * 8))
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (code_map_is_user_code(ex->cfg->code, words[i]) && !in_system_header(ex, words[i] - 1) &&
+            follows_call(ex, words[i]))
+            return words[i] - 1;
+    return 0;
+}
+
 uint64_t exec_user_frame_pc(struct execution *ex, const struct mthread *t, uint64_t pc)
 {
     uint64_t frame = t->regs.rbp, at = pc;
-    for (int depth = 0; depth < 8 && in_system_header(ex, at); depth++) {
+    for (int depth = 0; depth < 32 && in_system_header(ex, at); depth++) {
         uint64_t link[2];   /* saved rbp, return address */
         if (!frame || !tracee_read(ex->mem_fd, frame, link, sizeof link) ||
-            !code_map_is_user_code(ex->cfg->code, link[1]))
-            return pc;
+            !code_map_is_user_code(ex->cfg->code, link[1])) {
+            uint64_t found = search_user_return(ex, t);
+            return found ? found : pc;
+        }
         at = link[1] - 1;   /* the call instruction */
         frame = link[0];
     }

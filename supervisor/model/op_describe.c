@@ -243,7 +243,7 @@ void model_describe_next(struct model *m, const struct mthread *t, struct trace_
                 break;
             }
         }
-        set_where(m, ev, exec_user_pc(m->ex, t));
+        set_where(m, ev, exec_user_frame_pc(m->ex, t, exec_user_pc(m->ex, t)));
         break;
     }
 }
