@@ -226,7 +226,8 @@ static void forget_threads(struct race_detector *d)
         vc_free(&d->threads[i].clock);
         free(d->threads[i].held);
     }
-    memset(d->threads, 0, d->n_threads * sizeof *d->threads);
+    if (d->n_threads)
+        memset(d->threads, 0, d->n_threads * sizeof *d->threads);
 }
 
 void race_detector_free(struct race_detector *d)
