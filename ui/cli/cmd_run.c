@@ -5,6 +5,7 @@
 #include "ui/cli/commands.h"
 #include "ui/render/report.h"
 #include "ui/render/trace_formats.h"
+#include "help/mdat-run.h"     /* generated from docs/man/mdat-run.1.scd */
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -15,42 +16,7 @@
 
 void print_run_usage(FILE *f)
 {
-    fputs("usage: mdat run [options] [--] PROG [ARGS...]\n"
-          "Explore many schedules of PROG and stop at the first failure.\n"
-          "\n"
-          "  -n, --schedules N     executions to try (default 1000)\n"
-          "  -s, --seed S          base seed (default: from the clock; always printed)\n"
-          "      --strategy NAME   random | pct (default pct)\n"
-          "      --depth D         PCT bug depth (default 3)\n"
-          "  -j, --jobs N          parallel workers, each on its own CPU (default: CPUs available)\n"
-          "      --max-steps N     visible steps per execution; an execution still making progress\n"
-          "                        there is `incomplete', not a failure (default 10000000)\n"
-          "      --timeout SEC     one step running longer than this (a loop without visible\n"
-          "                        operations, a blocking call) is a `hang' (default 10)\n"
-          "      --time-limit SEC  wall seconds per execution before it is `incomplete' (default: none)\n"
-          "      --stdin FILE      what the program reads on its standard input, the same in every\n"
-          "                        execution (default: mdat's own stdin when it is not a terminal,\n"
-          "                        else nothing)\n"
-          "      --check CMD       output checker, run through /bin/sh with the program's stdout on stdin\n"
-          "      --fail-on-exit    a non-zero exit status is a failure\n"
-          CLI_DETECT_USAGE
-          "      --keep-going      run all N executions and report every distinct failure\n"
-          "  -o, --out DIR         where schedules, traces, timelines (.html, .svg) and outputs of\n"
-          "                        failures go (default ./mdat-out)\n"
-          "      --json FILE       write a machine-readable summary\n"
-          "      --trace[=FORMAT[,every]]\n"
-          "                        print the trace of each execution (meant with -n 1); FORMAT is\n"
-          "                        log (default: one line per step), status (plus thread and\n"
-          "                        sync-object tables at each context switch; with `every', after\n"
-          "                        each step) or json (JSON Lines)\n"
-          "      --full-trace      the trace files saved with a failure keep every step (default:\n"
-          "                        about the last 5000 steps of a long execution)\n"
-          "      --watch EXPR      show EXPR's value (a C lvalue over globals: counter, q->head,\n"
-          "                        buf[3]) in the status and json traces; repeatable\n"
-          "  -h, --help            this help\n"
-          "\n"
-          "Exit status: 0 no failure, 1 failure found, 2 usage error, 3 PROG could not be run.\n",
-          f);
+    fputs(mdat_run_help, f);
 }
 
 static uint64_t seed_from_clock(void)

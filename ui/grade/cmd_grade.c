@@ -7,6 +7,8 @@
 #include "ui/cli/cli.h"
 #include "ui/cli/commands.h"
 #include "ui/grade/grade.h"
+#include "help/mdat-grade.h"   /* generated from docs/man/mdat-grade.1.scd */
+#include "help/mdat-merge.h"   /* generated from docs/man/mdat-merge.1.scd */
 
 #include "supervisor/explore/explore.h"
 
@@ -19,67 +21,12 @@
 
 void print_grade_usage(FILE *f)
 {
-    fputs("usage: mdat grade [options] SUBMISSION...\n"
-          "Run the same exploration on every submission (an executable, or a directory\n"
-          "with --build) and report a verdict for each as CSV, JSON and HTML.\n"
-          "\n"
-          "exploration (the same for everyone):\n"
-          "  -n, --schedules N       executions per submission (default 200)\n"
-          "  -s, --seed S            base seed (default 1: grading again gives the same answers)\n"
-          "      --strategy NAME     random | pct (default pct)\n"
-          "      --depth D           PCT bug depth (default 3)\n"
-          "      --max-steps N       visible steps an execution may take (default 10000000); a\n"
-          "                          correct program cut there is `incomplete', not a failure\n"
-          "      --timeout SEC       a step that runs this long without a visible operation is a\n"
-          "                          `hang' (default 10)\n"
-          "      --check CMD         output checker (/bin/sh, the program's stdout on its stdin)\n"
-          "      --fail-on-exit      a non-zero exit status is a failure\n"
-          "      --races MODE        data races: fail (the default), warn or off\n"
-          "      --invariant EXPR    a C expression over globals that must hold after every step\n"
-          "      --preempt WHERE     all (default), sync or races: where threads may be switched\n"
-          "  -j, --jobs N            parallel workers per submission (default: CPUs available)\n"
-          "building:\n"
-          "      --build CMD         build a directory submission: CMD runs through /bin/sh in a copy\n"
-          "                          of it (OUT/NN-NAME/build)\n"
-          "      --exe NAME          the program, relative to the directory (default: the one\n"
-          "                          executable the build wrote)\n"
-          "      --build-timeout SEC time limit of a build (default 300)\n"
-          "limits (0: none):\n"
-          "      --submission-timeout SEC  wall clock for a whole submission (default 600)\n"
-          "      --max-cpu SEC       CPU seconds per execution (default 60)\n"
-          "      --max-memory SIZE   address space per execution, K/M/G suffixes (default 4G)\n"
-          "      --max-procs N       processes and threads an execution may add (default 256)\n"
-          "      --max-file-size SIZE  largest file (and output) an execution may write (default 64M)\n"
-          "reports:\n"
-          "  -o, --out DIR           per-submission directories and the reports (default mdat-grade)\n"
-          "      --csv FILE          CSV report (default OUT/report.csv)\n"
-          "      --json FILE         JSON report (default OUT/report.json); with --shard, the shard report\n"
-          "      --html FILE         HTML report (default OUT/report.html)\n"
-          "      --no-times          leave the time fields empty (reports to compare byte for byte)\n"
-          "      --shard K/N         run only shard K of N (range K of N of every submission's\n"
-          "                          schedules) into OUT/shard-K-of-N.json; see mdat merge\n"
-          "  -h, --help              this help\n"
-          "\n"
-          "Exit status: 0 graded (whatever the verdicts), 2 usage error, 3 mdat could not grade.\n",
-          f);
+    fputs(mdat_grade_help, f);
 }
 
 void print_merge_usage(FILE *f)
 {
-    fputs("usage: mdat merge [options] SHARD.json...\n"
-          "Combine the shard reports of `mdat grade --shard K/N' (all N of them) into the\n"
-          "reports an unsharded run writes.\n"
-          "\n"
-          "      --csv FILE     CSV report (default OUT/report.csv, OUT as given to mdat grade)\n"
-          "      --json FILE    JSON report (default OUT/report.json)\n"
-          "      --html FILE    HTML report (default OUT/report.html)\n"
-          "      --no-times     leave the time fields empty\n"
-          "  -h, --help         this help\n"
-          "\n"
-          "Exit status: 0 merged, 2 usage error, 3 the shards do not make one grading\n"
-          "(other settings or submissions, a shard missing or given twice) or a report\n"
-          "cannot be written.\n",
-          f);
+    fputs(mdat_merge_help, f);
 }
 
 /* Where the three reports go: the given paths, else OUT/report.EXT. */
