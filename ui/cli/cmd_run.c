@@ -5,6 +5,7 @@
 #include "ui/cli/commands.h"
 #include "ui/render/report.h"
 #include "ui/render/trace_formats.h"
+#include "ui/text/junit_writer.h"
 #include "help/mdat-run.h"     /* generated from docs/man/mdat-run.1.scd */
 
 #include <getopt.h>
@@ -45,7 +46,7 @@ static void show_progress(void *ctx, uint64_t done, uint64_t total, uint64_t fai
 
 int cmd_run(int argc, char **argv)
 {
-    enum { OPT_KEEP_GOING = CLI_OPT_NEXT, OPT_JSON, OPT_TRACE, OPT_WATCH, OPT_FULL_TRACE };
+    enum { OPT_KEEP_GOING = CLI_OPT_NEXT, OPT_JSON, OPT_TRACE, OPT_WATCH, OPT_FULL_TRACE, OPT_JUNIT };
     static const struct option longopts[] = {
         CLI_EXPLORE_OPTIONS,
         {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
@@ -54,6 +55,7 @@ int cmd_run(int argc, char **argv)
         {"trace", optional_argument, NULL, OPT_TRACE},
         {"watch", required_argument, NULL, OPT_WATCH},
         {"full-trace", no_argument, NULL, OPT_FULL_TRACE},
+        {"junit", required_argument, NULL, OPT_JUNIT},
         {"help", no_argument, NULL, 'h'},
         {0, 0, 0, 0},
     };
@@ -68,7 +70,7 @@ int cmd_run(int argc, char **argv)
     struct explore_options opt = {
         .out_dir = "mdat-out",
     };
-    const char *json_path = NULL;
+    const char *json_path = NULL, *junit_path = NULL;
     const char *watches[argc];      /* --watch values: fewer than the arguments */
     opt.watches = watches;
     int c;
@@ -101,6 +103,9 @@ int cmd_run(int argc, char **argv)
             break;
         case OPT_FULL_TRACE:
             opt.full_trace = true;
+            break;
+        case OPT_JUNIT:
+            junit_path = optarg;
             break;
         case 'h':
             print_run_usage(stdout);
@@ -161,6 +166,13 @@ int cmd_run(int argc, char **argv)
         program_input_free(&input);
         return EXIT_USAGE;
     }
+    FILE *junit = junit_path ? junit_open(junit_path, err, sizeof err) : NULL;
+    if (junit_path && !junit) {
+        fprintf(stderr, "mdat run: %s\n", err);
+        program_free(&prog);
+        program_input_free(&input);
+        return EXIT_USAGE;
+    }
     printf("mdat: exploring %s with %s", opt.argv[0], opt.strategy);
     if (strcmp(opt.strategy, "pct") == 0)
         printf(" (depth %d)", opt.depth);
@@ -203,12 +215,14 @@ int cmd_run(int argc, char **argv)
                sum.n_failures == 1 ? "" : "s", sum.schedules_run, sum.schedules_run == 1 ? "" : "s", opt.seed,
                sum.elapsed_sec);
     }
-    if (ok && json_path) {
-        struct run_description run = {prog.path, opt.argv + 1, opt.argc - 1, opt.strategy, opt.seed, opt.schedules};
-        if (!report_json_write(json_path, &run, &sum, err, sizeof err)) {
-            fprintf(stderr, "mdat: %s\n", err);
-            status = EXIT_CANNOT_RUN;
-        }
+    struct run_description run = {prog.path, opt.argv + 1, opt.argc - 1, opt.strategy, opt.seed, opt.schedules};
+    if (ok && json_path && !report_json_write(json_path, &run, &sum, err, sizeof err)) {
+        fprintf(stderr, "mdat: %s\n", err);
+        status = EXIT_CANNOT_RUN;
+    }
+    if (junit && !report_junit_write(junit, junit_path, &run, ok ? &sum : NULL, ok ? NULL : err, err, sizeof err)) {
+        fprintf(stderr, "mdat: %s\n", err);
+        status = EXIT_CANNOT_RUN;
     }
     if (ok)
         explore_summary_free(&sum);

@@ -7,6 +7,7 @@
 #include "ui/cli/cli.h"
 #include "ui/cli/commands.h"
 #include "ui/grade/grade.h"
+#include "ui/grade/grade_formats.h"
 #include "help/mdat-grade.h"   /* generated from docs/man/mdat-grade.1.scd */
 #include "help/mdat-merge.h"   /* generated from docs/man/mdat-merge.1.scd */
 
@@ -33,6 +34,7 @@ void print_merge_usage(FILE *f)
 struct report_paths {
     const char *csv, *json, *html;
     bool no_times;
+    struct grade_formats formats;   /* --junit, --gradescope */
     char csv_buf[PATH_MAX], json_buf[PATH_MAX], html_buf[PATH_MAX];
 };
 
@@ -42,7 +44,8 @@ enum { OPT_CSV = CLI_OPT_NEXT, OPT_JSON, OPT_HTML, OPT_NO_TIMES, OPT_GRADE_NEXT 
     {"csv", required_argument, NULL, OPT_CSV},          \
     {"json", required_argument, NULL, OPT_JSON},        \
     {"html", required_argument, NULL, OPT_HTML},        \
-    {"no-times", no_argument, NULL, OPT_NO_TIMES}
+    {"no-times", no_argument, NULL, OPT_NO_TIMES},      \
+    GRADE_FORMAT_OPTIONS
 
 /* Takes option c into p if it is one of REPORT_OPTIONS. */
 static bool report_option(int c, const char *arg, struct report_paths *p)
@@ -89,7 +92,7 @@ static int finish_reports(const char *cmd, const struct grade_settings *s, const
     char err[PATH_MAX + 100];
     int status = EXIT_NO_FAILURE;
     if (!grade_write_csv(paths->csv, &r, err, sizeof err) || !grade_write_json(paths->json, &r, err, sizeof err) ||
-        !grade_write_html(paths->html, &r, err, sizeof err)) {
+        !grade_write_html(paths->html, &r, err, sizeof err) || !grade_formats_write(&paths->formats, &r, err, sizeof err)) {
         fprintf(stderr, "mdat %s: %s\n", cmd, err);
         status = EXIT_CANNOT_RUN;
     }
@@ -160,6 +163,8 @@ int cmd_grade(int argc, char **argv)
     optind = 1;
     while ((c = getopt_long(argc, argv, "+" CLI_EXPLORE_SHORT "o:h", longopts, NULL)) != -1) {
         int taken = cli_explore_option("grade", c, optarg, &e);
+        if (taken == 0)
+            taken = grade_formats_option("grade", c, optarg, &paths.formats);
         if (taken < 0)
             return EXIT_USAGE;
         if (taken || report_option(c, optarg, &paths))
@@ -244,6 +249,8 @@ int cmd_grade(int argc, char **argv)
         fprintf(stderr, "mdat grade: cannot create %s: %s\n", s.out_dir, strerror(errno));
         return EXIT_CANNOT_RUN;
     }
+    if (!grade_formats_ready("grade", &paths.formats, shard_n != 0))    /* after OUT exists: --junit OUT/... */
+        return EXIT_USAGE;
     grade_become_subreaper();
 
     printf("mdat: grading %d submission%s with %s", s.n_submissions, s.n_submissions == 1 ? "" : "s", s.strategy);
@@ -307,7 +314,10 @@ int cmd_merge(int argc, char **argv)
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-        if (report_option(c, optarg, &paths))
+        int taken = grade_formats_option("merge", c, optarg, &paths.formats);
+        if (taken < 0)
+            return EXIT_USAGE;
+        if (taken || report_option(c, optarg, &paths))
             continue;
         switch (c) {
         case 'h':
@@ -321,6 +331,8 @@ int cmd_merge(int argc, char **argv)
         fprintf(stderr, "mdat merge: no shard report given (usage: mdat merge [options] SHARD.json...)\n");
         return EXIT_USAGE;
     }
+    if (!grade_formats_ready("merge", &paths.formats, false))
+        return EXIT_USAGE;
     size_t n = (size_t)(argc - optind);
     const char *const *files = (const char *const *)argv + optind;
     struct grade_shard *shards = calloc(n, sizeof *shards);
