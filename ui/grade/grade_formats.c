@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -23,15 +24,10 @@ int grade_formats_option(const char *cmd, int c, const char *arg, struct grade_f
         f->gradescope = arg;
         return 1;
     case GRADE_OPT_RUBRIC:
-        f->rubric_given = true;
-        if (!rubric_read_file(&f->rubric, arg, why, sizeof why)) {
-            cli_usage_error(cmd, "%s", why);
-            return -1;
-        }
-        return 1;
     case GRADE_OPT_POINTS:
         f->rubric_given = true;
-        if (!rubric_add_points(&f->rubric, arg, why, sizeof why)) {
+        if (!(c == GRADE_OPT_RUBRIC ? rubric_read_file(&f->rubric, arg, why, sizeof why)
+                                    : rubric_add_points(&f->rubric, arg, why, sizeof why))) {
             cli_usage_error(cmd, "%s", why);
             return -1;
         }
@@ -91,8 +87,45 @@ static void indented(FILE *out, const char *indent, const char *text)
     }
 }
 
-void grade_result_text(FILE *out, const struct grade_report *r, int i)
+enum { TRACE_TAIL_LINES = 25 };
+
+/* The last lines of the first failure's saved trace (NAME.trace beside NAME.sched). */
+static void trace_tail(FILE *out, const struct grade_failure *ff)
 {
+    char path[PATH_MAX + 8];
+    size_t n = strlen(ff->schedule_file);
+    if (n < 6 || strcmp(ff->schedule_file + n - 6, ".sched") != 0)
+        return;
+    snprintf(path, sizeof path, "%.*s.trace", (int)(n - 6), ff->schedule_file);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    char *lines[TRACE_TAIL_LINES] = {0};
+    char *line = NULL;
+    size_t cap = 0;
+    long count = 0;
+    while (getline(&line, &cap, f) >= 0) {
+        free(lines[count % TRACE_TAIL_LINES]);
+        lines[count % TRACE_TAIL_LINES] = strdup(line);
+        count++;
+    }
+    free(line);
+    fclose(f);
+    long first = count > TRACE_TAIL_LINES ? count - TRACE_TAIL_LINES : 0;
+    fprintf(out, "last steps (%s):\n", path);
+    for (long i = first; i < count; i++)
+        fputs(lines[i % TRACE_TAIL_LINES] ? lines[i % TRACE_TAIL_LINES] : "", out);
+    for (int i = 0; i < TRACE_TAIL_LINES; i++)
+        free(lines[i]);
+}
+
+char *grade_result_text(const struct grade_report *r, int i, bool with_trace)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    if (!out)
+        abort();
     const struct grade_result *g = &r->results[i];
     fprintf(out, "%s", grade_verdict_text(g->verdict));
     if (g->verdict != VERDICT_BUILD_FAILED && g->verdict != VERDICT_MDAT_ERROR)
@@ -115,4 +148,8 @@ void grade_result_text(FILE *out, const struct grade_report *r, int i)
         fputs("build output:\n", out);
         indented(out, "  ", g->build_output);
     }
+    if (with_trace && g->has_failure)
+        trace_tail(out, &g->first_failure);
+    fclose(out);
+    return text;
 }

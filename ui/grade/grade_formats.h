@@ -38,9 +38,10 @@ bool grade_formats_ready(const char *cmd, struct grade_formats *f, bool sharded)
 /* Writes the reports asked for; false with a reason in err. */
 bool grade_formats_write(struct grade_formats *f, const struct grade_report *r, char *err, size_t errlen);
 
-/* A submission's result as text for people: verdict and counts, details,
- * first failure, replay command, program's stderr, build output. */
-void grade_result_text(FILE *out, const struct grade_report *r, int i);
+/* A submission's result as text for people (malloc'd): verdict and counts,
+ * details, first failure, replay command, the program's stderr, build
+ * output; with_trace: and the last steps of the first failure's trace. */
+char *grade_result_text(const struct grade_report *r, int i, bool with_trace);
 
 /* The documents (grade_junit.c, gradescope.c). */
 bool grade_write_junit(FILE *f, const char *path, const struct grade_report *r, char *err, size_t errlen);

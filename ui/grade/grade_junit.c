@@ -1,60 +1,13 @@
 /* grade_junit: the JUnit XML report of mdat grade --junit: one test case per
  * submission, passed (no failure found), failed (a failure kind, or a hang)
  * with its result, replay command and the last steps of its first failure's
- * trace, or in error (it did not build, mdat could not grade it). */
+ * trace (grade_result_text), or in error (it did not build, mdat could not grade it). */
 #include "ui/grade/grade_formats.h"
 
 #include "ui/text/junit_writer.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
-#include <string.h>
-
-enum { TRACE_TAIL_LINES = 25 };
-
-/* The last lines of the first failure's saved trace (NAME.trace beside NAME.sched). */
-static void trace_tail(FILE *out, const struct grade_failure *ff)
-{
-    char path[PATH_MAX + 8];
-    size_t n = strlen(ff->schedule_file);
-    if (n < 6 || strcmp(ff->schedule_file + n - 6, ".sched") != 0)
-        return;
-    snprintf(path, sizeof path, "%.*s.trace", (int)(n - 6), ff->schedule_file);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return;
-    char *lines[TRACE_TAIL_LINES] = {0};
-    char *line = NULL;
-    size_t cap = 0;
-    long count = 0;
-    while (getline(&line, &cap, f) >= 0) {
-        free(lines[count % TRACE_TAIL_LINES]);
-        lines[count % TRACE_TAIL_LINES] = strdup(line);
-        count++;
-    }
-    free(line);
-    fclose(f);
-    long first = count > TRACE_TAIL_LINES ? count - TRACE_TAIL_LINES : 0;
-    fprintf(out, "last steps (%s):\n", path);
-    for (long i = first; i < count; i++)
-        fputs(lines[i % TRACE_TAIL_LINES] ? lines[i % TRACE_TAIL_LINES] : "", out);
-    for (int i = 0; i < TRACE_TAIL_LINES; i++)
-        free(lines[i]);
-}
-
-static char *case_text(const struct grade_report *r, int i)
-{
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f)
-        abort();
-    grade_result_text(f, r, i);
-    if (r->results[i].has_failure)
-        trace_tail(f, &r->results[i].first_failure);
-    fclose(f);
-    return text;
-}
 
 bool grade_write_junit(FILE *out, const char *path, const struct grade_report *r, char *err, size_t errlen)
 {
@@ -83,7 +36,7 @@ bool grade_write_junit(FILE *out, const char *path, const struct grade_report *r
             snprintf(messages[i], sizeof messages[i], "%s in %" PRIu64 " of %" PRIu64 " schedules: %s",
                      grade_verdict_text(g->verdict), g->failing, g->schedules_run, g->details);
         c->message = messages[i];
-        c->text = texts[i] = case_text(r, i);
+        c->text = texts[i] = grade_result_text(r, i, true);
     }
     char seed[32], schedules[32];
     snprintf(seed, sizeof seed, "%" PRIu64, s->seed);

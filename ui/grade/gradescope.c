@@ -71,13 +71,7 @@ static bool write_results(const char *path, const struct grade_report *r, int i,
         return false;
     }
     const struct grade_result *g = &r->results[i];
-    char *text = NULL;
-    size_t len = 0;
-    FILE *t = open_memstream(&text, &len);
-    if (!t)
-        abort();
-    grade_result_text(t, r, i);
-    fclose(t);
+    char *text = grade_result_text(r, i, false);
     double score = 0;
     for (int k = 0; k < rubric->n; k++) {
         char why[PATH_MAX + 1400];
