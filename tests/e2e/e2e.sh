@@ -702,6 +702,37 @@ protections)
         expect_out "protections.c:$(line_of protections.c "$marker:")"
     done
     ;;
+junit)
+    # --junit FILE: one test case for the program, failed with the report and
+    # the replay command, valid against docs/junit.xsd; a correct program's
+    # case passes; an unwritable path is a usage error before exploring.
+    xsd="$SOURCES/../../docs/junit.xsd"
+    run_mdat run -n 20 -s 1 -j 1 -o out-dir --junit deadlock.xml "$TARGETS/deadlock_lock_order"
+    expect_status 1
+    run_mdat run -n 5 -s 1 -j 1 -o out-dir --junit correct.xml "$TARGETS/correct_counter"
+    expect_status 0
+    xmllint --noout --schema "$xsd" deadlock.xml correct.xml 2>xmllint.err || fail "not valid: $(cat xmllint.err)"
+    python3 - deadlock.xml correct.xml "$(first_sched)" <<'PY' || fail "the JUnit reports do not say what mdat found"
+import sys, xml.etree.ElementTree as ET
+bad, good, sched = sys.argv[1:]
+root = ET.parse(bad).getroot()
+assert root.tag == "testsuites" and root.get("tests") == "1" and root.get("failures") == "1", root.attrib
+cases = root.findall("testsuite/testcase")
+assert len(cases) == 1 and cases[0].get("name").endswith("deadlock_lock_order"), cases
+f = cases[0].find("failure")
+assert f.get("type") == "deadlock" and "wait cycle T2 -> T3 -> T2" in f.get("message"), f.attrib
+assert "replay:   mdat replay " + sched.split("/")[-2] + "/" + sched.split("/")[-1] in f.text, f.text
+assert "threads:" in f.text and "last steps:" in f.text, f.text
+props = {p.get("name"): p.get("value") for p in root.iter("property")}
+assert props["seed"] == "1" and props["strategy"] == "pct", props
+ok = ET.parse(good).getroot()
+assert ok.get("failures") == "0" and ok.get("errors") == "0" and ok.find(".//failure") is None
+PY
+    run_mdat run --junit /nonexistent/dir/r.xml "$TARGETS/correct_counter"
+    expect_status 2
+    expect_err "mdat run: cannot write /nonexistent/dir/r.xml: No such file or directory"
+    [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "the error is not one line: $(cat "$WORK/err")"
+    ;;
 *)
     echo "unknown test $TEST"
     exit 2

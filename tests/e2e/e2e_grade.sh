@@ -270,6 +270,69 @@ usage)
     run_mdat merge --help; expect_status 0; expect_out "SHARD.json"
     run_mdat --help; expect_status 0; expect_out "grade [options] SUBMISSION"
     ;;
+formats)
+    # --junit and --gradescope on part of the class: JUnit XML valid against
+    # docs/junit.xsd with a case per submission; results.json scored by the
+    # rubric; mdat merge of two shards writes the same bytes.
+    part=("$CLASS/alice" "$CLASS/bob" "$CLASS/carol" "$CLASS/dave" "$CLASS/mallory")
+    printf '# points for never failing so\ndeadlock 4\nassertion 3  # the balance\nchecker 2\n' >rubric.txt
+    grade --no-times -o class --junit class/junit.xml --gradescope gs --rubric rubric.txt --points crash=1 "${part[@]}"
+    expect_status 0
+    xmllint --noout --schema "$SOURCES/../../docs/junit.xsd" class/junit.xml 2>xmllint.err ||
+        fail "class/junit.xml is not valid: $(cat xmllint.err)"
+    python3 - class/junit.xml gs <<'PY' || fail "the JUnit and Gradescope reports do not say what mdat found"
+import json, sys, xml.etree.ElementTree as ET
+junit, gs = sys.argv[1:]
+root = ET.parse(junit).getroot()
+assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("5", "3", "1"), root.attrib
+cases = {c.get("name").split("-", 1)[1]: c for c in root.iter("testcase")}
+assert list(cases) == ["alice", "bob", "carol", "dave", "mallory"], list(cases)
+assert len(cases["alice"]) == 0
+bob = cases["bob"].find("failure")
+assert bob.get("type") == "deadlock" and "wait cycle" in bob.get("message"), bob.attrib
+assert "replay: mdat replay class/02-bob/bob-deadlock-s1-e" in bob.text and "last steps" in bob.text, bob.text
+assert cases["carol"].find("failure").get("type") == "assertion"
+assert cases["dave"].find("failure").get("type") == "checker"
+err = cases["mallory"].find("error")
+assert err.get("type") == "build-failed" and "error" in err.text, err.attrib
+expect = {"alice": 10, "bob": 6, "carol": 7, "dave": 8, "mallory": 0}
+for name, score in expect.items():
+    r = json.load(open(f"{gs}/{list(cases).index(name) + 1:02d}-{name}/results.json", encoding="utf-8"))
+    assert r["score"] == score, (name, r["score"])
+    assert [t["name"] for t in r["tests"]] == ["no deadlock", "no assertion", "no checker", "no crash"], r["tests"]
+    assert sum(t["max_score"] for t in r["tests"]) == 10
+    assert sum(t["score"] for t in r["tests"]) == score
+    assert "execution_time" not in r and r["output_format"] == "text"
+    assert r["extra_data"]["verdict"] == {"alice": "ok", "bob": "deadlock", "carol": "assertion", "dave": "checker",
+                                         "mallory": "build-failed"}[name]
+bob = json.load(open(f"{gs}/02-bob/results.json", encoding="utf-8"))
+dl = bob["tests"][0]
+assert dl["status"] == "failed" and "replay: mdat replay class/02-bob/" in dl["output"], dl
+assert "deadlock" in bob["output"] and "replay:" in bob["output"]
+PY
+    for k in 1 2; do
+        grade -o class --shard "$k/2" "${part[@]}"
+        expect_status 0
+    done
+    run_mdat merge --no-times --junit merged.xml --gradescope merged-gs --rubric rubric.txt --points crash=1 \
+        class/shard-1-of-2.json class/shard-2-of-2.json
+    expect_status 0
+    cmp -s class/junit.xml merged.xml || fail "merged JUnit differs: $(diff class/junit.xml merged.xml | head -5)"
+    diff -r gs merged-gs >/dev/null || fail "merged Gradescope results differ: $(diff -r gs merged-gs | head -5)"
+    # One submission: DIR/results.json, as an autograder expects it.
+    run_mdat grade -n 2 -j 1 -o one --gradescope one-gs "$CLASS/alice"
+    expect_status 0
+    [ -s one-gs/results.json ] || fail "one submission: no one-gs/results.json"
+    # Bad rubrics and paths: one line, before grading.
+    for bad in "--points bogus=1 --gradescope x" "--points deadlock=-1 --gradescope x" "--rubric /nonexistent --gradescope x" \
+               "--points deadlock=1" "--junit j.xml --shard 1/2" "--junit /nonexistent/j.xml" "--gradescope /proc/nope"; do
+        # shellcheck disable=SC2086
+        run_mdat grade $bad -o bad "$CLASS/alice"
+        expect_status 2
+        [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "grade $bad: not one line: $(cat "$WORK/err")"
+    done
+    [ -e bad/01-alice ] && fail "a usage error still graded"
+    ;;
 *)
     echo "unknown test $TEST"
     exit 2

@@ -57,6 +57,7 @@ restart() {
 }
 
 # attach [ENV=VALUE...] -- ARGS...: starts mdat attach in a 100x30 tmux pane
+# (TUI_COLS x TUI_ROWS when set)
 # (UTF-8 locale unless the test says otherwise); its exit status lands in
 # $WORK/exit when it ends, its stderr in $WORK/attach.err.
 attach() {
@@ -65,7 +66,7 @@ attach() {
     shift
     local cmd
     cmd=$(printf '%q ' "$MDAT" attach "$@")
-    tmux -L "$SOCK" new-session -d -s tui -x 100 -y 30 \
+    tmux -L "$SOCK" new-session -d -s tui -x "${TUI_COLS:-100}" -y "${TUI_ROWS:-30}" \
         "cd $WORK && env -u LC_ALL -u LC_CTYPE LANG=C.UTF-8 ${envs[*]} $cmd 2>$WORK/attach.err; echo \$? >$WORK/exit; echo MDAT-EXITED; sleep 600"
     # Remember mdat and the program it traces, to check they are gone at the end.
     local pane waited=0
@@ -536,6 +537,39 @@ long_run)
     wait_for_re '\| step [0-9]+ of 40000 \| .*\| replaying'
     keys q y
     finished 0
+    ;;
+sizes)
+    # At every size from the smallest up, one layout or the other, each
+    # column of the tables reads whole: what a thread waits on or does next
+    # is never cut; a column that gives way (the location, the state's long
+    # name) is left out or shortened, not cut in the middle.
+    for size in 80x24 100x30 120x40 200x60; do
+        restart
+        TUI_COLS=${size%x*} TUI_ROWS=${size#*x} attach -- "$TARGETS/deadlock_lock_order"
+        wait_for "| step 0 |"
+        keys 1 1 1 2 2 3 3 2
+        wait_for "| step 8 | last: T2 lock lock_b"
+        note_tracees
+        [ "$(screen | wc -l)" -eq "${size#*x}" ] || fail "$size: not ${size#*x} rows"
+        expect_screen_re 'T1 +▶ ready( +line 56( main)?)? +next: join T2( |$)'
+        expect_screen_re 'T2 +■ (waiting-)?lock( +line 30( thread_one)?)? +waits: mutex lock_b \(held by T3\)( |$)'
+        expect_screen_re 'T3 +▶ ready( +line 43( thread_two)?)? +next: lock lock_a( |$)'
+        expect_screen_re 'state +(location +)?waiting on / next( |$)'
+        expect_screen_re 'mutex +lock_a +held by T2( |$)'
+        expect_screen_re 'mutex +lock_b +held by T3 +waiting: T2( |$)'
+        # Where the location is shown it is whole; nothing in the tables is cut.
+        screen >screen.txt
+        if grep -qE 'location +waiting on' screen.txt; then
+            expect_screen_re 'T2 +■ [a-z-]+ +line 30 thread_one +waits'
+        fi
+        grep -E ' T[123] {2,}[▶■·]|mutex {2,}lock_' screen.txt >rows.txt
+        [ "$(wc -l <rows.txt)" -eq 5 ] || fail "$size: not 3 thread and 2 mutex rows: $(cat rows.txt)"
+        grep -qE '…|\.\.\.' rows.txt && fail "$size: a table row is cut: $(grep -E '…|\.\.\.' rows.txt)"
+        # Wider than 120 columns the threads table has room for every column in full.
+        [ "${size%x*}" -ge 200 ] && expect_screen_re 'T2 +■ waiting-lock +line 30 thread_one +waits: mutex lock_b'
+        keys q y
+        finished 0
+    done
     ;;
 usage)
     run_mdat attach

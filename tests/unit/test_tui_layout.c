@@ -324,6 +324,55 @@ static void test_screen_threads_table(void **state)
     picture_free(&p);
 }
 
+/* The threads table in a narrow pane gives way column by column and keeps
+ * "waiting on / next" whole: widths of the deadlock of deadlock_lock_order. */
+static void test_threads_columns(void **state)
+{
+    (void)state;
+    const struct tui_thread_widths w = {.mark = 2, .id = 2, .id_header = 6, .state = 14, .state_short = 7,
+                                        .location = 18, .location_short = 8, .doing = 32};
+    struct tui_thread_columns c;
+    tui_threads_columns(80, 2, &w, &c);        /* 80x24: everything, as it is */
+    assert_true(c.id_header && !c.state_short && !c.location_short && c.location);
+    assert_int_equal(c.doing, 32);
+    tui_threads_columns(70, 2, &w, &c);        /* the location's function goes first */
+    assert_true(c.location_short && c.id_header && !c.state_short);
+    assert_int_equal(c.doing, 32);
+    tui_threads_columns(53, 2, &w, &c);        /* 120x40's right column: no location, short states */
+    assert_true(!c.id_header && c.state_short && !c.location);
+    assert_int_equal(c.doing, 32);
+    tui_threads_columns(40, 2, &w, &c);        /* only then is the last column cut, never below 12 */
+    assert_false(c.location);
+    assert_int_equal(c.doing, 40 - (2 + 2 + 2 + 2 + 7 + 2));
+    tui_threads_columns(20, 2, &w, &c);
+    assert_int_equal(c.doing, 12);
+}
+
+/* At 120x40 (the two-column layout) the threads' rows say what each waits
+ * on in full; at 200x60 every column is there. */
+static void test_screen_threads_wide(void **state)
+{
+    (void)state;
+    struct picture p;
+    picture_init(&p);
+    p.now_threads[0].status = THREAD_WAITING_LOCK;
+    snprintf(p.now_threads[0].waiting_on, sizeof p.now_threads[0].waiting_on, "mutex lock_b (held by T3)");
+    struct tui_screen s;
+    tui_screen_init(&s);
+    tui_screen_build(&s, 120, 40, &p.view, &p.ui);
+    assert_true(s.layout.wide);
+    const struct tui_row *t1 = row_of_thread(&s.threads, 1);
+    assert_non_null(strstr(t1->text, "# lock"));
+    assert_non_null(strstr(t1->text, "waits: mutex lock_b (held by T3)"));
+    assert_null(strstr(t1->text, "..."));
+    tui_screen_build(&s, 200, 60, &p.view, &p.ui);
+    t1 = row_of_thread(&s.threads, 1);
+    assert_non_null(strstr(t1->text, "# waiting-lock"));
+    assert_non_null(strstr(t1->text, "waits: mutex lock_b (held by T3)"));
+    tui_screen_free(&s);
+    picture_free(&p);
+}
+
 static void test_screen_source_marks(void **state)
 {
     (void)state;
@@ -499,6 +548,8 @@ int main(void)
         cmocka_unit_test(test_source_window),
         cmocka_unit_test(test_screen_changed_rows),
         cmocka_unit_test(test_screen_threads_table),
+        cmocka_unit_test(test_threads_columns),
+        cmocka_unit_test(test_screen_threads_wide),
         cmocka_unit_test(test_screen_source_marks),
         cmocka_unit_test(test_screen_status_and_log),
         cmocka_unit_test(test_screen_too_small),

@@ -6,6 +6,7 @@
 #include "ui/render/report.h"
 #include "ui/render/trace_formats.h"
 #include "ui/render/trace_timeline.h"
+#include "help/mdat-replay.h"  /* generated from docs/man/mdat-replay.1.scd */
 
 #include <errno.h>
 #include <getopt.h>
@@ -14,23 +15,7 @@
 
 void print_replay_usage(FILE *f)
 {
-    fputs("usage: mdat replay [--trace[=FORMAT[,every]]] [--timeline OUT] FILE\n"
-          "Re-execute the schedule in FILE exactly (as saved by mdat run).\n"
-          "\n"
-          "      --trace[=FORMAT[,every]]\n"
-          "                print every step; FORMAT is log (default: one line per step), status\n"
-          "                (plus thread and sync-object tables at each context switch; with\n"
-          "                `every', after each step) or json (JSON Lines)\n"
-          "      --timeline OUT\n"
-          "                write a picture of the execution: OUT.html a page that works offline\n"
-          "                and prints, OUT.svg the picture alone (for slides); repeatable\n"
-          "  --watch EXPR  show EXPR's value (a C lvalue over globals: counter, q->head,\n"
-          "                buf[3]) in the status and json traces; repeatable\n"
-          "  -h, --help    this help\n"
-          "\n"
-          "Exit status: 0 no failure, 1 the failure was reproduced, 2 usage error,\n"
-          "3 the schedule cannot be replayed (other binary, divergence, unreadable file).\n",
-          f);
+    fputs(mdat_replay_help, f);
 }
 
 /* Adds a branch to trace for each --timeline file, by its extension. */

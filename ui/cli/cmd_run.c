@@ -5,6 +5,8 @@
 #include "ui/cli/commands.h"
 #include "ui/render/report.h"
 #include "ui/render/trace_formats.h"
+#include "ui/text/junit_writer.h"
+#include "help/mdat-run.h"     /* generated from docs/man/mdat-run.1.scd */
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -15,42 +17,7 @@
 
 void print_run_usage(FILE *f)
 {
-    fputs("usage: mdat run [options] [--] PROG [ARGS...]\n"
-          "Explore many schedules of PROG and stop at the first failure.\n"
-          "\n"
-          "  -n, --schedules N     executions to try (default 1000)\n"
-          "  -s, --seed S          base seed (default: from the clock; always printed)\n"
-          "      --strategy NAME   random | pct (default pct)\n"
-          "      --depth D         PCT bug depth (default 3)\n"
-          "  -j, --jobs N          parallel workers, each on its own CPU (default: CPUs available)\n"
-          "      --max-steps N     visible steps per execution; an execution still making progress\n"
-          "                        there is `incomplete', not a failure (default 10000000)\n"
-          "      --timeout SEC     one step running longer than this (a loop without visible\n"
-          "                        operations, a blocking call) is a `hang' (default 10)\n"
-          "      --time-limit SEC  wall seconds per execution before it is `incomplete' (default: none)\n"
-          "      --stdin FILE      what the program reads on its standard input, the same in every\n"
-          "                        execution (default: mdat's own stdin when it is not a terminal,\n"
-          "                        else nothing)\n"
-          "      --check CMD       output checker, run through /bin/sh with the program's stdout on stdin\n"
-          "      --fail-on-exit    a non-zero exit status is a failure\n"
-          CLI_DETECT_USAGE
-          "      --keep-going      run all N executions and report every distinct failure\n"
-          "  -o, --out DIR         where schedules, traces, timelines (.html, .svg) and outputs of\n"
-          "                        failures go (default ./mdat-out)\n"
-          "      --json FILE       write a machine-readable summary\n"
-          "      --trace[=FORMAT[,every]]\n"
-          "                        print the trace of each execution (meant with -n 1); FORMAT is\n"
-          "                        log (default: one line per step), status (plus thread and\n"
-          "                        sync-object tables at each context switch; with `every', after\n"
-          "                        each step) or json (JSON Lines)\n"
-          "      --full-trace      the trace files saved with a failure keep every step (default:\n"
-          "                        about the last 5000 steps of a long execution)\n"
-          "      --watch EXPR      show EXPR's value (a C lvalue over globals: counter, q->head,\n"
-          "                        buf[3]) in the status and json traces; repeatable\n"
-          "  -h, --help            this help\n"
-          "\n"
-          "Exit status: 0 no failure, 1 failure found, 2 usage error, 3 PROG could not be run.\n",
-          f);
+    fputs(mdat_run_help, f);
 }
 
 static uint64_t seed_from_clock(void)
@@ -79,7 +46,7 @@ static void show_progress(void *ctx, uint64_t done, uint64_t total, uint64_t fai
 
 int cmd_run(int argc, char **argv)
 {
-    enum { OPT_KEEP_GOING = CLI_OPT_NEXT, OPT_JSON, OPT_TRACE, OPT_WATCH, OPT_FULL_TRACE };
+    enum { OPT_KEEP_GOING = CLI_OPT_NEXT, OPT_JSON, OPT_TRACE, OPT_WATCH, OPT_FULL_TRACE, OPT_JUNIT };
     static const struct option longopts[] = {
         CLI_EXPLORE_OPTIONS,
         {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
@@ -88,6 +55,7 @@ int cmd_run(int argc, char **argv)
         {"trace", optional_argument, NULL, OPT_TRACE},
         {"watch", required_argument, NULL, OPT_WATCH},
         {"full-trace", no_argument, NULL, OPT_FULL_TRACE},
+        {"junit", required_argument, NULL, OPT_JUNIT},
         {"help", no_argument, NULL, 'h'},
         {0, 0, 0, 0},
     };
@@ -102,7 +70,7 @@ int cmd_run(int argc, char **argv)
     struct explore_options opt = {
         .out_dir = "mdat-out",
     };
-    const char *json_path = NULL;
+    const char *json_path = NULL, *junit_path = NULL;
     const char *watches[argc];      /* --watch values: fewer than the arguments */
     opt.watches = watches;
     int c;
@@ -135,6 +103,9 @@ int cmd_run(int argc, char **argv)
             break;
         case OPT_FULL_TRACE:
             opt.full_trace = true;
+            break;
+        case OPT_JUNIT:
+            junit_path = optarg;
             break;
         case 'h':
             print_run_usage(stdout);
@@ -195,6 +166,13 @@ int cmd_run(int argc, char **argv)
         program_input_free(&input);
         return EXIT_USAGE;
     }
+    FILE *junit = junit_path ? junit_open(junit_path, err, sizeof err) : NULL;
+    if (junit_path && !junit) {
+        fprintf(stderr, "mdat run: %s\n", err);
+        program_free(&prog);
+        program_input_free(&input);
+        return EXIT_USAGE;
+    }
     printf("mdat: exploring %s with %s", opt.argv[0], opt.strategy);
     if (strcmp(opt.strategy, "pct") == 0)
         printf(" (depth %d)", opt.depth);
@@ -237,12 +215,14 @@ int cmd_run(int argc, char **argv)
                sum.n_failures == 1 ? "" : "s", sum.schedules_run, sum.schedules_run == 1 ? "" : "s", opt.seed,
                sum.elapsed_sec);
     }
-    if (ok && json_path) {
-        struct run_description run = {prog.path, opt.argv + 1, opt.argc - 1, opt.strategy, opt.seed, opt.schedules};
-        if (!report_json_write(json_path, &run, &sum, err, sizeof err)) {
-            fprintf(stderr, "mdat: %s\n", err);
-            status = EXIT_CANNOT_RUN;
-        }
+    struct run_description run = {prog.path, opt.argv + 1, opt.argc - 1, opt.strategy, opt.seed, opt.schedules};
+    if (ok && json_path && !report_json_write(json_path, &run, &sum, err, sizeof err)) {
+        fprintf(stderr, "mdat: %s\n", err);
+        status = EXIT_CANNOT_RUN;
+    }
+    if (junit && !report_junit_write(junit, junit_path, &run, ok ? &sum : NULL, ok ? NULL : err, err, sizeof err)) {
+        fprintf(stderr, "mdat: %s\n", err);
+        status = EXIT_CANNOT_RUN;
     }
     if (ok)
         explore_summary_free(&sum);

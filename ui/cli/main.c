@@ -2,28 +2,13 @@
 #include <stdio.h>
 
 #include "ui/cli/commands.h"
+#include "help/mdat.h"          /* generated from docs/man/mdat.1.scd */
 
 #include <string.h>
 
 static void print_usage(FILE *f)
 {
-    fputs("usage: mdat COMMAND [options] ...\n"
-          "mdat runs an unmodified multithreaded program one thread at a time and\n"
-          "explores its schedules to find concurrency bugs, reproducibly.\n"
-          "\n"
-          "commands:\n"
-          "  run [options] [--] PROG [ARGS...]   explore schedules, stop at the first failure\n"
-          "  replay [--trace[=FORMAT]] [--timeline OUT] FILE\n"
-          "                                      re-execute a saved schedule exactly\n"
-          "  attach [options] [--] PROG [ARGS...]\n"
-          "                                      step through PROG in a terminal UI, choosing\n"
-          "                                      which thread runs (also --replay/--demo FILE)\n"
-          "  grade [options] SUBMISSION...       grade a class: the same exploration for each, as CSV/JSON/HTML\n"
-          "  merge SHARD.json...                 combine the shard reports of grade --shard K/N\n"
-          "\n"
-          "  mdat COMMAND --help   options of a command\n"
-          "  mdat --version        version\n",
-          f);
+    fputs(mdat_help, f);
 }
 
 int main(int argc, char **argv)

@@ -7,6 +7,9 @@
 #include "ui/cli/cli.h"
 #include "ui/cli/commands.h"
 #include "ui/grade/grade.h"
+#include "ui/grade/grade_formats.h"
+#include "help/mdat-grade.h"   /* generated from docs/man/mdat-grade.1.scd */
+#include "help/mdat-merge.h"   /* generated from docs/man/mdat-merge.1.scd */
 
 #include "supervisor/explore/explore.h"
 
@@ -19,73 +22,19 @@
 
 void print_grade_usage(FILE *f)
 {
-    fputs("usage: mdat grade [options] SUBMISSION...\n"
-          "Run the same exploration on every submission (an executable, or a directory\n"
-          "with --build) and report a verdict for each as CSV, JSON and HTML.\n"
-          "\n"
-          "exploration (the same for everyone):\n"
-          "  -n, --schedules N       executions per submission (default 200)\n"
-          "  -s, --seed S            base seed (default 1: grading again gives the same answers)\n"
-          "      --strategy NAME     random | pct (default pct)\n"
-          "      --depth D           PCT bug depth (default 3)\n"
-          "      --max-steps N       visible steps an execution may take (default 10000000); a\n"
-          "                          correct program cut there is `incomplete', not a failure\n"
-          "      --timeout SEC       a step that runs this long without a visible operation is a\n"
-          "                          `hang' (default 10)\n"
-          "      --check CMD         output checker (/bin/sh, the program's stdout on its stdin)\n"
-          "      --fail-on-exit      a non-zero exit status is a failure\n"
-          "      --races MODE        data races: fail (the default), warn or off\n"
-          "      --invariant EXPR    a C expression over globals that must hold after every step\n"
-          "      --preempt WHERE     all (default), sync or races: where threads may be switched\n"
-          "  -j, --jobs N            parallel workers per submission (default: CPUs available)\n"
-          "building:\n"
-          "      --build CMD         build a directory submission: CMD runs through /bin/sh in a copy\n"
-          "                          of it (OUT/NN-NAME/build)\n"
-          "      --exe NAME          the program, relative to the directory (default: the one\n"
-          "                          executable the build wrote)\n"
-          "      --build-timeout SEC time limit of a build (default 300)\n"
-          "limits (0: none):\n"
-          "      --submission-timeout SEC  wall clock for a whole submission (default 600)\n"
-          "      --max-cpu SEC       CPU seconds per execution (default 60)\n"
-          "      --max-memory SIZE   address space per execution, K/M/G suffixes (default 4G)\n"
-          "      --max-procs N       processes and threads an execution may add (default 256)\n"
-          "      --max-file-size SIZE  largest file (and output) an execution may write (default 64M)\n"
-          "reports:\n"
-          "  -o, --out DIR           per-submission directories and the reports (default mdat-grade)\n"
-          "      --csv FILE          CSV report (default OUT/report.csv)\n"
-          "      --json FILE         JSON report (default OUT/report.json); with --shard, the shard report\n"
-          "      --html FILE         HTML report (default OUT/report.html)\n"
-          "      --no-times          leave the time fields empty (reports to compare byte for byte)\n"
-          "      --shard K/N         run only shard K of N (range K of N of every submission's\n"
-          "                          schedules) into OUT/shard-K-of-N.json; see mdat merge\n"
-          "  -h, --help              this help\n"
-          "\n"
-          "Exit status: 0 graded (whatever the verdicts), 2 usage error, 3 mdat could not grade.\n",
-          f);
+    fputs(mdat_grade_help, f);
 }
 
 void print_merge_usage(FILE *f)
 {
-    fputs("usage: mdat merge [options] SHARD.json...\n"
-          "Combine the shard reports of `mdat grade --shard K/N' (all N of them) into the\n"
-          "reports an unsharded run writes.\n"
-          "\n"
-          "      --csv FILE     CSV report (default OUT/report.csv, OUT as given to mdat grade)\n"
-          "      --json FILE    JSON report (default OUT/report.json)\n"
-          "      --html FILE    HTML report (default OUT/report.html)\n"
-          "      --no-times     leave the time fields empty\n"
-          "  -h, --help         this help\n"
-          "\n"
-          "Exit status: 0 merged, 2 usage error, 3 the shards do not make one grading\n"
-          "(other settings or submissions, a shard missing or given twice) or a report\n"
-          "cannot be written.\n",
-          f);
+    fputs(mdat_merge_help, f);
 }
 
 /* Where the three reports go: the given paths, else OUT/report.EXT. */
 struct report_paths {
     const char *csv, *json, *html;
     bool no_times;
+    struct grade_formats formats;   /* --junit, --gradescope */
     char csv_buf[PATH_MAX], json_buf[PATH_MAX], html_buf[PATH_MAX];
 };
 
@@ -95,7 +44,8 @@ enum { OPT_CSV = CLI_OPT_NEXT, OPT_JSON, OPT_HTML, OPT_NO_TIMES, OPT_GRADE_NEXT 
     {"csv", required_argument, NULL, OPT_CSV},          \
     {"json", required_argument, NULL, OPT_JSON},        \
     {"html", required_argument, NULL, OPT_HTML},        \
-    {"no-times", no_argument, NULL, OPT_NO_TIMES}
+    {"no-times", no_argument, NULL, OPT_NO_TIMES},      \
+    GRADE_FORMAT_OPTIONS
 
 /* Takes option c into p if it is one of REPORT_OPTIONS. */
 static bool report_option(int c, const char *arg, struct report_paths *p)
@@ -142,7 +92,7 @@ static int finish_reports(const char *cmd, const struct grade_settings *s, const
     char err[PATH_MAX + 100];
     int status = EXIT_NO_FAILURE;
     if (!grade_write_csv(paths->csv, &r, err, sizeof err) || !grade_write_json(paths->json, &r, err, sizeof err) ||
-        !grade_write_html(paths->html, &r, err, sizeof err)) {
+        !grade_write_html(paths->html, &r, err, sizeof err) || !grade_formats_write(&paths->formats, &r, err, sizeof err)) {
         fprintf(stderr, "mdat %s: %s\n", cmd, err);
         status = EXIT_CANNOT_RUN;
     }
@@ -213,6 +163,8 @@ int cmd_grade(int argc, char **argv)
     optind = 1;
     while ((c = getopt_long(argc, argv, "+" CLI_EXPLORE_SHORT "o:h", longopts, NULL)) != -1) {
         int taken = cli_explore_option("grade", c, optarg, &e);
+        if (taken == 0)
+            taken = grade_formats_option("grade", c, optarg, &paths.formats);
         if (taken < 0)
             return EXIT_USAGE;
         if (taken || report_option(c, optarg, &paths))
@@ -297,6 +249,8 @@ int cmd_grade(int argc, char **argv)
         fprintf(stderr, "mdat grade: cannot create %s: %s\n", s.out_dir, strerror(errno));
         return EXIT_CANNOT_RUN;
     }
+    if (!grade_formats_ready("grade", &paths.formats, shard_n != 0))    /* after OUT exists: --junit OUT/... */
+        return EXIT_USAGE;
     grade_become_subreaper();
 
     printf("mdat: grading %d submission%s with %s", s.n_submissions, s.n_submissions == 1 ? "" : "s", s.strategy);
@@ -360,7 +314,10 @@ int cmd_merge(int argc, char **argv)
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-        if (report_option(c, optarg, &paths))
+        int taken = grade_formats_option("merge", c, optarg, &paths.formats);
+        if (taken < 0)
+            return EXIT_USAGE;
+        if (taken || report_option(c, optarg, &paths))
             continue;
         switch (c) {
         case 'h':
@@ -374,6 +331,8 @@ int cmd_merge(int argc, char **argv)
         fprintf(stderr, "mdat merge: no shard report given (usage: mdat merge [options] SHARD.json...)\n");
         return EXIT_USAGE;
     }
+    if (!grade_formats_ready("merge", &paths.formats, false))
+        return EXIT_USAGE;
     size_t n = (size_t)(argc - optind);
     const char *const *files = (const char *const *)argv + optind;
     struct grade_shard *shards = calloc(n, sizeof *shards);

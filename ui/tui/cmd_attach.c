@@ -8,6 +8,7 @@
 #include "ui/tui/tui_frontend.h"
 #include "ui/tui/tui_term.h"
 #include "ui/tui/tui_theme.h"
+#include "help/mdat-attach.h"  /* generated from docs/man/mdat-attach.1.scd */
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -17,31 +18,7 @@ enum { MAX_WATCHES = 16 };
 
 void print_attach_usage(FILE *f)
 {
-    fputs("usage: mdat attach [options] [--] PROG [ARGS...]\n"
-          "       mdat attach --replay FILE | --demo FILE [options]\n"
-          "Run PROG one step at a time in a terminal UI: you choose which thread runs\n"
-          "each step, go back and forth in time, and save the schedule you found.\n"
-          "\n"
-          "      --replay FILE    open a saved schedule (from mdat run or s) and walk through it\n"
-          "      --demo FILE      play a saved schedule on its own, for a lecture (Space pauses)\n"
-          "      --delay SEC      seconds between demo steps (default 1)\n"
-          "      --watch EXPR     show the value of a variable or expression (repeatable)\n"
-          "      --invariant EXPR a C expression over globals that must hold after every step: the\n"
-          "                       first step that breaks it is an `invariant' failure (repeatable)\n"
-          "      --races MODE     fail: the first data race is a `race' failure; off (the default,\n"
-          "                       or what a --replay schedule says)\n"
-          "      --theme NAME     dark (default), light, mono or projector; NO_COLOR=1 or\n"
-          "                       TERM=dumb start in mono\n"
-          "      --max-steps N    visible steps before `step-limit' (default 1000000)\n"
-          "  -s, --seed S         seed of the strategies that `c' and `C' hand the rest to\n"
-          "  -h, --help           this help\n"
-          "\n"
-          "In the UI: digits step that thread, Right/n steps the selected one, Left/b goes\n"
-          "back, g goes to a step, s saves, ? lists every key, q quits.\n"
-          "\n"
-          "Exit status: 0 after quitting, 2 usage error, 3 PROG (or the schedule) could not be\n"
-          "run, or the terminal cannot show the UI.\n",
-          f);
+    fputs(mdat_attach_help, f);
 }
 
 static int usage_error(const char *fmt, const char *arg)

@@ -13,119 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const struct tui_glyphs tui_glyphs_utf8 = {true, "\u25b6", "\u25a0", "\u00b7", "\u25b8", "*", "\u25cf", "\u2026"};
-const struct tui_glyphs tui_glyphs_ascii = {false, "+", "#", "-", ">", "*", "B", "..."};
-
-enum { CELL = 256, GUTTER_MARKS = 6 };
-
-/* ---------- text ---------- */
-
-/* Length of the UTF-8 sequence starting with byte c (1 for stray bytes). */
-static int utf8_len(unsigned char c)
-{
-    if (c >= 0xf0 && c < 0xf8)
-        return 4;
-    if (c >= 0xe0)
-        return c < 0xf0 ? 3 : 1;
-    if (c >= 0xc0)
-        return 2;
-    return 1;
-}
-
-/* A whole, well-formed sequence of n bytes at p. */
-static bool utf8_ok(const unsigned char *p, int n)
-{
-    for (int i = 1; i < n; i++)
-        if ((p[i] & 0xc0) != 0x80)
-            return false;
-    return true;
-}
-
-int tui_width(const char *s)
-{
-    int w = 0;
-    for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        int n = utf8_len(*p);
-        if (!utf8_ok(p, n))
-            n = 1;
-        p += n;
-        w++;
-    }
-    return w;
-}
-
-int tui_fit(const char *src, int width, bool utf8, char *dst, size_t len)
-{
-    size_t o = 0;
-    int w = 0;
-    for (const unsigned char *p = (const unsigned char *)src; *p && w < width;) {
-        int n = utf8_len(*p);
-        bool ok = n > 1 && utf8_ok(p, n);
-        if (*p < 0x80) {
-            if (o + 2 > len)
-                break;
-            dst[o++] = *p < 0x20 || *p == 0x7f ? '?' : (char)*p;
-            p++;
-        } else if (ok && utf8) {
-            if (o + (size_t)n + 1 > len)
-                break;
-            memcpy(dst + o, p, (size_t)n);
-            o += (size_t)n;
-            p += n;
-        } else {
-            if (o + 2 > len)
-                break;
-            dst[o++] = '?';
-            p += ok ? n : 1;
-        }
-        w++;
-    }
-    if (len)
-        dst[o] = '\0';
-    return w;
-}
-
-/* ---------- panes ---------- */
-
-static struct tui_row *pane_add(struct tui_pane *p, const char *text, int width, const struct tui_glyphs *g,
-                                enum tui_style style)
-{
-    if (p->n_rows == p->cap) {
-        p->cap = p->cap ? p->cap * 2 : 32;
-        p->rows = realloc(p->rows, (size_t)p->cap * sizeof *p->rows);
-        if (!p->rows)
-            abort();
-    }
-    struct tui_row *r = &p->rows[p->n_rows++];
-    memset(r, 0, sizeof *r);
-    tui_fit(text, width, g->utf8, r->text, sizeof r->text);
-    r->style = style;
-    return r;
-}
-
-static void add_span(struct tui_row *r, int start, int len, enum tui_style style)
-{
-    if (r->n_spans < TUI_ROW_SPANS && len > 0)
-        r->span[r->n_spans++] = (struct tui_span){start, len, style};
-}
-
-static void pane_title(struct tui_pane *p, const struct tui_glyphs *g, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void pane_title(struct tui_pane *p, const struct tui_glyphs *g, const char *fmt, ...)
-{
-    char buf[TUI_ROW_BYTES];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    tui_fit(buf, TUI_ROW_BYTES / 4, g->utf8, p->title, sizeof p->title);
-}
-
-static void pane_clear(struct tui_pane *p)
-{
-    p->n_rows = 0;
-    p->title[0] = '\0';
-}
+enum { CELL = TUI_CELL, GUTTER_MARKS = 6 };
 
 void tui_screen_init(struct tui_screen *s)
 {
@@ -138,178 +26,6 @@ void tui_screen_free(struct tui_screen *s)
     for (size_t i = 0; i < sizeof panes / sizeof panes[0]; i++)
         free(panes[i]->rows);
     memset(s, 0, sizeof *s);
-}
-
-/* ---------- threads ---------- */
-
-static const struct state_thread *find_thread(const struct exec_state *st, int id)
-{
-    for (int i = 0; st && i < st->n_threads; i++)
-        if (st->threads[i].id == id)
-            return &st->threads[i];
-    return NULL;
-}
-
-const struct state_thread *tui_view_thread(const struct session_view *v, int id)
-{
-    return find_thread(v->state, id);
-}
-
-bool tui_view_candidate(const struct session_view *v, int id)
-{
-    for (size_t i = 0; i < v->n_candidates; i++)
-        if (v->candidates[i] == id)
-            return true;
-    return false;
-}
-
-static bool is_waiting(enum thread_status s)
-{
-    return s != THREAD_RUNNING && s != THREAD_READY && s != THREAD_SLEEPING && s != THREAD_EXITED;
-}
-
-static const char *status_glyph(const struct state_thread *t, const struct tui_glyphs *g)
-{
-    if (t->status == THREAD_EXITED)
-        return g->exited;
-    return is_waiting(t->status) ? g->blocked : g->runnable;
-}
-
-bool tui_thread_line(const struct state_thread *t, char *file, size_t len, unsigned *line)
-{
-    *line = 0;
-    file[0] = '\0';
-    if (t->status == THREAD_EXITED)
-        return false;
-    if (t->next.line) {
-        snprintf(file, len, "%s", t->next.file);
-        *line = t->next.line;
-        return true;
-    }
-    /* "deadlock_lock_order.c:30 thread_one" */
-    const char *colon = strchr(t->location, ':');
-    if (!colon || colon[1] < '1' || colon[1] > '9')
-        return false;
-    snprintf(file, len, "%.*s", (int)(colon - t->location), t->location);
-    *line = (unsigned)strtoul(colon + 1, NULL, 10);
-    return *line > 0;
-}
-
-/* What the location column shows: an address of 0 means nothing is known
- * yet; in a narrow pane "line 30 thread_one" when the file is the one the
- * source pane shows (its name is in that pane's title). */
-static void location_text(const struct state_thread *t, const char *shown_file, char *buf, size_t len)
-{
-    snprintf(buf, len, "%s", strcmp(t->location, "0x0") == 0 ? "" : t->location);
-    size_t n = shown_file ? strlen(shown_file) : 0;
-    if (n && strncmp(t->location, shown_file, n) == 0 && t->location[n] == ':')
-        snprintf(buf, len, "line %s", t->location + n + 1);
-}
-
-/* "waits: mutex lock_b (held by T3)" or "next: lock lock_b". */
-static void thread_doing(const struct state_thread *t, char *buf, size_t len)
-{
-    buf[0] = '\0';
-    if (t->status == THREAD_EXITED)
-        return;
-    if (t->waiting_on[0]) {
-        snprintf(buf, len, "waits: %s", t->waiting_on);
-        return;
-    }
-    char op[CELL];
-    trace_log_operation(&t->next, op, sizeof op);
-    if (op[0])
-        snprintf(buf, len, "next: %s", op);
-}
-
-static bool thread_same(const struct state_thread *a, const struct state_thread *b)
-{
-    char x[CELL], y[CELL];
-    thread_doing(a, x, sizeof x);
-    thread_doing(b, y, sizeof y);
-    return a->status == b->status && strcmp(a->location, b->location) == 0 && strcmp(x, y) == 0;
-}
-
-bool tui_thread_changed(const struct session_view *v, int id)
-{
-    const struct state_thread *now = find_thread(v->state, id);
-    if (!now || !v->previous)
-        return false;
-    const struct state_thread *was = find_thread(v->previous, id);
-    return !was || !thread_same(now, was);
-}
-
-static enum tui_style thread_style(const struct session_view *v, const struct state_thread *t)
-{
-    if (v->ask != ASK_ENDED && tui_view_candidate(v, t->id))
-        return TS_RUNNABLE;
-    if (t->status == THREAD_EXITED)
-        return TS_EXITED;
-    return is_waiting(t->status) || v->ask == ASK_ENDED ? TS_BLOCKED : TS_TEXT;
-}
-
-static void build_threads(struct tui_screen *s, const struct session_view *v, const struct tui_ui *ui)
-{
-    struct tui_pane *p = &s->threads;
-    const struct tui_glyphs *g = ui->glyphs;
-    const struct tui_rect *r = &s->layout.threads;
-    int n = v->state ? v->state->n_threads : 0;
-    int runnable = 0;
-    for (int i = 0; i < n; i++)
-        runnable += v->ask == ASK_THREAD && tui_view_candidate(v, v->state->threads[i].id);
-    if (v->ask == ASK_WAITER)
-        pane_title(p, g, "threads (%d): choose the waiter to wake", n);
-    else if (v->ask == ASK_ENDED)
-        pane_title(p, g, "threads (%d): the execution has ended", n);
-    else
-        pane_title(p, g, "threads (%d, %d can run %s): digit or Enter steps one", n, runnable, g->runnable);
-    struct text_table *t = text_table_new(5);
-    text_table_set_width(t, 3, 0, r->w * 2 / 5 > 20 ? r->w * 2 / 5 : 20);
-    const char *header[] = {"", "thread", "state", "location", "waiting on / next"};
-    text_table_add_row(t, header);
-    for (int i = 0; i < n; i++) {
-        const struct state_thread *th = &v->state->threads[i];
-        char mark[16], id[16], state[64], doing[CELL];
-        snprintf(mark, sizeof mark, "%s%s", tui_thread_changed(v, th->id) ? g->changed : " ",
-                 th->id == ui->selected ? g->selected : " ");
-        snprintf(id, sizeof id, "T%d", th->id);
-        snprintf(state, sizeof state, "%s %s", status_glyph(th, g), thread_status_name(th->status));
-        thread_doing(th, doing, sizeof doing);
-        char where[CELL];
-        location_text(th, r->w < TUI_WIDE_COLS && ui->source ? ui->source->name : NULL, where, sizeof where);
-        const char *cells[] = {mark, id, state, where, doing};
-        text_table_add_row(t, cells);
-    }
-    /* A window of the threads that keeps the selected one in view. */
-    int height = tui_rect_content(r) - 1, selected_index = 0;
-    for (int i = 0; i < n; i++)
-        if (v->state->threads[i].id == ui->selected)
-            selected_index = i;
-    int first = height > 0 ? tui_source_first(n, height, selected_index + 1) - 1 : 0;
-    char line[TUI_ROW_BYTES];
-    text_table_line(t, 0, line, sizeof line);
-    pane_add(p, line, r->w, g, TS_HEADER);
-    for (int i = 0; i < n; i++) {
-        const struct state_thread *th = &v->state->threads[i];
-        text_table_line(t, i + 1, line, sizeof line);
-        struct tui_row *row = pane_add(p, line, r->w, g, thread_style(v, th));
-        row->thread = th->id;
-        row->changed = tui_thread_changed(v, th->id);
-        if (row->changed)
-            add_span(row, 0, 1, TS_CHANGED);
-        if (th->id == ui->selected)     /* the mark, the gap, "T2" */
-            add_span(row, 1, 3 + snprintf(NULL, 0, "T%d", th->id), TS_CURRENT);
-        if (th->id == ui->selected && i >= first && i < first + height) {
-            s->cursor_y = r->y + 2 + (i - first);
-            s->cursor_x = r->x + 1;
-        }
-    }
-    /* Keep the header and the window only. */
-    if (first > 0 && p->n_rows > 1) {
-        memmove(&p->rows[1], &p->rows[1 + first], (size_t)(p->n_rows - 1 - first) * sizeof *p->rows);
-        p->n_rows -= first;
-    }
-    text_table_free(t);
 }
 
 /* ---------- sync objects and watches ---------- */
@@ -411,7 +127,7 @@ static void build_objects(struct tui_screen *s, const struct session_view *v, co
     const struct tui_rect *r = &s->layout.objects;
     const struct exec_state *st = v->state;
     int n_objects = st ? st->n_objects : 0;
-    pane_title(p, g, "sync objects (%d) and watches (%d)", n_objects, v->n_watches);
+    tui_pane_title(p, g, "sync objects (%d) and watches (%d)", n_objects, v->n_watches);
     struct text_table *t = text_table_new(5);
     text_table_set_width(t, 2, 0, 32);
     bool changed[256] = {false};
@@ -444,7 +160,7 @@ static void build_objects(struct tui_screen *s, const struct session_view *v, co
     for (int i = 0; i < rows; i++) {
         text_table_line(t, i, line, sizeof line);
         bool is_watch = i >= n_objects;
-        struct tui_row *row = pane_add(p, line, r->w, g, changed[i] ? TS_CHANGED : TS_TEXT);
+        struct tui_row *row = tui_pane_add(p, line, r->w, g, changed[i] ? TS_CHANGED : TS_TEXT);
         row->changed = changed[i];
         if (is_watch && st)
             for (int k = 0; k < st->n_watches; k++)
@@ -497,22 +213,22 @@ static void build_source(struct tui_screen *s, const struct session_view *v, con
     const struct tui_rect *r = &s->layout.source;
     const struct tui_source *src = ui->source;
     if (!src) {
-        const struct state_thread *t = find_thread(v->state, ui->selected);
+        const struct state_thread *t = tui_view_thread(v, ui->selected);
         char text[128];
         if (t && strcmp(t->next.op, "start") == 0)
             snprintf(text, sizeof text, "(T%d has not started: its next step starts it)", t->id);
         else
             snprintf(text, sizeof text, "(no source line for T%d)", ui->selected);
-        pane_title(p, g, "source");
-        pane_add(p, text, r->w, g, TS_EXITED);
+        tui_pane_title(p, g, "source");
+        tui_pane_add(p, text, r->w, g, TS_EXITED);
         return;
     }
     if (ui->source_line)
-        pane_title(p, g, "source: %s (T%d at line %u)", src->name, ui->selected, ui->source_line);
+        tui_pane_title(p, g, "source: %s (T%d at line %u)", src->name, ui->selected, ui->source_line);
     else
-        pane_title(p, g, "source: %s", src->name);
+        tui_pane_title(p, g, "source: %s", src->name);
     if (!src->ok) {
-        pane_add(p, src->error, r->w, g, TS_ERROR);
+        tui_pane_add(p, src->error, r->w, g, TS_ERROR);
         return;
     }
     int height = tui_rect_content(r);
@@ -545,11 +261,11 @@ static void build_source(struct tui_screen *s, const struct session_view *v, con
         snprintf(text, sizeof text, "%*s%s%*d  %s", GUTTER_MARKS, marks, bp ? g->breakpoint : " ", digits, ln,
                  src->lines[ln - 1]);
         bool current = ui->source_line == (unsigned)ln;
-        struct tui_row *row = pane_add(p, text, r->w, g, current ? TS_CURRENT : TS_TEXT);
+        struct tui_row *row = tui_pane_add(p, text, r->w, g, current ? TS_CURRENT : TS_TEXT);
         if (n && !current)
-            add_span(row, 0, GUTTER_MARKS, TS_MARK);
+            tui_row_span(row, 0, GUTTER_MARKS, TS_MARK);
         if (bp)
-            add_span(row, GUTTER_MARKS, 1, TS_BREAK);
+            tui_row_span(row, GUTTER_MARKS, 1, TS_BREAK);
     }
 }
 
@@ -580,15 +296,15 @@ static void build_log(struct tui_screen *s, const struct session_view *v, const 
     int total = (int)v->n_events, height = tui_rect_content(r);
     int first = tui_tail_first(total, height, ui->log_back);
     if (total == 0)
-        pane_title(p, g, "event log: no step yet");
+        tui_pane_title(p, g, "event log: no step yet");
     else
-        pane_title(p, g, "event log: steps %" PRIu64 "-%" PRIu64 " of %" PRIu64 "%s", v->events[first].step,
+        tui_pane_title(p, g, "event log: steps %" PRIu64 "-%" PRIu64 " of %" PRIu64 "%s", v->events[first].step,
                    v->events[first + height < total ? first + height - 1 : total - 1].step, v->events[total - 1].step,
                    first + height < total ? " (PgDn: newer)" : "");
     for (int i = first; i < total && i < first + height; i++) {
         char line[TRACE_LOG_LINE_MAX];
         tui_log_line(&v->events[i], r->w < TUI_WIDE_COLS && ui->source ? ui->source->name : NULL, line, sizeof line);
-        pane_add(p, line, r->w, g, i == total - 1 ? TS_CHANGED : TS_TEXT);
+        tui_pane_add(p, line, r->w, g, i == total - 1 ? TS_CHANGED : TS_TEXT);
     }
 }
 
@@ -598,7 +314,7 @@ static void build_output(struct tui_screen *s, const struct session_view *v, con
     const struct tui_glyphs *g = ui->glyphs;
     const struct tui_rect *r = &s->layout.output;
     int height = tui_rect_content(r);
-    pane_title(p, g, "program output (%zu bytes; o hides)", v->output_len);
+    tui_pane_title(p, g, "program output (%zu bytes; o hides)", v->output_len);
     /* The last `height` lines (a last line without newline counts). */
     size_t end = v->output_len;
     if (end && v->output[end - 1] == '\n')
@@ -613,7 +329,7 @@ static void build_output(struct tui_screen *s, const struct session_view *v, con
         }
     }
     if (v->output_len == 0) {
-        pane_add(p, "(nothing yet)", r->w, g, TS_EXITED);
+        tui_pane_add(p, "(nothing yet)", r->w, g, TS_EXITED);
         return;
     }
     while (start < end) {
@@ -621,7 +337,7 @@ static void build_output(struct tui_screen *s, const struct session_view *v, con
         size_t len = nl ? (size_t)(nl - (v->output + start)) : end - start;
         char line[TUI_ROW_BYTES];
         snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line ? len : sizeof line - 1), v->output + start);
-        pane_add(p, line, r->w, g, TS_TEXT);
+        tui_pane_add(p, line, r->w, g, TS_TEXT);
         start += len + 1;
     }
 }
@@ -686,7 +402,7 @@ static void build_popup(struct tui_screen *s, const struct session_view *v, cons
 {
     if (v->ask != ASK_WAITER)
         return;
-    const struct state_thread *waker = find_thread(v->state, v->waker);
+    const struct state_thread *waker = tui_view_thread(v, v->waker);
     char op[CELL] = "wakes";
     if (waker)
         trace_log_operation(&waker->next, op, sizeof op);
@@ -695,7 +411,7 @@ static void build_popup(struct tui_screen *s, const struct session_view *v, cons
     char *line = s->popup[1];
     line[0] = '\0';
     for (size_t i = 0; i < v->n_candidates && used < sizeof s->popup[1]; i++) {
-        const struct state_thread *t = find_thread(v->state, v->candidates[i]);
+        const struct state_thread *t = tui_view_thread(v, v->candidates[i]);
         int start = tui_width(line);
         int n = snprintf(line + used, sizeof s->popup[1] - used, "%s[%d] %s", i ? "   " : "", v->candidates[i],
                          t ? t->start : "");
@@ -716,7 +432,7 @@ void tui_screen_build(struct tui_screen *s, int cols, int rows, const struct ses
 {
     struct tui_pane *panes[] = {&s->source, &s->threads, &s->objects, &s->log, &s->output};
     for (size_t i = 0; i < sizeof panes / sizeof panes[0]; i++)
-        pane_clear(panes[i]);
+        tui_pane_clear(panes[i]);
     s->cols = cols;
     s->rows = rows;
     s->n_popup = 0;
@@ -745,7 +461,9 @@ void tui_screen_build(struct tui_screen *s, int cols, int rows, const struct ses
     const struct tui_glyphs *g = ui->glyphs;
     build_status(s, v, ui);
     build_source(s, v, ui);
-    build_threads(s, v, ui);
+    struct tui_threads_ui tui = {ui->selected, g,
+                                 s->layout.threads.w < TUI_WIDE_COLS && ui->source ? ui->source->name : NULL};
+    tui_threads_build(&s->threads, &s->layout.threads, v, &tui, &s->cursor_y, &s->cursor_x);
     if (s->layout.objects.h)
         build_objects(s, v, ui);
     build_log(s, v, ui);

@@ -16,57 +16,9 @@
 #include "supervisor/explore/session.h"
 #include "ui/tui/tui_keys.h"
 #include "ui/tui/tui_layout.h"
+#include "ui/tui/tui_pane.h"
 #include "ui/tui/tui_source.h"
-
-/* What a piece of text is; each theme says how it looks. */
-enum tui_style {
-    TS_TEXT,
-    TS_TITLE,       /* pane titles */
-    TS_HEADER,      /* table headers */
-    TS_STATUS,      /* the status line */
-    TS_HINT,        /* the hint bar */
-    TS_MESSAGE,     /* notices and prompts */
-    TS_ERROR,       /* a refused command, a failure */
-    TS_RUNNABLE,    /* a thread that can run now */
-    TS_BLOCKED,
-    TS_EXITED,
-    TS_CHANGED,     /* changed on the last step */
-    TS_CURRENT,     /* the selected thread's line and row */
-    TS_MARK,        /* thread numbers in the source gutter */
-    TS_BREAK,       /* breakpoint marks */
-    TS_COUNT
-};
-
-enum { TUI_ROW_BYTES = 1024, TUI_ROW_SPANS = 4, TUI_POPUP_LINES = 4 };
-
-/* Part of a row in another style; start and len count characters. */
-struct tui_span {
-    int start, len;
-    enum tui_style style;
-};
-
-struct tui_row {
-    char text[TUI_ROW_BYTES];   /* fitted to the pane's width */
-    enum tui_style style;
-    struct tui_span span[TUI_ROW_SPANS];
-    int n_spans;
-    int thread;                 /* the thread the row is about, 0 if none */
-    bool changed;
-};
-
-struct tui_pane {
-    char title[TUI_ROW_BYTES];
-    struct tui_row *rows;
-    int n_rows, cap;
-};
-
-/* The symbols that make states readable without colour; ASCII when the
- * locale is not UTF-8. */
-struct tui_glyphs {
-    bool utf8;
-    const char *runnable, *blocked, *exited, *selected, *changed, *breakpoint, *ellipsis;
-};
-extern const struct tui_glyphs tui_glyphs_utf8, tui_glyphs_ascii;
+#include "ui/tui/tui_threads.h"
 
 /* The frontend's own state, as far as it changes what is shown. */
 struct tui_ui {
@@ -100,23 +52,6 @@ void tui_screen_init(struct tui_screen *s);
 void tui_screen_free(struct tui_screen *s);
 void tui_screen_build(struct tui_screen *s, int cols, int rows, const struct session_view *v, const struct tui_ui *ui);
 
-/* Copies at most width characters of src into dst (a UTF-8 string),
- * control characters as '?', non-ASCII as '?' unless utf8; returns the
- * characters written. */
-int tui_fit(const char *src, int width, bool utf8, char *dst, size_t len);
-/* Characters (code points) of a UTF-8 string. */
-int tui_width(const char *s);
-
-/* The thread of that id in the view's state, NULL if none. */
-const struct state_thread *tui_view_thread(const struct session_view *v, int id);
-/* id is one of the view's candidates (threads that can run, or waiters). */
-bool tui_view_candidate(const struct session_view *v, int id);
-/* The thread's row differs from the previous state's (or is new). */
-bool tui_thread_changed(const struct session_view *v, int id);
-/* Where a thread stands: the source file (base name) and line of its next
- * operation, or of its location while it waits (a waiting thread has no
- * next operation). false when unknown or exited. */
-bool tui_thread_line(const struct state_thread *t, char *file, size_t len, unsigned *line);
 /* One event as a log line for a narrow pane: what happened first, where
  * last ("line 30 thread_one" when the file is shown_file, if not NULL). */
 void tui_log_line(const struct trace_event *e, const char *shown_file, char *buf, size_t len);

@@ -1,0 +1,127 @@
+/* gradescope: results.json of Gradescope-style autograders, one per
+ * submission: the score from the rubric (an item's points when no schedule
+ * failed with its kind), one test per item, and the result as text.
+ * docs/json.md describes the fields. */
+#include "ui/grade/grade_formats.h"
+
+#include "supervisor/explore/explore.h"
+#include "ui/grade/grade_json.h"
+#include "ui/text/json_writer.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Whether the submission failed the item, and why, in one paragraph. */
+static bool item_failed(const struct grade_report *r, int i, enum failure_kind kind, char *why, size_t len)
+{
+    const struct grade_result *g = &r->results[i];
+    const char *name = failure_kind_name(kind);
+    if (g->verdict == VERDICT_BUILD_FAILED || g->verdict == VERDICT_MDAT_ERROR) {
+        snprintf(why, len, "not graded: %s: %s", grade_verdict_text(g->verdict), g->details);
+        return true;
+    }
+    uint64_t failing = g->failing_by_kind[kind];
+    /* Stopped at its wall clock: a hang, though no one schedule said so. */
+    if (kind == FAIL_HANG && g->verdict == VERDICT_HANG && failing == 0) {
+        snprintf(why, len, "hang: %s", g->details);
+        return true;
+    }
+    if (failing == 0) {
+        snprintf(why, len, "no %s in %" PRIu64 " schedules", name, g->schedules_run);
+        return false;
+    }
+    int k = snprintf(why, len, "%s in %" PRIu64 " of %" PRIu64 " schedules", name, failing, g->schedules_run);
+    const struct grade_failure *ff = &g->first_failure;
+    if (g->has_failure && ff->kind == kind && k > 0 && (size_t)k < len) {
+        char replay[PATH_MAX + 64];
+        grade_replay_command(ff, replay, sizeof replay);
+        snprintf(why + k, len - (size_t)k, "; first in execution %" PRIu64 "%s%s: %s\nreplay: %s", ff->execution,
+                 ff->location[0] ? " at " : "", ff->location, ff->message, replay);
+    }
+    return true;
+}
+
+static void write_tests(struct json_writer *w, const struct grade_report *r, int i, const struct rubric *rubric)
+{
+    json_begin_array(w, "tests");
+    for (int k = 0; k < rubric->n; k++) {
+        const struct rubric_item *item = &rubric->items[k];
+        char name[64], why[PATH_MAX + 1400];
+        snprintf(name, sizeof name, "no %s", failure_kind_name(item->kind));
+        bool failed = item_failed(r, i, item->kind, why, sizeof why);
+        json_begin_object(w, NULL);
+        json_string(w, "name", name);
+        json_double(w, "score", failed ? 0 : item->points);
+        json_double(w, "max_score", item->points);
+        json_string(w, "status", failed ? "failed" : "passed");
+        json_string(w, "output", why);
+        json_end_object(w);
+    }
+    json_end_array(w);
+}
+
+static bool write_results(const char *path, const struct grade_report *r, int i, const struct rubric *rubric,
+                          char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        return false;
+    }
+    const struct grade_result *g = &r->results[i];
+    char *text = grade_result_text(r, i, false);
+    double score = 0;
+    for (int k = 0; k < rubric->n; k++) {
+        char why[PATH_MAX + 1400];
+        if (!item_failed(r, i, rubric->items[k].kind, why, sizeof why))
+            score += rubric->items[k].points;
+    }
+    struct json_writer w = {.f = f};
+    json_begin_object(&w, NULL);
+    json_double(&w, "score", score);
+    json_string(&w, "output", text);
+    json_string(&w, "output_format", "text");
+    if (!r->no_times)
+        json_uint(&w, "execution_time", (uint64_t)(g->seconds + 0.5));
+    write_tests(&w, r, i, rubric);
+    json_begin_object(&w, "extra_data");
+    json_string(&w, "verdict", grade_verdict_name(g->verdict));
+    json_uint(&w, "schedules", g->schedules_run);
+    json_uint(&w, "failing", g->failing);
+    grade_json_kind_counts(&w, "failing_by_kind", g->failing_by_kind);
+    json_end_object(&w);
+    json_end_object(&w);
+    fputc('\n', f);
+    free(text);
+    bool ok = !ferror(f);
+    if (fclose(f) != 0 || !ok) {
+        snprintf(err, errlen, "cannot write %s", path);
+        return false;
+    }
+    return true;
+}
+
+bool grade_write_gradescope(const char *dir, const struct grade_report *r, const struct rubric *rubric, char *err,
+                            size_t errlen)
+{
+    const struct grade_settings *s = r->settings;
+    for (int i = 0; i < s->n_submissions; i++) {
+        char sub_dir[PATH_MAX], path[PATH_MAX + 32], name[256];
+        if (s->n_submissions == 1) {
+            snprintf(sub_dir, sizeof sub_dir, "%s", dir);
+        } else {
+            grade_submission_name(s->submissions[i], i, s->n_submissions, name, sizeof name);
+            snprintf(sub_dir, sizeof sub_dir, "%s/%s", dir, name);
+            if (!make_directories(sub_dir)) {
+                snprintf(err, errlen, "cannot create %s: %s", sub_dir, strerror(errno));
+                return false;
+            }
+        }
+        snprintf(path, sizeof path, "%s/results.json", sub_dir);
+        if (!write_results(path, r, i, rubric, err, errlen))
+            return false;
+    }
+    return true;
+}
