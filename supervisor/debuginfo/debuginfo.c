@@ -346,3 +346,8 @@ size_t debuginfo_plt_stubs(const debuginfo *di, const struct elf_symbol **out)
     *out = NULL;
     return di->plt ? elf_plt_stubs(di->plt, out) : 0;
 }
+
+bool debuginfo_imports_unstubbed(const debuginfo *di, const char *name)
+{
+    return di->plt && elf_plt_imports_unstubbed(di->plt, name);
+}

@@ -145,5 +145,6 @@ size_t debuginfo_sync_globals(const debuginfo *di, const struct sync_global **ou
  * NULL when addr is not a stub; and every stub (elf_plt.h). */
 const char *debuginfo_plt_name(const debuginfo *di, uint64_t addr);
 size_t debuginfo_plt_stubs(const debuginfo *di, const struct elf_symbol **out);
+bool debuginfo_imports_unstubbed(const debuginfo *di, const char *name);
 
 #endif

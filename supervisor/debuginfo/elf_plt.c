@@ -2,18 +2,23 @@
 #include "supervisor/debuginfo/elf_plt.h"
 
 #include <elf.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct elf_plt {
-    struct elf_symbol *stubs;   /* sorted by addr; names point into the image's .dynstr */
-    size_t n, cap;
-};
 
 /* A GOT slot and the function a dynamic relocation puts there. */
 struct slot {
     uint64_t addr;
     const char *name;
+    bool jump_slot;     /* filled for calls only (R_X86_64_JUMP_SLOT), not for taking the address */
+    bool stubbed;       /* a stub jumps through it */
+};
+
+struct elf_plt {
+    struct elf_symbol *stubs;   /* sorted by addr; names point into the image's .dynstr */
+    size_t n, cap;
+    struct slot *slots;
+    size_t n_slots;
 };
 
 static const struct elf_section *find_section(const elf_image *img, const char *name)
@@ -50,15 +55,16 @@ static void add_slots(const elf_image *img, const struct elf_section *rela, uint
         memcpy(&s, dynsym->data + sym * sizeof s, sizeof s);
         if (s.st_name == 0 || s.st_name >= dynstr->size)
             continue;
-        (*slots)[(*n)++] = (struct slot){r.r_offset, (const char *)dynstr->data + s.st_name};
+        (*slots)[(*n)++] = (struct slot){r.r_offset, (const char *)dynstr->data + s.st_name,
+                                        type == R_X86_64_JUMP_SLOT, false};
     }
 }
 
-static const char *slot_name(const struct slot *slots, size_t n, uint64_t addr)
+static struct slot *slot_at(struct slot *slots, size_t n, uint64_t addr)
 {
     for (size_t i = 0; i < n; i++)
         if (slots[i].addr == addr)
-            return slots[i].name;
+            return &slots[i];
     return NULL;
 }
 
@@ -78,8 +84,7 @@ static void add_stub(elf_plt *p, uint64_t addr, uint64_t size, const char *name)
 /* Cuts a stub section into entries of `entry` bytes; the one indirect jump
  * through rip (ff 25 disp32, maybe after endbr64 and a bnd prefix) in each
  * names its GOT slot. `skip` leading bytes are not an entry (.plt's PLT0). */
-static void scan_stubs(elf_plt *p, const struct elf_section *sec, uint64_t entry, uint64_t skip,
-                       const struct slot *slots, size_t n_slots)
+static void scan_stubs(elf_plt *p, const struct elf_section *sec, uint64_t entry, uint64_t skip)
 {
     if (!sec)
         return;
@@ -90,10 +95,11 @@ static void scan_stubs(elf_plt *p, const struct elf_section *sec, uint64_t entry
                 continue;
             int32_t disp;
             memcpy(&disp, b + k + 2, sizeof disp);
-            uint64_t slot = sec->addr + off + k + 6 + (uint64_t)(int64_t)disp;
-            const char *name = slot_name(slots, n_slots, slot);
-            if (name)
-                add_stub(p, sec->addr + off, entry, name);
+            struct slot *slot = slot_at(p->slots, p->n_slots, sec->addr + off + k + 6 + (uint64_t)(int64_t)disp);
+            if (slot) {
+                slot->stubbed = true;
+                add_stub(p, sec->addr + off, entry, slot->name);
+            }
             break;
         }
     }
@@ -110,20 +116,17 @@ elf_plt *elf_plt_build(const elf_image *img)
     elf_plt *p = calloc(1, sizeof *p);
     if (!p)
         return NULL;
-    struct slot *slots = NULL;
-    size_t n_slots = 0;
-    add_slots(img, find_section(img, ".rela.plt"), R_X86_64_JUMP_SLOT, &slots, &n_slots);
-    add_slots(img, find_section(img, ".rela.dyn"), R_X86_64_GLOB_DAT, &slots, &n_slots);
+    add_slots(img, find_section(img, ".rela.plt"), R_X86_64_JUMP_SLOT, &p->slots, &p->n_slots);
+    add_slots(img, find_section(img, ".rela.dyn"), R_X86_64_GLOB_DAT, &p->slots, &p->n_slots);
     const struct elf_section *plt_sec = find_section(img, ".plt.sec");
     if (plt_sec)
-        scan_stubs(p, plt_sec, 16, 0, slots, n_slots);
+        scan_stubs(p, plt_sec, 16, 0);
     else
-        scan_stubs(p, find_section(img, ".plt"), 16, 16, slots, n_slots);
+        scan_stubs(p, find_section(img, ".plt"), 16, 16);
     const struct elf_section *plt_got = find_section(img, ".plt.got");
     /* 8-byte entries (jmp; xchg ax,ax), 16 with endbr64 in front. */
     if (plt_got)
-        scan_stubs(p, plt_got, plt_got->size % 16 == 0 && plt_got->data[0] == 0xf3 ? 16 : 8, 0, slots, n_slots);
-    free(slots);
+        scan_stubs(p, plt_got, plt_got->size % 16 == 0 && plt_got->data[0] == 0xf3 ? 16 : 8, 0);
     if (p->n > 1)
         qsort(p->stubs, p->n, sizeof *p->stubs, cmp_stub);
     return p;
@@ -134,6 +137,7 @@ void elf_plt_free(elf_plt *p)
     if (!p)
         return;
     free(p->stubs);
+    free(p->slots);
     free(p);
 }
 
@@ -156,4 +160,12 @@ size_t elf_plt_stubs(const elf_plt *p, const struct elf_symbol **out)
 {
     *out = p->stubs;
     return p->n;
+}
+
+bool elf_plt_imports_unstubbed(const elf_plt *p, const char *name)
+{
+    for (size_t i = 0; i < p->n_slots; i++)
+        if ((!p->slots[i].jump_slot || !p->slots[i].stubbed) && strcmp(p->slots[i].name, name) == 0)
+            return true;
+    return false;
 }

@@ -27,5 +27,10 @@ const char *elf_plt_name_at(const elf_plt *p, uint64_t addr);
 /* Every stub, sorted by address (elf_symbol.addr is the stub, .size its
  * length, .name the function). */
 size_t elf_plt_stubs(const elf_plt *p, const struct elf_symbol **out);
+/* The file may reach function `name` other than through one of its stubs:
+ * a call slot no stub jumps through (-fno-plt), or a slot that holds the
+ * function's address (R_X86_64_GLOB_DAT: a pointer to it can be called
+ * from anywhere, even where a .plt.got stub also uses the slot). */
+bool elf_plt_imports_unstubbed(const elf_plt *p, const char *name);
 
 #endif

@@ -154,6 +154,9 @@ struct code_map {
     uint8_t entry_orig;
     bool entry_planted;
     bool follow_memory;         /* this execution observes heap calls and runtime-library atomics */
+    /* Per heap function: its breakpoint goes on the function itself (the
+     * user's code may reach it without a PLT stub), not on the stubs. */
+    bool heap_at_definition[MF_COUNT];
     struct entry_bp *entries;
     size_t n_entries, cap_entries;
 
@@ -268,46 +271,88 @@ static const struct {
     {"thrd_exit", MF_THREAD_EXIT}, {"call_once", MF_ONCE},
 };
 
+/* A breakpoint at addr, the entry of fn (a function, or a PLT stub that
+ * jumps to it). */
+static void plant_entry(code_map *cm, uint64_t addr, int mem_fd, enum model_fn fn)
+{
+    uint8_t code[16];
+    if (entry_known(cm, addr) || !tracee_read(mem_fd, addr, code, sizeof code))
+        return;
+    uint8_t orig = code[0];
+    struct x86_insn first;
+    if (!x86_decode(cm->decoder, code, sizeof code, addr, &first))
+        memset(&first, 0, sizeof first);
+    static const uint8_t int3 = 0xcc;
+    if (!tracee_write(mem_fd, addr, &int3, 1))
+        return;
+    if (cm->n_entries == cm->cap_entries) {
+        cm->cap_entries = cm->cap_entries ? cm->cap_entries * 2 : 64;
+        cm->entries = realloc(cm->entries, cm->cap_entries * sizeof *cm->entries);
+        if (!cm->entries)
+            abort();
+    }
+    cm->entries[cm->n_entries++] = (struct entry_bp){addr, fn, orig, first};
+}
+
 /* A breakpoint on each definition of symbol in img, meaning fn. */
 static void plant_symbol(code_map *cm, const elf_image *img, uint64_t bias, int mem_fd, const char *symbol,
                          enum model_fn fn)
 {
     uint64_t addrs[8];
     size_t n = elf_image_symbol_addrs(img, symbol, addrs, 8);
-    for (size_t i = 0; i < n && i < 8; i++) {
-        uint64_t addr = bias + addrs[i];
-        uint8_t code[16];
-        if (entry_known(cm, addr) || !tracee_read(mem_fd, addr, code, sizeof code))
-            continue;
-        uint8_t orig = code[0];
-        struct x86_insn first;
-        if (!x86_decode(cm->decoder, code, sizeof code, addr, &first))
-            memset(&first, 0, sizeof first);
-        static const uint8_t int3 = 0xcc;
-        if (!tracee_write(mem_fd, addr, &int3, 1))
-            continue;
-        if (cm->n_entries == cm->cap_entries) {
-            cm->cap_entries = cm->cap_entries ? cm->cap_entries * 2 : 64;
-            cm->entries = realloc(cm->entries, cm->cap_entries * sizeof *cm->entries);
-            if (!cm->entries)
-                abort();
-        }
-        cm->entries[cm->n_entries++] = (struct entry_bp){addr, fn, orig, first};
-    }
+    for (size_t i = 0; i < n && i < 8; i++)
+        plant_entry(cm, bias + addrs[i], mem_fd, fn);
+}
+
+static void sort_entries(code_map *cm)
+{
+    if (cm->n_entries > 1)
+        qsort(cm->entries, cm->n_entries, sizeof *cm->entries, cmp_entry);
 }
 
 /* Plants a breakpoint on every modeled function that img defines. */
 static void plant_model_entries(code_map *cm, const elf_image *img, uint64_t bias, int mem_fd)
 {
     for (int fn = 0; fn < MF_COUNT; fn++) {
-        if (model_fn_is_heap((enum model_fn)fn) && !cm->follow_memory)
+        if (model_fn_is_heap((enum model_fn)fn) && (!cm->follow_memory || !cm->heap_at_definition[fn]))
             continue;
         plant_symbol(cm, img, bias, mem_fd, model_fns[fn].symbol, (enum model_fn)fn);
     }
     for (size_t i = 0; i < sizeof c11_aliases / sizeof c11_aliases[0]; i++)
         plant_symbol(cm, img, bias, mem_fd, c11_aliases[i].symbol, c11_aliases[i].fn);
-    if (cm->n_entries > 1)
-        qsort(cm->entries, cm->n_entries, sizeof *cm->entries, cmp_entry);
+    sort_entries(cm);
+}
+
+/* Heap calls are followed where the user's code makes them, at the PLT
+ * stubs of the executable and of the program's own libraries: the calls
+ * libc and libstdc++ make inside themselves (a thread's start and end free
+ * a dozen blocks; operator new calls malloc) are not the user's and cost no
+ * stop. A function the user's code may reach without its stub (-fno-plt,
+ * its address taken, or defined in the executable itself) keeps its
+ * breakpoint on the function instead. */
+static void plan_heap_calls(code_map *cm, const debuginfo *module, bool defines_them)
+{
+    const elf_image *img = debuginfo_elf(module);
+    for (int fn = MF_MALLOC; fn <= MF_DELETE_ARRAY_SIZED; fn++) {
+        uint64_t addr;
+        const char *symbol = model_fns[fn].symbol;
+        if (debuginfo_imports_unstubbed(module, symbol) ||
+            (defines_them && elf_image_symbol_addrs(img, symbol, &addr, 1) > 0))
+            cm->heap_at_definition[fn] = true;
+    }
+}
+
+static void plant_heap_stubs(code_map *cm, const debuginfo *module, uint64_t bias, int mem_fd)
+{
+    if (!cm->follow_memory)
+        return;
+    const struct elf_symbol *stubs;
+    size_t n = debuginfo_plt_stubs(module, &stubs);
+    for (size_t i = 0; i < n; i++)
+        for (int fn = MF_MALLOC; fn <= MF_DELETE_ARRAY_SIZED; fn++)
+            if (!cm->heap_at_definition[fn] && strcmp(stubs[i].name, model_fns[fn].symbol) == 0)
+                plant_entry(cm, bias + stubs[i].addr, mem_fd, (enum model_fn)fn);
+    sort_entries(cm);
 }
 
 /* The vDSO's clock functions get breakpoints like the modeled entries. Its
@@ -349,6 +394,8 @@ bool code_map_plant_exe(code_map *cm, pid_t pid, int mem_fd, bool follow_memory,
 {
     cm->follow_memory = follow_memory;
     const elf_image *img = debuginfo_elf(cm->exe);
+    memset(cm->heap_at_definition, 0, sizeof cm->heap_at_definition);
+    plan_heap_calls(cm, cm->exe, true);
     cm->n_entries = 0;
     cm->entry_planted = false;
     struct proc_maps maps;
@@ -441,6 +488,17 @@ bool code_map_plant_libs(code_map *cm, pid_t pid, int mem_fd, char *err, size_t 
     }
     for (size_t i = 0; i < cm->n_libs; i++)
         cm->libs[i].lo = cm->libs[i].hi = 0;
+    /* Where heap calls are followed depends on every module of the user's
+     * code: decided before the runtime libraries get their entries. */
+    for (size_t i = 0; i < maps.n; i++) {
+        const struct proc_mapping *m = &maps.m[i];
+        if (m->path[0] != '/' || strcmp(m->path, cm->exe_path) == 0 || m->offset != 0)
+            continue;
+        struct lib_cache *lc = lib_entry(cm, m->path);
+        if (lc && lc->debug && lc->sites && !lc->sites->sync_only)
+            plan_heap_calls(cm, lc->debug, false);
+    }
+    plant_heap_stubs(cm, cm->exe, cm->bias, mem_fd);
     for (size_t i = 0; i < maps.n; i++) {
         const struct proc_mapping *m = &maps.m[i];
         if (m->path[0] != '/' || strcmp(m->path, cm->exe_path) == 0)
@@ -465,6 +523,8 @@ bool code_map_plant_libs(code_map *cm, pid_t pid, int mem_fd, char *err, size_t 
             return false;
         }
         plant_model_entries(cm, img, lc->bias, mem_fd);
+        if (lc->sites && !lc->sites->sync_only)
+            plant_heap_stubs(cm, lc->debug, lc->bias, mem_fd);
     }
     proc_maps_free(&maps);
     return true;

@@ -81,19 +81,23 @@ misuse)
     done
     ;;
 heap_names)
-    run_mdat run -n 1 -s 2 --trace=status "$TARGETS/heap_queue"
-    expect_status 0
-    note=$(line_of heap_queue.c 'NOTE:')
-    # Through the global pointer q, with DWARF's member names.
-    expect_out "lock q->lock "
-    expect_out "R q->count -> 0 "
-    expect_out "W q->items[0] := 1 "
-    expect_out "cond_signal q->not_empty "
-    # Memory only a local points to: by its allocation.
-    expect_out "W heap#2 (malloc at heap_queue.c:$note) := 1 "
-    # The sync objects that live on the heap are in the tables by those names.
-    grep -qE '^ +\*? q->lock +normal +(free|T[0-9]) ' out || fail "no q->lock row in the mutex table"
-    grep -qE '^ +\*? q->not_full +' out || fail "no q->not_full row in the condvar table"
+    # malloc called through the PLT (its stub is where mdat follows it) and,
+    # with -fno-plt, through the GOT (followed at malloc itself).
+    for prog in heap_queue heap_queue_noplt; do
+        run_mdat run -n 1 -s 2 --trace=status "$TARGETS/$prog"
+        expect_status 0
+        note=$(line_of heap_queue.c 'NOTE:')
+        # Through the global pointer q, with DWARF's member names.
+        expect_out "lock q->lock "
+        expect_out "R q->count -> 0 "
+        expect_out "W q->items[0] := 1 "
+        expect_out "cond_signal q->not_empty "
+        # Memory only a local points to: by its allocation.
+        expect_out "W heap#2 (malloc at heap_queue.c:$note) := 1 "
+        # The sync objects that live on the heap are in the tables by those names.
+        grep -qE '^ +\*? q->lock +normal +(free|T[0-9]) ' out || fail "$prog: no q->lock row in the mutex table"
+        grep -qE '^ +\*? q->not_full +' out || fail "$prog: no q->not_full row in the condvar table"
+    done
     ;;
 names)
     # Variables, members, elements, typed values, inlined code and TLS, as a

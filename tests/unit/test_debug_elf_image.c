@@ -153,6 +153,35 @@ static void test_plt_stubs(void **state)
     elf_image_close(img);
 }
 
+/* Whether the file can call an imported function other than through a
+ * stub: never for a plain call through the PLT; always for -fno-plt, and
+ * for a function whose address a GOT slot holds (__cxa_finalize in PIE). */
+static void test_plt_unstubbed_imports(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *fixture;
+        bool printf_unstubbed;
+    } cases[] = {
+        {"debug_fixture_nopie", false},
+        {"debug_fixture_pie", false},
+        {"debug_fixture_ibt", false},
+        {"debug_fixture_noplt", true},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        elf_image *img = open_fixture(cases[i].fixture);
+        elf_plt *plt = elf_plt_build(img);
+        assert_non_null(plt);
+        assert_int_equal(elf_plt_imports_unstubbed(plt, "printf"), cases[i].printf_unstubbed);
+        assert_int_equal(elf_plt_imports_unstubbed(plt, "fprintf"), cases[i].printf_unstubbed);
+        assert_false(elf_plt_imports_unstubbed(plt, "no_such_function"));
+        if (elf_image_is_pie(img))
+            assert_true(elf_plt_imports_unstubbed(plt, "__cxa_finalize"));
+        elf_plt_free(plt);
+        elf_image_close(img);
+    }
+}
+
 static void test_missing_file(void **state)
 {
     assert_string_equal(refusal_for("/nonexistent/mdat/program"), "no such file");
@@ -438,6 +467,7 @@ int main(void)
         cmocka_unit_test(test_stripped),
         cmocka_unit_test(test_libc_dynsym),
         cmocka_unit_test(test_plt_stubs),
+        cmocka_unit_test(test_plt_unstubbed_imports),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
