@@ -316,9 +316,16 @@ void tui_threads_build(struct tui_pane *p, const struct tui_rect *r, const struc
         tui_pane_title(p, g, "threads (%d): choose the waiter to wake", n);
     else if (v->ask == ASK_ENDED)
         tui_pane_title(p, g, "threads (%d): the execution has ended", n);
-    else if (flushable)
-        tui_pane_title(p, g, "threads (%d, %d can run %s): digit or Enter steps one, f flushes", n, runnable,
-                       g->runnable);
+    else if (flushable) {
+        /* The long form when the pane has room (120x40's right column has not). */
+        char title[160];
+        snprintf(title, sizeof title, "threads (%d, %d can run %s): digit or Enter steps one, f flushes", n,
+                 runnable, g->runnable);
+        if (tui_width(title) + 2 > r->w)
+            snprintf(title, sizeof title, "threads (%d, %d can run %s): digit steps, f flushes", n, runnable,
+                     g->runnable);
+        tui_pane_title(p, g, "%s", title);
+    }
     else
         tui_pane_title(p, g, "threads (%d, %d can run %s): digit or Enter steps one", n, runnable, g->runnable);
     struct thread_cells *cells = calloc((size_t)n + 1, sizeof *cells);
