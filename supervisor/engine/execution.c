@@ -342,10 +342,13 @@ static enum loop_next flush_step(struct execution *ex, int thread)
         exec_set_error(ex, "cannot commit a pending store of T%d: %s", thread, strerror(errno));
         return LOOP_ERROR;
     }
+    /* Counted before the event, as a thread's step is: the state that goes
+     * with it is the state after this step. */
+    ex->steps++;
     if (ex->describe) {
         struct trace_event ev;
         memset(&ev, 0, sizeof ev);
-        ev.step = ex->steps + 1;
+        ev.step = ex->steps;
         ev.thread = thread;
         ev.switched = ex->last_thread != 0 && ex->last_thread != thread;
         snprintf(ev.op, sizeof ev.op, "flush");
@@ -364,7 +367,6 @@ static enum loop_next flush_step(struct execution *ex, int thread)
                  line);
         finish_event(ex, exec_thread_by_id(ex, thread), RUN_NEXT_OP, &ev);
     }
-    ex->steps++;
     return LOOP_ON;
 }
 

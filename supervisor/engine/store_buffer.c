@@ -165,6 +165,12 @@ const struct pending_store *store_buffers_oldest(const struct store_buffers *sb,
     return f && f->n ? entry(f, 0) : NULL;
 }
 
+const struct pending_store *store_buffers_at(const struct store_buffers *sb, int thread, size_t i)
+{
+    struct fifo *f = fifo_of(sb, thread);
+    return f && i < f->n ? entry(f, i) : NULL;
+}
+
 bool store_buffers_commit_oldest(struct store_buffers *sb, int thread)
 {
     struct fifo *f = fifo_of(sb, thread);

@@ -54,6 +54,9 @@ void store_buffers_add(struct store_buffers *sb, uint64_t addr, unsigned size, c
 
 size_t store_buffers_pending(const struct store_buffers *sb, int thread);
 const struct pending_store *store_buffers_oldest(const struct store_buffers *sb, int thread);
+/* `thread`'s i-th pending store, oldest first (0 is the oldest); NULL past
+ * the last. */
+const struct pending_store *store_buffers_at(const struct store_buffers *sb, int thread, size_t i);
 
 /* `thread`'s oldest pending store reaches memory for everyone. */
 bool store_buffers_commit_oldest(struct store_buffers *sb, int thread);

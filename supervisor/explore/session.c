@@ -51,6 +51,7 @@ struct session {
     const struct session_frontend *fe;
     uint64_t max_steps, seed;
     int depth;
+    bool tso;                       /* --memory-model tso, or what the loaded schedule says */
     /* What judges each step besides the engine (--races, --invariant). */
     struct detectors *detectors;
     struct schedule judged;         /* only its races and invariants are used */
@@ -337,6 +338,7 @@ static void build_view(struct session *s, struct session_view *v, enum session_a
     v->program = s->prog.path;
     v->ask = ask;
     v->reach = s->reach;
+    v->tso = s->tso;
     v->end_known = s->end_known;
     v->unsaved = s->unsaved;
     if (ask == ASK_ENDED) {
@@ -397,6 +399,7 @@ static bool save(struct session *s, const char *file)
     out.max_steps = s->max_steps;
     out.timeout_sec = SAVED_TIMEOUT_SEC;
     out.races = s->judged.races;
+    out.tso = s->tso;
     schedule_set_invariants(&out, (const char *const *)s->judged.invariants, s->judged.n_invariants);
     snprintf(out.failure, sizeof out.failure, "%s", s->end_known ? s->end_failure : "none");
     for (size_t i = 0; i < s->path.choices.n; i++)
@@ -434,12 +437,9 @@ static bool adopt_schedule(struct session *s, const char *file)
         schedule_free(&in);
         return false;
     }
-    if (in.tso) {
-        notice(s, true, "%s was recorded with --memory-model tso, which mdat attach does not show yet; "
-                        "use mdat replay --trace", file);
-        schedule_free(&in);
-        return false;
-    }
+    /* A schedule replays only under the model it was found with. */
+    bool model_changed = in.tso != s->tso;
+    s->tso = in.tso;
     choice_list_truncate(&s->path.choices, 0);
     for (size_t i = 0; i < in.choices.n; i++)
         choice_list_add(&s->path.choices, in.choices.at[i].step, in.choices.at[i].kind, in.choices.at[i].thread);
@@ -448,7 +448,8 @@ static bool adopt_schedule(struct session *s, const char *file)
     snprintf(s->end_failure, sizeof s->end_failure, "%s", in.failure);
     s->unsaved = false;
     snprintf(s->schedule_file, sizeof s->schedule_file, "%s", file);
-    notice(s, false, "loaded %s: %zu choices, %" PRIu64 " steps (%s)", file, in.choices.n, in.steps, in.failure);
+    notice(s, false, "loaded %s: %zu choices, %" PRIu64 " steps (%s)%s", file, in.choices.n, in.steps, in.failure,
+           !model_changed ? "" : s->tso ? ", under --memory-model tso" : ", under --memory-model sc");
     schedule_free(&in);
     return true;
 }
@@ -502,8 +503,26 @@ static void toggle_breakpoint(struct session *s, const struct session_command *c
     notice(s, false, "breakpoint at %s:%u (r and c stop when a thread reaches it)", file, cmd->line);
 }
 
+/* -T: T's oldest buffered store can be flushed. */
+static bool can_flush(struct session *s, const struct choice_point *cp, enum session_ask ask, int id)
+{
+    if (is_candidate(cp, id))
+        return true;
+    if (!s->tso)
+        notice(s, true, "stores are not buffered under --memory-model sc: there is nothing to flush");
+    else if (ask == ASK_WAITER)
+        notice(s, true, "first choose which waiter wakes");
+    else if (!thread_in(cp->state, -id))
+        notice(s, true, "there is no thread T%d", -id);
+    else
+        notice(s, true, "T%d has no buffered store to flush", -id);
+    return false;
+}
+
 static bool can_run(struct session *s, const struct choice_point *cp, enum session_ask ask, int id)
 {
+    if (id < 0)
+        return can_flush(s, cp, ask, id);
     if (is_candidate(cp, id))
         return true;
     const struct state_thread *t = thread_in(cp->state, id);
@@ -535,6 +554,10 @@ static int obey(struct session *s, const struct session_command *cmd, const stru
             break;
         if (ask == ASK_WAITER) {
             notice(s, true, "first choose which waiter wakes");
+            return ASK_AGAIN;
+        }
+        if (cmd->thread < 0) {
+            notice(s, true, "a store buffer does not run: flush its stores one at a time");
             return ASK_AGAIN;
         }
         if (!can_run(s, cp, ask, cmd->thread))
@@ -795,6 +818,7 @@ bool session_run(struct session *s, const struct session_frontend *fe, char *err
             .n_watches = s->n_watches,
             .event_ctx = s,
             .model = &source_model_ops,
+            .memory_model = s->tso ? MEMORY_TSO : MEMORY_SC,
         };
         struct exec_listener listeners[DETECT_MAX_LISTENERS];
         cfg.listeners = listeners;
@@ -837,6 +861,7 @@ struct session *session_open(const struct session_options *opt, char *err, size_
     s->max_steps = opt->max_steps ? opt->max_steps : DEFAULT_MAX_STEPS;
     s->seed = opt->seed;
     s->depth = opt->depth ? opt->depth : 3;
+    s->tso = opt->tso;
     struct schedule sched;
     bool have_sched = false;
     if (opt->replay_file) {
@@ -845,6 +870,14 @@ struct session *session_open(const struct session_options *opt, char *err, size_
             return NULL;
         }
         have_sched = true;
+        if (opt->memory_model_given && sched.tso != opt->tso) {
+            snprintf(err, errlen, "%s was recorded with --memory-model %s and replays only under it, not %s",
+                     opt->replay_file, sched.tso ? "tso" : "sc", opt->tso ? "tso" : "sc");
+            schedule_free(&sched);
+            schedule_free(&s->path);
+            free(s);
+            return NULL;
+        }
     }
     const char *program = opt->argc > 0 ? opt->argv[0] : have_sched ? sched.program : NULL;
     if (!program || !program_load(&s->prog, program, err, errlen)) {

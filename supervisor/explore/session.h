@@ -48,6 +48,7 @@ struct session_view {
     uint64_t reach;             /* steps known along the path (>= step); n of "step k of n" */
     bool end_known;             /* the path was followed to its end once: reach is its length */
     const char *mode;           /* "live", "replaying", "exited 0", "deadlock", "crashed", ... */
+    bool tso;                   /* --memory-model tso: candidates may be -T, "flush T's oldest store" */
     bool unsaved;               /* the path has choices no saved or loaded file holds */
 
     const struct exec_state *state;     /* now (before the next step; final at ASK_ENDED) */
@@ -68,7 +69,8 @@ struct session_view {
 };
 
 enum session_verb {
-    SV_STEP,            /* thread: run its next step (ASK_WAITER: wake it) */
+    SV_STEP,            /* thread: run its next step (ASK_WAITER: wake it); -T under tso: flush
+                         * T's oldest buffered store */
     SV_RUN,             /* thread: run it until it blocks, exits, reaches a breakpoint or `line` */
     SV_CONTINUE,        /* text "pct" or "random": that strategy runs the rest of the execution */
     SV_GOTO,            /* step: back by re-execution, forward along the recorded path */
@@ -114,6 +116,11 @@ struct session_options {
      * other); with replay_file and !detect_given, the schedule's own. */
     struct detect_options detect;
     bool detect_given;
+    /* --memory-model tso: stores wait in per-thread buffers and flushing
+     * one is a choice. A loaded schedule brings its own model; with
+     * replay_file and memory_model_given, a different one is an error. */
+    bool tso;
+    bool memory_model_given;
 };
 
 struct session;

@@ -56,6 +56,8 @@ struct model {
     size_t cap_state_objects;
     int *state_waiters;
     size_t cap_state_waiters;
+    struct state_store *state_stores;       /* --memory-model tso: every thread's pending stores */
+    size_t cap_state_stores;
     /* What each object looked like when last read (state_objects holds it
      * between builds), and whether it may have changed since: only those
      * are read again. A program with thousands of locks touches few per

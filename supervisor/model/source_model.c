@@ -39,6 +39,7 @@ static void model_close(void *state)
     free(m->state_threads);
     free(m->state_objects);
     free(m->state_waiters);
+    free(m->state_stores);
     free(m->state_watches);
     free(m->object_stale);
     free(m->threads);

@@ -1,10 +1,13 @@
 /* state_build: the exec_state after a step: every thread with its status,
- * place and next operation (or what it waits on), every sync object with
+ * place and next operation (or what it waits on) and, under
+ * --memory-model tso, the stores in its buffer; every sync object with
  * holder, value and waiters in the order they started waiting, and the
  * watched expressions. Built on request only: it reads the tracee's memory
  * for every object. */
+#include "supervisor/engine/store_buffer.h"
 #include "supervisor/model/glibc_sync.h"
 #include "supervisor/model/model_internal.h"
+#include "supervisor/model/source_model.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -292,6 +295,39 @@ static void fill_objects(struct model *m, const uint64_t *waits)
     free(start);
 }
 
+/* ---------- store buffers ---------- */
+
+/* Every thread's pending stores (oldest first) into one pool, each
+ * thread's row pointing at its run of it. Under sc there are none and
+ * nothing is done. */
+static void fill_pending_stores(struct model *m)
+{
+    struct execution *ex = m->ex;
+    if (!ex->tso)
+        return;
+    size_t total = 0;
+    for (int i = 0; i < ex->n_threads; i++)
+        total += store_buffers_pending(ex->tso, ex->threads[i].id);
+    grow((void **)&m->state_stores, &m->cap_state_stores, total, sizeof *m->state_stores);
+    size_t used = 0;
+    for (int i = 0; i < ex->n_threads; i++) {
+        struct state_thread *st = &m->state_threads[i];
+        size_t first = used;
+        const struct pending_store *e;
+        for (size_t k = 0; (e = store_buffers_at(ex->tso, ex->threads[i].id, k)) != NULL; k++) {
+            struct state_store *out = &m->state_stores[used++];
+            memset(out, 0, sizeof *out);
+            out->addr = e->addr;
+            out->size = e->size;
+            memcpy(&out->value, e->value, e->size);
+            model_name_data(ex, e->addr, out->object, sizeof out->object);
+            exec_format_line(ex, e->pc, out->where, sizeof out->where);
+            st->n_pending++;
+        }
+        st->pending = st->n_pending ? m->state_stores + first : NULL;
+    }
+}
+
 const struct exec_state *model_state(void *state)
 {
     struct model *m = state;
@@ -311,6 +347,7 @@ const struct exec_state *model_state(void *state)
                 snprintf(o->name, sizeof o->name, "%s", m->state_threads[i].waiting_on);
         }
     }
+    fill_pending_stores(m);
     fill_objects(m, waits);
     free(waits);
     grow((void **)&m->state_watches, &m->cap_state_watches, (size_t)ex->cfg->n_watches, sizeof *m->state_watches);

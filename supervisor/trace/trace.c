@@ -22,14 +22,17 @@ const char *sync_kind_name(enum sync_kind k)
     return (unsigned)k < SYNC_KIND_COUNT ? names[k] : "?";
 }
 
-/* The copy lives in one allocation: header, threads, objects, waiter ids, watches. */
+/* The copy lives in one allocation: header, threads, objects, pending
+ * stores, waiter ids, watches. */
 struct exec_state *exec_state_copy(const struct exec_state *s)
 {
-    size_t n_waiters = 0;
+    size_t n_waiters = 0, n_pending = 0;
     for (int i = 0; i < s->n_objects; i++)
         n_waiters += (size_t)s->objects[i].n_waiters;
+    for (int i = 0; i < s->n_threads; i++)
+        n_pending += (size_t)s->threads[i].n_pending;
     size_t size = sizeof(struct exec_state) + (size_t)s->n_threads * sizeof(struct state_thread) +
-                  (size_t)s->n_objects * sizeof(struct state_object) +
+                  (size_t)s->n_objects * sizeof(struct state_object) + n_pending * sizeof(struct state_store) +
                   (size_t)s->n_watches * sizeof(struct state_watch) + n_waiters * sizeof(int);
     char *block = malloc(size);
     if (!block)
@@ -37,8 +40,9 @@ struct exec_state *exec_state_copy(const struct exec_state *s)
     struct exec_state *copy = (struct exec_state *)block;
     struct state_thread *threads = (struct state_thread *)(copy + 1);
     struct state_object *objects = (struct state_object *)(threads + s->n_threads);
+    struct state_store *stores = (struct state_store *)(objects + s->n_objects);
     /* Waiter ids before the watches: ints need their alignment, a watch has none. */
-    int *waiters = (int *)(objects + s->n_objects);
+    int *waiters = (int *)(stores + n_pending);
     struct state_watch *watches = (struct state_watch *)(waiters + n_waiters);
     *copy = *s;
     if (s->n_watches)
@@ -46,6 +50,15 @@ struct exec_state *exec_state_copy(const struct exec_state *s)
     copy->watches = watches;
     if (s->n_threads)
         memcpy(threads, s->threads, (size_t)s->n_threads * sizeof *threads);
+    for (int i = 0; i < s->n_threads; i++) {
+        if (!s->threads[i].n_pending) {
+            threads[i].pending = NULL;
+            continue;
+        }
+        memcpy(stores, s->threads[i].pending, (size_t)s->threads[i].n_pending * sizeof *stores);
+        threads[i].pending = stores;
+        stores += s->threads[i].n_pending;
+    }
     for (int i = 0; i < s->n_objects; i++) {
         objects[i] = s->objects[i];
         if (s->objects[i].n_waiters)
@@ -72,8 +85,19 @@ bool trace_event_equal(const struct trace_event *a, const struct trace_event *b)
            strcmp(a->function, b->function) == 0;
 }
 
+static bool state_store_equal(const struct state_store *a, const struct state_store *b)
+{
+    return a->addr == b->addr && a->size == b->size && a->value == b->value && strcmp(a->object, b->object) == 0 &&
+           strcmp(a->where, b->where) == 0;
+}
+
 bool state_thread_equal(const struct state_thread *a, const struct state_thread *b)
 {
+    if (a->n_pending != b->n_pending)
+        return false;
+    for (int i = 0; i < a->n_pending; i++)
+        if (!state_store_equal(&a->pending[i], &b->pending[i]))
+            return false;
     return a->id == b->id && a->status == b->status && strcmp(a->start, b->start) == 0 &&
            strcmp(a->location, b->location) == 0 && strcmp(a->waiting_on, b->waiting_on) == 0 &&
            a->waits_for == b->waits_for && trace_event_equal(&a->next, &b->next);

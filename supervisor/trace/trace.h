@@ -53,6 +53,16 @@ enum thread_status {
  * "waiting-barrier", "waiting-join", "waiting-futex", "waiting-io", "sleeping", "exited". */
 const char *thread_status_name(enum thread_status s);
 
+/* A store waiting in a thread's store buffer (--memory-model tso): the
+ * thread itself sees it, the others once it is flushed. */
+struct state_store {
+    uint64_t addr;
+    unsigned size;              /* 1..8 bytes */
+    uint64_t value;             /* as stored, little-endian, zero-extended */
+    char object[64];            /* "flag[0]", "turn", "0x4040a0" */
+    char where[64];             /* "peterson.c:14", the store's line; "" if unknown */
+};
+
 struct state_thread {
     int id;
     enum thread_status status;
@@ -61,6 +71,8 @@ struct state_thread {
     char waiting_on[200];       /* "mutex maleMutex (held by T2)", "" unless waiting */
     int waits_for;              /* the thread this wait depends on (holder, join target), 0 none */
     struct trace_event next;    /* its next visible operation: op/object/value/where; op "" once exited */
+    int n_pending;              /* --memory-model tso: its buffered stores, oldest first; 0 under sc */
+    const struct state_store *pending;
 };
 
 enum sync_kind {

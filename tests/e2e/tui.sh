@@ -365,6 +365,101 @@ quit_confirm)
     keys y
     finished 0
     ;;
+tso)
+    # --memory-model tso: the store-buffering litmus test by hand. T2 stores
+    # x = 1 (into its buffer, shown under it) and reads y = 0; T3 stores
+    # y = 1 and reads x = 0, T2's store still buffered; f flushes T3's
+    # store; both threads end, and main finds r0 == r1 == 0.
+    attach -- --memory-model tso "$TARGETS/tso_store_buffering"
+    wait_for "| step 0 | last: - | live | tso"
+    note_tracees
+    keys 1 1 1 2 2
+    wait_for "| step 5 | last: T2 W x := 1 | live (unsaved) | tso"
+    expect_screen_re '^\*▸ +T2 +▶ running +line 22 first +next: R y -> 0'
+    expect_screen_re '^    T2 buffer: x := 1 \(line 21\)'
+    expect_screen "digit or Enter steps one, f flushes"
+    keys 2 3 3 3
+    wait_for "| step 9 | last: T3 R x -> 0"
+    expect_screen_re 'T2 buffer: x := 1 \(line 21\)'
+    expect_screen_re 'T3 buffer: y := 1 \(line 29\)'
+    # f: the selected thread's (T3's) oldest store reaches memory, a step of its own.
+    keys f
+    wait_for "| step 10 | last: T3 flush y := 1"
+    expect_screen_re '10 +T3 +flush y := 1 +-> T3.s store at store_buffering.c:29 reaches memory'
+    expect_screen_re '^\*▸ +T3 '
+    screen | grep -q 'T3 buffer' && fail "T3's buffer is still shown after its flush"
+    expect_screen 'T2 buffer: x := 1'
+    # A thread with nothing buffered has nothing to flush.
+    keys Up Up
+    wait_for_re '^.▸  T1 '
+    keys f
+    wait_for "T1 has no buffered store to flush"
+    keys 3 2 1 1 1 1 1 1
+    wait_for "| step 18 of 18 | last: T1 R r1 -> 0 | assertion (unsaved) | tso"
+    expect_screen "T1: assertion \`r0 == 1 || r1 == 1' failed at store_buffering.c:42"
+    # Back before the flush and forward again along the path: n flushes.
+    keys g
+    wait_for "go to step (0-18)"
+    keys 9 Enter
+    wait_for "| step 9 of 18 | last: T3 R x -> 0 | replaying"
+    expect_screen_re 'T3 buffer: y := 1'
+    keys n
+    wait_for "| step 10 of 18 | last: T3 flush y := 1 | replaying"
+    keys s
+    wait_for "save schedule to: tso_store_buffering-step18.sched"
+    keys C-u sb.sched Enter
+    wait_for "saved sb.sched (18 steps, assertion)"
+    keys q
+    finished 0
+    grep -q '^memory-model tso$' sb.sched || fail "the schedule does not say memory-model tso"
+    grep -qE '(^| )9:f3( |$)' sb.sched || fail "the schedule lacks the flush 9:f3"
+    run_mdat replay sb.sched
+    expect_status 1
+    expect_out "reproduced FAILURE assertion after 18 steps"
+    run_mdat replay --trace=status sb.sched
+    expect_status 1
+    expect_out "    buffer  stores, oldest first"
+    grep -qE '^  [ *] T2 +x := 1 \(store_buffering.c:21\)$' "$WORK/out" || fail "the status trace shows no buffer of T2"
+    expect_out "flush y := 1"
+    # --replay opens it under tso and walks to the end; the other model is refused.
+    restart
+    attach -- --replay sb.sched
+    wait_for "| step 0 of 18 | last: - | replaying | tso"
+    note_tracees
+    keys End
+    wait_for "| step 18 of 18 | last: T1 R r1 -> 0 | assertion | tso"
+    keys q
+    finished 0
+    run_mdat attach --memory-model sc --replay sb.sched
+    expect_status 2
+    expect_err "recorded with --memory-model tso"
+    # Under sc nothing is buffered: no buffer rows, and f says why.
+    restart
+    attach -- "$TARGETS/tso_store_buffering"
+    wait_for "| step 0 | last: - | live"
+    note_tracees
+    keys 1 1 1 2 2
+    wait_for "| step 5 | last: T2 W x := 1"
+    screen | grep -q 'buffer:' && fail "a store buffer is shown under sc"
+    keys f
+    wait_for "stores are not buffered under --memory-model sc"
+    keys q y
+    finished 0
+    # The buffers read whole from 80x24 to 200x60.
+    for size in 80x24 200x60; do
+        restart
+        TUI_COLS=${size%x*} TUI_ROWS=${size#*x} attach -- --memory-model tso "$TARGETS/tso_peterson_nofence"
+        wait_for "| step 0 |"
+        note_tracees
+        keys 1 1 1 2 2 2 2 2 2 3 3 3 3 3 3
+        wait_for "| step 15 | last: T3 W inside := 1"
+        expect_screen_re '   T2 buffer: flag\[0\] := 1( \(line 21\))?, turn := 1( \(line 22\))?, inside := 1'
+        expect_screen_re '   T3 buffer: flag\[1\] := 1( \(line 21\))?, turn := 0( \(line 22\))?, inside := 1'
+        screen | grep 'buffer:' | grep -qE '…|\.\.\.' && fail "$size: a buffer row is cut"
+        keys q y
+        finished 0
+    done
+    ;;
 demo)
     run_schedule deadlock_lock_order 1
     attach -- --demo "$SCHED" --delay 0.05

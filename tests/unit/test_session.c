@@ -244,6 +244,102 @@ static void test_deadlock_by_hand_save_and_replay(void **state)
         unlink(file);
 }
 
+/* --memory-model tso, the store-buffering litmus test by hand: each
+ * thread's store waits in its buffer (shown in the state, oldest first)
+ * while both read 0; "flush T3" (-3) commits T3's store; the rest runs to
+ * the assertion. Stepping back finds the flush on the path, the saved
+ * schedule says tso and holds it, and it reopens under tso only. */
+static void test_tso_buffers_flush_save_and_replay(void **state)
+{
+    (void)state;
+    char file[] = "/tmp/mdat-session-XXXXXX";
+    int fd = mkstemp(file);
+    assert_true(fd >= 0);
+    close(fd);
+    struct session_command cmds[] = {
+        STEP(1), STEP(1), STEP(1), STEP(2), STEP(2), STEP(2), STEP(3), STEP(3), STEP(3),
+        STEP(-1),                                   /* refused: T1 has nothing buffered */
+        {.verb = SV_RUN, .thread = -2},             /* refused: a buffer does not run */
+        STEP(-3),
+        {.verb = SV_CONTINUE, .text = "random"},
+        GOTO(9), GOTO(1000), {.verb = SV_SAVE},
+    };
+    size_t n = sizeof cmds / sizeof cmds[0];
+    snprintf(cmds[n - 1].text, sizeof cmds[0].text, "%s", file);
+    char *argv[] = {TARGET("tso_store_buffering"), NULL};
+    struct session_options opt = {.argv = argv, .argc = 1, .tso = true, .memory_model_given = true};
+    char err[512];
+    struct session *s = session_open(&opt, err, sizeof err);
+    if (!s)
+        fail_msg("session_open: %s", err);
+    struct script sc = {cmds, n};
+    run_script(s, &sc);
+    session_close(s);
+
+    assert_int_equal(sc.n_seen, n + 1);
+    const struct seen *both_read = &sc.seen[9];
+    assert_int_equal(both_read->step, 9);
+    bool flush2 = false, flush3 = false;
+    for (size_t i = 0; i < both_read->n_candidates; i++) {
+        flush2 |= both_read->candidates[i] == -2;
+        flush3 |= both_read->candidates[i] == -3;
+    }
+    assert_true(flush2 && flush3);
+    const struct state_thread *t2 = thread_of(both_read->state, 2), *t3 = thread_of(both_read->state, 3);
+    assert_int_equal(t2->n_pending, 1);
+    assert_string_equal(t2->pending[0].object, "x");
+    assert_int_equal(t2->pending[0].value, 1);
+    assert_int_equal(t2->pending[0].size, 4);
+    assert_string_equal(t2->pending[0].where, "store_buffering.c:21");
+    assert_int_equal(t3->n_pending, 1);
+    assert_string_equal(t3->pending[0].object, "y");
+    assert_int_equal(thread_of(both_read->state, 1)->n_pending, 0);
+    assert_non_null(strstr(sc.seen[10].notice, "T1 has no buffered store to flush"));
+    assert_int_equal(sc.seen[11].step, 9);
+    assert_non_null(strstr(sc.seen[11].notice, "a store buffer does not run"));
+    const struct seen *flushed = &sc.seen[12];
+    assert_int_equal(flushed->step, 10);
+    assert_int_equal(flushed->last_event_step, 10);
+    assert_int_equal(thread_of(flushed->state, 3)->n_pending, 0);
+    assert_int_equal(thread_of(flushed->state, 2)->n_pending, 1);
+    assert_int_equal(sc.seen[13].ask, ASK_ENDED);
+    assert_string_equal(sc.seen[13].mode, "assertion");
+    uint64_t end = sc.seen[13].step;
+    /* Back before the flush: the path flushes T3 next. */
+    assert_int_equal(sc.seen[14].step, 9);
+    assert_int_equal(sc.seen[14].recorded_next, -3);
+    assert_int_equal(sc.seen[15].ask, ASK_ENDED);
+    assert_int_equal(sc.seen[15].step, end);
+    assert_non_null(strstr(sc.seen[16].notice, "saved"));
+    script_free(&sc);
+
+    struct schedule sched;
+    assert_true(schedule_read(file, &sched, err, sizeof err));
+    assert_true(sched.tso);
+    assert_string_equal(sched.failure, "assertion");
+    bool has_flush = false;
+    for (size_t i = 0; i < sched.choices.n; i++)
+        has_flush |= sched.choices.at[i].step == 9 && sched.choices.at[i].thread == -3;
+    assert_true(has_flush);
+    schedule_free(&sched);
+
+    /* Reopened without --memory-model: under tso, to the same end. */
+    static const struct session_command replay_cmds[] = {GOTO(1000)};
+    struct script rc = {replay_cmds, 1};
+    s = open_program(TARGET("tso_store_buffering"), file);
+    run_script(s, &rc);
+    session_close(s);
+    assert_int_equal(rc.n_seen, 2);
+    assert_string_equal(rc.seen[1].mode, "assertion");
+    assert_int_equal(rc.seen[1].step, end);
+    script_free(&rc);
+    /* With the other model, refused. */
+    struct session_options sc_opt = {.replay_file = file, .memory_model_given = true};
+    assert_null(session_open(&sc_opt, err, sizeof err));
+    assert_non_null(strstr(err, "recorded with --memory-model tso"));
+    unlink(file);
+}
+
 /* A thread that cannot run is refused with its reason, and the question
  * is asked again at the same step. */
 static void test_refused_step(void **state)
@@ -346,6 +442,7 @@ int main(void)
         cmocka_unit_test(test_step_back_and_forward),
         cmocka_unit_test(test_deadlock_by_hand_save_and_replay),
         cmocka_unit_test(test_refused_step),
+        cmocka_unit_test(test_tso_buffers_flush_save_and_replay),
         cmocka_unit_test(test_waiter_choice),
         cmocka_unit_test(test_run_until_blocked),
         cmocka_unit_test(test_breakpoint_and_watch),

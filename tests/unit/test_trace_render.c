@@ -516,6 +516,53 @@ static void state_copy_is_deep_and_independent(void **unused)
     exec_state_free(copy);
 }
 
+/* --memory-model tso: a thread's buffered stores are copied with the state,
+ * make a different picture, get a table of their own in the status view
+ * (a buffer that emptied reads "-") and a "buffer" array in JSON. */
+static void buffered_stores_are_copied_tabled_and_written(void **unused)
+{
+    struct scenario s;
+    build_scenario(&s);
+    struct state_store stores[2] = {{.addr = 0x404010, .size = 4, .value = 1, .object = "flag[0]", .where = "p.c:14"},
+                                    {.addr = 0x404018, .size = 4, .value = 2, .object = "turn", .where = "p.c:15"}};
+    s.threads[1][0].n_pending = 2;
+    s.threads[1][0].pending = stores;
+    s.threads[2][0].n_pending = 0;
+
+    struct exec_state *copy = exec_state_copy(&s.states[1]);
+    assert_int_equal(copy->threads[0].n_pending, 2);
+    assert_ptr_not_equal(copy->threads[0].pending, stores);
+    assert_null(copy->threads[1].pending);
+    assert_true(exec_state_same_picture(copy, &s.states[1]));
+    stores[1].value = 3;
+    assert_string_equal(copy->threads[0].pending[1].object, "turn");
+    assert_int_equal(copy->threads[0].pending[1].value, 2);
+    assert_false(exec_state_same_picture(copy, &s.states[1]));
+    assert_false(exec_state_same_picture(copy, &s.states[2]));
+    stores[1].value = 2;
+    exec_state_free(copy);
+
+    char *text = render(&status_trace_format, true, s.events, s.state_ptrs, 3);
+    const char *two = strstr(text, "  state after step 2:");
+    assert_non_null(two);
+    /* Before any store is buffered there is no such table. */
+    char *before_two = strndup(text, (size_t)(two - text));
+    assert_null(strstr(before_two, "buffer"));
+    free(before_two);
+    assert_non_null(strstr(two, "    buffer  stores, oldest first\n"
+                                "  * T1      flag[0] := 1 (p.c:14), turn := 2 (p.c:15)\n"));
+    const char *three = strstr(text, "  state after step 3:");
+    assert_non_null(three);
+    assert_non_null(strstr(three, "    buffer  stores, oldest first\n"
+                                  "  * T1      -\n"));
+    free(text);
+
+    text = render(&json_trace_format, false, s.events, s.state_ptrs, 3);
+    assert_non_null(strstr(text, "\"buffer\":[{\"object\":\"flag[0]\",\"addr\":\"0x404010\",\"size\":4,\"value\":1,"
+                                 "\"where\":\"p.c:14\"},{\"object\":\"turn\""));
+    free(text);
+}
+
 /* Texts that differ only after their terminator are the same. */
 static void same_picture_ignores_step_current_and_bytes_after_strings(void **unused)
 {
@@ -579,6 +626,7 @@ int main(void)
         cmocka_unit_test(tee_feeds_every_branch),
         cmocka_unit_test(state_copy_is_deep_and_independent),
         cmocka_unit_test(same_picture_ignores_step_current_and_bytes_after_strings),
+        cmocka_unit_test(buffered_stores_are_copied_tabled_and_written),
         cmocka_unit_test(text_table_aligns_limits_and_never_ends_in_blanks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -324,6 +324,53 @@ static void test_screen_threads_table(void **state)
     picture_free(&p);
 }
 
+/* --memory-model tso: a thread with buffered stores gets a row under its
+ * own listing them, oldest first; a narrow pane drops their lines first,
+ * then the last stores for "+N more"; the status line says tso. */
+static void test_screen_store_buffers(void **state)
+{
+    (void)state;
+    struct picture p;
+    picture_init(&p);
+    struct state_store stores[3] = {
+        {.addr = 0x4010, .size = 4, .value = 1, .object = "flag[0]", .where = "prog.c:14"},
+        {.addr = 0x4018, .size = 4, .value = 1, .object = "turn", .where = "prog.c:15"},
+        {.addr = 0x4020, .size = 8, .value = 42, .object = "victim", .where = "other.c:7"},
+    };
+    p.now_threads[1].n_pending = 2;
+    p.now_threads[1].pending = stores;
+    int candidates[4] = {1, 2, 3, -2};
+    p.view.candidates = candidates;
+    p.view.n_candidates = 4;
+    p.view.tso = true;
+    struct tui_screen s;
+    tui_screen_init(&s);
+    tui_screen_build(&s, 80, 24, &p.view, &p.ui);
+    const struct tui_row *row = row_containing(&s.threads, "T2 buffer: ");
+    assert_non_null(row);
+    assert_non_null(strstr(row->text, "    T2 buffer: flag[0] := 1 (line 14), turn := 1 (line 15)"));
+    assert_int_equal(row->thread, 2);
+    assert_int_equal(row->style, TS_TEXT);      /* it can be flushed */
+    /* Just under T2's row; the cursor stays on T2's. */
+    assert_ptr_equal(row - 1, row_of_thread(&s.threads, 2));
+    assert_int_equal(s.cursor_y, s.layout.threads.y + 2 + 1);
+    assert_non_null(strstr(s.status.text, "| tso"));
+    assert_null(row_containing(&s.threads, "T1 buffer"));
+    tui_screen_free(&s);
+
+    char text[256];
+    p.now_threads[1].n_pending = 3;
+    tui_buffer_text(&p.now_threads[1], "prog.c", 200, text, sizeof text);
+    assert_string_equal(text, "T2 buffer: flag[0] := 1 (line 14), turn := 1 (line 15), victim := 42 (other.c:7)");
+    tui_buffer_text(&p.now_threads[1], "prog.c", 50, text, sizeof text);
+    assert_string_equal(text, "T2 buffer: flag[0] := 1, turn := 1, victim := 42");
+    tui_buffer_text(&p.now_threads[1], "prog.c", 40, text, sizeof text);
+    assert_string_equal(text, "T2 buffer: flag[0] := 1, +2 more");
+    tui_buffer_text(&p.now_threads[0], "prog.c", 40, text, sizeof text);
+    assert_string_equal(text, "");
+    picture_free(&p);
+}
+
 /* The threads table in a narrow pane gives way column by column and keeps
  * "waiting on / next" whole: widths of the deadlock of deadlock_lock_order. */
 static void test_threads_columns(void **state)
@@ -549,6 +596,7 @@ int main(void)
         cmocka_unit_test(test_screen_changed_rows),
         cmocka_unit_test(test_screen_threads_table),
         cmocka_unit_test(test_threads_columns),
+        cmocka_unit_test(test_screen_store_buffers),
         cmocka_unit_test(test_screen_threads_wide),
         cmocka_unit_test(test_screen_source_marks),
         cmocka_unit_test(test_screen_status_and_log),

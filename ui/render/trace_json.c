@@ -58,6 +58,21 @@ static void write_thread(struct json_writer *w, const struct state_thread *t)
     json_string(w, "location", t->location);
     json_string(w, "waiting_on", t->waiting_on);
     json_int(w, "waits_for", t->waits_for);
+    if (t->n_pending > 0) {
+        /* Only under --memory-model tso, while its buffer holds stores. */
+        json_begin_array(w, "buffer");
+        for (int i = 0; i < t->n_pending; i++) {
+            const struct state_store *e = &t->pending[i];
+            json_begin_object(w, NULL);
+            json_string(w, "object", e->object);
+            write_address(w, "addr", e->addr);
+            json_uint(w, "size", e->size);
+            json_uint(w, "value", e->value);
+            json_string(w, "where", e->where);
+            json_end_object(w);
+        }
+        json_end_array(w);
+    }
     if (t->next.op[0]) {
         json_begin_object(w, "next");
         write_event_fields(w, &t->next);

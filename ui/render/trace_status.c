@@ -1,5 +1,6 @@
 /* trace_status: event lines plus thread and sync-object tables that mark
- * what changed. */
+ * what changed; under --memory-model tso, a table of the stores waiting in
+ * each thread's buffer. */
 #include "ui/render/trace_status.h"
 #include "ui/text/text_table.h"
 #include "ui/render/trace_log.h"
@@ -22,6 +23,8 @@ enum { NAME_WIDTH = 32, LOCATION_WIDTH = 40, DOING_WIDTH = 60, WAITERS_WIDTH = 4
 
 static const struct table_shape thread_shape = {
     4, {"thread", "status", "location", "waiting on / next"}, {0, 0, LOCATION_WIDTH, DOING_WIDTH}};
+
+static const struct table_shape buffer_shape = {2, {"buffer", "stores, oldest first"}, {0, 0}};
 
 static const struct table_shape watch_shape = {2, {"watch", "value"}, {NAME_WIDTH, DOING_WIDTH}};
 
@@ -212,6 +215,56 @@ static void print_threads(const struct exec_state *s, const struct exec_state *s
     marked_table_print(&m, out);
 }
 
+/* "x := 1 (sb.c:21), y := 1 (sb.c:29)", "-" when empty; cut at CELL_MAX. */
+static void buffer_cells(const struct state_thread *t, struct row_cells *c)
+{
+    snprintf(c->cell[0], CELL_MAX, "T%d", t->id);
+    char *buf = c->cell[1];
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < t->n_pending && used < CELL_MAX; i++) {
+        const struct state_store *e = &t->pending[i];
+        int n = snprintf(buf + used, CELL_MAX - used, "%s%s := %" PRIu64 "%s%s%s", i ? ", " : "", e->object, e->value,
+                         e->where[0] ? " (" : "", e->where, e->where[0] ? ")" : "");
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+    if (t->n_pending == 0)
+        snprintf(buf, CELL_MAX, "-");
+}
+
+static bool has_pending(const struct exec_state *s, int id)
+{
+    const struct state_thread *t = s ? find_thread(s, id) : NULL;
+    return t && t->n_pending > 0;
+}
+
+/* A row for each thread whose buffer holds stores now or did in the last
+ * tables (emptied: "-"); no table when there is none (always under sc). */
+static void print_buffers(const struct exec_state *s, const struct exec_state *shown, FILE *out)
+{
+    int n = 0;
+    for (int i = 0; i < s->n_threads; i++)
+        n += has_pending(s, s->threads[i].id) || has_pending(shown, s->threads[i].id);
+    if (n == 0)
+        return;
+    struct marked_table m;
+    marked_table_begin(&m, &buffer_shape, n);
+    for (int i = 0; i < s->n_threads; i++) {
+        const struct state_thread *t = &s->threads[i];
+        if (!has_pending(s, t->id) && !has_pending(shown, t->id))
+            continue;
+        struct row_cells now, before;
+        const struct state_thread *was = shown ? find_thread(shown, t->id) : NULL;
+        buffer_cells(t, &now);
+        if (was)
+            buffer_cells(was, &before);
+        marked_table_add(&m, &now, was ? &before : NULL, shown != NULL);
+    }
+    marked_table_print(&m, out);
+}
+
 /* Tables longer than this show only the objects in use (held, waited on,
  * or changed since the last tables) and count the others. */
 enum { OBJECTS_ALL_SHOWN = 32 };
@@ -295,6 +348,7 @@ static void print_tables(struct status_renderer *r, const struct exec_state *s, 
     fprintf(r->out, "  %s after step %" PRIu64 ":\n", title, s->step);
     if (s->n_threads > 0)
         print_threads(s, r->shown, r->out);
+    print_buffers(s, r->shown, r->out);
     for (int k = 0; k < SYNC_KIND_COUNT; k++)
         print_objects(s, (enum sync_kind)k, r->shown, r->out);
     print_watches(s, r->shown, r->out);

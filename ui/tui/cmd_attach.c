@@ -28,7 +28,8 @@ static int usage_error(const char *fmt, const char *arg)
 
 int cmd_attach(int argc, char **argv)
 {
-    enum { OPT_REPLAY = 256, OPT_DEMO, OPT_DELAY, OPT_WATCH, OPT_THEME, OPT_MAX_STEPS, OPT_INVARIANT, OPT_RACES };
+    enum { OPT_REPLAY = 256, OPT_DEMO, OPT_DELAY, OPT_WATCH, OPT_THEME, OPT_MAX_STEPS, OPT_INVARIANT, OPT_RACES,
+           OPT_MEMORY_MODEL };
     static const struct option longopts[] = {
         {"replay", required_argument, NULL, OPT_REPLAY},
         {"demo", required_argument, NULL, OPT_DEMO},
@@ -36,6 +37,7 @@ int cmd_attach(int argc, char **argv)
         {"watch", required_argument, NULL, OPT_WATCH},
         {"invariant", required_argument, NULL, OPT_INVARIANT},
         {"races", required_argument, NULL, OPT_RACES},
+        {"memory-model", required_argument, NULL, OPT_MEMORY_MODEL},
         {"theme", required_argument, NULL, OPT_THEME},
         {"max-steps", required_argument, NULL, OPT_MAX_STEPS},
         {"seed", required_argument, NULL, 's'},
@@ -87,6 +89,12 @@ int cmd_attach(int argc, char **argv)
                 return usage_error("--races wants fail or off, not \"%s\"", optarg);
             sopt.detect_given = true;
             break;
+        case OPT_MEMORY_MODEL:
+            if (strcmp(optarg, "sc") != 0 && strcmp(optarg, "tso") != 0)
+                return usage_error("--memory-model wants sc or tso, not \"%s\"", optarg);
+            sopt.tso = strcmp(optarg, "tso") == 0;
+            sopt.memory_model_given = true;
+            break;
         case OPT_THEME:
             if (!tui_theme_by_name(optarg))
                 return usage_error("unknown theme \"%s\" (dark, light, mono or projector)", optarg);
@@ -114,6 +122,19 @@ int cmd_attach(int argc, char **argv)
     if (optind >= argc && !replay && !demo) {
         fprintf(stderr, "mdat attach: no program given (usage: mdat attach [options] [--] PROG [ARGS...])\n");
         return EXIT_USAGE;
+    }
+    if (sopt.memory_model_given && (replay || demo)) {
+        /* A schedule replays only under the model it was recorded with. */
+        struct schedule sched;
+        char why[600];
+        if (schedule_read(replay ? replay : demo, &sched, why, sizeof why)) {
+            bool differs = sched.tso != sopt.tso;
+            schedule_free(&sched);
+            snprintf(why, sizeof why, "%s was recorded with --memory-model %s and replays only under it: leave out "
+                     "--memory-model %s", replay ? replay : demo, sopt.tso ? "sc" : "tso", sopt.tso ? "tso" : "sc");
+            if (differs)
+                return usage_error("%s", why);
+        }
     }
     sopt.argv = optind < argc ? argv + optind : NULL;
     sopt.argc = argc - optind;

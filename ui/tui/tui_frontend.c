@@ -76,7 +76,7 @@ static void default_selection(struct tui_frontend *f, const struct session_view 
         return;
     }
     if (v->recorded_next)
-        f->ui.selected = v->recorded_next;
+        f->ui.selected = v->recorded_next < 0 ? -v->recorded_next : v->recorded_next;  /* -T: T's buffer */
     else if (!tui_view_candidate(v, f->ui.selected) && v->n_candidates)
         f->ui.selected = v->candidates[0];
 }
@@ -293,6 +293,18 @@ static bool on_key(struct tui_frontend *f, const struct session_view *v, int key
             return go_to(f, v, v->step + 1, cmd);
         cmd->verb = SV_STEP;
         cmd->thread = f->ui.selected;
+        /* Along a recording that flushes the selected thread's store next,
+         * stepping it is that flush. */
+        if (v->recorded_next < 0 && -v->recorded_next == f->ui.selected)
+            cmd->thread = v->recorded_next;
+        return true;
+    case TA_FLUSH:
+        if (!v->tso) {
+            say(f, true, "stores are not buffered under --memory-model sc: there is nothing to flush");
+            return false;
+        }
+        cmd->verb = SV_STEP;
+        cmd->thread = -f->ui.selected;
         return true;
     case TA_SELECT_PREV:
     case TA_SELECT_NEXT:

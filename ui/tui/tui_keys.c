@@ -29,6 +29,8 @@ const struct tui_binding tui_bindings[] = {
      "run the selected thread until it blocks, exits or reaches a breakpoint (Esc stops)"},
     {TA_RUN_TO_LINE, {'u'}, {NULL, NULL, NULL, NULL},
      "run the selected thread until it reaches a source line (asks for the line)"},
+    {TA_FLUSH, {'f'}, {NULL, NULL, NULL, NULL},
+     "flush the selected thread's oldest buffered store: the other threads see it (--memory-model tso)"},
     {TA_CONTINUE_PCT, {'c', KEY_F(5)}, {"c continue", NULL, NULL, NULL},
      "continue to the end, PCT choosing the threads (stops at breakpoints; Esc stops)"},
     {TA_CONTINUE_RANDOM, {'C'}, {NULL, NULL, NULL, NULL}, "continue to the end, choosing threads at random"},

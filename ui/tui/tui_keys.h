@@ -22,6 +22,7 @@ enum tui_action {
     TA_END,
     TA_RUN_BLOCKS,
     TA_RUN_TO_LINE,
+    TA_FLUSH,               /* --memory-model tso: the selected thread's oldest buffered store */
     TA_CONTINUE_PCT,
     TA_CONTINUE_RANDOM,
     TA_WATCH_ADD,

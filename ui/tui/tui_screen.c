@@ -369,8 +369,8 @@ static void build_status(struct tui_screen *s, const struct session_view *v, con
     } else {
         snprintf(last, sizeof last, "last: -");
     }
-    int n = snprintf(text, sizeof text, " %s | %s | %s | %s%s", name, step, last, v->mode,
-                     v->unsaved ? " (unsaved)" : "");
+    int n = snprintf(text, sizeof text, " %s | %s | %s | %s%s%s", name, step, last, v->mode,
+                     v->unsaved ? " (unsaved)" : "", v->tso ? " | tso" : "");
     if (ui->demo && n > 0 && (size_t)n < sizeof text)
         n += snprintf(text + n, sizeof text - (size_t)n, " | demo %s", ui->demo);
     if (ui->theme && n > 0 && (size_t)n < sizeof text)
@@ -445,7 +445,7 @@ void tui_screen_build(struct tui_screen *s, int cols, int rows, const struct ses
     for (size_t i = 0; i < v->output_len; i++)
         n_lines += v->output[i] == '\n';
     struct tui_layout_needs needs = {
-        .thread_rows = 1 + (v->state ? v->state->n_threads : 0),
+        .thread_rows = tui_threads_rows(v),
         .object_rows = count_object_rows(v),
         .log_rows = (int)v->n_events,
         .show_output = ui->show_output,

@@ -4,7 +4,9 @@
  * keeps "waiting on / next", the one a person steps by, whole: the
  * location shortens to its line and then goes (the source pane marks where
  * each thread is), the state to its glyph and short name; only then is the
- * last column cut. */
+ * last column cut. Under --memory-model tso a thread with buffered stores
+ * has a second row listing them, oldest first: the stores the other
+ * threads do not see yet. */
 #include "ui/tui/tui_threads.h"
 #include "ui/text/text_table.h"
 #include "ui/render/trace_log.h"
@@ -102,8 +104,20 @@ static void thread_doing(const struct state_thread *t, char *buf, size_t len)
         snprintf(buf, len, "next: %s", op);
 }
 
+static bool buffer_same(const struct state_thread *a, const struct state_thread *b)
+{
+    if (a->n_pending != b->n_pending)
+        return false;
+    for (int i = 0; i < a->n_pending; i++)
+        if (a->pending[i].addr != b->pending[i].addr || a->pending[i].value != b->pending[i].value)
+            return false;
+    return true;
+}
+
 static bool thread_same(const struct state_thread *a, const struct state_thread *b)
 {
+    if (!buffer_same(a, b))
+        return false;
     char x[CELL], y[CELL];
     thread_doing(a, x, sizeof x);
     thread_doing(b, y, sizeof y);
@@ -154,6 +168,59 @@ void tui_threads_columns(int width, int gap, const struct tui_thread_widths *w, 
         case 3: out->location = false; break;
         }
     }
+}
+
+/* ---------- store buffers ---------- */
+
+/* "flag[0] := 1", with " (line 14)" when `site`. */
+static void store_text(const struct state_store *e, const char *shown_file, bool site, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s := %llu", e->object, (unsigned long long)e->value);
+    if (!site || !e->where[0])
+        return;
+    size_t n = shown_file ? strlen(shown_file) : 0, used = strlen(buf);
+    if (n && strncmp(e->where, shown_file, n) == 0 && e->where[n] == ':')
+        snprintf(buf + used, len - used, " (line %s)", e->where + n + 1);
+    else
+        snprintf(buf + used, len - used, " (%s)", e->where);
+}
+
+/* The first `shown` stores, with their sites or not, and "+N more". */
+static void buffer_line(const struct state_thread *t, const char *shown_file, bool sites, int shown, char *buf,
+                        size_t len)
+{
+    int used = snprintf(buf, len, "T%d buffer: ", t->id);
+    for (int i = 0; i < shown && used >= 0 && (size_t)used < len; i++) {
+        char one[CELL];
+        store_text(&t->pending[i], shown_file, sites, one, sizeof one);
+        int n = snprintf(buf + used, len - (size_t)used, "%s%s", i ? ", " : "", one);
+        used = n < 0 ? -1 : used + n;
+    }
+    if (shown < t->n_pending && used >= 0 && (size_t)used < len)
+        snprintf(buf + used, len - (size_t)used, "%s+%d more", shown ? ", " : "", t->n_pending - shown);
+}
+
+void tui_buffer_text(const struct state_thread *t, const char *shown_file, int width, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (t->n_pending <= 0)
+        return;
+    for (int shown = t->n_pending; shown >= 1; shown--) {
+        for (int sites = 1; sites >= 0; sites--) {
+            buffer_line(t, shown_file, sites, shown, buf, len);
+            if (tui_width(buf) <= width)
+                return;
+        }
+    }
+    buffer_line(t, shown_file, false, 1, buf, len);     /* cut by the pane */
+}
+
+int tui_threads_rows(const struct session_view *v)
+{
+    int n = 1;
+    for (int i = 0; v->state && i < v->state->n_threads; i++)
+        n += 1 + (v->state->threads[i].n_pending > 0);
+    return n;
 }
 
 /* ---------- the pane ---------- */
@@ -220,18 +287,45 @@ static struct text_table *fitted_table(const struct thread_cells *c, int n, int 
     return t;
 }
 
+/* Under the thread's row, from its id column (after the two marks and the
+ * gap): its buffered stores. Dimmed while they cannot be flushed. */
+static void add_buffer_row(struct tui_pane *p, const struct tui_rect *r, const struct session_view *v,
+                           const struct tui_threads_ui *ui, const struct state_thread *th)
+{
+    enum { INDENT = 4 };
+    char text[TUI_ROW_BYTES], line[TUI_ROW_BYTES];
+    tui_buffer_text(th, ui->shown_file, r->w - INDENT, text, sizeof text);
+    snprintf(line, sizeof line, "%*s%s", INDENT, "", text);
+    bool flushable = v->ask == ASK_THREAD && tui_view_candidate(v, -th->id);
+    struct tui_row *row = tui_pane_add(p, line, r->w, ui->glyphs, flushable ? TS_TEXT : TS_BLOCKED);
+    row->thread = th->id;
+    row->changed = tui_thread_changed(v, th->id);
+}
+
 void tui_threads_build(struct tui_pane *p, const struct tui_rect *r, const struct session_view *v,
                        const struct tui_threads_ui *ui, int *cursor_y, int *cursor_x)
 {
     const struct tui_glyphs *g = ui->glyphs;
     int n = v->state ? v->state->n_threads : 0;
-    int runnable = 0;
-    for (int i = 0; i < n; i++)
+    int runnable = 0, flushable = 0;
+    for (int i = 0; i < n; i++) {
         runnable += v->ask == ASK_THREAD && tui_view_candidate(v, v->state->threads[i].id);
+        flushable += v->ask == ASK_THREAD && tui_view_candidate(v, -v->state->threads[i].id);
+    }
     if (v->ask == ASK_WAITER)
         tui_pane_title(p, g, "threads (%d): choose the waiter to wake", n);
     else if (v->ask == ASK_ENDED)
         tui_pane_title(p, g, "threads (%d): the execution has ended", n);
+    else if (flushable) {
+        /* The long form when the pane has room (120x40's right column has not). */
+        char title[160];
+        snprintf(title, sizeof title, "threads (%d, %d can run %s): digit or Enter steps one, f flushes", n,
+                 runnable, g->runnable);
+        if (tui_width(title) + 2 > r->w)
+            snprintf(title, sizeof title, "threads (%d, %d can run %s): digit steps, f flushes", n, runnable,
+                     g->runnable);
+        tui_pane_title(p, g, "%s", title);
+    }
     else
         tui_pane_title(p, g, "threads (%d, %d can run %s): digit or Enter steps one", n, runnable, g->runnable);
     struct thread_cells *cells = calloc((size_t)n + 1, sizeof *cells);
@@ -241,12 +335,16 @@ void tui_threads_build(struct tui_pane *p, const struct tui_rect *r, const struc
         thread_cells(&v->state->threads[i], v, ui, &cells[i]);
     struct text_table *t = fitted_table(cells, n, r->w);
     free(cells);
-    /* A window of the threads that keeps the selected one in view. */
-    int height = tui_rect_content(r) - 1, selected_index = 0;
-    for (int i = 0; i < n; i++)
-        if (v->state->threads[i].id == ui->selected)
-            selected_index = i;
-    int first = height > 0 ? tui_source_first(n, height, selected_index + 1) - 1 : 0;
+    /* A window of the rows (threads and their buffers) that keeps the
+     * selected thread, and its buffer when there is room, in view. */
+    int height = tui_rect_content(r) - 1, selected_row = 0, n_rows = tui_threads_rows(v) - 1;
+    for (int i = 0, at = 0; i < n; i++) {
+        const struct state_thread *th = &v->state->threads[i];
+        if (th->id == ui->selected)
+            selected_row = at + (th->n_pending > 0 && height > 2);
+        at += 1 + (th->n_pending > 0);
+    }
+    int first = height > 0 ? tui_source_first(n_rows, height, selected_row + 1) - 1 : 0;
     char line[TUI_ROW_BYTES];
     text_table_line(t, 0, line, sizeof line);
     tui_pane_add(p, line, r->w, g, TS_HEADER);
@@ -260,10 +358,13 @@ void tui_threads_build(struct tui_pane *p, const struct tui_rect *r, const struc
             tui_row_span(row, 0, 1, TS_CHANGED);
         if (th->id == ui->selected)     /* the mark, the gap, "T2" */
             tui_row_span(row, 1, 3 + snprintf(NULL, 0, "T%d", th->id), TS_CURRENT);
-        if (th->id == ui->selected && i >= first && i < first + height) {
-            *cursor_y = r->y + 2 + (i - first);
+        int at = p->n_rows - 2;         /* this row among those below the header */
+        if (th->id == ui->selected && at >= first && at < first + height) {
+            *cursor_y = r->y + 2 + (at - first);
             *cursor_x = r->x + 1;
         }
+        if (th->n_pending > 0)
+            add_buffer_row(p, r, v, ui, th);
     }
     /* Keep the header and the window only. */
     if (first > 0 && p->n_rows > 1) {

@@ -1,5 +1,6 @@
 /* tui_threads: the threads pane of `mdat attach` (a row per thread: state,
- * location, what it waits on or does next), what the rest of the TUI asks
+ * location, what it waits on or does next; under --memory-model tso a row
+ * under each thread with buffered stores), what the rest of the TUI asks
  * about threads, and how the table's columns fit a pane of a given width. */
 #ifndef MDAT_UI_TUI_THREADS_H
 #define MDAT_UI_TUI_THREADS_H
@@ -40,6 +41,15 @@ struct tui_thread_columns {
  * columns): the location's function, the id column's header, the state's
  * long name, the location; then the last column is cut. */
 void tui_threads_columns(int width, int gap, const struct tui_thread_widths *w, struct tui_thread_columns *out);
+
+/* The row under a thread with buffered stores (--memory-model tso), oldest
+ * first: "T2 buffer: flag[0] := 1 (line 14), turn := 1 (line 15)", fitted
+ * to width characters: the stores' lines go first, then the last stores
+ * give way to "+N more". Locations in shown_file read "line N". "" when
+ * the thread has none. */
+void tui_buffer_text(const struct state_thread *t, const char *shown_file, int width, char *buf, size_t len);
+/* Rows the pane would like: header, threads and their buffer rows. */
+int tui_threads_rows(const struct session_view *v);
 
 /* What the threads pane is built from, besides the view. */
 struct tui_threads_ui {
