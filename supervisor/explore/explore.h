@@ -59,6 +59,12 @@ struct explore_options {
     enum preempt_mode preempt;
     bool tso;                   /* --memory-model tso */
     bool keep_going;
+    /* Each reported failure is shrunk (shrink.h) before it is saved, within
+     * shrink_runs re-executions and shrink_seconds of wall-clock time
+     * (0: no time limit). */
+    bool shrink;
+    uint64_t shrink_runs;
+    double shrink_seconds;
     /* Grading: run every execution (as keep_going) and count the failing
      * ones, but report only the failure with the lowest index; an execution
      * mdat could not run fails the whole exploration. */
@@ -113,6 +119,15 @@ struct explore_failure {
     int n_traces;
     char stdout_file[PATH_MAX];
     char stderr_file[PATH_MAX];
+    /* Shrinking: the saved schedule, traces and output are those of the
+     * shrunk execution; the original schedule is kept in original_file. */
+    bool shrunk;
+    uint64_t steps, preemptions;                    /* of the saved schedule */
+    uint64_t original_steps, original_preemptions;
+    uint64_t shrink_runs;
+    double shrink_seconds;
+    bool shrink_out_of_time;
+    char original_file[PATH_MAX];
 };
 
 struct explore_summary {
@@ -147,6 +162,14 @@ const char *explore_failure_trace(const struct explore_failure *f, const char *f
  * when mdat failed or the run diverged. */
 bool explore_replay(struct program *prog, const struct schedule *sched, struct trace_tee *trace, bool show_output,
                     const char *const *watches, int n_watches, struct exec_result *res, char *err, size_t errlen);
+/* Shrinks the failure a schedule makes (shrink.h), judged with the settings
+ * it records, within max_runs re-executions and max_seconds (0: no limit).
+ * shrunk (initialised by the call when true) gets sched with the shortest
+ * choices. false with a reason when the schedule does not fail, fails by a
+ * hang, or mdat failed. */
+struct shrink_outcome;
+bool explore_shrink(struct program *prog, const struct schedule *sched, uint64_t max_runs, double max_seconds,
+                    struct schedule *shrunk, struct shrink_outcome *out, char *err, size_t errlen);
 /* The input a schedule records, checked against its SHA-256; in is
  * program_input_none when the schedule has none. */
 bool explore_schedule_input(const struct schedule *sched, struct program_input *in, char *err, size_t errlen);

@@ -46,7 +46,8 @@ static void show_progress(void *ctx, uint64_t done, uint64_t total, uint64_t fai
 
 int cmd_run(int argc, char **argv)
 {
-    enum { OPT_KEEP_GOING = CLI_OPT_NEXT, OPT_JSON, OPT_TRACE, OPT_WATCH, OPT_FULL_TRACE, OPT_JUNIT };
+    enum { OPT_KEEP_GOING = CLI_OPT_NEXT, OPT_JSON, OPT_TRACE, OPT_WATCH, OPT_FULL_TRACE, OPT_JUNIT, OPT_NO_SHRINK,
+           OPT_SHRINK_BUDGET, OPT_SHRINK_TIME };
     static const struct option longopts[] = {
         CLI_EXPLORE_OPTIONS,
         {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
@@ -56,6 +57,9 @@ int cmd_run(int argc, char **argv)
         {"watch", required_argument, NULL, OPT_WATCH},
         {"full-trace", no_argument, NULL, OPT_FULL_TRACE},
         {"junit", required_argument, NULL, OPT_JUNIT},
+        {"no-shrink", no_argument, NULL, OPT_NO_SHRINK},
+        {"shrink-budget", required_argument, NULL, OPT_SHRINK_BUDGET},
+        {"shrink-time", required_argument, NULL, OPT_SHRINK_TIME},
         {"help", no_argument, NULL, 'h'},
         {0, 0, 0, 0},
     };
@@ -69,6 +73,9 @@ int cmd_run(int argc, char **argv)
     };
     struct explore_options opt = {
         .out_dir = "mdat-out",
+        .shrink = true,
+        .shrink_runs = CLI_DEFAULT_SHRINK_RUNS,
+        .shrink_seconds = CLI_DEFAULT_SHRINK_SECONDS,
     };
     const char *json_path = NULL, *junit_path = NULL;
     const char *watches[argc];      /* --watch values: fewer than the arguments */
@@ -106,6 +113,17 @@ int cmd_run(int argc, char **argv)
             break;
         case OPT_JUNIT:
             junit_path = optarg;
+            break;
+        case OPT_NO_SHRINK:
+            opt.shrink = false;
+            break;
+        case OPT_SHRINK_BUDGET:
+            if (!cli_parse_u64(optarg, &opt.shrink_runs) || opt.shrink_runs == 0)
+                return cli_usage_error("run", "--shrink-budget wants a number of re-executions > 0, not \"%s\"", optarg);
+            break;
+        case OPT_SHRINK_TIME:
+            if (!cli_parse_seconds(optarg, &opt.shrink_seconds, true))
+                return cli_usage_error("run", "--shrink-time wants seconds (0: no limit), not \"%s\"", optarg);
             break;
         case 'h':
             print_run_usage(stdout);

@@ -27,6 +27,16 @@ static void write_failure(struct json_writer *w, const struct run_description *r
     json_int(w, "thread", r->thread);
     json_uint(w, "steps", r->steps);
     json_bool(w, "reproduced", f->reproduced);
+    json_bool(w, "shrunk", f->shrunk);
+    if (f->shrunk) {
+        json_uint(w, "preemptions", f->preemptions);
+        json_uint(w, "original_steps", f->original_steps);
+        json_uint(w, "original_preemptions", f->original_preemptions);
+        json_string_or_null(w, "original_schedule_file", f->original_file[0] ? f->original_file : NULL);
+        json_uint(w, "shrink_runs", f->shrink_runs);
+        json_double(w, "shrink_seconds", f->shrink_seconds);
+        json_bool(w, "shrink_stopped_by_time", f->shrink_out_of_time);
+    }
     json_begin_array(w, "threads");
     for (int i = 0; i < r->n_threads; i++) {
         const struct failure_thread *t = &r->threads[i];

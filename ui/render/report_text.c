@@ -2,6 +2,7 @@
 #include "ui/render/report.h"
 #include "ui/render/trace_log.h"
 
+#include <inttypes.h>
 #include <string.h>
 
 void report_failure_text(FILE *f, const struct exec_result *res)
@@ -29,7 +30,21 @@ void report_failure_text(FILE *f, const struct exec_result *res)
 
 void report_failure_files_text(FILE *out, const struct explore_failure *f)
 {
+    if (f->shrunk) {
+        fprintf(out, "  shrunk:   ");
+        if (f->steps == f->original_steps && f->preemptions == f->original_preemptions)
+            fprintf(out, "none shorter found than %" PRIu64 " steps / %" PRIu64 " preemption%s", f->steps,
+                    f->preemptions, f->preemptions == 1 ? "" : "s");
+        else
+            fprintf(out, "shrunk from %" PRIu64 " steps / %" PRIu64 " preemption%s to %" PRIu64 " steps / %" PRIu64
+                    " preemption%s", f->original_steps, f->original_preemptions,
+                    f->original_preemptions == 1 ? "" : "s", f->steps, f->preemptions, f->preemptions == 1 ? "" : "s");
+        fprintf(out, " (%" PRIu64 " re-execution%s, %.1f s%s)\n", f->shrink_runs, f->shrink_runs == 1 ? "" : "s",
+                f->shrink_seconds, f->shrink_out_of_time ? ", stopped by --shrink-time" : "");
+    }
     fprintf(out, "  schedule: %s\n", f->schedule_file);
+    if (f->original_file[0])
+        fprintf(out, "  original: %s\n", f->original_file);
     for (int i = 0; i < f->n_traces; i++)
         fprintf(out, "  %-10s%s\n", i == 0 ? "traces:" : "", f->traces[i].path);
     fprintf(out, "  output:   %s, %s\n", f->stdout_file, f->stderr_file);
