@@ -169,6 +169,14 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
             sum->n_failures = i + 1;
         }
     }
+    if (ok && opt->outcomes) {
+        outcome_table_sort(&tally.outcomes);
+        for (size_t i = 0; i < tally.outcomes.n && ok; i++) {
+            struct outcome *o = &tally.outcomes.at[i];
+            ok = record_outcome(prog, opt, o, i + 1, o->execution == 0 ? FIRST_ESTIMATE : estimate, err, errlen);
+        }
+    }
+    sum->outcomes = tally.outcomes;
     free(tally.found);
     detectors_free(judged.detectors);
     munmap(shared, sizeof *shared);
@@ -192,6 +200,7 @@ void explore_summary_free(struct explore_summary *sum)
     for (size_t i = 0; i < sum->n_failures; i++)
         exec_result_free(&sum->failures[i].result);
     free(sum->failures);
+    outcome_table_free(&sum->outcomes);
     memset(sum, 0, sizeof *sum);
 }
 

@@ -20,6 +20,7 @@
 #include "supervisor/debuginfo/debuginfo.h"
 #include "supervisor/detect/detectors.h"
 #include "supervisor/engine/execution.h"
+#include "supervisor/explore/outcomes.h"
 #include "supervisor/explore/program_input.h"
 #include "supervisor/explore/schedule.h"
 #include "supervisor/explore/strategies.h"
@@ -63,6 +64,9 @@ struct explore_options {
      * shrink_runs re-executions and shrink_seconds of wall-clock time
      * (0: no time limit). */
     bool shrink;
+    /* --outcomes: group the executions by how they ended (outcomes.h) and
+     * save a schedule of each outcome (implies keep_going). */
+    bool outcomes;
     uint64_t shrink_runs;
     double shrink_seconds;
     /* Grading: run every execution (as keep_going) and count the failing
@@ -146,6 +150,13 @@ struct explore_summary {
     struct explore_failure *failures;
     size_t n_failures;
     uint64_t exit_status_first;     /* exit status of execution 0 */
+    /* With opt->outcomes: every outcome, most frequent first, each with its
+     * saved schedule. */
+    struct outcome_table outcomes;
+    /* Set by a strategy that explored every distinct execution (none of
+     * random and pct do): the outcome table is then every reachable outcome,
+     * not a sample. */
+    bool exhaustive;
 };
 
 /* Runs the exploration. Returns false with a one-line reason when mdat

@@ -106,6 +106,21 @@ static bool write_schedule(const struct program *prog, const struct explore_opti
     return written;
 }
 
+/* The program's input saved as stem.stdin, beside the schedule that names
+ * it (*name, NULL when the program reads nothing). */
+static bool save_input(const struct explore_options *opt, const char *stem, char file[PATH_MAX], const char **name,
+                       char *err, size_t errlen)
+{
+    *name = NULL;
+    if (!opt->input || opt->input->fd < 0)
+        return true;
+    snprintf(file, PATH_MAX, "%s.stdin", stem);
+    if (!program_input_save(opt->input, file, err, errlen))
+        return false;
+    *name = base_name(file);
+    return true;
+}
+
 /* The options of a run that records or shrinks: output captured, and
  * recording costs more per step than exploring did, so no wall-clock limit
  * the exploring run did not hit may cut it short. A hang keeps its
@@ -178,12 +193,8 @@ bool record_failure(struct program *prog, const struct explore_options *opt, con
     snprintf(f->stderr_file, sizeof f->stderr_file, "%s.stderr", stem);
     const char *stdin_file = NULL;
     char input_file[PATH_MAX];
-    if (opt->input && opt->input->fd >= 0) {
-        snprintf(input_file, sizeof input_file, "%s.stdin", stem);
-        if (!program_input_save(opt->input, input_file, err, errlen))
-            return false;
-        stdin_file = base_name(input_file);    /* beside the schedule */
-    }
+    if (!save_input(opt, stem, input_file, &stdin_file, err, errlen))
+        return false;
     struct explore_options quiet = recording_options(opt, f->found);
     struct shrink_outcome sh = {0};
     if (opt->shrink && f->found != FAIL_HANG &&
@@ -215,5 +226,32 @@ bool record_failure(struct program *prog, const struct explore_options *opt, con
                             f->shrunk ? &sh : NULL, f->schedule_file, err, errlen);
     }
     shrink_outcome_free(&sh);
+    return ok;
+}
+
+bool record_outcome(struct program *prog, const struct explore_options *opt, struct outcome *o, size_t rank,
+                    uint64_t estimate, char *err, size_t errlen)
+{
+    char stem[PATH_MAX];
+    snprintf(stem, sizeof stem, "%s/%s-outcome%zu-s%" PRIu64 "-e%" PRIu64, opt->out_dir, base_name(prog->path), rank,
+             opt->seed, o->execution);
+    snprintf(o->schedule_file, sizeof o->schedule_file, "%s.sched", stem);
+    const char *stdin_file;
+    char input_file[PATH_MAX];
+    if (!save_input(opt, stem, input_file, &stdin_file, err, errlen))
+        return false;
+    struct explore_options quiet = recording_options(opt, (enum failure_kind)o->key.kind);
+    struct run_io io = run_io_open(false, opt->check_cmd != NULL);
+    struct strategy *strat = strategy_by_name(opt->strategy, opt->depth);
+    struct exec_result res;
+    bool ok = run_one(prog, &quiet, strat, o->execution, estimate, &io, NULL, &res);
+    strategy_free(strat);
+    run_io_close(&io);
+    if (!ok)
+        snprintf(err, errlen, "%s", res.error_message);
+    else
+        ok = write_schedule(prog, opt, o->execution, &res.choices, res.steps, res.kind, stdin_file, NULL,
+                            o->schedule_file, err, errlen);
+    exec_result_free(&res);
     return ok;
 }

@@ -50,3 +50,20 @@ void report_failure_files_text(FILE *out, const struct explore_failure *f)
     fprintf(out, "  output:   %s, %s\n", f->stdout_file, f->stderr_file);
     fprintf(out, "  replay:   mdat replay %s\n", f->schedule_file);
 }
+
+void report_outcomes_text(FILE *out, const struct explore_summary *sum, uint64_t seed)
+{
+    const struct outcome_table *t = &sum->outcomes;
+    fprintf(out, "\nmdat: %zu outcome%s of %" PRIu64 " execution%s (seed %" PRIu64 "; %s)\n", t->n,
+            t->n == 1 ? "" : "s", sum->schedules_run, sum->schedules_run == 1 ? "" : "s", seed,
+            sum->exhaustive ? "all reachable outcomes: the search was exhaustive"
+                            : "sampled: other outcomes may be reachable");
+    for (size_t i = 0; i < t->n; i++) {
+        const struct outcome *o = &t->at[i];
+        char text[1024];
+        outcome_describe(&o->key, text, sizeof text);
+        double share = sum->schedules_run ? 100.0 * (double)o->count / (double)sum->schedules_run : 0;
+        fprintf(out, "  %8" PRIu64 " %6.1f%%  %s\n  %16s schedule %s\n", o->count, share, text, "",
+                o->schedule_file);
+    }
+}
