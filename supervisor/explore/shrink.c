@@ -77,15 +77,22 @@ static bool run_plan(struct shrinker *k, const struct choice_list *plan, struct 
     }
     if (k->max_ns) {
         uint64_t used = monotonic_ns() - k->started_ns;
-        bounded.time_limit_sec = used < k->max_ns ? (double)(k->max_ns - used) / 1e9 : 0.001;
+        double left = used < k->max_ns ? (double)(k->max_ns - used) / 1e9 : 0.001;
+        if (bounded.time_limit_sec <= 0 || left < bounded.time_limit_sec)
+            bounded.time_limit_sec = left;
     }
     struct exec_result res;
     bool ok = run_one(k->prog, &bounded, strat, k->index, FIRST_ESTIMATE, &k->io, NULL, &res);
+    /* Cut by a budget of shrinking's own, a spin is judged a livelock the
+     * schedule's own budget would not see: such a run proves nothing. */
+    bool cut = (bounded.max_steps != k->opt->max_steps && res.steps >= bounded.max_steps) ||
+               (bounded.time_limit_sec != k->opt->time_limit_sec && k->max_ns &&
+                monotonic_ns() - k->started_ns >= k->max_ns);
     if (!ok) {
         snprintf(k->err, k->errlen, "%s", res.error_message);
         k->fatal = true;
     } else {
-        a->fails = res.kind == k->kind && strcmp(res.location, k->location) == 0;
+        a->fails = !cut && res.kind == k->kind && strcmp(res.location, k->location) == 0;
         a->steps = res.steps;
         a->preemptions = strategy_guided_preemptions(strat);
         choice_list_copy(&a->choices, &res.choices);
@@ -129,11 +136,17 @@ static bool try_plan(struct shrinker *k, const struct choice_list *plan)
     return true;
 }
 
-/* The best's first n choices, with choice `at` (if < n) made `thread`. */
+/* The best's first n choices, with choice `at` (if < n) made `thread`. A
+ * choice that let the last thread go on says so (0) rather than naming it:
+ * after an edit, a block of steps stays a block of its own thread's,
+ * instead of becoming a preemption of whoever now ran last. */
 static void edited_plan(const struct shrinker *k, size_t n, size_t at, int thread, struct choice_list *plan)
 {
     choice_list_copy(plan, &k->best.choices);
     choice_list_truncate(plan, n);
+    for (size_t i = 0; i < n; i++)
+        if (plan->at[i].kind == CHOICE_THREAD && plan->at[i].thread == k->best.points[i].last)
+            plan->at[i].thread = 0;
     if (at < n)
         plan->at[at].thread = thread;
 }
@@ -185,7 +198,7 @@ static void drop_preemptions(struct shrinker *k)
         for (size_t i = 0; i < k->best.n_points && budget_left(k); i++) {
             if (!k->best.points[i].previous)
                 continue;
-            edited_plan(k, k->best.choices.n, i, k->best.points[i].previous, &plan);
+            edited_plan(k, k->best.choices.n, i, 0, &plan);
             changed |= try_plan(k, &plan);
         }
     }

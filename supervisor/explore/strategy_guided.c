@@ -71,7 +71,7 @@ static void note_point(struct guided_state *g, const struct choice_point *cp, ch
     g->points = grow(g->points, &g->cap_points, g->n_points + 1, sizeof *g->points);
     g->alternatives = grow(g->alternatives, &g->cap_alternatives, g->n_alternatives + cp->n, sizeof(int));
     g->points[g->n_points++] = (struct guided_point){
-        .kind = kind, .previous = preemption ? cp->previous : 0, .first = g->n_alternatives, .n = cp->n};
+        .kind = kind, .last = cp->previous, .previous = preemption ? cp->previous : 0, .first = g->n_alternatives, .n = cp->n};
     for (size_t i = 0; i < cp->n; i++)
         g->alternatives[g->n_alternatives++] = cp->threads[i];
 }
@@ -82,7 +82,7 @@ static size_t guided_pick(struct strategy *s, const struct choice_point *cp, cha
     if (cp->n <= 1)
         return 0;
     size_t pick = cp->n;
-    if (g->next < g->plan->n && g->plan->at[g->next].kind == kind)
+    if (g->next < g->plan->n && g->plan->at[g->next].kind == kind && g->plan->at[g->next].thread != 0)
         pick = index_of(cp, g->plan->at[g->next].thread);
     if (pick == cp->n)
         pick = unplanned(cp, kind);
