@@ -4,11 +4,14 @@
  * SHA-256), seeding execution i from (seed, i), parallel workers pinned to
  * their own CPUs, output capture and the --check checker, choosing which
  * failures to report (the lowest execution index first, so the answer does
- * not depend on -j), and re-running each reported failure once with its
- * trace recorded in every format into the output directory.
+ * not depend on -j), shrinking each reported failure (shrink.h) and
+ * re-running it once with its trace recorded in every format into the
+ * output directory, and with --outcomes the table of how executions ended
+ * (outcomes.h).
  *
- * Implemented by program.c (loading), driver.c (the batch and replay),
- * workers.c, one_execution.c and failure_record.c. */
+ * Implemented by program.c (loading), driver.c (the batch, replay and
+ * shrinking a schedule), workers.c, one_execution.c, failure_record.c,
+ * shrink.c and outcomes.c. */
 #ifndef MDAT_SUPERVISOR_EXPLORE_H
 #define MDAT_SUPERVISOR_EXPLORE_H
 
