@@ -5,6 +5,7 @@
 #include "supervisor/explore/explore.h"
 #include "supervisor/explore/failure_record.h"
 #include "supervisor/explore/one_execution.h"
+#include "supervisor/explore/shrink.h"
 #include "supervisor/explore/workers.h"
 #include "supervisor/engine/tracee.h"
 
@@ -168,6 +169,14 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
             sum->n_failures = i + 1;
         }
     }
+    if (ok && opt->outcomes) {
+        outcome_table_sort(&tally.outcomes);
+        for (size_t i = 0; i < tally.outcomes.n && ok; i++) {
+            struct outcome *o = &tally.outcomes.at[i];
+            ok = record_outcome(prog, opt, o, i + 1, o->execution == 0 ? FIRST_ESTIMATE : estimate, err, errlen);
+        }
+    }
+    sum->outcomes = tally.outcomes;
     free(tally.found);
     detectors_free(judged.detectors);
     munmap(shared, sizeof *shared);
@@ -191,6 +200,7 @@ void explore_summary_free(struct explore_summary *sum)
     for (size_t i = 0; i < sum->n_failures; i++)
         exec_result_free(&sum->failures[i].result);
     free(sum->failures);
+    outcome_table_free(&sum->outcomes);
     memset(sum, 0, sizeof *sum);
 }
 
@@ -210,13 +220,11 @@ bool explore_schedule_input(const struct schedule *sched, struct program_input *
     return true;
 }
 
-bool explore_replay(struct program *prog, const struct schedule *sched, struct trace_tee *trace, bool show_output,
-                    const char *const *watches, int n_watches, struct exec_result *res, char *err, size_t errlen)
+/* The options that judge an execution the way sched records; argv and
+ * input are the caller's to free. */
+static struct explore_options schedule_options(const struct schedule *sched, char **argv,
+                                               const struct program_input *input)
 {
-    struct program_input input;
-    if (!explore_schedule_input(sched, &input, err, errlen))
-        return false;
-    char **argv = calloc((size_t)sched->n_args + 2, sizeof *argv);
     argv[0] = sched->program;
     for (int i = 0; i < sched->n_args; i++)
         argv[i + 1] = sched->args[i];
@@ -226,6 +234,7 @@ bool explore_replay(struct program *prog, const struct schedule *sched, struct t
         .schedules = 1,
         .seed = sched->seed,
         .strategy = sched->strategy,   /* as recorded: names the schedule in trace summaries (strat replays it) */
+        .depth = sched->depth,
         .max_steps = sched->max_steps,
         .timeout_sec = sched->timeout_sec > 0 ? sched->timeout_sec : 10,
         .time_limit_sec = sched->time_limit_sec,
@@ -233,25 +242,36 @@ bool explore_replay(struct program *prog, const struct schedule *sched, struct t
         .fail_on_exit = sched->fail_on_exit,
         .preempt = sched->preempt,
         .tso = sched->tso,
-        .show_output = show_output,
-        .describe_steps = true,     /* its report shows the last steps */
-        .watches = watches,
-        .n_watches = n_watches,
         .limits = &sched->limits,
-        .input = &input,
+        .input = input,
         .detect = {.races = sched->races, .invariants = (const char *const *)sched->invariants,
                    .n_invariants = sched->n_invariants},
     };
+    /* The recorded run's verdict, not the wall clock, decides: only a hang
+     * keeps the step timeout it was found with. */
+    if (failure_kind_from_name(sched->failure) != FAIL_HANG && opt.timeout_sec < 60)
+        opt.timeout_sec = 60;
+    return opt;
+}
+
+bool explore_replay(struct program *prog, const struct schedule *sched, struct trace_tee *trace, bool show_output,
+                    const char *const *watches, int n_watches, struct exec_result *res, char *err, size_t errlen)
+{
+    struct program_input input;
+    if (!explore_schedule_input(sched, &input, err, errlen))
+        return false;
+    char **argv = calloc((size_t)sched->n_args + 2, sizeof *argv);
+    struct explore_options opt = schedule_options(sched, argv, &input);
+    opt.show_output = show_output;
+    opt.describe_steps = true;      /* its report shows the last steps */
+    opt.watches = watches;
+    opt.n_watches = n_watches;
     opt.detectors = detectors_new(&opt.detect, prog->debug, err, errlen);
     if (!opt.detectors) {
         free(argv);
         program_input_free(&input);
         return false;
     }
-    /* The recorded run's verdict, not the wall clock, decides: only a hang
-     * keeps the step timeout it was found with. */
-    if (failure_kind_from_name(sched->failure) != FAIL_HANG && opt.timeout_sec < 60)
-        opt.timeout_sec = 60;
     install_limits(&opt);
     struct strategy *strat = strategy_replay_new(&sched->choices);
     cpu_set_t cpus;
@@ -270,5 +290,66 @@ bool explore_replay(struct program *prog, const struct schedule *sched, struct t
     program_input_free(&input);
     if (!ok)
         snprintf(err, errlen, "%s", res->error_message);
+    return ok;
+}
+
+bool explore_shrink(struct program *prog, const struct schedule *sched, uint64_t max_runs, double max_seconds,
+                    struct schedule *shrunk, struct shrink_outcome *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    struct program_input input;
+    if (!explore_schedule_input(sched, &input, err, errlen))
+        return false;
+    char **argv = calloc((size_t)sched->n_args + 2, sizeof *argv);
+    struct explore_options opt = schedule_options(sched, argv, &input);
+    opt.shrink_runs = max_runs;
+    opt.shrink_seconds = max_seconds;
+    opt.detectors = detectors_new(&opt.detect, prog->debug, err, errlen);
+    bool ok = opt.detectors != NULL;
+    struct exec_result res = {0};
+    cpu_set_t cpus;
+    bool have_cpus = sched_getaffinity(0, sizeof cpus, &cpus) == 0;
+    if (have_cpus)
+        pin_to_cpu(&cpus, 0);
+    install_limits(&opt);
+    if (ok) {
+        /* The schedule's own run first: what failure to keep. */
+        struct strategy *strat = strategy_replay_new(&sched->choices);
+        struct run_io io = run_io_open(false, opt.check_cmd != NULL);
+        ok = run_one(prog, &opt, strat, sched->execution, 0, &io, NULL, &res);
+        run_io_close(&io);
+        strategy_free(strat);
+        if (!ok)
+            snprintf(err, errlen, "%s", res.error_message);
+        else if (res.kind == FAIL_NONE) {
+            snprintf(err, errlen, "the schedule does not fail: nothing to shrink");
+            ok = false;
+        } else if (res.kind == FAIL_HANG) {
+            snprintf(err, errlen, "a hang is not shrunk: each try would wait out its timeout");
+            ok = false;
+        }
+    }
+    if (ok)
+        ok = shrink_failure(prog, &opt, sched->execution, &res.choices, res.kind, res.location, out, err, errlen);
+    if (ok && !out->shrunk) {
+        snprintf(err, errlen, "the failure (%s) does not come back when re-executed", failure_kind_name(res.kind));
+        ok = false;
+    }
+    if (ok) {
+        schedule_copy(shrunk, sched);
+        choice_list_copy(&shrunk->choices, &out->choices);
+        shrunk->steps = out->steps;
+        snprintf(shrunk->failure, sizeof shrunk->failure, "%s", failure_kind_name(res.kind));
+        shrunk->preemptions = out->preemptions;
+        shrunk->shrunk_from_steps = out->original_steps;
+        shrunk->shrunk_from_preemptions = out->original_preemptions;
+    }
+    exec_result_free(&res);
+    detectors_free(opt.detectors);
+    spawn_set_limits(NULL);
+    if (have_cpus)
+        sched_setaffinity(0, sizeof cpus, &cpus);
+    free(argv);
+    program_input_free(&input);
     return ok;
 }

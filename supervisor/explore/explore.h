@@ -4,11 +4,14 @@
  * SHA-256), seeding execution i from (seed, i), parallel workers pinned to
  * their own CPUs, output capture and the --check checker, choosing which
  * failures to report (the lowest execution index first, so the answer does
- * not depend on -j), and re-running each reported failure once with its
- * trace recorded in every format into the output directory.
+ * not depend on -j), shrinking each reported failure (shrink.h) and
+ * re-running it once with its trace recorded in every format into the
+ * output directory, and with --outcomes the table of how executions ended
+ * (outcomes.h).
  *
- * Implemented by program.c (loading), driver.c (the batch and replay),
- * workers.c, one_execution.c and failure_record.c. */
+ * Implemented by program.c (loading), driver.c (the batch, replay and
+ * shrinking a schedule), workers.c, one_execution.c, failure_record.c,
+ * shrink.c and outcomes.c. */
 #ifndef MDAT_SUPERVISOR_EXPLORE_H
 #define MDAT_SUPERVISOR_EXPLORE_H
 
@@ -20,6 +23,7 @@
 #include "supervisor/debuginfo/debuginfo.h"
 #include "supervisor/detect/detectors.h"
 #include "supervisor/engine/execution.h"
+#include "supervisor/explore/outcomes.h"
 #include "supervisor/explore/program_input.h"
 #include "supervisor/explore/schedule.h"
 #include "supervisor/explore/strategies.h"
@@ -59,6 +63,15 @@ struct explore_options {
     enum preempt_mode preempt;
     bool tso;                   /* --memory-model tso */
     bool keep_going;
+    /* Each reported failure is shrunk (shrink.h) before it is saved, within
+     * shrink_runs re-executions and shrink_seconds of wall-clock time
+     * (0: no time limit). */
+    bool shrink;
+    /* --outcomes: group the executions by how they ended (outcomes.h) and
+     * save a schedule of each outcome (implies keep_going). */
+    bool outcomes;
+    uint64_t shrink_runs;
+    double shrink_seconds;
     /* Grading: run every execution (as keep_going) and count the failing
      * ones, but report only the failure with the lowest index; an execution
      * mdat could not run fails the whole exploration. */
@@ -113,6 +126,15 @@ struct explore_failure {
     int n_traces;
     char stdout_file[PATH_MAX];
     char stderr_file[PATH_MAX];
+    /* Shrinking: the saved schedule, traces and output are those of the
+     * shrunk execution; the original schedule is kept in original_file. */
+    bool shrunk;
+    uint64_t steps, preemptions;                    /* of the saved schedule */
+    uint64_t original_steps, original_preemptions;
+    uint64_t shrink_runs;
+    double shrink_seconds;
+    bool shrink_out_of_time;
+    char original_file[PATH_MAX];
 };
 
 struct explore_summary {
@@ -131,6 +153,13 @@ struct explore_summary {
     struct explore_failure *failures;
     size_t n_failures;
     uint64_t exit_status_first;     /* exit status of execution 0 */
+    /* With opt->outcomes: every outcome, most frequent first, each with its
+     * saved schedule. */
+    struct outcome_table outcomes;
+    /* Set by a strategy that explored every distinct execution (none of
+     * random and pct do): the outcome table is then every reachable outcome,
+     * not a sample. */
+    bool exhaustive;
 };
 
 /* Runs the exploration. Returns false with a one-line reason when mdat
@@ -147,6 +176,14 @@ const char *explore_failure_trace(const struct explore_failure *f, const char *f
  * when mdat failed or the run diverged. */
 bool explore_replay(struct program *prog, const struct schedule *sched, struct trace_tee *trace, bool show_output,
                     const char *const *watches, int n_watches, struct exec_result *res, char *err, size_t errlen);
+/* Shrinks the failure a schedule makes (shrink.h), judged with the settings
+ * it records, within max_runs re-executions and max_seconds (0: no limit).
+ * shrunk (initialised by the call when true) gets sched with the shortest
+ * choices. false with a reason when the schedule does not fail, fails by a
+ * hang, or mdat failed. */
+struct shrink_outcome;
+bool explore_shrink(struct program *prog, const struct schedule *sched, uint64_t max_runs, double max_seconds,
+                    struct schedule *shrunk, struct shrink_outcome *out, char *err, size_t errlen);
 /* The input a schedule records, checked against its SHA-256; in is
  * program_input_none when the schedule has none. */
 bool explore_schedule_input(const struct schedule *sched, struct program_input *in, char *err, size_t errlen);

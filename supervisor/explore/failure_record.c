@@ -2,6 +2,7 @@
  * (see failure_record.h). */
 #include "supervisor/explore/failure_record.h"
 #include "supervisor/explore/one_execution.h"
+#include "supervisor/explore/shrink.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -62,48 +63,13 @@ static bool close_saved_traces(struct trace_tee *tee, const struct explore_failu
     return ok;
 }
 
-/* Re-runs a failing execution once with its trace recorded in every saved
- * format, and saves schedule, traces and output into the output directory. */
-bool record_failure(struct program *prog, const struct explore_options *opt, const struct wire_result *w,
-                           uint64_t estimate, struct explore_failure *f, char *err, size_t errlen)
+/* The schedule file of an execution of opt's batch that made choices and
+ * ended as kind after steps; sh (NULL: none) says what it was shrunk from. */
+static bool write_schedule(const struct program *prog, const struct explore_options *opt, uint64_t index,
+                           const struct choice_list *choices, uint64_t steps, enum failure_kind kind,
+                           const char *stdin_file, const struct shrink_outcome *sh, const char *path, char *err,
+                           size_t errlen)
 {
-    memset(f, 0, sizeof *f);
-    f->execution = w->index;
-    f->found = (enum failure_kind)w->kind;
-    char stem[PATH_MAX];
-    snprintf(stem, sizeof stem, "%s/%s-%s-s%" PRIu64 "-e%" PRIu64, opt->out_dir, base_name(prog->path),
-             failure_kind_name(f->found), opt->seed, w->index);
-    snprintf(f->schedule_file, sizeof f->schedule_file, "%s.sched", stem);
-    snprintf(f->stdout_file, sizeof f->stdout_file, "%s.stdout", stem);
-    snprintf(f->stderr_file, sizeof f->stderr_file, "%s.stderr", stem);
-
-    struct trace_tee tee = {0};
-    trace_tee_bound(&tee, opt->full_trace ? 0 : TRACE_TAIL_STEPS);
-    if (!open_saved_traces(opt, stem, f, &tee, err, errlen))
-        return close_saved_traces(&tee, f, false, err, errlen);
-    struct explore_options quiet = *opt;
-    quiet.show_output = false;
-    /* Recording costs more per step than exploring did: no wall-clock
-     * limit the exploring run did not hit may cut it short. A hang keeps
-     * its --timeout (it is what reproduces it); anything else gets room. */
-    quiet.time_limit_sec = 0;
-    if (f->found != FAIL_HANG && quiet.timeout_sec > 0)
-        quiet.timeout_sec = quiet.timeout_sec * 10 > 60 ? quiet.timeout_sec * 10 : 60;
-    struct run_io io = run_io_open(false, false);
-    struct strategy *strat = strategy_by_name(opt->strategy, opt->depth);
-    bool ok = run_one(prog, &quiet, strat, w->index, estimate, &io, &tee, &f->result);
-    strategy_free(strat);
-    copy_fd_to_file(io.out_fd, f->stdout_file);
-    copy_fd_to_file(io.err_fd, f->stderr_file);
-    run_io_close(&io);
-    if (!ok) {
-        snprintf(err, errlen, "%s", f->result.error_message);
-        return close_saved_traces(&tee, f, false, err, errlen);
-    }
-    if (!close_saved_traces(&tee, f, true, err, errlen))
-        return false;
-    f->reproduced = f->result.kind == f->found;
-
     struct schedule s;
     schedule_init(&s);
     schedule_set_program(&s, prog->path, opt->argv + 1, opt->argc - 1);
@@ -111,18 +77,12 @@ bool record_failure(struct program *prog, const struct explore_options *opt, con
     snprintf(s.strategy, sizeof s.strategy, "%s", opt->strategy);
     s.depth = opt->depth;
     s.seed = opt->seed;
-    s.execution = w->index;
-    s.steps = f->result.steps;
+    s.execution = index;
+    s.steps = steps;
     s.max_steps = opt->max_steps;
     s.timeout_sec = opt->timeout_sec;
-    if (opt->input && opt->input->fd >= 0) {
-        char input_file[PATH_MAX];
-        snprintf(input_file, sizeof input_file, "%s.stdin", stem);
-        if (!program_input_save(opt->input, input_file, err, errlen)) {
-            schedule_free(&s);
-            return false;
-        }
-        s.stdin_file = strdup(base_name(input_file));  /* beside the schedule */
+    if (stdin_file) {
+        s.stdin_file = strdup(stdin_file);
         snprintf(s.stdin_sha256, sizeof s.stdin_sha256, "%s", opt->input->sha256);
     }
     s.fail_on_exit = opt->fail_on_exit;
@@ -133,12 +93,165 @@ bool record_failure(struct program *prog, const struct explore_options *opt, con
     if (opt->limits)
         s.limits = *opt->limits;
     s.check_cmd = opt->check_cmd ? strdup(opt->check_cmd) : NULL;
-    snprintf(s.failure, sizeof s.failure, "%s", failure_kind_name(f->result.kind));
-    for (size_t i = 0; i < f->result.choices.n; i++) {
-        const struct choice *c = &f->result.choices.at[i];
-        choice_list_add(&s.choices, c->step, c->kind, c->thread);
+    snprintf(s.failure, sizeof s.failure, "%s", failure_kind_name(kind));
+    if (sh) {
+        s.preemptions = sh->preemptions;
+        s.shrunk_from_steps = sh->original_steps;
+        s.shrunk_from_preemptions = sh->original_preemptions;
     }
-    bool written = schedule_write(&s, f->schedule_file, err, errlen);
+    for (size_t i = 0; i < choices->n; i++)
+        choice_list_add(&s.choices, choices->at[i].step, choices->at[i].kind, choices->at[i].thread);
+    bool written = schedule_write(&s, path, err, errlen);
     schedule_free(&s);
     return written;
+}
+
+/* The program's input saved as stem.stdin, beside the schedule that names
+ * it (*name, NULL when the program reads nothing). */
+static bool save_input(const struct explore_options *opt, const char *stem, char file[PATH_MAX], const char **name,
+                       char *err, size_t errlen)
+{
+    *name = NULL;
+    if (!opt->input || opt->input->fd < 0)
+        return true;
+    snprintf(file, PATH_MAX, "%s.stdin", stem);
+    if (!program_input_save(opt->input, file, err, errlen))
+        return false;
+    *name = base_name(file);
+    return true;
+}
+
+/* The options of a run that records or shrinks: output captured, and
+ * recording costs more per step than exploring did, so no wall-clock limit
+ * the exploring run did not hit may cut it short. A hang keeps its
+ * --timeout (it is what reproduces it); anything else gets room. */
+static struct explore_options recording_options(const struct explore_options *opt, enum failure_kind found)
+{
+    struct explore_options quiet = *opt;
+    quiet.show_output = false;
+    quiet.trace = NULL;
+    quiet.time_limit_sec = 0;
+    if (found != FAIL_HANG && quiet.timeout_sec > 0)
+        quiet.timeout_sec = quiet.timeout_sec * 10 > 60 ? quiet.timeout_sec * 10 : 60;
+    return quiet;
+}
+
+/* Shrinks the failing execution w (not a hang: each re-execution would wait
+ * out its timeout). The original's schedule goes to stem.original.sched when
+ * shrinking changed it. */
+static bool shrink_found(struct program *prog, const struct explore_options *opt,
+                         const struct explore_options *quiet, const struct wire_result *w,
+                         uint64_t estimate, const char *stem, const char *stdin_file, struct explore_failure *f,
+                         struct shrink_outcome *sh, char *err, size_t errlen)
+{
+    struct run_io io = run_io_open(false, quiet->check_cmd != NULL);
+    struct strategy *strat = strategy_by_name(quiet->strategy, quiet->depth);
+    struct exec_result orig;
+    bool ok = run_one(prog, quiet, strat, w->index, estimate, &io, NULL, &orig);
+    strategy_free(strat);
+    run_io_close(&io);
+    if (!ok) {
+        snprintf(err, errlen, "%s", orig.error_message);
+        exec_result_free(&orig);
+        return false;
+    }
+    if (orig.kind == f->found && strcmp(orig.location, w->location) == 0)
+        ok = shrink_failure(prog, quiet, w->index, &orig.choices, orig.kind, orig.location, sh, err, errlen);
+    if (ok && sh->shrunk) {
+        f->shrunk = true;
+        f->steps = sh->steps;
+        f->preemptions = sh->preemptions;
+        f->original_steps = sh->original_steps;
+        f->original_preemptions = sh->original_preemptions;
+        f->shrink_runs = sh->runs;
+        f->shrink_seconds = sh->seconds;
+        f->shrink_out_of_time = sh->out_of_time;
+        if (sh->steps != sh->original_steps || sh->preemptions != sh->original_preemptions) {
+            snprintf(f->original_file, sizeof f->original_file, "%s.original.sched", stem);
+            ok = write_schedule(prog, opt, w->index, &orig.choices, orig.steps, orig.kind, stdin_file, NULL,
+                                f->original_file, err, errlen);
+        }
+    }
+    exec_result_free(&orig);
+    return ok;
+}
+
+/* Re-runs a failing execution (shrunk first with opt->shrink) once with its
+ * trace recorded in every saved format, and saves schedule, traces and
+ * output into the output directory. */
+bool record_failure(struct program *prog, const struct explore_options *opt, const struct wire_result *w,
+                    uint64_t estimate, struct explore_failure *f, char *err, size_t errlen)
+{
+    memset(f, 0, sizeof *f);
+    f->execution = w->index;
+    f->found = (enum failure_kind)w->kind;
+    char stem[PATH_MAX];
+    snprintf(stem, sizeof stem, "%s/%s-%s-s%" PRIu64 "-e%" PRIu64, opt->out_dir, base_name(prog->path),
+             failure_kind_name(f->found), opt->seed, w->index);
+    snprintf(f->schedule_file, sizeof f->schedule_file, "%s.sched", stem);
+    snprintf(f->stdout_file, sizeof f->stdout_file, "%s.stdout", stem);
+    snprintf(f->stderr_file, sizeof f->stderr_file, "%s.stderr", stem);
+    const char *stdin_file = NULL;
+    char input_file[PATH_MAX];
+    if (!save_input(opt, stem, input_file, &stdin_file, err, errlen))
+        return false;
+    struct explore_options quiet = recording_options(opt, f->found);
+    struct shrink_outcome sh = {0};
+    if (opt->shrink && f->found != FAIL_HANG &&
+        !shrink_found(prog, opt, &quiet, w, estimate, stem, stdin_file, f, &sh, err, errlen)) {
+        shrink_outcome_free(&sh);
+        return false;
+    }
+
+    struct trace_tee tee = {0};
+    trace_tee_bound(&tee, opt->full_trace ? 0 : TRACE_TAIL_STEPS);
+    if (!open_saved_traces(opt, stem, f, &tee, err, errlen)) {
+        shrink_outcome_free(&sh);
+        return close_saved_traces(&tee, f, false, err, errlen);
+    }
+    struct run_io io = run_io_open(false, false);
+    struct strategy *strat =
+        f->shrunk ? strategy_replay_new(&sh.choices) : strategy_by_name(opt->strategy, opt->depth);
+    bool ok = run_one(prog, &quiet, strat, w->index, estimate, &io, &tee, &f->result);
+    strategy_free(strat);
+    copy_fd_to_file(io.out_fd, f->stdout_file);
+    copy_fd_to_file(io.err_fd, f->stderr_file);
+    run_io_close(&io);
+    if (!ok)
+        snprintf(err, errlen, "%s", f->result.error_message);
+    ok = close_saved_traces(&tee, f, ok, err, errlen);
+    if (ok) {
+        f->reproduced = f->result.kind == f->found;
+        ok = write_schedule(prog, opt, w->index, &f->result.choices, f->result.steps, f->result.kind, stdin_file,
+                            f->shrunk ? &sh : NULL, f->schedule_file, err, errlen);
+    }
+    shrink_outcome_free(&sh);
+    return ok;
+}
+
+bool record_outcome(struct program *prog, const struct explore_options *opt, struct outcome *o, size_t rank,
+                    uint64_t estimate, char *err, size_t errlen)
+{
+    char stem[PATH_MAX];
+    snprintf(stem, sizeof stem, "%s/%s-outcome%zu-s%" PRIu64 "-e%" PRIu64, opt->out_dir, base_name(prog->path), rank,
+             opt->seed, o->execution);
+    snprintf(o->schedule_file, sizeof o->schedule_file, "%s.sched", stem);
+    const char *stdin_file;
+    char input_file[PATH_MAX];
+    if (!save_input(opt, stem, input_file, &stdin_file, err, errlen))
+        return false;
+    struct explore_options quiet = recording_options(opt, (enum failure_kind)o->key.kind);
+    struct run_io io = run_io_open(false, opt->check_cmd != NULL);
+    struct strategy *strat = strategy_by_name(opt->strategy, opt->depth);
+    struct exec_result res;
+    bool ok = run_one(prog, &quiet, strat, o->execution, estimate, &io, NULL, &res);
+    strategy_free(strat);
+    run_io_close(&io);
+    if (!ok)
+        snprintf(err, errlen, "%s", res.error_message);
+    else
+        ok = write_schedule(prog, opt, o->execution, &res.choices, res.steps, res.kind, stdin_file, NULL,
+                            o->schedule_file, err, errlen);
+    exec_result_free(&res);
+    return ok;
 }

@@ -1,6 +1,8 @@
-/* failure_record: saving a failure found by the batch: its execution re-run
- * once with the trace recorded in every saved format, its schedule file,
- * the program's output and input, all in the output directory. */
+/* failure_record: saving a failure found by the batch: shrunk (shrink.h),
+ * its execution re-run once with the trace recorded in every saved format,
+ * its schedule file (and the original's), the program's output and input,
+ * all in the output directory; and the schedule of each outcome of
+ * --outcomes. */
 #ifndef MDAT_EXPLORE_FAILURE_RECORD_H
 #define MDAT_EXPLORE_FAILURE_RECORD_H
 
@@ -10,5 +12,10 @@
  * with a reason when mdat could not do it. */
 bool record_failure(struct program *prog, const struct explore_options *opt, const struct wire_result *w,
                     uint64_t estimate, struct explore_failure *f, char *err, size_t errlen);
+
+/* Re-runs the execution of outcome o (its rank-th, from 1) and saves its
+ * schedule into the output directory (o->schedule_file). */
+bool record_outcome(struct program *prog, const struct explore_options *opt, struct outcome *o, size_t rank,
+                    uint64_t estimate, char *err, size_t errlen);
 
 #endif

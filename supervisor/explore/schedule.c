@@ -12,6 +12,9 @@
  *   execution 17
  *   steps 52
  *   failure deadlock
+ *   preemptions 2                   (both only in a shrunk schedule: its
+ *   shrunk-from 412 9                preemptions; the original's steps and
+ *                                    preemptions)
  *   max-steps 1000000
  *   timeout 10
  *   time-limit 60                   (only when set)
@@ -197,6 +200,10 @@ bool schedule_write(const struct schedule *s, const char *path, char *err, size_
     fprintf(f, "execution %" PRIu64 "\n", s->execution);
     fprintf(f, "steps %" PRIu64 "\n", s->steps);
     fprintf(f, "failure %s\n", s->failure);
+    if (s->shrunk_from_steps > 0) {
+        fprintf(f, "preemptions %" PRIu64 "\n", s->preemptions);
+        fprintf(f, "shrunk-from %" PRIu64 " %" PRIu64 "\n", s->shrunk_from_steps, s->shrunk_from_preemptions);
+    }
     fprintf(f, "max-steps %" PRIu64 "\n", s->max_steps);
     fprintf(f, "timeout %.17g\n", s->timeout_sec);
     if (s->time_limit_sec > 0)
@@ -362,7 +369,13 @@ bool schedule_read(const char *path, struct schedule *s, char *err, size_t errle
             s->steps = strtoull(value, NULL, 10);
         else if (strncmp(line, "failure ", 8) == 0)
             snprintf(s->failure, sizeof s->failure, "%s", value);
-        else if (strncmp(line, "max-steps ", 10) == 0)
+        else if (strncmp(line, "preemptions ", 12) == 0)
+            s->preemptions = strtoull(value, NULL, 10);
+        else if (strncmp(line, "shrunk-from ", 12) == 0) {
+            char *rest;
+            s->shrunk_from_steps = strtoull(value, &rest, 10);
+            s->shrunk_from_preemptions = strtoull(rest, NULL, 10);
+        } else if (strncmp(line, "max-steps ", 10) == 0)
             s->max_steps = strtoull(value, NULL, 10);
         else if (strncmp(line, "timeout ", 8) == 0)
             s->timeout_sec = strtod(value, NULL);

@@ -33,6 +33,12 @@ struct schedule {
     uint64_t execution;     /* index within the batch */
     uint64_t steps;         /* visible steps of the recorded execution */
     char failure[32];       /* failure kind name, "none" */
+    /* A shrunk schedule (explore/shrink.h): its preemptions, and the steps
+     * and preemptions of the execution it was shrunk from (0 steps: not
+     * shrunk, none written). Informative. */
+    uint64_t preemptions;
+    uint64_t shrunk_from_steps;
+    uint64_t shrunk_from_preemptions;
     /* The verdict settings, so that replay judges the run the same way. */
     char *check_cmd;        /* NULL: none */
     bool fail_on_exit;

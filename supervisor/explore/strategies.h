@@ -12,6 +12,27 @@ struct strategy *strategy_pct_new(int depth);
 /* Follows choices, which must outlive the strategy. */
 struct strategy *strategy_replay_new(const struct choice_list *choices);
 
+/* Follows plan (outliving the strategy) by choice number where its choice
+ * can be made, else lets the thread that ran last go on (else the first that
+ * can run); never diverges. A planned thread 0 means "the thread that ran
+ * last goes on": an edited plan keeps its blocks of steps. For shrinking,
+ * which edits plans. */
+struct strategy *strategy_guided_new(const struct choice_list *plan);
+/* Switches away from a thread that could have gone on (and had not
+ * yielded) in this execution. */
+uint64_t strategy_guided_preemptions(const struct strategy *s);
+/* What each choice point of this execution offered, in the order of its
+ * choice list: the thread that ran last, whether the choice was a
+ * preemption (previous: the thread it preempted, else 0), and the
+ * candidates alternatives[first..first+n). */
+struct guided_point {
+    char kind;
+    int last;
+    int previous;
+    size_t first, n;
+};
+const struct guided_point *strategy_guided_points(const struct strategy *s, size_t *n, const int **alternatives);
+
 /* Answers an interactive strategy's questions: the id of the thread to run
  * (or waiter to wake), one of cp->threads; 0 stops the execution. */
 struct chooser {

@@ -52,6 +52,8 @@ void worker_loop(struct program *prog, const struct explore_options *opt, uint64
                                 .stops = res.ptrace_stops, .exit_status = res.exit_status};
         snprintf(w.location, sizeof w.location, "%s", res.location);
         snprintf(w.error_message, sizeof w.error_message, "%s", res.error_message);
+        if (opt->outcomes && ok)
+            outcome_key_of(&res, io.out_fd, &w.outcome);
         if ((res.kind != FAIL_NONE || !ok) && !keeps_going(opt)) {
             uint64_t cur = __atomic_load_n(&shared->lowest_failure, __ATOMIC_RELAXED);
             while (i < cur && !__atomic_compare_exchange_n(&shared->lowest_failure, &cur, i, false,
@@ -83,6 +85,8 @@ void tally_add(void *ctx, const struct wire_result *w)
         if (w->steps > t->sum->incomplete_steps)
             t->sum->incomplete_steps = w->steps;
     }
+    if (t->opt->outcomes && !w->error)
+        outcome_table_add(&t->outcomes, &w->outcome, w->index);
     if (w->error) {
         if (!t->have_error || w->index < t->first_error.index) {
             t->first_error = *w;

@@ -24,6 +24,7 @@ struct wire_result {
     int32_t exit_status;
     char location[160];
     char error_message[512];
+    struct outcome_key outcome;     /* with opt->outcomes */
 };
 
 /* Shared between parent and workers: the lowest failing index found so far,
@@ -38,7 +39,7 @@ void pin_to_cpu(const cpu_set_t *allowed_set, int nth);
 
 static inline bool keeps_going(const struct explore_options *opt)
 {
-    return opt->keep_going || opt->count_all;
+    return opt->keep_going || opt->count_all || opt->outcomes;
 }
 
 /* Runs executions first, first+stride, ... and reports each through emit. */
@@ -57,6 +58,7 @@ struct tally {
     struct wire_result lowest;      /* the failure with the lowest index (count_all) */
     uint64_t done;
     uint64_t failures_seen;
+    struct outcome_table outcomes;  /* with opt->outcomes */
 };
 
 /* Books one execution's result (an emit function of worker_loop). */

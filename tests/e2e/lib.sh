@@ -48,7 +48,8 @@ expect_replay_identical() {
         fail "replay trace differs from the recorded one: $(head -20 "$WORK/trace.diff")"
 }
 
-first_sched() { ls "$WORK"/out-dir/*.sched 2>/dev/null | head -n 1; }
+# The first failure schedule saved in out-dir (not the original kept beside a shrunk one).
+first_sched() { ls "$WORK"/out-dir/*.sched 2>/dev/null | grep -v "\.original\.sched$" | head -n 1; }
 
 # Ends the test: prints what mdat said when an assertion failed.
 finish() {

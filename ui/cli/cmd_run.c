@@ -44,9 +44,26 @@ static void show_progress(void *ctx, uint64_t done, uint64_t total, uint64_t fai
     fflush(stderr);
 }
 
+/* --outcomes groups executions by the watched values: a name that is no
+ * variable would group nothing. false after a one-line error. */
+static bool check_watches(const debuginfo *exe, const char *const *watches, int n)
+{
+    for (int i = 0; i < n; i++) {
+        uint64_t addr;
+        const struct dwarf_type *type;
+        char why[200];
+        if (!debuginfo_eval(exe, watches[i], NULL, &addr, &type, why, sizeof why) && strstr(why, "no variable")) {
+            fprintf(stderr, "mdat run: --watch '%s': %s\n", watches[i], why);
+            return false;
+        }
+    }
+    return true;
+}
+
 int cmd_run(int argc, char **argv)
 {
-    enum { OPT_KEEP_GOING = CLI_OPT_NEXT, OPT_JSON, OPT_TRACE, OPT_WATCH, OPT_FULL_TRACE, OPT_JUNIT };
+    enum { OPT_KEEP_GOING = CLI_OPT_NEXT, OPT_JSON, OPT_TRACE, OPT_WATCH, OPT_FULL_TRACE, OPT_JUNIT, OPT_NO_SHRINK,
+           OPT_SHRINK_BUDGET, OPT_SHRINK_TIME, OPT_OUTCOMES };
     static const struct option longopts[] = {
         CLI_EXPLORE_OPTIONS,
         {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
@@ -56,6 +73,10 @@ int cmd_run(int argc, char **argv)
         {"watch", required_argument, NULL, OPT_WATCH},
         {"full-trace", no_argument, NULL, OPT_FULL_TRACE},
         {"junit", required_argument, NULL, OPT_JUNIT},
+        {"no-shrink", no_argument, NULL, OPT_NO_SHRINK},
+        {"outcomes", no_argument, NULL, OPT_OUTCOMES},
+        {"shrink-budget", required_argument, NULL, OPT_SHRINK_BUDGET},
+        {"shrink-time", required_argument, NULL, OPT_SHRINK_TIME},
         {"help", no_argument, NULL, 'h'},
         {0, 0, 0, 0},
     };
@@ -69,6 +90,9 @@ int cmd_run(int argc, char **argv)
     };
     struct explore_options opt = {
         .out_dir = "mdat-out",
+        .shrink = true,
+        .shrink_runs = CLI_DEFAULT_SHRINK_RUNS,
+        .shrink_seconds = CLI_DEFAULT_SHRINK_SECONDS,
     };
     const char *json_path = NULL, *junit_path = NULL;
     const char *watches[argc];      /* --watch values: fewer than the arguments */
@@ -107,6 +131,20 @@ int cmd_run(int argc, char **argv)
         case OPT_JUNIT:
             junit_path = optarg;
             break;
+        case OPT_OUTCOMES:
+            opt.outcomes = true;
+            break;
+        case OPT_NO_SHRINK:
+            opt.shrink = false;
+            break;
+        case OPT_SHRINK_BUDGET:
+            if (!cli_parse_u64(optarg, &opt.shrink_runs) || opt.shrink_runs == 0)
+                return cli_usage_error("run", "--shrink-budget wants a number of re-executions > 0, not \"%s\"", optarg);
+            break;
+        case OPT_SHRINK_TIME:
+            if (!cli_parse_seconds(optarg, &opt.shrink_seconds, true))
+                return cli_usage_error("run", "--shrink-time wants seconds (0: no limit), not \"%s\"", optarg);
+            break;
         case 'h':
             print_run_usage(stdout);
             return EXIT_NO_FAILURE;
@@ -141,7 +179,9 @@ int cmd_run(int argc, char **argv)
         program_input_free(&input);
         return EXIT_USAGE;
     }
-    if (opt.schedules == 1)
+    if (opt.outcomes)
+        opt.keep_going = true;  /* every execution counts in the table */
+    else if (opt.schedules == 1)
         opt.show_output = true;
     if (opt.trace) {
         opt.trace_out = stdout;
@@ -161,7 +201,8 @@ int cmd_run(int argc, char **argv)
         program_input_free(&input);
         return EXIT_CANNOT_RUN;
     }
-    if (!cli_check_invariants("run", prog.debug, &opt.detect)) {
+    if (!cli_check_invariants("run", prog.debug, &opt.detect) ||
+        (opt.outcomes && !check_watches(prog.debug, opt.watches, opt.n_watches))) {
         program_free(&prog);
         program_input_free(&input);
         return EXIT_USAGE;
@@ -215,6 +256,8 @@ int cmd_run(int argc, char **argv)
                sum.n_failures == 1 ? "" : "s", sum.schedules_run, sum.schedules_run == 1 ? "" : "s", opt.seed,
                sum.elapsed_sec);
     }
+    if (ok && opt.outcomes)
+        report_outcomes_text(stdout, &sum, opt.seed);
     struct run_description run = {prog.path, opt.argv + 1, opt.argc - 1, opt.strategy, opt.seed, opt.schedules};
     if (ok && json_path && !report_json_write(json_path, &run, &sum, err, sizeof err)) {
         fprintf(stderr, "mdat: %s\n", err);

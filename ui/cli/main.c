@@ -32,6 +32,8 @@ int main(int argc, char **argv)
         return cmd_run(argc - 1, argv + 1);
     if (strcmp(cmd, "replay") == 0)
         return cmd_replay(argc - 1, argv + 1);
+    if (strcmp(cmd, "shrink") == 0)
+        return cmd_shrink(argc - 1, argv + 1);
     if (strcmp(cmd, "attach") == 0)
         return cmd_attach(argc - 1, argv + 1);
     if (strcmp(cmd, "grade") == 0)

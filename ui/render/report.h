@@ -11,6 +11,10 @@ void report_failure_text(FILE *f, const struct exec_result *res);
 /* Where the failure's schedule, traces and output were saved, and how to replay it. */
 void report_failure_files_text(FILE *out, const struct explore_failure *f);
 
+/* mdat run --outcomes: each outcome with its count, share and schedule,
+ * in the summary's order. */
+void report_outcomes_text(FILE *out, const struct explore_summary *sum, uint64_t seed);
+
 struct run_description {
     const char *program;
     char *const *args;          /* after argv[0] */

@@ -27,6 +27,16 @@ static void write_failure(struct json_writer *w, const struct run_description *r
     json_int(w, "thread", r->thread);
     json_uint(w, "steps", r->steps);
     json_bool(w, "reproduced", f->reproduced);
+    json_bool(w, "shrunk", f->shrunk);
+    if (f->shrunk) {
+        json_uint(w, "preemptions", f->preemptions);
+        json_uint(w, "original_steps", f->original_steps);
+        json_uint(w, "original_preemptions", f->original_preemptions);
+        json_string_or_null(w, "original_schedule_file", f->original_file[0] ? f->original_file : NULL);
+        json_uint(w, "shrink_runs", f->shrink_runs);
+        json_double(w, "shrink_seconds", f->shrink_seconds);
+        json_bool(w, "shrink_stopped_by_time", f->shrink_out_of_time);
+    }
     json_begin_array(w, "threads");
     for (int i = 0; i < r->n_threads; i++) {
         const struct failure_thread *t = &r->threads[i];
@@ -40,6 +50,47 @@ static void write_failure(struct json_writer *w, const struct run_description *r
     }
     json_end_array(w);
     json_end_object(w);
+}
+
+/* --outcomes: each outcome's parts, count, share and schedule. */
+static void write_outcomes(struct json_writer *w, const struct explore_summary *sum)
+{
+    json_begin_array(w, "outcomes");
+    for (size_t i = 0; i < sum->outcomes.n; i++) {
+        const struct outcome *o = &sum->outcomes.at[i];
+        const struct outcome_key *k = &o->key;
+        json_begin_object(w, NULL);
+        json_uint(w, "count", o->count);
+        json_double(w, "share", sum->schedules_run ? (double)o->count / (double)sum->schedules_run : 0);
+        json_string(w, "failure", failure_kind_name((enum failure_kind)k->kind));
+        json_string_or_null(w, "location", k->location[0] ? k->location : NULL);
+        json_bool(w, "exited", k->exited);
+        if (k->exited)
+            json_int(w, "exit_status", k->exit_status);
+        else
+            json_string_or_null(w, "exit_status", NULL);
+        json_begin_object(w, "watches");
+        for (const char *p = k->watches; *p;) {
+            size_t n = strcspn(p, "\n");
+            const char *eq = strstr(p, " = ");
+            if (eq && (size_t)(eq - p) < n) {
+                char name[128], value[512];
+                snprintf(name, sizeof name, "%.*s", (int)(eq - p), p);
+                snprintf(value, sizeof value, "%.*s", (int)(n - (size_t)(eq - p) - 3), eq + 3);
+                json_string(w, name, value);
+            }
+            p += n + (p[n] == '\n');
+        }
+        json_end_object(w);
+        json_string_or_null(w, "stdout_sha256", k->stdout_sha256[0] ? k->stdout_sha256 : NULL);
+        char text[1024];
+        outcome_describe(k, text, sizeof text);
+        json_string(w, "text", text);
+        json_uint(w, "execution", o->execution);
+        json_string(w, "schedule_file", o->schedule_file);
+        json_end_object(w);
+    }
+    json_end_array(w);
 }
 
 bool report_json_write(const char *path, const struct run_description *run, const struct explore_summary *sum,
@@ -71,6 +122,10 @@ bool report_json_write(const char *path, const struct run_description *run, cons
     for (size_t i = 0; i < sum->n_failures; i++)
         write_failure(&w, run, &sum->failures[i]);
     json_end_array(&w);
+    if (sum->outcomes.n > 0) {
+        json_bool(&w, "exhaustive", sum->exhaustive);
+        write_outcomes(&w, sum);
+    }
     json_end_object(&w);
     if (fclose(f) != 0) {
         snprintf(err, errlen, "cannot write %s", path);

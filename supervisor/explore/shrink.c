@@ -1,0 +1,270 @@
+/* shrink: shortest failing schedules by re-execution (see shrink.h).
+ *
+ * Three passes over the best execution so far, each candidate a plan for
+ * strategy_guided (which goes on without preempting where the plan ends or
+ * no longer fits):
+ *   1. the shortest prefix of choices, cut just before a preemption, that
+ *      still fails (binary search over the preemption points);
+ *   2. each remaining preemption replaced by letting the preempted thread
+ *      go on, the rest of the plan kept;
+ *   3. each choice replaced by each other candidate it had, for fewer steps.
+ * A candidate replaces the best when it fails the same way with fewer
+ * preemptions, or as many and fewer steps. */
+#include "supervisor/explore/shrink.h"
+#include "supervisor/explore/one_execution.h"
+#include "supervisor/engine/tracee.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* One re-execution and what shrinking needs of it. */
+struct attempt {
+    bool fails;                     /* the same way as the original */
+    uint64_t steps, preemptions;
+    struct choice_list choices;
+    struct guided_point *points;    /* one per choice */
+    int *alternatives;
+    size_t n_points;
+};
+
+struct shrinker {
+    struct program *prog;
+    const struct explore_options *opt;
+    uint64_t index;
+    enum failure_kind kind;
+    const char *location;
+    struct run_io io;
+    uint64_t max_runs, started_ns, max_ns;
+    struct shrink_outcome *out;
+    struct attempt best;
+    bool fatal;
+    char *err;
+    size_t errlen;
+};
+
+static void attempt_free(struct attempt *a)
+{
+    choice_list_free(&a->choices);
+    free(a->points);
+    free(a->alternatives);
+    memset(a, 0, sizeof *a);
+}
+
+static bool budget_left(struct shrinker *k)
+{
+    if (k->fatal || k->out->runs >= k->max_runs)
+        return false;
+    if (k->max_ns && monotonic_ns() - k->started_ns >= k->max_ns) {
+        k->out->out_of_time = true;
+        return false;
+    }
+    return true;
+}
+
+/* Runs plan; a fills with the result. false when mdat failed (k->fatal). */
+static bool run_plan(struct shrinker *k, const struct choice_list *plan, struct attempt *a)
+{
+    memset(a, 0, sizeof *a);
+    k->out->runs++;
+    struct strategy *strat = strategy_guided_new(plan);
+    /* A candidate that runs far longer than the original (a thread left
+     * spinning alone) is no shorter: cut it, and none outlives the time. */
+    struct explore_options bounded = *k->opt;
+    if (k->best.steps > 0) {
+        uint64_t cap = k->out->original_steps * 2 + 1000;
+        if (bounded.max_steps == 0 || bounded.max_steps > cap)
+            bounded.max_steps = cap;
+    }
+    if (k->max_ns) {
+        uint64_t used = monotonic_ns() - k->started_ns;
+        double left = used < k->max_ns ? (double)(k->max_ns - used) / 1e9 : 0.001;
+        if (bounded.time_limit_sec <= 0 || left < bounded.time_limit_sec)
+            bounded.time_limit_sec = left;
+    }
+    struct exec_result res;
+    bool ok = run_one(k->prog, &bounded, strat, k->index, FIRST_ESTIMATE, &k->io, NULL, &res);
+    /* Cut by a budget of shrinking's own, a spin is judged a livelock the
+     * schedule's own budget would not see: such a run proves nothing. */
+    bool cut = (bounded.max_steps != k->opt->max_steps && res.steps >= bounded.max_steps) ||
+               (bounded.time_limit_sec != k->opt->time_limit_sec && k->max_ns &&
+                monotonic_ns() - k->started_ns >= k->max_ns);
+    if (!ok) {
+        snprintf(k->err, k->errlen, "%s", res.error_message);
+        k->fatal = true;
+    } else {
+        a->fails = !cut && res.kind == k->kind && strcmp(res.location, k->location) == 0;
+        a->steps = res.steps;
+        a->preemptions = strategy_guided_preemptions(strat);
+        choice_list_copy(&a->choices, &res.choices);
+        const int *alternatives;
+        const struct guided_point *points = strategy_guided_points(strat, &a->n_points, &alternatives);
+        if (a->n_points != a->choices.n)
+            a->fails = false;   /* cannot happen: the guided strategy never diverges */
+        size_t n_alt = a->n_points ? points[a->n_points - 1].first + points[a->n_points - 1].n : 0;
+        a->points = malloc((a->n_points ? a->n_points : 1) * sizeof *a->points);
+        a->alternatives = malloc((n_alt ? n_alt : 1) * sizeof *a->alternatives);
+        if (!a->points || !a->alternatives)
+            abort();
+        memcpy(a->points, points, a->n_points * sizeof *a->points);
+        memcpy(a->alternatives, alternatives, n_alt * sizeof *a->alternatives);
+    }
+    exec_result_free(&res);
+    strategy_free(strat);
+    return ok;
+}
+
+static bool better(const struct attempt *a, const struct attempt *than)
+{
+    return a->fails &&
+           (a->preemptions < than->preemptions || (a->preemptions == than->preemptions && a->steps < than->steps));
+}
+
+/* Runs plan and keeps it as the best when it is better. */
+static bool try_plan(struct shrinker *k, const struct choice_list *plan)
+{
+    if (!budget_left(k))
+        return false;
+    struct attempt a;
+    if (!run_plan(k, plan, &a))
+        return false;
+    if (!better(&a, &k->best)) {
+        attempt_free(&a);
+        return false;
+    }
+    attempt_free(&k->best);
+    k->best = a;
+    return true;
+}
+
+/* The best's first n choices, with choice `at` (if < n) made `thread`. A
+ * choice that let the last thread go on says so (0) rather than naming it:
+ * after an edit, a block of steps stays a block of its own thread's,
+ * instead of becoming a preemption of whoever now ran last. */
+static void edited_plan(const struct shrinker *k, size_t n, size_t at, int thread, struct choice_list *plan)
+{
+    choice_list_copy(plan, &k->best.choices);
+    choice_list_truncate(plan, n);
+    for (size_t i = 0; i < n; i++)
+        if (plan->at[i].kind == CHOICE_THREAD && plan->at[i].thread == k->best.points[i].last)
+            plan->at[i].thread = 0;
+    if (at < n)
+        plan->at[at].thread = thread;
+}
+
+/* Pass 1: the shortest prefix cut before a preemption that still fails. */
+static void cut_at_preemptions(struct shrinker *k)
+{
+    size_t n_cuts = 0;
+    size_t *cuts = malloc((k->best.n_points + 1) * sizeof *cuts);
+    if (!cuts)
+        abort();
+    for (size_t i = 0; i < k->best.n_points; i++)
+        if (k->best.points[i].previous)
+            cuts[n_cuts++] = i;
+    struct choice_list whole = {0}, plan = {0};
+    choice_list_copy(&whole, &k->best.choices);
+    size_t lo = 0, hi = n_cuts;     /* cutting at cuts[hi] (n_cuts: nowhere) fails */
+    while (lo < hi && budget_left(k)) {
+        size_t mid = lo + (hi - lo) / 2;
+        choice_list_copy(&plan, &whole);
+        choice_list_truncate(&plan, cuts[mid]);
+        struct attempt a;
+        if (!run_plan(k, &plan, &a))
+            break;
+        if (a.fails) {
+            hi = mid;
+            if (better(&a, &k->best)) {
+                attempt_free(&k->best);
+                k->best = a;
+                continue;
+            }
+        } else {
+            lo = mid + 1;
+        }
+        attempt_free(&a);
+    }
+    choice_list_free(&whole);
+    choice_list_free(&plan);
+    free(cuts);
+}
+
+/* Pass 2: preemptions one by one replaced by letting the thread go on,
+ * until a whole pass removes none. */
+static void drop_preemptions(struct shrinker *k)
+{
+    struct choice_list plan = {0};
+    for (bool changed = true; changed && budget_left(k);) {
+        changed = false;
+        for (size_t i = 0; i < k->best.n_points && budget_left(k); i++) {
+            if (!k->best.points[i].previous)
+                continue;
+            edited_plan(k, k->best.choices.n, i, 0, &plan);
+            changed |= try_plan(k, &plan);
+        }
+    }
+    choice_list_free(&plan);
+}
+
+/* Pass 3: every other candidate of every choice, for fewer steps. */
+static void try_alternatives(struct shrinker *k)
+{
+    struct choice_list plan = {0};
+    for (size_t i = 0; i < k->best.n_points && budget_left(k); i++) {
+        const struct guided_point p = k->best.points[i];
+        int chosen = k->best.choices.at[i].thread;
+        int *candidates = malloc(p.n * sizeof *candidates);
+        if (!candidates)
+            abort();
+        memcpy(candidates, k->best.alternatives + p.first, p.n * sizeof *candidates);
+        for (size_t j = 0; j < p.n && budget_left(k); j++) {
+            if (candidates[j] == chosen)
+                continue;
+            edited_plan(k, k->best.choices.n, i, candidates[j], &plan);
+            if (try_plan(k, &plan))
+                break;      /* point i changed: its candidates are those of the new best */
+        }
+        free(candidates);
+    }
+    choice_list_free(&plan);
+}
+
+bool shrink_failure(struct program *prog, const struct explore_options *opt, uint64_t index,
+                    const struct choice_list *original, enum failure_kind kind, const char *location,
+                    struct shrink_outcome *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    uint64_t t0 = monotonic_ns();
+    struct shrinker k = {
+        .prog = prog, .opt = opt, .index = index, .kind = kind, .location = location, .out = out,
+        .max_runs = opt->shrink_runs ? opt->shrink_runs : 1, .started_ns = t0,
+        .max_ns = (uint64_t)(opt->shrink_seconds * 1e9), .err = err, .errlen = errlen,
+    };
+    k.io = run_io_open(false, opt->check_cmd != NULL);
+    start_fork_server(prog, opt, &k.io);
+    bool ok = run_plan(&k, original, &k.best);
+    if (ok && k.best.fails) {
+        out->shrunk = true;
+        out->original_steps = k.best.steps;
+        out->original_preemptions = k.best.preemptions;
+        cut_at_preemptions(&k);
+        drop_preemptions(&k);
+        try_alternatives(&k);
+        ok = !k.fatal;
+        choice_list_copy(&out->choices, &k.best.choices);
+        out->steps = k.best.steps;
+        out->preemptions = k.best.preemptions;
+    } else {
+        choice_list_copy(&out->choices, original);
+    }
+    attempt_free(&k.best);
+    stop_fork_server(&k.io);
+    run_io_close(&k.io);
+    out->seconds = (double)(monotonic_ns() - t0) / 1e9;
+    return ok;
+}
+
+void shrink_outcome_free(struct shrink_outcome *out)
+{
+    choice_list_free(&out->choices);
+    memset(out, 0, sizeof *out);
+}

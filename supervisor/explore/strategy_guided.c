@@ -1,0 +1,148 @@
+/* strategy_guided: follows a plan of choices where the program lets it, and
+ * decides alone elsewhere, without preempting; counts the preemptions it
+ * makes. Shrinking (shrink.c) runs its candidate schedules with it: a
+ * candidate is an edited plan whose later choices no longer fit the steps
+ * they were made at, so it matches by choice number, not by step, and
+ * never diverges. */
+#include "supervisor/explore/strategies.h"
+
+#include <stdlib.h>
+
+struct guided_state {
+    const struct choice_list *plan;
+    size_t next;                    /* choice points asked so far (n > 1) */
+    uint64_t preemptions;
+    struct guided_point *points;
+    size_t n_points, cap_points;
+    int *alternatives;
+    size_t n_alternatives, cap_alternatives;
+};
+
+static void guided_begin(struct strategy *s, uint64_t exec_seed, uint64_t estimated_steps)
+{
+    struct guided_state *g = s->state;
+    g->next = 0;
+    g->preemptions = 0;
+    g->n_points = 0;
+    g->n_alternatives = 0;
+}
+
+static void *grow(void *array, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return array;
+    *cap = need * 2 > 64 ? need * 2 : 64;
+    void *bigger = realloc(array, *cap * size);
+    if (!bigger)
+        abort();
+    return bigger;
+}
+
+static size_t index_of(const struct choice_point *cp, int thread)
+{
+    for (size_t i = 0; i < cp->n; i++)
+        if (cp->threads[i] == thread)
+            return i;
+    return cp->n;
+}
+
+/* Without a plan: the thread that ran last goes on if it can (no
+ * preemption), else the first one that can run; a pending store is never
+ * flushed by choice (TSO stores wait for a fence or the end). */
+static size_t unplanned(const struct choice_point *cp, char kind)
+{
+    if (kind == CHOICE_THREAD) {
+        size_t last = index_of(cp, cp->previous);
+        if (cp->previous > 0 && last < cp->n)
+            return last;
+        for (size_t i = 0; i < cp->n; i++)
+            if (cp->threads[i] > 0)
+                return i;
+    }
+    return 0;
+}
+
+static void note_point(struct guided_state *g, const struct choice_point *cp, char kind, size_t pick)
+{
+    size_t last = index_of(cp, cp->previous);
+    bool preemption = kind == CHOICE_THREAD && cp->threads[pick] > 0 && cp->previous > 0 && last < cp->n &&
+                      !cp->yielded[last] && cp->threads[pick] != cp->previous;
+    g->preemptions += preemption;
+    g->points = grow(g->points, &g->cap_points, g->n_points + 1, sizeof *g->points);
+    g->alternatives = grow(g->alternatives, &g->cap_alternatives, g->n_alternatives + cp->n, sizeof(int));
+    g->points[g->n_points++] = (struct guided_point){
+        .kind = kind, .last = cp->previous, .previous = preemption ? cp->previous : 0, .first = g->n_alternatives, .n = cp->n};
+    for (size_t i = 0; i < cp->n; i++)
+        g->alternatives[g->n_alternatives++] = cp->threads[i];
+}
+
+static size_t guided_pick(struct strategy *s, const struct choice_point *cp, char kind)
+{
+    struct guided_state *g = s->state;
+    if (cp->n <= 1)
+        return 0;
+    size_t pick = cp->n;
+    if (g->next < g->plan->n && g->plan->at[g->next].kind == kind && g->plan->at[g->next].thread != 0)
+        pick = index_of(cp, g->plan->at[g->next].thread);
+    if (pick == cp->n)
+        pick = unplanned(cp, kind);
+    g->next++;
+    note_point(g, cp, kind, pick);
+    return pick;
+}
+
+static size_t guided_pick_thread(struct strategy *s, const struct choice_point *cp)
+{
+    return guided_pick(s, cp, CHOICE_THREAD);
+}
+
+static size_t guided_pick_waiter(struct strategy *s, const struct choice_point *cp)
+{
+    return guided_pick(s, cp, CHOICE_WAKE);
+}
+
+static void guided_thread_created(struct strategy *s, int thread)
+{
+}
+
+static void guided_destroy(struct strategy *s)
+{
+    struct guided_state *g = s->state;
+    free(g->points);
+    free(g->alternatives);
+    free(g);
+}
+
+static const struct strategy_ops guided_ops = {
+    .name = "guided",
+    .begin = guided_begin,
+    .pick_thread = guided_pick_thread,
+    .pick_waiter = guided_pick_waiter,
+    .thread_created = guided_thread_created,
+    .destroy = guided_destroy,
+};
+
+struct strategy *strategy_guided_new(const struct choice_list *plan)
+{
+    struct strategy *s = calloc(1, sizeof *s);
+    struct guided_state *g = calloc(1, sizeof *g);
+    if (!s || !g)
+        abort();
+    g->plan = plan;
+    s->ops = &guided_ops;
+    s->state = g;
+    return s;
+}
+
+uint64_t strategy_guided_preemptions(const struct strategy *s)
+{
+    return ((const struct guided_state *)s->state)->preemptions;
+}
+
+const struct guided_point *strategy_guided_points(const struct strategy *s, size_t *n, const int **alternatives)
+{
+    const struct guided_state *g = s->state;
+    *n = g->n_points;
+    *alternatives = g->alternatives;
+    return g->points;
+}

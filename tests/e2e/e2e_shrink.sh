@@ -1,0 +1,198 @@
+#!/usr/bin/env bash
+# End-to-end tests of shortest failing schedules (mdat run's shrinking,
+# mdat shrink) and of the outcome table (mdat run --outcomes). One test per
+# invocation:
+#   e2e_shrink.sh MDAT TARGET_DIR SOURCE_DIR TEST_NAME
+set -uo pipefail
+MDAT=$1 TARGETS=$2 SOURCES=$3 TEST=$4
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
+
+# shrunk_figures: "S0 P0 S1 P1" from the report's "shrunk from ... to ..." line.
+shrunk_figures() {
+    sed -nE 's/.*shrunk from ([0-9]+) steps \/ ([0-9]+) preemptions? to ([0-9]+) steps \/ ([0-9]+) preemptions?.*/\1 \2 \3 \4/p' \
+        "$WORK/out" | head -n 1
+}
+# The schedule without its comment lines (the replay command names the file).
+body() { grep -v '^#' "$1"; }
+# The outcome lines of --outcomes' table (count, share, outcome), without the schedule lines.
+outcome_lines() { sed -n '/ outcomes\? of [0-9]* executions/,$p' "$WORK/out" | grep -E '^ +[0-9]+ +[0-9.]+% '; }
+
+case "$TEST" in
+run)
+    # A failure found with preemptions is saved shrunk: no more preemptions
+    # and steps than the original, replaying to the same failure at the same
+    # place; the original is kept beside it and replays too.
+    run_mdat run -n 300 -s 1 --strategy random -o out-dir --json run.json "$TARGETS/deadlock_lock_order"
+    expect_status 1
+    read -r s0 p0 s1 p1 <<<"$(shrunk_figures)"
+    [ -n "${p1:-}" ] || fail "no 'shrunk from ... to ...' line"
+    if [ -n "${p1:-}" ]; then
+        [ "$p1" -lt "$p0" ] || { [ "$p1" -eq "$p0" ] && [ "$s1" -le "$s0" ]; } ||
+            fail "shrinking made it longer: $s0 steps / $p0 preemptions to $s1 / $p1"
+        [ "$p1" -lt "$p0" ] || fail "random's deadlock kept all its $p0 preemptions"
+    fi
+    sched=$(first_sched)
+    orig=${sched%.sched}.original.sched
+    [ -f "$orig" ] || fail "the original schedule is not kept as $orig"
+    expect_out "original: out-dir/$(basename "$orig")"
+    grep -qx "steps $s1" "$sched" || fail "the saved schedule does not say steps $s1"
+    grep -qx "preemptions $p1" "$sched" || fail "the saved schedule does not say preemptions $p1"
+    grep -qx "shrunk-from $s0 $p0" "$sched" || fail "the saved schedule does not say shrunk-from $s0 $p0"
+    grep -qx "steps $s0" "$orig" || fail "the original schedule does not say steps $s0"
+    expect_replay_identical "$sched"
+    "$MDAT" replay "$orig" </dev/null >orig.out 2>&1
+    [ $? -eq 1 ] || fail "the original schedule does not replay with exit 1"
+    "$MDAT" replay "$sched" </dev/null >shrunk.out 2>&1
+    line=$(line_of deadlock_lock_order.c 'BUG:')
+    grep -q "deadlock_lock_order.c:$line" shrunk.out || fail "the shrunk replay does not wait at line $line"
+    grep -q "deadlock_lock_order.c:$line" orig.out || fail "the original replay does not wait at line $line"
+    expect_json '"shrunk": true' run.json
+    expect_json "\"preemptions\": $p1" run.json
+    expect_json "\"original_steps\": $s0" run.json
+    expect_json "\"original_preemptions\": $p0" run.json
+    expect_json '"original_schedule_file": "out-dir/[^"]*\.original\.sched"' run.json
+    expect_json '"shrink_runs": [1-9]' run.json
+    ;;
+settings)
+    # The shrunk schedule keeps the settings it was found with: the memory
+    # model, races, invariants, the input.
+    printf 'some input\n' >in.txt
+    run_mdat run -n 200 -s 1 --strategy random --memory-model tso --races=off --invariant 'r0 <= 1' \
+        --stdin in.txt -o out-dir "$TARGETS/tso_store_buffering"
+    expect_status 1
+    expect_out "FAILURE assertion"
+    expect_out "shrunk"
+    sched=$(first_sched)
+    for l in "memory-model tso" "races off" "invariant r0 <= 1" "failure assertion"; do
+        grep -qx "$l" "$sched" || fail "the shrunk schedule lacks '$l'"
+    done
+    grep -q '^stdin ' "$sched" || fail "the shrunk schedule lacks its stdin line"
+    expect_replay_identical "$sched"
+    ;;
+no_shrink)
+    run_mdat run -n 300 -s 1 --strategy random --no-shrink -o out-dir --json run.json "$TARGETS/deadlock_lock_order"
+    expect_status 1
+    grep -q "shrunk" "$WORK/out" && fail "--no-shrink still shrank"
+    ls out-dir/*.original.sched >/dev/null 2>&1 && fail "--no-shrink kept an original schedule"
+    expect_json '"shrunk": false' run.json
+    grep -q '^shrunk-from' "$(first_sched)" && fail "an unshrunk schedule says shrunk-from"
+    expect_replay_identical "$(first_sched)"
+    ;;
+command)
+    # mdat shrink FILE: the same shrinking for a saved schedule, the same
+    # result every time and the same as mdat run's under any -j.
+    run_mdat run -n 300 -s 1 --strategy random --no-shrink -o plain "$TARGETS/deadlock_lock_order"
+    expect_status 1
+    plain=$(ls plain/*.sched | head -n 1)
+    run_mdat shrink -o short.sched "$plain"
+    expect_status 0
+    expect_out "shrunk from"
+    expect_out "replay:   mdat replay short.sched"
+    [ -f short.sched ] || fail "mdat shrink -o short.sched wrote nothing"
+    "$MDAT" replay short.sched </dev/null >replay.out 2>&1
+    [ $? -eq 1 ] || fail "the shrunk schedule does not replay with exit 1: $(tail -2 replay.out)"
+    run_mdat shrink "$plain"
+    expect_status 0
+    default=${plain%.sched}.shrunk.sched
+    [ -f "$default" ] || fail "mdat shrink FILE did not write $default"
+    cmp -s <(body short.sched) <(body "$default") || fail "two shrinks of the same schedule differ"
+    for j in 1 2; do
+        run_mdat run -n 300 -s 1 --strategy random -j $j -o j$j "$TARGETS/deadlock_lock_order"
+        expect_status 1
+    done
+    s1=$(ls j1/*.sched | grep -v original | head -n 1)
+    s2=$(ls j2/*.sched | grep -v original | head -n 1)
+    cmp -s <(body "$s1") <(body "$s2") || fail "-j1 and -j2 saved different shrunk schedules"
+    cmp -s <(body "$s1") <(body short.sched) || fail "mdat run's shrunk schedule differs from mdat shrink's"
+    ;;
+command_errors)
+    run_mdat shrink
+    expect_status 2
+    run_mdat shrink --shrink-budget 0 x.sched
+    expect_status 2
+    expect_err "--shrink-budget wants a number of re-executions > 0"
+    run_mdat shrink --shrink-time -1 x.sched
+    expect_status 2
+    run_mdat shrink nosuch.sched
+    expect_status 3
+    # A schedule that does not fail has nothing to shrink.
+    run_mdat run -n 5 -s 1 --outcomes -o ok "$TARGETS/correct_counter"
+    expect_status 0
+    run_mdat shrink "$(ls ok/*.sched | head -n 1)"
+    expect_status 3
+    expect_err "does not fail: nothing to shrink"
+    [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "not a one-line error"
+    run_mdat run --shrink-budget x "$TARGETS/correct_counter"
+    expect_status 2
+    ;;
+outcomes)
+    # Every execution counted: exit 0 with counter = 4, or the lost update's
+    # assertion; the same table under -j1 and -j2; a schedule per outcome.
+    for j in 1 2; do
+        run_mdat run --outcomes --races=off --watch counter -n 100 -s 1 -j $j -o o$j --json o$j.json \
+            "$TARGETS/lost_update"
+        expect_status 1
+        outcome_lines >table$j
+        sed -n '/ outcomes\? of/p' "$WORK/out" >head$j
+    done
+    grep -q "2 outcomes of 100 executions (seed 1; sampled" head1 || fail "not 2 outcomes of 100: $(cat head1)"
+    grep -qE '%  exit 0, counter = 4, stdout [0-9a-f]{12}$' table1 || fail "no 'exit 0, counter = 4' outcome"
+    grep -qE "%  assertion at lost_update.c:$(line_of lost_update.c '/\* FAILS')," table1 || fail "no assertion outcome"
+    total=$(awk '{s += $1} END {print s}' table1)
+    [ "$total" = 100 ] || fail "the counts add up to $total, not 100"
+    cmp -s table1 table2 || fail "-j1 and -j2 give different tables: $(diff table1 table2)"
+    expect_json '"outcomes": \[' o1.json
+    expect_json '"exhaustive": false' o1.json
+    python3 - o1.json <<'PY' || fail "o1.json's outcomes are not as documented"
+import json, sys
+d = json.load(open(sys.argv[1]))
+o = d["outcomes"]
+assert sum(x["count"] for x in o) == 100 and len(o) == 2
+ok = [x for x in o if x["failure"] == "none"][0]
+assert ok["exited"] and ok["exit_status"] == 0 and ok["watches"] == {"counter": "4"}, ok
+bad = [x for x in o if x["failure"] == "assertion"][0]
+assert bad["location"].startswith("lost_update.c:") and bad["exit_status"] is None, bad
+assert abs(sum(x["share"] for x in o) - 1) < 1e-9
+PY
+    expect_json '"stdout_sha256": "[0-9a-f]{64}"' o1.json
+    for s in $(sed -nE 's/.*"schedule_file": "(o1\/[^"]*outcome[^"]*)".*/\1/p' o1.json); do
+        [ -f "$s" ] || fail "outcome schedule $s not saved"
+    done
+    ok=$(ls o1/*outcome*.sched | head -n 1)
+    "$MDAT" replay "$ok" </dev/null >r.out 2>&1
+    [ $? -eq 0 ] || fail "the first outcome's schedule does not replay with exit 0"
+    ;;
+outcomes_tso)
+    # The store-buffering litmus test: r0 = r1 = 0 is an outcome under tso only.
+    for m in sc tso; do
+        run_mdat run --outcomes --races=off --watch r0 --watch r1 -n 300 -s 1 --strategy random \
+            --memory-model $m -o out-$m "$TARGETS/tso_sb_litmus"
+        expect_status 0
+        outcome_lines | sed -E 's/^ +[0-9]+ +[0-9.]+%  //; s/, stdout.*//' | sort >set-$m
+    done
+    printf '%s\n' 'exit 0, r0 = 0, r1 = 1' 'exit 0, r0 = 1, r1 = 0' 'exit 0, r0 = 1, r1 = 1' >want-sc
+    printf '%s\n' 'exit 0, r0 = 0, r1 = 0' 'exit 0, r0 = 0, r1 = 1' 'exit 0, r0 = 1, r1 = 0' 'exit 0, r0 = 1, r1 = 1' >want-tso
+    diff -u want-sc set-sc >d || fail "sc outcomes: $(cat d)"
+    diff -u want-tso set-tso >d || fail "tso outcomes: $(cat d)"
+    # The (0, 0) outcome's schedule replays to it.
+    zero=$(sed -n '/r0 = 0, r1 = 0/{n;s/.*schedule //p}' "$WORK/out")
+    "$MDAT" replay "$zero" </dev/null >r.out 2>&1
+    grep -q "^r0 = 0, r1 = 0$" r.out || fail "$zero does not replay to r0 = r1 = 0: $(cat r.out)"
+    ;;
+outcomes_errors)
+    run_mdat run --outcomes --watch no_such_variable -n 2 "$TARGETS/lost_update"
+    expect_status 2
+    expect_err "--watch 'no_such_variable'"
+    [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "not a one-line error"
+    # --keep-going is implied, not an error.
+    run_mdat run --outcomes --keep-going --races=off -n 3 -s 1 -o k "$TARGETS/correct_counter"
+    expect_status 0
+    expect_out "outcome"
+    ;;
+*)
+    echo "unknown test $TEST"
+    exit 2
+    ;;
+esac
+finish

@@ -1,0 +1,227 @@
+/* Unit tests of what shrinking and the outcome table are made of: the
+ * guided strategy (supervisor/explore/strategies.h: follows a plan by choice
+ * number, lets the last thread go on elsewhere, counts preemptions), the
+ * schedule lines of a shrunk schedule, and the outcome table
+ * (supervisor/explore/outcomes.h: grouping, order, text). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "supervisor/engine/exec_config.h"
+#include "supervisor/explore/outcomes.h"
+#include "supervisor/explore/schedule.h"
+#include "supervisor/explore/strategies.h"
+
+static const bool NO_YIELD[8] = {false};
+
+static int pick(struct strategy *s, uint64_t step, const int *threads, const bool *yielded, size_t n, int previous)
+{
+    struct choice_point cp = {step, threads, yielded, n, previous};
+    size_t i = s->ops->pick_thread(s, &cp);
+    assert_true(i < n);
+    return threads[i];
+}
+
+/* ------------------------------------------------------------ guided */
+
+static void test_guided_follows_plan_by_number(void **state)
+{
+    (void)state;
+    struct choice_list plan = {0};
+    /* Steps in a plan are ignored: an edited plan's steps no longer fit. */
+    choice_list_add(&plan, 99, CHOICE_THREAD, 2);
+    choice_list_add(&plan, 99, CHOICE_THREAD, 3);
+    struct strategy *s = strategy_guided_new(&plan);
+    s->ops->begin(s, 1, 0);
+    const int t123[] = {1, 2, 3};
+    assert_int_equal(pick(s, 5, t123, NO_YIELD, 3, 1), 2);     /* preempts T1 */
+    assert_int_equal(pick(s, 6, t123, NO_YIELD, 3, 2), 3);     /* preempts T2 */
+    assert_int_equal(strategy_guided_preemptions(s), 2);
+    assert_false(s->diverged);
+    size_t n;
+    const int *alternatives;
+    const struct guided_point *p = strategy_guided_points(s, &n, &alternatives);
+    assert_int_equal(n, 2);
+    assert_int_equal(p[0].previous, 1);
+    assert_int_equal(p[1].previous, 2);
+    assert_int_equal(p[1].n, 3);
+    assert_int_equal(alternatives[p[1].first + 2], 3);
+    strategy_free(s);
+    choice_list_free(&plan);
+}
+
+static void test_guided_unplanned_lets_last_thread_go_on(void **state)
+{
+    (void)state;
+    struct choice_list plan = {0};
+    choice_list_add(&plan, 1, CHOICE_THREAD, 7);    /* T7 cannot run there */
+    struct strategy *s = strategy_guided_new(&plan);
+    s->ops->begin(s, 1, 0);
+    const int t123[] = {1, 2, 3}, t23[] = {2, 3}, flush_first[] = {-1, 2, 3};
+    assert_int_equal(pick(s, 1, t123, NO_YIELD, 3, 3), 3);     /* not in the plan's reach: T3 goes on */
+    assert_int_equal(pick(s, 2, t123, NO_YIELD, 3, 2), 2);     /* past the plan's end */
+    assert_int_equal(pick(s, 3, t23, NO_YIELD, 2, 1), 2);      /* T1 cannot go on: the first that can */
+    assert_int_equal(pick(s, 4, flush_first, NO_YIELD, 3, 1), 2);  /* never a flush by choice */
+    assert_int_equal(strategy_guided_preemptions(s), 0);
+    /* begin starts over: the plan again from its first choice. */
+    s->ops->begin(s, 1, 0);
+    assert_int_equal(strategy_guided_preemptions(s), 0);
+    strategy_free(s);
+    choice_list_free(&plan);
+}
+
+static void test_guided_yield_and_flush_are_no_preemptions(void **state)
+{
+    (void)state;
+    struct choice_list plan = {0};
+    choice_list_add(&plan, 1, CHOICE_THREAD, 2);
+    choice_list_add(&plan, 2, CHOICE_THREAD, -1);
+    choice_list_add(&plan, 3, CHOICE_WAKE, 3);
+    struct strategy *s = strategy_guided_new(&plan);
+    s->ops->begin(s, 1, 0);
+    const int t12[] = {1, 2}, flush[] = {1, 2, -1}, waiters[] = {2, 3};
+    const bool t1_yielded[] = {true, false};
+    assert_int_equal(pick(s, 1, t12, t1_yielded, 2, 1), 2);    /* T1 yielded: a switch it asked for */
+    assert_int_equal(pick(s, 2, flush, NO_YIELD, 3, 2), -1);   /* a flush is not a thread switch */
+    struct choice_point cp = {3, waiters, NO_YIELD, 2, 1};
+    assert_int_equal(waiters[s->ops->pick_waiter(s, &cp)], 3);
+    assert_int_equal(strategy_guided_preemptions(s), 0);
+    strategy_free(s);
+    choice_list_free(&plan);
+}
+
+/* ------------------------------------------------------------ schedule lines */
+
+static void test_schedule_shrunk_lines_round_trip(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/mdat-test-shrink-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    struct schedule s;
+    schedule_init(&s);
+    schedule_set_program(&s, "/bin/true", NULL, 0);
+    snprintf(s.sha256, sizeof s.sha256, "-");
+    snprintf(s.strategy, sizeof s.strategy, "pct");
+    s.steps = 31;
+    s.preemptions = 2;
+    s.shrunk_from_steps = 412;
+    s.shrunk_from_preemptions = 9;
+    choice_list_add(&s.choices, 3, CHOICE_THREAD, 2);
+    char err[256];
+    assert_true(schedule_write(&s, path, err, sizeof err));
+    struct schedule r;
+    assert_true(schedule_read(path, &r, err, sizeof err));
+    assert_int_equal(r.preemptions, 2);
+    assert_int_equal(r.shrunk_from_steps, 412);
+    assert_int_equal(r.shrunk_from_preemptions, 9);
+    schedule_free(&r);
+    /* Not shrunk: neither line is written. */
+    s.shrunk_from_steps = 0;
+    assert_true(schedule_write(&s, path, err, sizeof err));
+    FILE *f = fopen(path, "r");
+    char line[256];
+    bool any = false;
+    while (fgets(line, sizeof line, f))
+        any |= strncmp(line, "preemptions", 11) == 0 || strncmp(line, "shrunk-from", 11) == 0;
+    fclose(f);
+    assert_false(any);
+    schedule_free(&s);
+    unlink(path);
+}
+
+/* ------------------------------------------------------------ outcomes */
+
+static struct outcome_key key(int kind, int exit_status, const char *watches)
+{
+    struct outcome_key k = {.kind = kind, .exited = kind == FAIL_NONE, .exit_status = exit_status};
+    snprintf(k.watches, sizeof k.watches, "%s", watches);
+    return k;
+}
+
+static void test_outcomes_grouped_and_ordered(void **state)
+{
+    (void)state;
+    struct outcome_table t = {0};
+    struct outcome_key four = key(FAIL_NONE, 0, "counter = 4"), three = key(FAIL_NONE, 0, "counter = 3"),
+                       failed = key(FAIL_ASSERTION, 0, "");
+    snprintf(failed.location, sizeof failed.location, "c.c:9");
+    /* In the order a -j2 run could deliver them. */
+    outcome_table_add(&t, &three, 7);
+    outcome_table_add(&t, &four, 2);
+    outcome_table_add(&t, &failed, 5);
+    outcome_table_add(&t, &four, 0);
+    outcome_table_add(&t, &three, 3);
+    outcome_table_add(&t, &four, 9);
+    outcome_table_sort(&t);
+    assert_int_equal(t.n, 3);
+    assert_int_equal(t.at[0].count, 3);
+    assert_int_equal(t.at[0].execution, 0);     /* the lowest index of its executions */
+    assert_string_equal(t.at[0].key.watches, "counter = 4");
+    assert_int_equal(t.at[1].count, 2);
+    assert_int_equal(t.at[1].execution, 3);
+    assert_int_equal(t.at[2].count, 1);         /* ties would go by execution index */
+    char text[256];
+    outcome_describe(&t.at[0].key, text, sizeof text);
+    assert_string_equal(text, "exit 0, counter = 4");
+    outcome_describe(&t.at[2].key, text, sizeof text);
+    assert_string_equal(text, "assertion at c.c:9");
+    outcome_table_free(&t);
+}
+
+static void test_outcomes_ties_by_index(void **state)
+{
+    (void)state;
+    struct outcome_table t = {0};
+    struct outcome_key a = key(FAIL_NONE, 1, ""), b = key(FAIL_NONE, 2, "");
+    outcome_table_add(&t, &a, 4);
+    outcome_table_add(&t, &b, 1);
+    outcome_table_sort(&t);
+    assert_int_equal(t.at[0].key.exit_status, 2);
+    assert_int_equal(t.at[1].key.exit_status, 1);
+    outcome_table_free(&t);
+}
+
+static void test_outcome_key_hashes_output(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/mdat-test-outcome-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "abc", 3), 3);
+    struct exec_result res = {.kind = FAIL_NONE, .exited = true, .exit_status = 0};
+    struct state_watch w = {.expr = "x", .value = "1"};
+    res.final_watches = &w;
+    res.n_final_watches = 1;
+    struct outcome_key k;
+    outcome_key_of(&res, fd, &k);
+    /* SHA-256("abc") */
+    assert_string_equal(k.stdout_sha256, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    char text[256];
+    outcome_describe(&k, text, sizeof text);
+    assert_string_equal(text, "exit 0, x = 1, stdout ba7816bf8f01");
+    close(fd);
+    unlink(path);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_guided_follows_plan_by_number),
+        cmocka_unit_test(test_guided_unplanned_lets_last_thread_go_on),
+        cmocka_unit_test(test_guided_yield_and_flush_are_no_preemptions),
+        cmocka_unit_test(test_schedule_shrunk_lines_round_trip),
+        cmocka_unit_test(test_outcomes_grouped_and_ordered),
+        cmocka_unit_test(test_outcomes_ties_by_index),
+        cmocka_unit_test(test_outcome_key_hashes_output),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
