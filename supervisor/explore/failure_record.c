@@ -65,7 +65,8 @@ static bool close_saved_traces(struct trace_tee *tee, const struct explore_failu
 /* Re-runs a failing execution once with its trace recorded in every saved
  * format, and saves schedule, traces and output into the output directory. */
 bool record_failure(struct program *prog, const struct explore_options *opt, const struct wire_result *w,
-                           uint64_t estimate, struct explore_failure *f, char *err, size_t errlen)
+                    uint64_t estimate, const struct strategy_profile *profile, const struct choice_list *choices,
+                    struct explore_failure *f, char *err, size_t errlen)
 {
     memset(f, 0, sizeof *f);
     f->execution = w->index;
@@ -90,7 +91,9 @@ bool record_failure(struct program *prog, const struct explore_options *opt, con
     if (f->found != FAIL_HANG && quiet.timeout_sec > 0)
         quiet.timeout_sec = quiet.timeout_sec * 10 > 60 ? quiet.timeout_sec * 10 : 60;
     struct run_io io = run_io_open(false, false);
-    struct strategy *strat = strategy_by_name(opt->strategy, opt->depth);
+    struct strategy *strat = choices ? strategy_replay_new(choices) : strategy_for_options(opt);
+    if (profile && w->index > 0 && strat->ops->use_profile && profile->filled)
+        strat->ops->use_profile(strat, profile);
     bool ok = run_one(prog, &quiet, strat, w->index, estimate, &io, &tee, &f->result);
     strategy_free(strat);
     copy_fd_to_file(io.out_fd, f->stdout_file);

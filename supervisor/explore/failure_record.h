@@ -7,8 +7,12 @@
 #include "supervisor/explore/workers.h"
 
 /* Re-runs the failing execution w and fills f with what was saved. false
- * with a reason when mdat could not do it. */
+ * with a reason when mdat could not do it. profile: what execution 0 taught
+ * a learning strategy (NULL: nothing). choices: the execution's choices
+ * when the strategy cannot make them again from (seed, index) alone (a
+ * systematic one: they are replayed); NULL: the strategy makes them. */
 bool record_failure(struct program *prog, const struct explore_options *opt, const struct wire_result *w,
-                    uint64_t estimate, struct explore_failure *f, char *err, size_t errlen);
+                    uint64_t estimate, const struct strategy_profile *profile, const struct choice_list *choices,
+                    struct explore_failure *f, char *err, size_t errlen);
 
 #endif

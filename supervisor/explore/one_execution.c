@@ -143,8 +143,10 @@ bool run_one(struct program *prog, const struct explore_options *opt, struct str
     struct program_input none;
     program_input_none(&none);
     int input = io->tmpl ? -1 : program_input_open(opt->input ? opt->input : &none);
-    struct exec_listener listeners[DETECT_MAX_LISTENERS];
+    struct exec_listener listeners[DETECT_MAX_LISTENERS + 1];
     int n_listeners = opt->detectors ? detectors_listeners(opt->detectors, index, listeners) : 0;
+    if (strat->listener.ops)
+        listeners[n_listeners++] = strat->listener;
     struct exec_config cfg = {
         .exe = prog->debug,
         .code = prog->code,
