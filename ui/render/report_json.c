@@ -67,6 +67,12 @@ bool report_json_write(const char *path, const struct run_description *run, cons
     json_uint(&w, "ptrace_stops_total", sum->ptrace_stops_total);
     json_uint(&w, "incomplete", sum->incomplete);
     json_uint(&w, "incomplete_steps_max", sum->incomplete_steps);
+    if (sum->systematic) {
+        json_bool(&w, "exhaustive", sum->exhaustive);
+        json_uint(&w, "classes", sum->classes);
+        if (sum->bound >= 0)
+            json_int(&w, "bound", sum->bound);
+    }
     json_begin_array(&w, "failures");
     for (size_t i = 0; i < sum->n_failures; i++)
         write_failure(&w, run, &sum->failures[i]);
