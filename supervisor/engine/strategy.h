@@ -57,14 +57,19 @@ struct strategy_ops {
      * 0, write what it taught into out; before any other, read it. */
     void (*learn)(struct strategy *s, struct strategy_profile *out);
     void (*use_profile)(struct strategy *s, const struct strategy_profile *in);
+    /* Optional: told the index of the execution about to begin (portfolio:
+     * which member runs it). */
+    void (*set_index)(struct strategy *s, uint64_t index);
     /* Systematic strategies (dfs, dpor), whose next execution depends on
      * the ones before: after an execution, move to the next one of the
      * search; false when the search space is exhausted. */
     bool (*advance)(struct strategy *s);
     /* Systematic strategies: executions that were distinct (dpor: classes
      * of equivalent interleavings; dfs: schedules) and the bound reached
-     * (-1: none). */
-    void (*search_state)(const struct strategy *s, uint64_t *distinct, int *bound);
+     * (-1: none). false when the search had to leave something out (dpor:
+     * an execution too long to analyse), so that an end of the search is no
+     * proof. */
+    bool (*search_state)(const struct strategy *s, uint64_t *distinct, int *bound);
 };
 
 struct strategy {

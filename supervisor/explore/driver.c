@@ -28,6 +28,8 @@ struct strategy *strategy_by_name(const char *name, int depth)
         return strategy_pos_new();
     if (strcmp(name, "surw") == 0)
         return strategy_surw_new();
+    if (strcmp(name, "portfolio") == 0)
+        return strategy_portfolio_new(depth);
     if (strcmp(name, "dfs") == 0)
         return strategy_dfs_new(DFS_PREEMPTIONS, -1);
     if (strcmp(name, "dpor") == 0)
@@ -44,7 +46,7 @@ struct strategy *strategy_for_options(const struct explore_options *opt)
 
 bool strategy_name_known(const char *name)
 {
-    static const char *const names[] = {"random", "pct", "pos", "surw", "dfs", "dpor"};
+    static const char *const names[] = {"random", "pct", "pos", "surw", "portfolio", "dfs", "dpor"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (strcmp(name, names[i]) == 0)
             return true;

@@ -141,6 +141,7 @@ struct explore_summary {
      * (dfs; -1: none). */
     bool systematic;
     bool exhaustive;
+    bool too_long;      /* the search ended, but an execution was too long to analyse: no proof */
     uint64_t classes;
     int bound;
 };

@@ -111,7 +111,10 @@ bool record_failure(struct program *prog, const struct explore_options *opt, con
     schedule_init(&s);
     schedule_set_program(&s, prog->path, opt->argv + 1, opt->argc - 1);
     snprintf(s.sha256, sizeof s.sha256, "%s", prog->sha256);
-    snprintf(s.strategy, sizeof s.strategy, "%s", opt->strategy);
+    if (strcmp(opt->strategy, "portfolio") == 0)
+        snprintf(s.strategy, sizeof s.strategy, "portfolio/%s", strategy_portfolio_member(w->index));
+    else
+        snprintf(s.strategy, sizeof s.strategy, "%s", opt->strategy);
     s.depth = opt->depth;
     s.seed = opt->seed;
     s.execution = w->index;

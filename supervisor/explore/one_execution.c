@@ -179,6 +179,8 @@ bool run_one(struct program *prog, const struct explore_options *opt, struct str
         cfg.preempt_at = detectors_raced_at;
         cfg.preempt_ctx = opt->detectors;
     }
+    if (strat->ops->set_index)
+        strat->ops->set_index(strat, index);
     if (trace)
         trace_tee_open(trace);
     bool ok = execution_run(&cfg, res) && judge_output(opt, io, res);

@@ -243,11 +243,12 @@ static bool dfs_advance(struct strategy *s)
     return true;
 }
 
-static void dfs_search_state(const struct strategy *s, uint64_t *classes, int *bound)
+static bool dfs_search_state(const struct strategy *s, uint64_t *classes, int *bound)
 {
     const struct dfs_state *d = s->state;
     *classes = d->schedules;
     *bound = (int)d->bound;
+    return true;
 }
 
 static void dfs_thread_created(struct strategy *s, int thread)

@@ -40,6 +40,12 @@ struct idset {
 };
 
 enum { MAX_WAITERS = 64 };
+/* Steps of an execution that are analysed (the cost of finding races
+ * grows with their square); past them the execution runs on unexplored. */
+enum { MAX_EVENTS = STRATEGY_DPOR_MAX_STEPS };
+/* A thread that has run this many steps in a row while others could run
+ * is no longer preferred (a spin loop must let the others in). */
+enum { SPIN_LIMIT = 1000 };
 
 struct wait_choice {
     int n;
@@ -86,7 +92,12 @@ struct dpor_state {
     struct thread_info *th;
     size_t cap_th;
     bool blocked;               /* cut short: every thread that could run sleeps */
+    int run_thread;             /* the thread of the current streak, and its length */
+    uint64_t run_length;
     uint64_t classes;
+    /* Some execution ran past MAX_EVENTS: its later steps were not
+     * analysed, so the end of the search proves nothing. */
+    bool too_long;
 };
 
 static bool idset_has(const struct idset *s, int id)
@@ -212,6 +223,8 @@ static void dpor_begin(struct strategy *s, uint64_t exec_seed, uint64_t estimate
     d->n_ev = 0;
     d->wpos = 0;
     d->blocked = false;
+    d->run_thread = 0;
+    d->run_length = 0;
     for (size_t i = 0; i < d->cap_th; i++)
         d->th[i] = (struct thread_info){{-1, -1}, -1, 0, 0, -1};
     s->stop = false;
@@ -230,6 +243,10 @@ static size_t dpor_pick_thread(struct strategy *s, const struct choice_point *cp
     struct dpor_state *d = s->state;
     size_t k = d->n_ev;
     d->wpos = 0;
+    if (k >= MAX_EVENTS) {
+        d->too_long = true;
+        return 0;
+    }
     if (k < d->prefix) {
         size_t i = index_of(cp, d->nodes[k].chosen);
         return i < cp->n ? i : 0;
@@ -241,12 +258,16 @@ static size_t dpor_pick_thread(struct strategy *s, const struct choice_point *cp
     if (!n->ops)
         abort();
     size_t pick = cp->n;
+    bool spinning = d->run_thread == cp->previous && d->run_length >= SPIN_LIMIT;
     for (size_t i = 0; i < cp->n; i++) {
         idset_add(&n->enabled, cp->threads[i]);
         n->ops[i] = cp->ops[i];
         bool asleep = idset_has(&n->sleep, cp->threads[i]);
-        /* Keep the thread that ran last when it may: fewer switches. */
-        if (!asleep && (pick == cp->n || cp->threads[i] == cp->previous))
+        /* Keep the thread that ran last when it may (fewer switches),
+         * unless it has been spinning. */
+        bool previous = cp->threads[i] == cp->previous;
+        if (!asleep && (pick == cp->n || (previous && !spinning) ||
+                        (spinning && cp->threads[pick] == cp->previous)))
             pick = i;
     }
     if (pick == cp->n) {
@@ -260,10 +281,25 @@ static size_t dpor_pick_thread(struct strategy *s, const struct choice_point *cp
     return pick;
 }
 
+/* The streak of the thread that ran event k (for the spin limit). */
+static void count_streak(struct dpor_state *d, int thread)
+{
+    if (thread == d->run_thread)
+        d->run_length++;
+    else {
+        d->run_thread = thread;
+        d->run_length = 1;
+    }
+}
+
 static size_t dpor_pick_waiter(struct strategy *s, const struct choice_point *cp)
 {
     struct dpor_state *d = s->state;
     size_t k = d->n_ev;
+    if (k >= MAX_EVENTS) {
+        d->too_long = true;
+        return 0;
+    }
     if (k >= d->n_nodes) {
         /* A step nobody chose (one thread could run) that wakes. */
         struct dpor_node *n = new_node(d);
@@ -298,6 +334,11 @@ static bool on_step(void *self, struct execution *ex, uint64_t step, int thread,
                     struct exec_result *res)
 {
     struct dpor_state *d = self;
+    count_streak(d, thread);
+    if (d->n_ev >= MAX_EVENTS) {
+        d->too_long = true;
+        return true;
+    }
     if (d->n_ev == d->cap_ev) {
         d->cap_ev = d->cap_ev ? 2 * d->cap_ev : 1024;
         d->ev = realloc(d->ev, d->cap_ev * sizeof *d->ev);
@@ -413,11 +454,12 @@ static bool dpor_advance(struct strategy *s)
     return next_branch(d);
 }
 
-static void dpor_search_state(const struct strategy *s, uint64_t *classes, int *bound)
+static bool dpor_search_state(const struct strategy *s, uint64_t *classes, int *bound)
 {
     const struct dpor_state *d = s->state;
     *classes = d->classes;
     *bound = -1;
+    return !d->too_long;
 }
 
 static void dpor_thread_created(struct strategy *s, int thread)

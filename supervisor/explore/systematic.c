@@ -47,7 +47,10 @@ void systematic_run(struct program *prog, const struct explore_options *opt, str
     }
     uint64_t distinct;
     int bound = -1;
-    strat->ops->search_state(strat, &distinct, &bound);
+    if (!strat->ops->search_state(strat, &distinct, &bound) && sum->exhaustive) {
+        sum->exhaustive = false;
+        sum->too_long = true;
+    }
     sum->bound = bound;
     stop_fork_server(&io);
     run_io_close(&io);

@@ -50,7 +50,7 @@ t_not_exhaustive() {
 t_bug_every_strategy() {
     local line
     line=$(line_of search/ordered_flag.c FAILS)
-    for strategy in random pct pos surw dfs dpor; do
+    for strategy in random pct pos surw portfolio dfs dpor; do
         rm -rf "$WORK/out-dir"
         run_mdat run --strategy "$strategy" -s 3 -n 100 -o out-dir --races off "$TARGETS/search_ordered_flag"
         expect_status 1 "--strategy $strategy"
@@ -59,14 +59,23 @@ t_bug_every_strategy() {
         local sched
         sched=$(first_sched)
         [ -n "$sched" ] || { fail "$strategy saved no schedule"; continue; }
-        grep -q "^strategy $strategy\$" "$sched" || fail "$sched does not name strategy $strategy"
+        if [ "$strategy" = portfolio ]; then
+            # The member that ran the failing execution: i mod 4 of pct, pos, surw, random.
+            local index members=(pct pos surw random)
+            index=$(sed -n 's/^execution //p' "$sched")
+            grep -q "^strategy portfolio/${members[index % 4]}\$" "$sched" ||
+                fail "$sched does not name portfolio/${members[index % 4]}"
+            expect_out "chosen by ${members[index % 4]})"
+        else
+            grep -q "^strategy $strategy\$" "$sched" || fail "$sched does not name strategy $strategy"
+        fi
         expect_replay_identical "$sched"
     done
 }
 
 # -j never changes the answer: the failing execution and its schedule.
 t_jobs() {
-    for strategy in pos surw dfs dpor; do
+    for strategy in pos surw portfolio dfs dpor; do
         rm -rf "$WORK/out-dir"
         run_mdat run --strategy "$strategy" -s 11 -n 60 -j 1 -o out-dir --races off "$TARGETS/search_ordered_flag"
         local one
@@ -102,10 +111,10 @@ t_bad_input() {
     run_mdat run --strategy dfs --preemption-bound 1 --delay-bound 1 "$prog"
     expect_status 2
     expect_err "--preemption-bound and --delay-bound cannot go together"
-    for strategy in dfs dpor surw; do
+    for strategy in dfs dpor; do
         run_mdat run --strategy "$strategy" --memory-model tso "$prog"
         expect_status 2
-        expect_err "--memory-model tso goes with --strategy pct, random or pos, not $strategy"
+        expect_err "--memory-model tso goes with a randomized strategy (random, pct, pos, surw or portfolio), not $strategy"
     done
     run_mdat run --strategy dpor --preempt sync "$prog"
     expect_status 2
@@ -115,7 +124,7 @@ t_bad_input() {
     expect_err "unknown strategy \"bfs\""
     run_mdat grade --strategy dpor "$prog"
     expect_status 2
-    expect_err "grade takes random, pct, pos or surw"
+    expect_err "grade takes random, pct, pos, surw or portfolio"
     for out in "$WORK/err"; do
         [ "$(wc -l <"$out")" -le 1 ] || fail "more than one line of error: $(cat "$out")"
     done

@@ -250,6 +250,45 @@ static void test_surw_learns_counts(void **state)
     strategy_free(s);
 }
 
+/* ---------------------------------------------------------------- portfolio */
+
+/* Execution i is run by member i mod 4 (pct, pos, surw, random): the same
+ * choices as that strategy alone with the same seed. */
+static void test_portfolio_members_take_turns(void **state)
+{
+    (void)state;
+    struct program_sketch p = {3, {0, 3, 2, 3}};
+    for (int t = 1; t <= 3; t++)
+        for (int i = 0; i < 3; i++)
+            p.ops[t][i] = op_of(i == 1 ? VIS_READ : VIS_WRITE, 0x1000 + 8 * (uint64_t)((t + i) % 2));
+    const char *names[] = {"pct", "pos", "surw", "random"};
+    struct strategy *port = strategy_portfolio_new(3);
+    for (uint64_t index = 0; index < 8; index++) {
+        assert_string_equal(strategy_portfolio_member(index), names[index % 4]);
+        struct strategy *alone = index % 4 == 0 ? strategy_pct_new(3)
+                                 : index % 4 == 1 ? strategy_pos_new()
+                                 : index % 4 == 2 ? strategy_surw_new()
+                                                  : strategy_random_new();
+        int a[32], b[32], la, lb;
+        port->ops->set_index(port, index);
+        simulate(port, &p, 100 + index, a, &la);
+        simulate(alone, &p, 100 + index, b, &lb);
+        assert_int_equal(la, lb);
+        assert_memory_equal(a, b, (size_t)la * sizeof *a);
+        strategy_free(alone);
+    }
+    /* What execution 0 taught: the choice-point steps of each thread,
+     * whichever member ran it. */
+    struct strategy_profile prof;
+    port->ops->set_index(port, 0);
+    int sched[32], len;
+    simulate(port, &p, 1, sched, &len);
+    port->ops->learn(port, &prof);
+    assert_true(prof.filled);
+    assert_true(prof.events[1] + prof.events[2] + prof.events[3] > 0);
+    strategy_free(port);
+}
+
 /* ---------------------------------------------------------------- dfs */
 
 /* Interleavings of threads with n[t] steps each, by brute force, with the
@@ -397,7 +436,7 @@ static int dpor_classes(const struct program_sketch *p, int *runs)
     *runs = search_all(s, p, &complete, got, 400);
     uint64_t classes;
     int bound;
-    s->ops->search_state(s, &classes, &bound);
+    assert_true(s->ops->search_state(s, &classes, &bound));
     assert_int_equal((int)classes, complete);
     strategy_free(s);
     return complete;
@@ -474,6 +513,7 @@ int main(void)
         cmocka_unit_test(test_surw_weights_by_remaining_events),
         cmocka_unit_test(test_surw_uniform_over_interleavings),
         cmocka_unit_test(test_surw_learns_counts),
+        cmocka_unit_test(test_portfolio_members_take_turns),
         cmocka_unit_test(test_dfs_preemption_bounds),
         cmocka_unit_test(test_dfs_delay_bounds),
         cmocka_unit_test(test_dfs_bound_zero_is_one_schedule),

@@ -116,10 +116,9 @@ struct detect_options cli_detect_options(const struct cli_explore *e)
 
 bool cli_check_preempt(const char *cmd, const struct cli_explore *e)
 {
-    if (e->tso && strcmp(e->strategy, "pct") != 0 && strcmp(e->strategy, "random") != 0 &&
-        strcmp(e->strategy, "pos") != 0) {
-        fprintf(stderr, "mdat %s: --memory-model tso goes with --strategy pct, random or pos, not %s\n", cmd,
-                e->strategy);
+    if (e->tso && strategy_is_systematic(e->strategy)) {
+        fprintf(stderr, "mdat %s: --memory-model tso goes with a randomized strategy (random, pct, pos, surw or "
+                "portfolio), not %s\n", cmd, e->strategy);
         return false;
     }
     if (e->both_bounds) {
@@ -171,7 +170,7 @@ int cli_explore_option(const char *cmd, int c, const char *arg, struct cli_explo
         break;
     case CLI_OPT_STRATEGY:
         if (!strategy_name_known(arg))
-            why = "unknown strategy \"%s\" (random, pct, pos, surw, dfs or dpor)";
+            why = "unknown strategy \"%s\" (random, pct, pos, surw, portfolio, dfs or dpor)";
         e->strategy = arg;
         break;
     case CLI_OPT_PREEMPTION_BOUND:

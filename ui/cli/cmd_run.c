@@ -54,7 +54,11 @@ static void print_search_end(const struct explore_options *opt, const struct exp
     if (!dpor && opt->max_bound >= 0)
         snprintf(within, sizeof within, " within %s bound %d", opt->dfs_bound == DFS_DELAYS ? "delay" : "preemption",
                  opt->max_bound);
-    if (sum->exhaustive)
+    if (sum->too_long)
+        printf("mdat: no failure in %" PRIu64 " %s: NOT exhaustive, an execution ran past the %d steps dpor "
+               "analyses (seed %" PRIu64 "; %" PRIu64 " visible steps, %.1f s)\n",
+               sum->classes, what, STRATEGY_DPOR_MAX_STEPS, opt->seed, sum->steps_total, sum->elapsed_sec);
+    else if (sum->exhaustive)
         printf("mdat: explored all %" PRIu64 " %s%s, no failure (%" PRIu64 " execution%s; %" PRIu64
                " visible steps, %.1f s)\n",
                sum->classes, what, within, sum->schedules_run, sum->schedules_run == 1 ? "" : "s", sum->steps_total,
@@ -205,8 +209,9 @@ int cmd_run(int argc, char **argv)
         return EXIT_USAGE;
     }
     printf("mdat: exploring %s with %s", opt.argv[0], opt.strategy);
-    if (strcmp(opt.strategy, "pct") == 0)
-        printf(" (depth %d)", opt.depth);
+    if (strcmp(opt.strategy, "pct") == 0 || strcmp(opt.strategy, "portfolio") == 0)
+        printf(" (%sdepth %d)", strcmp(opt.strategy, "pct") ? "pct, pos, surw and random in turn; pct " : "",
+               opt.depth);
     if (strcmp(opt.strategy, "dfs") == 0 && opt.max_bound >= 0)
         printf(" (%s bound %d)", opt.dfs_bound == DFS_DELAYS ? "delay" : "preemption", opt.max_bound);
     printf(", seed %" PRIu64 ", %" PRIu64 " schedule%s, %d job%s%s\n", opt.seed, opt.schedules,
@@ -242,8 +247,11 @@ int cmd_run(int argc, char **argv)
         for (size_t i = 0; i < sum.n_failures; i++) {
             const struct explore_failure *f = &sum.failures[i];
             enum failure_kind kind = f->result.kind != FAIL_NONE ? f->result.kind : f->found;
-            printf("\nmdat: FAILURE %s in execution %" PRIu64 " (seed %" PRIu64 ")%s\n", failure_kind_name(kind),
-                   f->execution, opt.seed, f->reproduced ? "" : " -- NOT reproduced when re-run: the program is not deterministic under mdat");
+            char by[48] = "";
+            if (strcmp(opt.strategy, "portfolio") == 0)
+                snprintf(by, sizeof by, ", chosen by %s", strategy_portfolio_member(f->execution));
+            printf("\nmdat: FAILURE %s in execution %" PRIu64 " (seed %" PRIu64 "%s)%s\n", failure_kind_name(kind),
+                   f->execution, opt.seed, by, f->reproduced ? "" : " -- NOT reproduced when re-run: the program is not deterministic under mdat");
             report_failure_text(stdout, &f->result);
             report_failure_files_text(stdout, f);
         }

@@ -240,7 +240,7 @@ int cmd_grade(int argc, char **argv)
         return EXIT_USAGE;
     if (strategy_is_systematic(e.strategy))
         return cli_usage_error("grade", "--strategy %s is a search run in order, not by shards: grade takes random, "
-                               "pct, pos or surw", e.strategy);
+                               "pct, pos, surw or portfolio", e.strategy);
     int jobs = e.jobs;
     for (int i = 0; i < s.n_submissions; i++) {
         struct stat st;

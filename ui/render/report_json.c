@@ -12,6 +12,8 @@ static void write_failure(struct json_writer *w, const struct run_description *r
     json_string(w, "kind", failure_kind_name(r->kind != FAIL_NONE ? r->kind : f->found));
     json_uint(w, "seed", run->seed);
     json_uint(w, "execution", f->execution);
+    if (strcmp(run->strategy, "portfolio") == 0)
+        json_string(w, "chosen_by", strategy_portfolio_member(f->execution));
     json_string(w, "schedule_file", f->schedule_file);
     /* trace_file (the log) predates the other formats: kept as it was. */
     json_string_or_null(w, "trace_file", explore_failure_trace(f, "log"));
