@@ -238,6 +238,31 @@ static size_t index_of(const struct choice_point *cp, int id)
     return cp->n;
 }
 
+/* The choice where any will do: the thread that ran last when it may (fewer
+ * switches), unless it has been spinning; then the next one by id after
+ * it, round robin. Threads in `asleep` are skipped; cp->n when all are. */
+static size_t fair_default(const struct dpor_state *d, const struct choice_point *cp, const struct idset *asleep)
+{
+    bool spinning = d->run_thread == cp->previous && d->run_length >= SPIN_LIMIT;
+    size_t best = cp->n, spinner = cp->n;
+    for (size_t i = 0; i < cp->n; i++) {
+        int t = cp->threads[i];
+        if (asleep && idset_has(asleep, t))
+            continue;
+        if (t == cp->previous) {
+            if (!spinning)
+                return i;
+            spinner = i;
+            continue;
+        }
+        /* Round robin from the previous thread: ids after it first. */
+        bool after = t > cp->previous, best_after = best < cp->n && cp->threads[best] > cp->previous;
+        if (best == cp->n || (after && !best_after) || (after == best_after && t < cp->threads[best]))
+            best = i;
+    }
+    return best < cp->n ? best : spinner;
+}
+
 static size_t dpor_pick_thread(struct strategy *s, const struct choice_point *cp)
 {
     struct dpor_state *d = s->state;
@@ -245,7 +270,7 @@ static size_t dpor_pick_thread(struct strategy *s, const struct choice_point *cp
     d->wpos = 0;
     if (k >= MAX_EVENTS) {
         d->too_long = true;
-        return 0;
+        return fair_default(d, cp, NULL);
     }
     if (k < d->prefix) {
         size_t i = index_of(cp, d->nodes[k].chosen);
@@ -257,19 +282,11 @@ static size_t dpor_pick_thread(struct strategy *s, const struct choice_point *cp
     n->ops = malloc(cp->n * sizeof *n->ops);
     if (!n->ops)
         abort();
-    size_t pick = cp->n;
-    bool spinning = d->run_thread == cp->previous && d->run_length >= SPIN_LIMIT;
     for (size_t i = 0; i < cp->n; i++) {
         idset_add(&n->enabled, cp->threads[i]);
         n->ops[i] = cp->ops[i];
-        bool asleep = idset_has(&n->sleep, cp->threads[i]);
-        /* Keep the thread that ran last when it may (fewer switches),
-         * unless it has been spinning. */
-        bool previous = cp->threads[i] == cp->previous;
-        if (!asleep && (pick == cp->n || (previous && !spinning) ||
-                        (spinning && cp->threads[pick] == cp->previous)))
-            pick = i;
     }
+    size_t pick = fair_default(d, cp, &n->sleep);
     if (pick == cp->n) {
         d->blocked = true;
         s->stop = true;
