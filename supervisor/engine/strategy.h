@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "supervisor/engine/exec_listener.h"
 #include "supervisor/engine/visible_op.h"
 #include "supervisor/trace/trace.h"
 
@@ -30,6 +31,17 @@ struct choice_point {
 
 struct strategy;
 
+/* What execution 0 of a batch taught a learning strategy (surw): the
+ * interesting events each thread (by mdat id) performed. Filled once after
+ * execution 0, the same for every worker, so that every other execution
+ * stays a function of (seed, index). */
+enum { PROFILE_THREADS = 64 };
+struct strategy_profile {
+    bool filled;
+    uint32_t n;                         /* ids 1..n-1 counted */
+    uint32_t events[PROFILE_THREADS];
+};
+
 struct strategy_ops {
     const char *name;
     /* Starts an execution. estimated_steps: length of earlier executions
@@ -41,6 +53,23 @@ struct strategy_ops {
     size_t (*pick_waiter)(struct strategy *s, const struct choice_point *cp);
     void (*thread_created)(struct strategy *s, int thread);
     void (*destroy)(struct strategy *s);
+    /* Optional (NULL for the others). Learning strategies: after execution
+     * 0, write what it taught into out; before any other, read it. */
+    void (*learn)(struct strategy *s, struct strategy_profile *out);
+    void (*use_profile)(struct strategy *s, const struct strategy_profile *in);
+    /* Optional: told the index of the execution about to begin (portfolio:
+     * which member runs it). */
+    void (*set_index)(struct strategy *s, uint64_t index);
+    /* Systematic strategies (dfs, dpor), whose next execution depends on
+     * the ones before: after an execution, move to the next one of the
+     * search; false when the search space is exhausted. */
+    bool (*advance)(struct strategy *s);
+    /* Systematic strategies: executions that were distinct (dpor: classes
+     * of equivalent interleavings; dfs: schedules) and the bound reached
+     * (-1: none). false when the search had to leave something out (dpor:
+     * an execution too long to analyse), so that an end of the search is no
+     * proof. */
+    bool (*search_state)(const struct strategy *s, uint64_t *distinct, int *bound);
 };
 
 struct strategy {
@@ -59,6 +88,10 @@ struct strategy {
     /* Wants choice_point.ops (the candidates' next operations): built only
      * for strategies that read them (partial-order methods); NULL else. */
     bool wants_ops;
+    /* A strategy that must see every step (dpor: which thread did what,
+     * who created and woke whom) listens to the execution like a detector;
+     * ops NULL: it does not. */
+    struct exec_listener listener;
 };
 
 void strategy_free(struct strategy *s);

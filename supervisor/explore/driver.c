@@ -6,6 +6,7 @@
 #include "supervisor/explore/failure_record.h"
 #include "supervisor/explore/one_execution.h"
 #include "supervisor/explore/shrink.h"
+#include "supervisor/explore/systematic.h"
 #include "supervisor/explore/workers.h"
 #include "supervisor/engine/tracee.h"
 
@@ -24,7 +25,38 @@ struct strategy *strategy_by_name(const char *name, int depth)
         return strategy_random_new();
     if (strcmp(name, "pct") == 0)
         return strategy_pct_new(depth);
+    if (strcmp(name, "pos") == 0)
+        return strategy_pos_new();
+    if (strcmp(name, "surw") == 0)
+        return strategy_surw_new();
+    if (strcmp(name, "portfolio") == 0)
+        return strategy_portfolio_new(depth);
+    if (strcmp(name, "dfs") == 0)
+        return strategy_dfs_new(DFS_PREEMPTIONS, -1);
+    if (strcmp(name, "dpor") == 0)
+        return strategy_dpor_new();
     return NULL;
+}
+
+struct strategy *strategy_for_options(const struct explore_options *opt)
+{
+    if (strcmp(opt->strategy, "dfs") == 0)
+        return strategy_dfs_new(opt->dfs_bound == DFS_DELAYS ? DFS_DELAYS : DFS_PREEMPTIONS, opt->max_bound);
+    return strategy_by_name(opt->strategy, opt->depth);
+}
+
+bool strategy_name_known(const char *name)
+{
+    static const char *const names[] = {"random", "pct", "pos", "surw", "portfolio", "dfs", "dpor"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strcmp(name, names[i]) == 0)
+            return true;
+    return false;
+}
+
+bool strategy_is_systematic(const char *name)
+{
+    return name && (strcmp(name, "dfs") == 0 || strcmp(name, "dpor") == 0);
 }
 
 static int cmp_wire_index(const void *a, const void *b)
@@ -133,14 +165,18 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
     install_limits(opt);
     uint64_t estimate = FIRST_ESTIMATE;
     bool ok = true;
-    if (opt->first == 0) {
+    bool systematic = strategy_is_systematic(opt->strategy);
+    struct systematic_found *kept = systematic ? calloc(1, sizeof *kept) : NULL;
+    if (systematic) {
+        systematic_run(prog, opt, &tally, kept, sum);
+    } else if (opt->first == 0) {
         worker_loop(prog, opt, 0, opt->schedules, FIRST_ESTIMATE, shared, tally_add, &tally);
         estimate = sum->steps_total > 0 ? sum->steps_total : FIRST_ESTIMATE;
     } else {
         ok = probe_estimate(prog, opt, shared, &estimate, err, errlen);
     }
     uint64_t start = opt->first > 1 ? opt->first : 1;
-    if (ok && opt->schedules > start && !tally.have_error && (keeps_going(opt) || tally.n_found == 0)) {
+    if (ok && !systematic && opt->schedules > start && !tally.have_error && (keeps_going(opt) || tally.n_found == 0)) {
         if (opt->jobs <= 1)
             worker_loop(prog, opt, start, 1, estimate, shared, tally_add, &tally);
         else if (have_cpus)
@@ -158,14 +194,20 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
     if (ok && opt->count_all && tally.failures_seen > 0) {
         tally.found[0] = tally.lowest;
         tally.n_found = 1;
+        if (kept)
+            choice_list_copy(&kept->choices[0], &kept->lowest);
     }
     if (ok) {
-        qsort(tally.found, tally.n_found, sizeof *tally.found, cmp_wire_index);
+        /* (A systematic search books its failures in index order already:
+         * the choices kept beside them stay in step.) */
+        if (!systematic)
+            qsort(tally.found, tally.n_found, sizeof *tally.found, cmp_wire_index);
         size_t report = opt->keep_going ? tally.n_found : (tally.n_found > 0 ? 1 : 0);
         sum->failures = calloc(report ? report : 1, sizeof *sum->failures);
         for (size_t i = 0; i < report && ok; i++) {
             uint64_t est = tally.found[i].index == 0 ? FIRST_ESTIMATE : estimate;
-            ok = record_failure(prog, opt, &tally.found[i], est, &sum->failures[i], err, errlen);
+            ok = record_failure(prog, opt, &tally.found[i], est, &shared->profile,
+                                kept ? &kept->choices[i] : NULL, &sum->failures[i], err, errlen);
             sum->n_failures = i + 1;
         }
     }
@@ -173,11 +215,16 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
         outcome_table_sort(&tally.outcomes);
         for (size_t i = 0; i < tally.outcomes.n && ok; i++) {
             struct outcome *o = &tally.outcomes.at[i];
-            ok = record_outcome(prog, opt, o, i + 1, o->execution == 0 ? FIRST_ESTIMATE : estimate, err, errlen);
+            ok = record_outcome(prog, opt, o, i + 1, o->execution == 0 ? FIRST_ESTIMATE : estimate, &shared->profile,
+                                err, errlen);
         }
     }
     sum->outcomes = tally.outcomes;
     free(tally.found);
+    if (kept) {
+        systematic_found_free(kept);
+        free(kept);
+    }
     detectors_free(judged.detectors);
     munmap(shared, sizeof *shared);
     spawn_set_limits(NULL);

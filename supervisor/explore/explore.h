@@ -47,8 +47,12 @@ struct explore_options {
     int argc;
     uint64_t schedules;
     uint64_t seed;
-    const char *strategy;       /* "random" | "pct" */
+    const char *strategy;       /* random | pct | pos | surw | dfs | dpor */
     int depth;
+    /* dfs: what bounds the search (DFS_PREEMPTIONS or DFS_DELAYS) and up to
+     * which bound (-1: until the space is exhausted). */
+    int dfs_bound;
+    int max_bound;
     int jobs;
     uint64_t max_steps;         /* 0: none; reached: the execution is incomplete (or a livelock) */
     double timeout_sec;         /* one step longer than this is a hang */
@@ -156,10 +160,16 @@ struct explore_summary {
     /* With opt->outcomes: every outcome, most frequent first, each with its
      * saved schedule. */
     struct outcome_table outcomes;
-    /* Set by a strategy that explored every distinct execution (none of
-     * random and pct do): the outcome table is then every reachable outcome,
-     * not a sample. */
+    /* A systematic strategy (dfs, dpor): whether it went through its whole
+     * space (then the outcome table is every reachable outcome, not a
+     * sample), how many distinct executions it made (dpor: classes of
+     * equivalent interleavings, dfs: schedules) and the bound it reached
+     * (dfs; -1: none). */
+    bool systematic;
     bool exhaustive;
+    bool too_long;      /* the search ended, but an execution was too long to analyse: no proof */
+    uint64_t classes;
+    int bound;
 };
 
 /* Runs the exploration. Returns false with a one-line reason when mdat
@@ -192,8 +202,16 @@ bool explore_schedule_input(const struct schedule *sched, struct program_input *
  * errno set when it cannot be made or is not a directory. */
 bool make_directories(const char *path);
 
-/* Builds the strategy of that name; NULL for an unknown name. */
+/* Builds the strategy of that name (dfs: bounded by preemptions, without a
+ * limit); NULL for an unknown name. */
 struct strategy *strategy_by_name(const char *name, int depth);
+/* The strategy opt asks for, with its depth or bound. */
+struct strategy *strategy_for_options(const struct explore_options *opt);
+/* dfs and dpor: each execution depends on the ones before (run in order,
+ * in one process, whatever -j says). */
+bool strategy_is_systematic(const char *name);
+/* random, pct, pos, surw, dfs or dpor. */
+bool strategy_name_known(const char *name);
 
 /* Runs the checker command with the file behind fd as its standard input.
  * Returns its exit status (0 = output accepted); *first_line gets the first

@@ -74,7 +74,10 @@ static bool write_schedule(const struct program *prog, const struct explore_opti
     schedule_init(&s);
     schedule_set_program(&s, prog->path, opt->argv + 1, opt->argc - 1);
     snprintf(s.sha256, sizeof s.sha256, "%s", prog->sha256);
-    snprintf(s.strategy, sizeof s.strategy, "%s", opt->strategy);
+    if (strcmp(opt->strategy, "portfolio") == 0)
+        snprintf(s.strategy, sizeof s.strategy, "portfolio/%s", strategy_portfolio_member(index));
+    else
+        snprintf(s.strategy, sizeof s.strategy, "%s", opt->strategy);
     s.depth = opt->depth;
     s.seed = opt->seed;
     s.execution = index;
@@ -136,16 +139,27 @@ static struct explore_options recording_options(const struct explore_options *op
     return quiet;
 }
 
-/* Shrinks the failing execution w (not a hang: each re-execution would wait
- * out its timeout). The original's schedule goes to stem.original.sched when
- * shrinking changed it. */
+/* The strategy that makes execution index's choices again: its own
+ * (taught by profile, as in the batch), or a replay of choices when it
+ * cannot make them from (seed, index) alone. */
+static struct strategy *strategy_again(const struct explore_options *opt, uint64_t index,
+                                       const struct strategy_profile *profile, const struct choice_list *choices)
+{
+    struct strategy *strat = choices ? strategy_replay_new(choices) : strategy_for_options(opt);
+    if (profile && index > 0 && strat->ops->use_profile && profile->filled)
+        strat->ops->use_profile(strat, profile);
+    return strat;
+}
+
+/* Shrinks the failing execution w, which strat (taken) makes again (not a
+ * hang: each re-execution would wait out its timeout). The original's
+ * schedule goes to stem.original.sched when shrinking changed it. */
 static bool shrink_found(struct program *prog, const struct explore_options *opt,
                          const struct explore_options *quiet, const struct wire_result *w,
-                         uint64_t estimate, const char *stem, const char *stdin_file, struct explore_failure *f,
-                         struct shrink_outcome *sh, char *err, size_t errlen)
+                         uint64_t estimate, struct strategy *strat, const char *stem, const char *stdin_file,
+                         struct explore_failure *f, struct shrink_outcome *sh, char *err, size_t errlen)
 {
     struct run_io io = run_io_open(false, quiet->check_cmd != NULL);
-    struct strategy *strat = strategy_by_name(quiet->strategy, quiet->depth);
     struct exec_result orig;
     bool ok = run_one(prog, quiet, strat, w->index, estimate, &io, NULL, &orig);
     strategy_free(strat);
@@ -180,7 +194,8 @@ static bool shrink_found(struct program *prog, const struct explore_options *opt
  * trace recorded in every saved format, and saves schedule, traces and
  * output into the output directory. */
 bool record_failure(struct program *prog, const struct explore_options *opt, const struct wire_result *w,
-                    uint64_t estimate, struct explore_failure *f, char *err, size_t errlen)
+                    uint64_t estimate, const struct strategy_profile *profile, const struct choice_list *choices,
+                    struct explore_failure *f, char *err, size_t errlen)
 {
     memset(f, 0, sizeof *f);
     f->execution = w->index;
@@ -198,7 +213,8 @@ bool record_failure(struct program *prog, const struct explore_options *opt, con
     struct explore_options quiet = recording_options(opt, f->found);
     struct shrink_outcome sh = {0};
     if (opt->shrink && f->found != FAIL_HANG &&
-        !shrink_found(prog, opt, &quiet, w, estimate, stem, stdin_file, f, &sh, err, errlen)) {
+        !shrink_found(prog, opt, &quiet, w, estimate, strategy_again(opt, w->index, profile, choices), stem, stdin_file, f,
+                      &sh, err, errlen)) {
         shrink_outcome_free(&sh);
         return false;
     }
@@ -210,8 +226,7 @@ bool record_failure(struct program *prog, const struct explore_options *opt, con
         return close_saved_traces(&tee, f, false, err, errlen);
     }
     struct run_io io = run_io_open(false, false);
-    struct strategy *strat =
-        f->shrunk ? strategy_replay_new(&sh.choices) : strategy_by_name(opt->strategy, opt->depth);
+    struct strategy *strat = f->shrunk ? strategy_replay_new(&sh.choices) : strategy_again(opt, w->index, profile, choices);
     bool ok = run_one(prog, &quiet, strat, w->index, estimate, &io, &tee, &f->result);
     strategy_free(strat);
     copy_fd_to_file(io.out_fd, f->stdout_file);
@@ -230,7 +245,7 @@ bool record_failure(struct program *prog, const struct explore_options *opt, con
 }
 
 bool record_outcome(struct program *prog, const struct explore_options *opt, struct outcome *o, size_t rank,
-                    uint64_t estimate, char *err, size_t errlen)
+                    uint64_t estimate, const struct strategy_profile *profile, char *err, size_t errlen)
 {
     char stem[PATH_MAX];
     snprintf(stem, sizeof stem, "%s/%s-outcome%zu-s%" PRIu64 "-e%" PRIu64, opt->out_dir, base_name(prog->path), rank,
@@ -242,7 +257,7 @@ bool record_outcome(struct program *prog, const struct explore_options *opt, str
         return false;
     struct explore_options quiet = recording_options(opt, (enum failure_kind)o->key.kind);
     struct run_io io = run_io_open(false, opt->check_cmd != NULL);
-    struct strategy *strat = strategy_by_name(opt->strategy, opt->depth);
+    struct strategy *strat = strategy_again(opt, o->execution, profile, NULL);
     struct exec_result res;
     bool ok = run_one(prog, &quiet, strat, o->execution, estimate, &io, NULL, &res);
     strategy_free(strat);

@@ -9,13 +9,19 @@
 #include "supervisor/explore/workers.h"
 
 /* Re-runs the failing execution w and fills f with what was saved. false
- * with a reason when mdat could not do it. */
+ * with a reason when mdat could not do it. profile: what execution 0 taught
+ * a learning strategy (NULL: nothing). choices: the execution's choices
+ * when the strategy cannot make them again from (seed, index) alone (a
+ * systematic one: they are replayed); NULL: the strategy makes them. */
 bool record_failure(struct program *prog, const struct explore_options *opt, const struct wire_result *w,
-                    uint64_t estimate, struct explore_failure *f, char *err, size_t errlen);
+                    uint64_t estimate, const struct strategy_profile *profile, const struct choice_list *choices,
+                    struct explore_failure *f, char *err, size_t errlen);
 
 /* Re-runs the execution of outcome o (its rank-th, from 1) and saves its
- * schedule into the output directory (o->schedule_file). */
+ * schedule into the output directory (o->schedule_file). Not for a
+ * systematic strategy, whose executions are not made again from their
+ * index. */
 bool record_outcome(struct program *prog, const struct explore_options *opt, struct outcome *o, size_t rank,
-                    uint64_t estimate, char *err, size_t errlen);
+                    uint64_t estimate, const struct strategy_profile *profile, char *err, size_t errlen);
 
 #endif

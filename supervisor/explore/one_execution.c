@@ -143,8 +143,10 @@ bool run_one(struct program *prog, const struct explore_options *opt, struct str
     struct program_input none;
     program_input_none(&none);
     int input = io->tmpl ? -1 : program_input_open(opt->input ? opt->input : &none);
-    struct exec_listener listeners[DETECT_MAX_LISTENERS];
+    struct exec_listener listeners[DETECT_MAX_LISTENERS + 1];
     int n_listeners = opt->detectors ? detectors_listeners(opt->detectors, index, listeners) : 0;
+    if (strat->listener.ops)
+        listeners[n_listeners++] = strat->listener;
     struct exec_config cfg = {
         .exe = prog->debug,
         .code = prog->code,
@@ -177,6 +179,8 @@ bool run_one(struct program *prog, const struct explore_options *opt, struct str
         cfg.preempt_at = detectors_raced_at;
         cfg.preempt_ctx = opt->detectors;
     }
+    if (strat->ops->set_index)
+        strat->ops->set_index(strat, index);
     if (trace)
         trace_tee_open(trace);
     bool ok = execution_run(&cfg, res) && judge_output(opt, io, res);

@@ -9,6 +9,25 @@
 
 struct strategy *strategy_random_new(void);
 struct strategy *strategy_pct_new(int depth);
+/* Partial Order Sampling. */
+struct strategy *strategy_pos_new(void);
+/* For tests: the priority of thread's pending event (0: none yet). */
+uint64_t strategy_pos_priority(const struct strategy *s, int thread);
+/* Selectively uniform random walk (learns from execution 0: learn/use_profile). */
+struct strategy *strategy_surw_new(void);
+/* The randomized strategies taking turns: execution i is run by member
+ * strategy_portfolio_member(i) (pct with this depth, pos, surw, random). */
+struct strategy *strategy_portfolio_new(int depth);
+const char *strategy_portfolio_member(uint64_t index);
+/* Depth-first search bounded by preemptions or delays, iteratively up to
+ * max_bound (-1: until the space is exhausted). */
+enum dfs_bound { DFS_PREEMPTIONS, DFS_DELAYS };
+struct strategy *strategy_dfs_new(enum dfs_bound kind, int max_bound);
+/* Source-DPOR with sleep sets: one execution per class of equivalent
+ * interleavings (with --preempt all). */
+struct strategy *strategy_dpor_new(void);
+/* The steps of an execution dpor analyses; a longer one makes the search no proof. */
+enum { STRATEGY_DPOR_MAX_STEPS = 20000 };
 /* Follows choices, which must outlive the strategy. */
 struct strategy *strategy_replay_new(const struct choice_list *choices);
 

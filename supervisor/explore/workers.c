@@ -33,11 +33,20 @@ void pin_to_cpu(const cpu_set_t *allowed_set, int nth)
     }
 }
 
+struct wire_result wire_of(uint64_t index, bool ok, const struct exec_result *res)
+{
+    struct wire_result w = {.index = index, .kind = res->kind, .incomplete = res->incomplete, .error = !ok,
+                            .steps = res->steps, .stops = res->ptrace_stops, .exit_status = res->exit_status};
+    snprintf(w.location, sizeof w.location, "%s", res->location);
+    snprintf(w.error_message, sizeof w.error_message, "%s", res->error_message);
+    return w;
+}
+
 void worker_loop(struct program *prog, const struct explore_options *opt, uint64_t first, uint64_t stride,
                         uint64_t estimate, struct shared_state *shared,
                         void (*emit)(void *ctx, const struct wire_result *w), void *emit_ctx)
 {
-    struct strategy *strat = strategy_by_name(opt->strategy, opt->depth);
+    struct strategy *strat = strategy_for_options(opt);
     struct run_io io = run_io_open(opt->show_output, opt->check_cmd != NULL);
     start_fork_server(prog, opt, &io);
     struct trace_tee live = {0};
@@ -47,11 +56,12 @@ void worker_loop(struct program *prog, const struct explore_options *opt, uint64
         if (!keeps_going(opt) && i > __atomic_load_n(&shared->lowest_failure, __ATOMIC_RELAXED))
             break;
         struct exec_result res;
+        if (i > 0 && strat->ops->use_profile && shared->profile.filled)
+            strat->ops->use_profile(strat, &shared->profile);
         bool ok = run_one(prog, opt, strat, i, estimate, &io, opt->trace ? &live : NULL, &res);
-        struct wire_result w = {.index = i, .kind = res.kind, .incomplete = res.incomplete, .error = !ok, .steps = res.steps,
-                                .stops = res.ptrace_stops, .exit_status = res.exit_status};
-        snprintf(w.location, sizeof w.location, "%s", res.location);
-        snprintf(w.error_message, sizeof w.error_message, "%s", res.error_message);
+        if (i == 0 && ok && strat->ops->learn)
+            strat->ops->learn(strat, &shared->profile);
+        struct wire_result w = wire_of(i, ok, &res);
         if (opt->outcomes && ok)
             outcome_key_of(&res, io.out_fd, &w.outcome);
         if ((res.kind != FAIL_NONE || !ok) && !keeps_going(opt)) {

@@ -31,6 +31,9 @@ struct wire_result {
  * so that nobody runs executions that can no longer be reported. */
 struct shared_state {
     volatile uint64_t lowest_failure;
+    /* What execution 0 taught a learning strategy (written before any
+     * worker is forked, read by all). */
+    struct strategy_profile profile;
 };
 
 /* Pins the calling process to the nth CPU of `allowed`: a ptrace stop costs
@@ -41,6 +44,9 @@ static inline bool keeps_going(const struct explore_options *opt)
 {
     return opt->keep_going || opt->count_all || opt->outcomes;
 }
+
+/* What a worker says about execution index (ok: mdat could run it). */
+struct wire_result wire_of(uint64_t index, bool ok, const struct exec_result *res);
 
 /* Runs executions first, first+stride, ... and reports each through emit. */
 void worker_loop(struct program *prog, const struct explore_options *opt, uint64_t first, uint64_t stride,

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "ui/cli/commands.h"
+#include "supervisor/explore/explore.h"
 #include "supervisor/explore/program_input.h"
 #include "supervisor/explore/schedule.h"
 
@@ -115,8 +116,22 @@ struct detect_options cli_detect_options(const struct cli_explore *e)
 
 bool cli_check_preempt(const char *cmd, const struct cli_explore *e)
 {
-    if (e->tso && strcmp(e->strategy, "pct") != 0 && strcmp(e->strategy, "random") != 0) {
-        fprintf(stderr, "mdat %s: --memory-model tso goes with --strategy pct or random, not %s\n", cmd, e->strategy);
+    if (e->tso && strategy_is_systematic(e->strategy)) {
+        fprintf(stderr, "mdat %s: --memory-model tso goes with a randomized strategy (random, pct, pos, surw or "
+                "portfolio), not %s\n", cmd, e->strategy);
+        return false;
+    }
+    if (e->both_bounds) {
+        fprintf(stderr, "mdat %s: --preemption-bound and --delay-bound cannot go together: choose one\n", cmd);
+        return false;
+    }
+    if (e->bound_kind && strcmp(e->strategy, "dfs") != 0) {
+        fprintf(stderr, "mdat %s: %s goes with --strategy dfs, not %s\n", cmd,
+                e->bound_kind == 1 + DFS_DELAYS ? "--delay-bound" : "--preemption-bound", e->strategy);
+        return false;
+    }
+    if (strcmp(e->strategy, "dpor") == 0 && e->preempt != PREEMPT_MODE_ALL) {
+        fprintf(stderr, "mdat %s: --strategy dpor needs --preempt all (every step may be a choice)\n", cmd);
         return false;
     }
     if (e->preempt == PREEMPT_MODE_RACES && e->races_given && e->races == RACES_OFF) {
@@ -154,10 +169,22 @@ int cli_explore_option(const char *cmd, int c, const char *arg, struct cli_explo
         e->seed_given = true;
         break;
     case CLI_OPT_STRATEGY:
-        if (strcmp(arg, "random") != 0 && strcmp(arg, "pct") != 0)
-            why = "unknown strategy \"%s\" (random or pct)";
+        if (!strategy_name_known(arg))
+            why = "unknown strategy \"%s\" (random, pct, pos, surw, portfolio, dfs or dpor)";
         e->strategy = arg;
         break;
+    case CLI_OPT_PREEMPTION_BOUND:
+    case CLI_OPT_DELAY_BOUND: {
+        int kind = 1 + (c == CLI_OPT_DELAY_BOUND ? DFS_DELAYS : DFS_PREEMPTIONS);
+        if (!cli_parse_u64(arg, &v) || v > 1000000)
+            why = c == CLI_OPT_DELAY_BOUND ? "--delay-bound wants a number from 0 to 1000000, not \"%s\""
+                                           : "--preemption-bound wants a number from 0 to 1000000, not \"%s\"";
+        if (e->bound_kind && e->bound_kind != kind)
+            e->both_bounds = true;
+        e->bound_kind = kind;
+        e->max_bound = (int)v;
+        break;
+    }
     case CLI_OPT_DEPTH:
         if (!cli_parse_u64(arg, &v) || v == 0 || v > 100)
             why = "--depth wants a number from 1 to 100, not \"%s\"";

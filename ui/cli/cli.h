@@ -13,7 +13,8 @@
  * getopt_long entries (CLI_EXPLORE_OPTIONS, to put into a command's table;
  * its own option codes start at CLI_OPT_NEXT) and their values. */
 enum { CLI_OPT_STRATEGY = 256, CLI_OPT_DEPTH, CLI_OPT_MAX_STEPS, CLI_OPT_TIMEOUT, CLI_OPT_TIME_LIMIT, CLI_OPT_CHECK,
-       CLI_OPT_FAIL_ON_EXIT, CLI_OPT_STDIN, CLI_OPT_RACES, CLI_OPT_INVARIANT, CLI_OPT_PREEMPT, CLI_OPT_MEMORY_MODEL, CLI_OPT_NEXT };
+       CLI_OPT_FAIL_ON_EXIT, CLI_OPT_STDIN, CLI_OPT_RACES, CLI_OPT_INVARIANT, CLI_OPT_PREEMPT, CLI_OPT_MEMORY_MODEL,
+       CLI_OPT_PREEMPTION_BOUND, CLI_OPT_DELAY_BOUND, CLI_OPT_NEXT };
 /* Defaults: a correct program of millions of steps is never cut short as
  * a failure; a step that runs this long without a visible operation hangs. */
 #define CLI_DEFAULT_MAX_STEPS 10000000u
@@ -38,6 +39,11 @@ enum { CLI_MAX_INVARIANTS = 32 };
     {"preempt", required_argument, NULL, CLI_OPT_PREEMPT},                  \
     {"memory-model", required_argument, NULL, CLI_OPT_MEMORY_MODEL},        \
     {"fail-on-exit", no_argument, NULL, CLI_OPT_FAIL_ON_EXIT}
+/* The bounds of dfs, which only `mdat run` takes (parsed by
+ * cli_explore_option all the same). */
+#define CLI_BOUND_OPTIONS                                                   \
+    {"preemption-bound", required_argument, NULL, CLI_OPT_PREEMPTION_BOUND},\
+    {"delay-bound", required_argument, NULL, CLI_OPT_DELAY_BOUND}
 /* Their short forms, for the optstring. */
 #define CLI_EXPLORE_SHORT "n:s:j:"
 
@@ -60,6 +66,11 @@ struct cli_explore {
     int n_invariants;
     int preempt;                /* enum preempt_mode (explore/schedule.h) */
     bool tso;                   /* --memory-model tso */
+    /* --preemption-bound or --delay-bound (dfs): which was given (0: none,
+     * else 1 + enum dfs_bound) and its value; both given is an error. */
+    int bound_kind;
+    int max_bound;
+    bool both_bounds;
 };
 
 /* The help lines of --races and --invariant, for the commands' usage. */

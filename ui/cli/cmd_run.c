@@ -60,12 +60,42 @@ static bool check_watches(const debuginfo *exe, const char *const *watches, int 
     return true;
 }
 
+/* How far a systematic search got without a failure: all of its space (a
+ * proof, for the inputs and settings of the run) or the part -n allowed. */
+static void print_search_end(const struct explore_options *opt, const struct explore_summary *sum)
+{
+    bool dpor = strcmp(opt->strategy, "dpor") == 0;
+    const char *what = dpor ? "distinct interleavings (classes)" : "schedules";
+    char within[64] = "";
+    if (!dpor && opt->max_bound >= 0)
+        snprintf(within, sizeof within, " within %s bound %d", opt->dfs_bound == DFS_DELAYS ? "delay" : "preemption",
+                 opt->max_bound);
+    if (sum->too_long)
+        printf("mdat: no failure in %" PRIu64 " %s: NOT exhaustive, an execution ran past the %d steps dpor "
+               "analyses (seed %" PRIu64 "; %" PRIu64 " visible steps, %.1f s)\n",
+               sum->classes, what, STRATEGY_DPOR_MAX_STEPS, opt->seed, sum->steps_total, sum->elapsed_sec);
+    else if (sum->exhaustive)
+        printf("mdat: explored all %" PRIu64 " %s%s, no failure (%" PRIu64 " execution%s; %" PRIu64
+               " visible steps, %.1f s)\n",
+               sum->classes, what, within, sum->schedules_run, sum->schedules_run == 1 ? "" : "s", sum->steps_total,
+               sum->elapsed_sec);
+    else
+        printf("mdat: no failure in %" PRIu64 " %s%s: NOT exhaustive, the search stopped at -n %" PRIu64
+               " executions (seed %" PRIu64 "; %" PRIu64 " visible steps, %.1f s)\n",
+               sum->classes, what, within, sum->schedules_run, opt->seed, sum->steps_total, sum->elapsed_sec);
+    if (!dpor && (sum->exhaustive || sum->bound > 0))
+        printf("mdat: every schedule with at most %d %s was run%s\n", sum->exhaustive ? sum->bound : sum->bound - 1,
+               opt->dfs_bound == DFS_DELAYS ? "delays" : "preemptions",
+               sum->exhaustive ? "" : "; the next bound was under way");
+}
+
 int cmd_run(int argc, char **argv)
 {
     enum { OPT_KEEP_GOING = CLI_OPT_NEXT, OPT_JSON, OPT_TRACE, OPT_WATCH, OPT_FULL_TRACE, OPT_JUNIT, OPT_NO_SHRINK,
            OPT_SHRINK_BUDGET, OPT_SHRINK_TIME, OPT_OUTCOMES };
     static const struct option longopts[] = {
         CLI_EXPLORE_OPTIONS,
+        CLI_BOUND_OPTIONS,
         {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
         {"out", required_argument, NULL, 'o'},
         {"json", required_argument, NULL, OPT_JSON},
@@ -162,6 +192,8 @@ int cmd_run(int argc, char **argv)
     opt.seed = e.seed_given ? e.seed : seed_from_clock();
     opt.strategy = e.strategy;
     opt.depth = e.depth;
+    opt.dfs_bound = e.bound_kind ? e.bound_kind - 1 : DFS_PREEMPTIONS;
+    opt.max_bound = e.bound_kind ? e.max_bound : -1;
     opt.jobs = e.jobs;
     opt.max_steps = e.max_steps;
     opt.timeout_sec = e.timeout_sec;
@@ -179,6 +211,13 @@ int cmd_run(int argc, char **argv)
         program_input_free(&input);
         return EXIT_USAGE;
     }
+    if (opt.outcomes && strategy_is_systematic(opt.strategy)) {
+        /* Its executions are not made again from their index, which is how
+         * each outcome's schedule is saved. */
+        program_input_free(&input);
+        return cli_usage_error("run", "--outcomes goes with --strategy pct, random, pos, surw or portfolio, not %s",
+                               opt.strategy);
+    }
     if (opt.outcomes)
         opt.keep_going = true;  /* every execution counts in the table */
     else if (opt.schedules == 1)
@@ -190,6 +229,9 @@ int cmd_run(int argc, char **argv)
     opt.saved_trace_formats = trace_formats;
     if ((uint64_t)opt.jobs > opt.schedules)
         opt.jobs = (int)opt.schedules;
+    bool sequential = strategy_is_systematic(opt.strategy) && opt.jobs > 1;
+    if (strategy_is_systematic(opt.strategy))
+        opt.jobs = 1;   /* each execution follows from the last */
     struct progress_state progress = {isatty(2) && !opt.trace && !opt.show_output};
     opt.progress = show_progress;
     opt.progress_ctx = &progress;
@@ -215,10 +257,14 @@ int cmd_run(int argc, char **argv)
         return EXIT_USAGE;
     }
     printf("mdat: exploring %s with %s", opt.argv[0], opt.strategy);
-    if (strcmp(opt.strategy, "pct") == 0)
-        printf(" (depth %d)", opt.depth);
-    printf(", seed %" PRIu64 ", %" PRIu64 " schedule%s, %d job%s\n", opt.seed, opt.schedules,
-           opt.schedules == 1 ? "" : "s", opt.jobs, opt.jobs == 1 ? "" : "s");
+    if (strcmp(opt.strategy, "pct") == 0 || strcmp(opt.strategy, "portfolio") == 0)
+        printf(" (%sdepth %d)", strcmp(opt.strategy, "pct") ? "pct, pos, surw and random in turn; pct " : "",
+               opt.depth);
+    if (strcmp(opt.strategy, "dfs") == 0 && opt.max_bound >= 0)
+        printf(" (%s bound %d)", opt.dfs_bound == DFS_DELAYS ? "delay" : "preemption", opt.max_bound);
+    printf(", seed %" PRIu64 ", %" PRIu64 " schedule%s, %d job%s%s\n", opt.seed, opt.schedules,
+           opt.schedules == 1 ? "" : "s", opt.jobs, opt.jobs == 1 ? "" : "s",
+           sequential ? " (a systematic search runs its executions in order, in one job)" : "");
     if (input.fd >= 0)
         printf("mdat: every execution reads the same %" PRIu64 " bytes of input from %s\n", input.size,
                strcmp(input.origin, "-") ? input.origin : "standard input");
@@ -239,6 +285,8 @@ int cmd_run(int argc, char **argv)
     if (!ok) {
         fprintf(stderr, "mdat: %s\n", err);
         status = EXIT_CANNOT_RUN;
+    } else if (sum.n_failures == 0 && sum.systematic) {
+        print_search_end(&opt, &sum);
     } else if (sum.n_failures == 0) {
         printf("mdat: no failure in %" PRIu64 " execution%s (seed %" PRIu64 "; %" PRIu64 " visible steps, %.1f s)\n",
                sum.schedules_run, sum.schedules_run == 1 ? "" : "s", opt.seed, sum.steps_total, sum.elapsed_sec);
@@ -247,8 +295,11 @@ int cmd_run(int argc, char **argv)
         for (size_t i = 0; i < sum.n_failures; i++) {
             const struct explore_failure *f = &sum.failures[i];
             enum failure_kind kind = f->result.kind != FAIL_NONE ? f->result.kind : f->found;
-            printf("\nmdat: FAILURE %s in execution %" PRIu64 " (seed %" PRIu64 ")%s\n", failure_kind_name(kind),
-                   f->execution, opt.seed, f->reproduced ? "" : " -- NOT reproduced when re-run: the program is not deterministic under mdat");
+            char by[48] = "";
+            if (strcmp(opt.strategy, "portfolio") == 0)
+                snprintf(by, sizeof by, ", chosen by %s", strategy_portfolio_member(f->execution));
+            printf("\nmdat: FAILURE %s in execution %" PRIu64 " (seed %" PRIu64 "%s)%s\n", failure_kind_name(kind),
+                   f->execution, opt.seed, by, f->reproduced ? "" : " -- NOT reproduced when re-run: the program is not deterministic under mdat");
             report_failure_text(stdout, &f->result);
             report_failure_files_text(stdout, f);
         }

@@ -238,6 +238,9 @@ int cmd_grade(int argc, char **argv)
     s.tso = e.tso;
     if (!cli_check_preempt("grade", &e))
         return EXIT_USAGE;
+    if (strategy_is_systematic(e.strategy))
+        return cli_usage_error("grade", "--strategy %s is a search run in order, not by shards: grade takes random, "
+                               "pct, pos, surw or portfolio", e.strategy);
     int jobs = e.jobs;
     for (int i = 0; i < s.n_submissions; i++) {
         struct stat st;

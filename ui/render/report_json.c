@@ -12,6 +12,8 @@ static void write_failure(struct json_writer *w, const struct run_description *r
     json_string(w, "kind", failure_kind_name(r->kind != FAIL_NONE ? r->kind : f->found));
     json_uint(w, "seed", run->seed);
     json_uint(w, "execution", f->execution);
+    if (strcmp(run->strategy, "portfolio") == 0)
+        json_string(w, "chosen_by", strategy_portfolio_member(f->execution));
     json_string(w, "schedule_file", f->schedule_file);
     /* trace_file (the log) predates the other formats: kept as it was. */
     json_string_or_null(w, "trace_file", explore_failure_trace(f, "log"));
@@ -118,6 +120,12 @@ bool report_json_write(const char *path, const struct run_description *run, cons
     json_uint(&w, "ptrace_stops_total", sum->ptrace_stops_total);
     json_uint(&w, "incomplete", sum->incomplete);
     json_uint(&w, "incomplete_steps_max", sum->incomplete_steps);
+    if (sum->systematic) {
+        json_bool(&w, "exhaustive", sum->exhaustive);
+        json_uint(&w, "classes", sum->classes);
+        if (sum->bound >= 0)
+            json_int(&w, "bound", sum->bound);
+    }
     json_begin_array(&w, "failures");
     for (size_t i = 0; i < sum->n_failures; i++)
         write_failure(&w, run, &sum->failures[i]);

@@ -1,0 +1,617 @@
+/* strategy_dpor: exhaustive exploration up to Mazurkiewicz equivalence with
+ * source-DPOR and sleep sets (Abdulla, Aronis, Jonsson and Sagonas, POPL
+ * 2014, "Optimal dynamic partial order reduction", algorithm 1).
+ *
+ * Two executions that only swap adjacent independent steps are the same
+ * class: they end the same way. DPOR runs one execution, finds each pair
+ * of steps that race in it (dependent, of different threads, and not
+ * ordered by anything else), and for each makes sure a later execution
+ * tries them the other way round: at the state before the first of the
+ * two, some thread that can begin the reversed order (an *initial* of the
+ * steps not after it, followed by the second) is put in the backtrack set.
+ * Sleep sets keep a thread that was already explored at a state from being
+ * explored again below it until a dependent step wakes it; an execution in
+ * which every thread that can run sleeps is cut short and is no class.
+ *
+ * Dependent: visible_ops_conflict (the same memory, one of them writing;
+ * calls on the same sync object), and the process's exit with everything.
+ * Ordered besides: each thread's own steps, a pthread_create before the new
+ * thread's first step, a wake before the woken thread's next step, a
+ * thread's end before the join that waited for it. The strategy hears of
+ * steps, creations, wakes and ends as a listener of the execution.
+ * Which of several waiters a wake releases is a choice too: every waiter is
+ * tried there.
+ *
+ * The search is a stack of nodes, one per step of the current execution
+ * (the state before it): the threads that could run and their operations,
+ * the backtrack, done and sleep sets, and the waiter choices made during
+ * the step. After an execution, the deepest node with a thread left to try
+ * (or a waiter left to wake) is where the next execution leaves the last.
+ * Finding races costs time quadratic in the steps of an execution: dpor is
+ * meant for small programs. Needs --preempt all (every step a choice). */
+#include "supervisor/explore/strategies.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct idset {
+    int *at;
+    size_t n, cap;
+};
+
+enum { MAX_WAITERS = 64 };
+/* Steps of an execution that are analysed (the cost of finding races
+ * grows with their square); past them the execution runs on unexplored. */
+enum { MAX_EVENTS = STRATEGY_DPOR_MAX_STEPS };
+/* A thread that has run this many steps in a row while others could run
+ * is no longer preferred (a spin loop must let the others in). */
+enum { SPIN_LIMIT = 1000 };
+
+struct wait_choice {
+    int n;
+    int ids[MAX_WAITERS];
+    int chosen;                 /* index */
+    uint64_t done;              /* indexes tried */
+};
+
+struct dpor_node {
+    bool asked;                 /* more than one thread could run */
+    struct idset enabled;       /* the threads that could run ... */
+    struct visible_op *ops;     /* ... and their next operations */
+    int chosen;
+    struct idset backtrack, done, sleep;
+    struct visible_op *sleep_ops;
+    struct wait_choice *wait;
+    int n_wait;
+};
+
+struct dpor_event {
+    int thread;
+    struct visible_op op;
+    int pred[2];                /* ordered after these events besides program order (-1: none) */
+    uint32_t local;             /* 1-based index among its thread's events */
+};
+
+struct thread_info {
+    int pending[2];             /* events the thread's next step comes after */
+    int last;                   /* its last event (-1) */
+    uint32_t count;
+    uint64_t pthread;
+    int exited_at;              /* events before its end (-1: not ended) */
+};
+
+struct dpor_state {
+    struct dpor_node *nodes;
+    size_t n_nodes, cap_nodes;
+    size_t prefix;              /* nodes followed as they are (the last one changed) */
+    size_t changed;             /* first event that may differ from the last execution */
+    int wpos;                   /* waiter choices made during the current step */
+    /* This execution. */
+    struct dpor_event *ev;
+    size_t n_ev, cap_ev;
+    struct thread_info *th;
+    size_t cap_th;
+    bool blocked;               /* cut short: every thread that could run sleeps */
+    int run_thread;             /* the thread of the current streak, and its length */
+    uint64_t run_length;
+    uint64_t classes;
+    /* Some execution ran past MAX_EVENTS: its later steps were not
+     * analysed, so the end of the search proves nothing. */
+    bool too_long;
+};
+
+static bool idset_has(const struct idset *s, int id)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (s->at[i] == id)
+            return true;
+    return false;
+}
+
+static void idset_add(struct idset *s, int id)
+{
+    if (idset_has(s, id))
+        return;
+    if (s->n == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 4;
+        s->at = realloc(s->at, s->cap * sizeof *s->at);
+        if (!s->at)
+            abort();
+    }
+    s->at[s->n++] = id;
+}
+
+static bool dependent(const struct visible_op *a, const struct visible_op *b)
+{
+    return a->kind == VIS_EXIT || b->kind == VIS_EXIT || visible_ops_conflict(a, b);
+}
+
+static struct thread_info *thread_info(struct dpor_state *d, int id)
+{
+    if (id < 0)
+        abort();    /* dpor is refused under tso: no flush candidates */
+    if ((size_t)id >= d->cap_th) {
+        size_t cap = d->cap_th ? d->cap_th : 16;
+        while (cap <= (size_t)id)
+            cap *= 2;
+        d->th = realloc(d->th, cap * sizeof *d->th);
+        if (!d->th)
+            abort();
+        for (size_t i = d->cap_th; i < cap; i++)
+            d->th[i] = (struct thread_info){{-1, -1}, -1, 0, 0, -1};
+        d->cap_th = cap;
+    }
+    return &d->th[id];
+}
+
+static void node_free(struct dpor_node *n)
+{
+    free(n->enabled.at);
+    free(n->ops);
+    free(n->backtrack.at);
+    free(n->done.at);
+    free(n->sleep.at);
+    free(n->sleep_ops);
+    free(n->wait);
+    memset(n, 0, sizeof *n);
+}
+
+static void truncate_nodes(struct dpor_state *d, size_t n)
+{
+    while (d->n_nodes > n)
+        node_free(&d->nodes[--d->n_nodes]);
+}
+
+/* The op thread q would perform at node n (it could run there or slept). */
+static const struct visible_op *op_at(const struct dpor_node *n, int q)
+{
+    for (size_t i = 0; i < n->enabled.n; i++)
+        if (n->enabled.at[i] == q)
+            return &n->ops[i];
+    for (size_t i = 0; i < n->sleep.n; i++)
+        if (n->sleep.at[i] == q)
+            return &n->sleep_ops[i];
+    return NULL;
+}
+
+static void sleep_add(struct dpor_node *n, int q, const struct visible_op *op)
+{
+    if (idset_has(&n->sleep, q))
+        return;
+    idset_add(&n->sleep, q);
+    n->sleep_ops = realloc(n->sleep_ops, n->sleep.cap * sizeof *n->sleep_ops);
+    if (!n->sleep_ops)
+        abort();
+    n->sleep_ops[n->sleep.n - 1] = *op;
+}
+
+/* Node k (k == n_nodes) for the state after event k-1: its sleep set is the
+ * parent's sleepers and already-explored threads that the step did not
+ * wake (it was independent of their next operation). */
+static struct dpor_node *new_node(struct dpor_state *d)
+{
+    if (d->n_nodes == d->cap_nodes) {
+        d->cap_nodes = d->cap_nodes ? 2 * d->cap_nodes : 256;
+        d->nodes = realloc(d->nodes, d->cap_nodes * sizeof *d->nodes);
+        if (!d->nodes)
+            abort();
+    }
+    size_t k = d->n_nodes++;
+    struct dpor_node *n = &d->nodes[k];
+    memset(n, 0, sizeof *n);
+    if (k == 0 || k > d->n_ev)
+        return n;
+    const struct dpor_node *parent = &d->nodes[k - 1];
+    const struct dpor_event *e = &d->ev[k - 1];
+    for (size_t i = 0; i < parent->sleep.n; i++)
+        if (parent->sleep.at[i] != e->thread && !dependent(&parent->sleep_ops[i], &e->op))
+            sleep_add(n, parent->sleep.at[i], &parent->sleep_ops[i]);
+    for (size_t i = 0; i < parent->done.n; i++) {
+        int q = parent->done.at[i];
+        const struct visible_op *op = op_at(parent, q);
+        if (q != e->thread && op && !dependent(op, &e->op))
+            sleep_add(n, q, op);
+    }
+    return n;
+}
+
+/* ---------- choosing ---------- */
+
+static void dpor_begin(struct strategy *s, uint64_t exec_seed, uint64_t estimated_steps)
+{
+    struct dpor_state *d = s->state;
+    d->n_ev = 0;
+    d->wpos = 0;
+    d->blocked = false;
+    d->run_thread = 0;
+    d->run_length = 0;
+    for (size_t i = 0; i < d->cap_th; i++)
+        d->th[i] = (struct thread_info){{-1, -1}, -1, 0, 0, -1};
+    s->stop = false;
+}
+
+static size_t index_of(const struct choice_point *cp, int id)
+{
+    for (size_t i = 0; i < cp->n; i++)
+        if (cp->threads[i] == id)
+            return i;
+    return cp->n;
+}
+
+/* The choice where any will do: the thread that ran last when it may (fewer
+ * switches), unless it has been spinning; then the next one by id after
+ * it, round robin. Threads in `asleep` are skipped; cp->n when all are. */
+static size_t fair_default(const struct dpor_state *d, const struct choice_point *cp, const struct idset *asleep)
+{
+    bool spinning = d->run_thread == cp->previous && d->run_length >= SPIN_LIMIT;
+    size_t best = cp->n, spinner = cp->n;
+    for (size_t i = 0; i < cp->n; i++) {
+        int t = cp->threads[i];
+        if (asleep && idset_has(asleep, t))
+            continue;
+        if (t == cp->previous) {
+            if (!spinning)
+                return i;
+            spinner = i;
+            continue;
+        }
+        /* Round robin from the previous thread: ids after it first. */
+        bool after = t > cp->previous, best_after = best < cp->n && cp->threads[best] > cp->previous;
+        if (best == cp->n || (after && !best_after) || (after == best_after && t < cp->threads[best]))
+            best = i;
+    }
+    return best < cp->n ? best : spinner;
+}
+
+static size_t dpor_pick_thread(struct strategy *s, const struct choice_point *cp)
+{
+    struct dpor_state *d = s->state;
+    size_t k = d->n_ev;
+    d->wpos = 0;
+    if (k >= MAX_EVENTS) {
+        d->too_long = true;
+        return fair_default(d, cp, NULL);
+    }
+    if (k < d->prefix) {
+        size_t i = index_of(cp, d->nodes[k].chosen);
+        return i < cp->n ? i : 0;
+    }
+    truncate_nodes(d, k);
+    struct dpor_node *n = new_node(d);
+    n->asked = true;
+    n->ops = malloc(cp->n * sizeof *n->ops);
+    if (!n->ops)
+        abort();
+    for (size_t i = 0; i < cp->n; i++) {
+        idset_add(&n->enabled, cp->threads[i]);
+        n->ops[i] = cp->ops[i];
+    }
+    size_t pick = fair_default(d, cp, &n->sleep);
+    if (pick == cp->n) {
+        d->blocked = true;
+        s->stop = true;
+        return 0;
+    }
+    n->chosen = cp->threads[pick];
+    idset_add(&n->backtrack, n->chosen);
+    idset_add(&n->done, n->chosen);
+    return pick;
+}
+
+/* The streak of the thread that ran event k (for the spin limit). */
+static void count_streak(struct dpor_state *d, int thread)
+{
+    if (thread == d->run_thread)
+        d->run_length++;
+    else {
+        d->run_thread = thread;
+        d->run_length = 1;
+    }
+}
+
+static size_t dpor_pick_waiter(struct strategy *s, const struct choice_point *cp)
+{
+    struct dpor_state *d = s->state;
+    size_t k = d->n_ev;
+    if (k >= MAX_EVENTS) {
+        d->too_long = true;
+        return 0;
+    }
+    if (k >= d->n_nodes) {
+        /* A step nobody chose (one thread could run) that wakes. */
+        struct dpor_node *n = new_node(d);
+        n->chosen = cp->waker;
+        idset_add(&n->enabled, cp->waker);
+        n->ops = calloc(1, sizeof *n->ops);
+        idset_add(&n->backtrack, cp->waker);
+        idset_add(&n->done, cp->waker);
+    }
+    struct dpor_node *n = &d->nodes[k];
+    int w = d->wpos++;
+    if (w < n->n_wait && k < d->prefix) {
+        size_t i = index_of(cp, n->wait[w].ids[n->wait[w].chosen]);
+        return i < cp->n ? i : 0;
+    }
+    n->n_wait = w + 1;
+    n->wait = realloc(n->wait, (size_t)n->n_wait * sizeof *n->wait);
+    if (!n->wait)
+        abort();
+    struct wait_choice *c = &n->wait[w];
+    c->n = cp->n < MAX_WAITERS ? (int)cp->n : MAX_WAITERS;
+    for (int i = 0; i < c->n; i++)
+        c->ids[i] = cp->threads[i];
+    c->chosen = 0;
+    c->done = 1;
+    return 0;
+}
+
+/* ---------- what happened (listener) ---------- */
+
+static bool on_step(void *self, struct execution *ex, uint64_t step, int thread, const struct visible_op *op,
+                    struct exec_result *res)
+{
+    struct dpor_state *d = self;
+    count_streak(d, thread);
+    if (d->n_ev >= MAX_EVENTS) {
+        d->too_long = true;
+        return true;
+    }
+    if (d->n_ev == d->cap_ev) {
+        d->cap_ev = d->cap_ev ? 2 * d->cap_ev : 1024;
+        d->ev = realloc(d->ev, d->cap_ev * sizeof *d->ev);
+        if (!d->ev)
+            abort();
+    }
+    struct thread_info *t = thread_info(d, thread);
+    size_t k = d->n_ev;
+    if (k >= d->n_nodes) {
+        struct dpor_node *n = new_node(d);
+        n->chosen = thread;
+        idset_add(&n->enabled, thread);
+        n->ops = malloc(sizeof *n->ops);
+        n->ops[0] = *op;
+        idset_add(&n->backtrack, thread);
+        idset_add(&n->done, thread);
+    }
+    d->ev[d->n_ev++] = (struct dpor_event){thread, *op, {t->pending[0], t->pending[1]}, ++t->count};
+    t->pending[0] = t->pending[1] = -1;
+    t->last = (int)k;
+    d->wpos = 0;
+    return true;
+}
+
+static void add_pending(struct dpor_state *d, int thread, int event)
+{
+    struct thread_info *t = thread_info(d, thread);
+    if (t->pending[0] < 0)
+        t->pending[0] = event;
+    else
+        t->pending[1] = event;
+}
+
+static void on_created(void *self, int parent, int child)
+{
+    struct dpor_state *d = self;
+    add_pending(d, child, (int)d->n_ev);
+}
+
+static void on_woke(void *self, int waker, int woken, uint64_t addr)
+{
+    struct dpor_state *d = self;
+    add_pending(d, woken, (int)d->n_ev);
+}
+
+static void on_exited(void *self, int thread, uint64_t pthread)
+{
+    struct dpor_state *d = self;
+    struct thread_info *t = thread_info(d, thread);
+    t->pthread = pthread;
+    t->exited_at = (int)d->n_ev;
+    /* A join that was waiting: the joiner's next step comes after the end. */
+    for (size_t q = 0; q < d->cap_th; q++) {
+        struct thread_info *j = &d->th[q];
+        if (j->last >= 0 && d->ev[j->last].op.kind == VIS_JOIN && d->ev[j->last].op.addr == pthread && pthread &&
+            t->last >= 0)
+            add_pending(d, (int)q, t->last);
+    }
+}
+
+static const struct exec_listener_ops dpor_listener_ops = {
+    .after_step = on_step,
+    .thread_created = on_created,
+    .woke = on_woke,
+    .thread_exited = on_exited,
+};
+
+/* ---------- after an execution ---------- */
+
+void dpor_find_races(struct dpor_state *d);
+
+/* The deepest node with something left to try; false when none is left. */
+static bool next_branch(struct dpor_state *d)
+{
+    for (size_t k = d->n_nodes; k-- > 0;) {
+        struct dpor_node *n = &d->nodes[k];
+        for (int w = n->n_wait; w-- > 0;) {
+            struct wait_choice *c = &n->wait[w];
+            for (int i = 0; i < c->n; i++)
+                if (!(c->done >> i & 1)) {
+                    c->done |= 1ull << i;
+                    c->chosen = i;
+                    n->n_wait = w + 1;
+                    truncate_nodes(d, k + 1);
+                    d->prefix = k + 1;
+                    d->changed = k;
+                    return true;
+                }
+        }
+        for (size_t i = 0; i < n->backtrack.n; i++) {
+            int p = n->backtrack.at[i];
+            if (idset_has(&n->done, p) || idset_has(&n->sleep, p) || !idset_has(&n->enabled, p))
+                continue;
+            idset_add(&n->done, p);
+            n->chosen = p;
+            n->n_wait = 0;
+            truncate_nodes(d, k + 1);
+            d->prefix = k + 1;
+            d->changed = k;
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool dpor_advance(struct strategy *s)
+{
+    struct dpor_state *d = s->state;
+    if (!d->blocked)
+        d->classes++;
+    dpor_find_races(d);
+    s->stop = false;
+    return next_branch(d);
+}
+
+static bool dpor_search_state(const struct strategy *s, uint64_t *classes, int *bound)
+{
+    const struct dpor_state *d = s->state;
+    *classes = d->classes;
+    *bound = -1;
+    return !d->too_long;
+}
+
+static void dpor_thread_created(struct strategy *s, int thread)
+{
+}
+
+static void dpor_destroy(struct strategy *s)
+{
+    struct dpor_state *d = s->state;
+    truncate_nodes(d, 0);
+    free(d->nodes);
+    free(d->ev);
+    free(d->th);
+    free(d);
+}
+
+static const struct strategy_ops dpor_ops = {
+    .name = "dpor",
+    .begin = dpor_begin,
+    .pick_thread = dpor_pick_thread,
+    .pick_waiter = dpor_pick_waiter,
+    .thread_created = dpor_thread_created,
+    .destroy = dpor_destroy,
+    .advance = dpor_advance,
+    .search_state = dpor_search_state,
+};
+
+struct strategy *strategy_dpor_new(void)
+{
+    struct strategy *s = calloc(1, sizeof *s);
+    struct dpor_state *d = calloc(1, sizeof *d);
+    s->ops = &dpor_ops;
+    s->state = d;
+    s->wants_ops = true;
+    s->listener = (struct exec_listener){&dpor_listener_ops, d};
+    return s;
+}
+
+/* ---------- races (source-DPOR's backtrack points) ---------- */
+
+/* i happens before (or is) event k, by k's clock. */
+static bool before(const struct dpor_event *ev, const uint32_t *vc_k, int i)
+{
+    return vc_k[ev[i].thread] >= ev[i].local;
+}
+
+/* Race (i, j): the threads that can start v = (the events after i not
+ * ordered after it), then j, and adds one to i's backtrack set unless one
+ * is there; when none of them could run at i, every thread that could. */
+static void reverse_race(struct dpor_state *d, const uint32_t *vc, size_t width, size_t i, size_t j)
+{
+    const struct dpor_event *ev = d->ev;
+    struct dpor_node *n = &d->nodes[i];
+    uint32_t first[width];
+    memset(first, 0, sizeof first);
+    int initial = -1;
+    bool covered = false;
+    for (size_t k = i + 1; k <= j && !covered; k++) {
+        const uint32_t *vk = vc + k * width;
+        if (k < j && before(ev, vk, (int)i))
+            continue;
+        int t = ev[k].thread;
+        if (first[t])
+            continue;
+        bool is_initial = true;
+        for (size_t u = 0; u < width && is_initial; u++)
+            if (first[u] && vk[u] >= first[u])
+                is_initial = false;
+        first[t] = ev[k].local;
+        if (!is_initial)
+            continue;
+        if (idset_has(&n->backtrack, t))
+            covered = true;
+        else if (initial < 0 && idset_has(&n->enabled, t))
+            initial = t;
+    }
+    if (covered)
+        return;
+    if (initial >= 0) {
+        idset_add(&n->backtrack, initial);
+        return;
+    }
+    for (size_t u = 0; u < n->enabled.n; u++)
+        idset_add(&n->backtrack, n->enabled.at[u]);
+}
+
+static void join_clock(uint32_t *into, const uint32_t *from, size_t width)
+{
+    for (size_t u = 0; u < width; u++)
+        if (from[u] > into[u])
+            into[u] = from[u];
+}
+
+void dpor_find_races(struct dpor_state *d)
+{
+    size_t n = d->n_ev < d->n_nodes ? d->n_ev : d->n_nodes;
+    if (n == 0)
+        return;
+    size_t width = 1;
+    for (size_t k = 0; k < n; k++)
+        if ((size_t)d->ev[k].thread + 1 > width)
+            width = (size_t)d->ev[k].thread + 1;
+    uint32_t *vc = calloc(n * width, sizeof *vc);
+    int *last = malloc(width * sizeof *last);
+    if (!vc || !last)
+        abort();
+    for (size_t u = 0; u < width; u++)
+        last[u] = -1;
+    const struct dpor_event *ev = d->ev;
+    for (size_t j = 0; j < n; j++) {
+        uint32_t *vj = vc + j * width;
+        int t = ev[j].thread;
+        if (last[t] >= 0)
+            join_clock(vj, vc + (size_t)last[t] * width, width);
+        for (int p = 0; p < 2; p++)
+            if (ev[j].pred[p] >= 0 && (size_t)ev[j].pred[p] < j)
+                join_clock(vj, vc + (size_t)ev[j].pred[p] * width, width);
+        if (ev[j].op.kind == VIS_JOIN) {
+            for (size_t u = 0; u < d->cap_th && u < width; u++)
+                if (d->th[u].pthread == ev[j].op.addr && ev[j].op.addr && d->th[u].exited_at >= 0 &&
+                    (size_t)d->th[u].exited_at <= j && last[u] >= 0)
+                    join_clock(vj, vc + (size_t)last[u] * width, width);
+        }
+        /* The latest dependent events first: one already ordered before a
+         * later one's clock is no race with j. */
+        for (size_t i = j; i-- > 0;) {
+            if (ev[i].thread == t || !dependent(&ev[i].op, &ev[j].op))
+                continue;
+            if (!before(ev, vj, (int)i) && j >= d->changed)
+                reverse_race(d, vc, width, i, j);
+            join_clock(vj, vc + i * width, width);
+        }
+        vj[t] = ev[j].local;
+        last[t] = (int)j;
+    }
+    free(vc);
+    free(last);
+}

@@ -1,0 +1,65 @@
+/* systematic: the batch of dfs and dpor, in order (see systematic.h). */
+#include "supervisor/explore/systematic.h"
+#include "supervisor/explore/one_execution.h"
+
+#include <string.h>
+
+/* Keeps res's choices for whatever tally_add just booked from it. */
+static void keep_choices(const struct tally *tally, size_t found_before, uint64_t failures_before,
+                         const struct exec_result *res, struct systematic_found *found)
+{
+    if (tally->n_found > found_before)
+        choice_list_copy(&found->choices[tally->n_found - 1], &res->choices);
+    if (failures_before == 0 && tally->failures_seen > 0)
+        choice_list_copy(&found->lowest, &res->choices);
+}
+
+void systematic_run(struct program *prog, const struct explore_options *opt, struct tally *tally,
+                    struct systematic_found *found, struct explore_summary *sum)
+{
+    struct strategy *strat = strategy_for_options(opt);
+    struct run_io io = run_io_open(opt->show_output, opt->check_cmd != NULL);
+    start_fork_server(prog, opt, &io);
+    struct trace_tee live = {0};
+    if (opt->trace)
+        trace_tee_add(&live, opt->trace, opt->trace_out, opt->trace_every_step);
+    sum->systematic = true;
+    for (uint64_t i = 0; i < opt->schedules; i++) {
+        struct exec_result res;
+        bool ok = run_one(prog, opt, strat, i, FIRST_ESTIMATE, &io, opt->trace ? &live : NULL, &res);
+        struct wire_result w = wire_of(i, ok, &res);
+        size_t found_before = tally->n_found;
+        uint64_t failures_before = tally->failures_seen;
+        tally_add(tally, &w);
+        if (ok)
+            keep_choices(tally, found_before, failures_before, &res, found);
+        /* A run the strategy cut short (dpor: every thread asleep) is
+         * equivalent to one already run: no class of its own. */
+        if (ok && !res.stopped)
+            sum->classes++;
+        exec_result_free(&res);
+        if (!ok || (w.kind != FAIL_NONE && !keeps_going(opt)))
+            break;
+        if (!strat->ops->advance(strat)) {
+            sum->exhaustive = true;
+            break;
+        }
+    }
+    uint64_t distinct;
+    int bound = -1;
+    if (!strat->ops->search_state(strat, &distinct, &bound) && sum->exhaustive) {
+        sum->exhaustive = false;
+        sum->too_long = true;
+    }
+    sum->bound = bound;
+    stop_fork_server(&io);
+    run_io_close(&io);
+    strategy_free(strat);
+}
+
+void systematic_found_free(struct systematic_found *found)
+{
+    for (size_t i = 0; i < MAX_REPORTED; i++)
+        choice_list_free(&found->choices[i]);
+    choice_list_free(&found->lowest);
+}
