@@ -21,7 +21,7 @@ enum { CLI_OPT_STRATEGY = 256, CLI_OPT_DEPTH, CLI_OPT_MAX_STEPS, CLI_OPT_TIMEOUT
 #define CLI_DEFAULT_TIMEOUT_SEC 10.0
 /* Shrinking a failure (mdat run, mdat shrink): re-executions and seconds. */
 #define CLI_DEFAULT_SHRINK_RUNS 200u
-#define CLI_DEFAULT_SHRINK_SECONDS 30.0
+#define CLI_DEFAULT_SHRINK_SECONDS 10.0
 enum { CLI_MAX_INVARIANTS = 32 };
 #define CLI_EXPLORE_OPTIONS                                                 \
     {"schedules", required_argument, NULL, 'n'},                            \
