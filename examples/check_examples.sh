@@ -54,7 +54,9 @@ check_buggy() {     # check_buggy PROGRAM KIND STRATEGY SCHEDULES SEED MARKER MD
     local program=$1 kind=$2 strategy=$3 n=$4 seed=$5 marker=$6; shift 6
     local t0=$SECONDS json="$WORK/run.json" before=$failures
     rm -rf "$WORK/out-dir" "$json"
-    run_mdat run -n "$n" -s "$seed" -j 1 --strategy "$strategy" -o "$WORK/out-dir" --json "$json" "$@"
+    # Shrinking on a budget small enough for the suite (the shrunk schedule
+    # must still fail at the marked line and replay).
+    run_mdat run -n "$n" -s "$seed" -j 1 --strategy "$strategy" --shrink-budget 40 -o "$WORK/out-dir" --json "$json" "$@"
     if [ "$status" -ne 1 ] || [ ! -s "$json" ]; then
         fail "$program ($strategy, seed $seed): expected failure kind $kind within $n schedules, mdat exited $status"
         show
