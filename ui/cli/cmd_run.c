@@ -6,6 +6,7 @@
 #include "ui/render/report.h"
 #include "ui/render/trace_formats.h"
 #include "ui/text/junit_writer.h"
+#include "supervisor/trace/safe_file.h"
 #include "help/mdat-run.h"     /* generated from docs/man/mdat-run.1.scd */
 
 #include <getopt.h>
@@ -166,8 +167,9 @@ int cmd_run(int argc, char **argv)
         program_input_free(&input);
         return EXIT_USAGE;
     }
-    FILE *junit = junit_path ? junit_open(junit_path, err, sizeof err) : NULL;
-    if (junit_path && !junit) {
+    if ((junit_path && !junit_check_path(junit_path, err, sizeof err)) ||
+        (json_path && !safe_file_writable(json_path, err, sizeof err)) ||
+        !safe_dir_writable(opt.out_dir, err, sizeof err)) {
         fprintf(stderr, "mdat run: %s\n", err);
         program_free(&prog);
         program_input_free(&input);
@@ -220,7 +222,7 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "mdat: %s\n", err);
         status = EXIT_CANNOT_RUN;
     }
-    if (junit && !report_junit_write(junit, junit_path, &run, ok ? &sum : NULL, ok ? NULL : err, err, sizeof err)) {
+    if (junit_path && !report_junit_write(junit_path, &run, ok ? &sum : NULL, ok ? NULL : err, err, sizeof err)) {
         fprintf(stderr, "mdat: %s\n", err);
         status = EXIT_CANNOT_RUN;
     }

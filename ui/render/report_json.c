@@ -1,6 +1,7 @@
 /* report_json: the machine-readable summary written by `mdat run --json`. */
 #include "ui/text/json_writer.h"
 #include "ui/render/report.h"
+#include "supervisor/trace/safe_file.h"
 
 #include <errno.h>
 #include <string.h>
@@ -45,11 +46,10 @@ static void write_failure(struct json_writer *w, const struct run_description *r
 bool report_json_write(const char *path, const struct run_description *run, const struct explore_summary *sum,
                        char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    struct safe_file sf;
+    FILE *f = safe_file_open(&sf, path, err, errlen);
+    if (!f)
         return false;
-    }
     struct json_writer w = {.f = f};
     json_begin_object(&w, NULL);
     json_string(&w, "mdat_version", MDAT_VERSION);
@@ -72,9 +72,5 @@ bool report_json_write(const char *path, const struct run_description *run, cons
         write_failure(&w, run, &sum->failures[i]);
     json_end_array(&w);
     json_end_object(&w);
-    if (fclose(f) != 0) {
-        snprintf(err, errlen, "cannot write %s", path);
-        return false;
-    }
-    return true;
+    return safe_file_commit(&sf, err, errlen);
 }
