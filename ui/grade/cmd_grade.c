@@ -104,6 +104,10 @@ static int finish_reports(const char *cmd, const struct grade_settings *s, const
             if (units[u].submission == i)
                 mine[n++] = units[u];
         grade_aggregate(mine, n, &results[i]);
+        if (incomplete && n == 0) {
+            results[i].verdict = VERDICT_NOT_GRADED;
+            snprintf(results[i].details, sizeof results[i].details, "the grading was stopped before this one");
+        }
     }
     free(mine);
     struct grade_report r = {.settings = s, .results = results, .no_times = paths->no_times,

@@ -173,10 +173,7 @@ void grade_aggregate(const struct grade_unit *units, size_t n, struct grade_resu
         }
     }
     const struct grade_unit *stopped = build ? build : violation ? violation : error ? error : wall;
-    if (n == 0) {
-        out->verdict = VERDICT_NOT_GRADED;
-        snprintf(out->details, sizeof out->details, "not graded: the grading was interrupted before it");
-    } else if (stopped) {
+    if (stopped) {
         out->verdict = build       ? VERDICT_BUILD_FAILED
                        : violation ? VERDICT_SANDBOX_VIOLATION
                        : error     ? VERDICT_MDAT_ERROR

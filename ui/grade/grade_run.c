@@ -634,7 +634,8 @@ static void run_sandboxed(const struct grade_settings *s, int jobs, const char *
     b->program = stat(s->submissions[u->submission], &st) == 0 && !S_ISDIR(st.st_mode);
     b->s = s;
     b->jobs = jobs;
-    b->plan = (struct sandbox_plan){.settings = s, .submission = u->submission, .unit_dir = b->unit_dir,
+    b->plan = (struct sandbox_plan){.settings = s, .submission = u->submission, .grader = (int)getpid(),
+                                    .unit_dir = b->unit_dir,
                                     .copy_dir = b->copy_dir, .work = boxed_work, .ctx = b};
     run_isolated(s, true, boxed_body, b, u);
     free(b);

@@ -26,10 +26,12 @@
 
 #include <linux/capability.h>
 
-/* When mdat grade runs as root, submission i runs as uid (and gid)
- * SANDBOX_UID_BASE + i: a user of its own, which no file and no other
- * process belongs to. Without root, the one user a user namespace maps. */
-enum { SANDBOX_UID_BASE = 3000000, SANDBOX_NS_UID = 1000, HIDE_TMPFS_KB = 64 };
+/* When mdat grade runs as root, submission i runs as a user of its own,
+ * which no file and no other process belongs to: SANDBOX_UID_BASE + a
+ * number made of mdat grade's process id and i (shards of one class may
+ * grade the same submission at once, and RLIMIT_NPROC counts per user).
+ * Without root, the one user a user namespace maps. */
+enum { SANDBOX_UID_BASE = 1 << 28, SANDBOX_NS_UID = 1000, HIDE_TMPFS_KB = 64 };
 
 static struct {
     bool probed;
@@ -144,7 +146,8 @@ static bool map_user(char *err, size_t errlen)
 
 static void sandbox_ids(const struct sandbox_plan *p, uid_t *uid, gid_t *gid)
 {
-    *uid = here.as_root ? (uid_t)(SANDBOX_UID_BASE + p->submission) : SANDBOX_NS_UID;
+    *uid = here.as_root ? (uid_t)SANDBOX_UID_BASE + (uid_t)(p->grader % 8192) * 4096 + (uid_t)(p->submission % 4096)
+                        : SANDBOX_NS_UID;
     *gid = (gid_t)*uid;
 }
 

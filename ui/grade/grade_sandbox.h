@@ -30,7 +30,8 @@ bool grade_sandbox_usable(const struct grade_settings *s);
 
 struct sandbox_plan {
     const struct grade_settings *settings;
-    int submission;             /* index: its uid when mdat grade runs as root */
+    int submission;             /* index: with grader, its uid when mdat grade runs as root */
+    int grader;                 /* mdat grade's process id */
     const char *unit_dir;       /* absolute: becomes the private tmpfs, copied out at the end */
     const char *copy_dir;       /* absolute, below unit_dir: the private copy of the submission */
     int (*work)(void *ctx);     /* runs inside, as the sandbox's user, in copy_dir; its exit status */
