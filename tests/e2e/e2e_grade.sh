@@ -56,7 +56,7 @@ ff = sub["first_failure"]
 assert sum(sub["failing_by_kind"].values()) <= sub["failing"] <= sub["schedules"], sub
 if verdict in ("ok", "build-failed"):
     assert ff is None and sub["failing"] == 0, sub
-if verdict not in ("ok", "build-failed", "mdat-error", "hang"):
+if verdict not in ("ok", "build-failed", "mdat-error", "hang", "sandbox-violation"):
     assert ff is not None, sub
 if ff is not None:
     assert sub["failing"] >= 1 and sum(sub["failing_by_kind"].values()) == sub["failing"], sub
@@ -333,6 +333,85 @@ PY
         [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "grade $bad: not one line: $(cat "$WORK/err")"
     done
     [ -e bad/01-alice ] && fail "a usage error still graded"
+    ;;
+hostile)
+    # A hostile class graded with honest submissions, in the sandbox: the
+    # grading finishes, honest verdicts are right, each hostile one gets
+    # its own, the submissions as given are byte-identical afterwards, and
+    # no process survives. (killer and stopper attack mdat inside their
+    # sandbox: their verdict is sandbox-violation.)
+    H=$WORK/given
+    mkdir -p "$H" "$WORK/home"
+    cp "$GRADE"/{alice,bob} "$H"/
+    for n in killer saboteur reader filler forkbomb tracer stopper daemon printer; do
+        cp "$GRADE/hostile_$n" "$H/$n"
+    done
+    echo "the teacher's secret" >"$WORK/home/secret"
+    before=$(cd "$H" && sha256sum -- *)
+    HOME=$WORK/home HOSTILE_SECRET=$WORK/home/secret HOSTILE_OTHER=$H/alice \
+        HOSTILE_TARGETS="$H:$WORK/out-h:$WORK/home" \
+        run_mdat grade -n 2 -j 1 --timeout 5 --max-steps 30000 --max-procs 32 --max-disk 64M \
+        --submission-timeout 10 --no-times -o out-h "$H"/{alice,killer,saboteur,reader,bob,filler,forkbomb,tracer,stopper,daemon,printer}
+    expect_status 0
+    expect_verdict out-h alice ok
+    expect_verdict out-h bob deadlock deadlock
+    expect_verdict out-h killer sandbox-violation
+    expect_verdict out-h stopper sandbox-violation
+    expect_verdict out-h reader ok      # it crashes when it reads a secret or another's work
+    expect_verdict out-h saboteur ok
+    expect_verdict out-h daemon ok
+    for n in filler forkbomb tracer printer; do
+        v=$(field out-h/report.csv "$n" verdict)
+        case "$v" in ''|mdat-error|not-graded) fail "$n: verdict \"$v\" ($(field out-h/report.csv "$n" details))" ;; esac
+    done
+    after=$(cd "$H" && sha256sum -- *)
+    [ "$before" = "$after" ] || fail "the submissions as given changed: $(diff <(echo "$before") <(echo "$after"))"
+    grep -q "teacher's secret" "$WORK/home/secret" || fail "HOME was written to"
+    # (Its own copy is its own: it may spoil it.)
+    spoiled=$(grep -rl --exclude-dir='*-saboteur' sabotaged out-h)
+    [ -z "$spoiled" ] || fail "the saboteur wrote into others' output: $spoiled"
+    size=$(du -sm out-h/*-filler | cut -f1)
+    [ "$size" -le 70 ] || fail "the filler wrote $size MiB, over --max-disk 64M"
+    sleep 0.5
+    pgrep -f "sleep 4242" >/dev/null && fail "the daemon outlived grading: $(pgrep -af 'sleep 4242')"
+    no_tracee_left
+    ;;
+resume)
+    # SIGINT midway: the reports of what was decided (marked incomplete),
+    # exit 130; --resume completes them to the reports of an uninterrupted
+    # run, byte for byte with --no-times.
+    RSUBS=("$CLASS/alice" "$CLASS/bob" "$CLASS/carol" "$CLASS/dave" "$CLASS/erin")
+    ROPTS=(-n 6 -s 1 -j 1 --timeout 5 --max-steps 30000 --no-times -o r)
+    run_mdat grade "${ROPTS[@]}" "${RSUBS[@]}"
+    expect_status 0
+    mv r whole
+    "$MDAT" grade "${ROPTS[@]}" "${RSUBS[@]}" </dev/null >"$WORK/int.out" 2>&1 &
+    pid=$!
+    for _ in $(seq 600); do
+        [ "$(cat r/journal.jsonl 2>/dev/null | wc -l)" -ge 3 ] && break
+        sleep 0.1
+    done
+    kill -INT "$pid"
+    wait "$pid"
+    st=$?
+    [ "$st" -eq 130 ] || fail "interrupted: exit status $st, expected 130: $(tail -3 "$WORK/int.out")"
+    grep -q '"complete": false' r/report.json || fail "the interrupted report is not marked incomplete"
+    grep -q 'not-graded' r/report.csv || fail "the interrupted report has no not-graded submission"
+    decided=$(($(wc -l <r/journal.jsonl) - 1))
+    [ "$decided" -ge 2 ] && [ "$decided" -lt 5 ] || fail "$decided submissions decided before SIGINT"
+    for n in alice bob; do
+        [ "$(field r/report.csv $n verdict)" = "$(field whole/report.csv $n verdict)" ] ||
+            fail "$n: the interrupted report says $(field r/report.csv $n verdict)"
+    done
+    run_mdat grade --resume "${ROPTS[@]}" "${RSUBS[@]}"
+    expect_status 0
+    expect_out "resuming: $decided submission"
+    same_reports whole r
+    # Other settings are refused, in one line.
+    run_mdat grade --resume -n 7 -s 1 -j 1 --no-times -o r "${RSUBS[@]}"
+    expect_status 2
+    [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "resume with other settings: not one line: $(cat "$WORK/err")"
+    no_tracee_left
     ;;
 *)
     echo "unknown test $TEST"

@@ -471,8 +471,9 @@ static void explore_unit(const struct grade_settings *s, int jobs, const char *e
     program_free(&prog);
 }
 
-/* What runs in the unit's child process: fills sh->unit, sets sh->finished. */
-typedef void unit_body(void *ctx, struct unit_shared *sh);
+/* What runs in the unit's child process: fills sh->unit, sets
+ * sh->finished; returns the child's exit status. */
+typedef int unit_body(void *ctx, struct unit_shared *sh);
 
 /* Signals that mdat's grading process never sends itself: in a sandbox,
  * where nothing but the submission runs, a death by one of them is the
@@ -486,7 +487,7 @@ static bool sent_by_submission(int sig)
 static const char *signal_name(int sig)
 {
     const char *name = sigabbrev_np(sig);
-    return name ? name : "a signal";
+    return name ? name : "?";
 }
 
 /* Runs body in a child process of its own with the unit's wall clock, and
@@ -517,8 +518,7 @@ static void run_isolated(const struct grade_settings *s, bool sandboxed, unit_bo
         default_stop_signals();
         if (getppid() != parent)
             _exit(1);
-        body(ctx, sh);
-        _exit(0);
+        _exit(body(ctx, sh));
     }
     setpgid(pid, pid);
     int status = 0;
@@ -541,7 +541,7 @@ static void run_isolated(const struct grade_settings *s, bool sandboxed, unit_bo
         snprintf(u->message, sizeof u->message, "the submission stopped mdat's grading process (SIGSTOP)");
     } else if (sandboxed && code > 128 && sent_by_submission(code - 128)) {
         u->status = UNIT_SANDBOX_VIOLATION;
-        snprintf(u->message, sizeof u->message, "the submission killed mdat's grading process (%s)",
+        snprintf(u->message, sizeof u->message, "the submission killed mdat's grading process (SIG%s)",
                  signal_name(code - 128));
     } else {
         u->status = UNIT_MDAT_ERROR;
@@ -563,11 +563,12 @@ struct plain_unit {
     const char *exe, *unit_dir;
 };
 
-static void plain_body(void *ctx, struct unit_shared *sh)
+static int plain_body(void *ctx, struct unit_shared *sh)
 {
     const struct plain_unit *p = ctx;
     explore_unit(p->s, p->jobs, p->exe, p->unit_dir, sh->unit.first, sh->unit.end, sh);
     sh->finished = 1;
+    return 0;
 }
 
 /* A sandboxed unit: built and explored inside the sandbox, in its copy. */
@@ -607,16 +608,20 @@ static int boxed_work(void *ctx)
     return 0;
 }
 
-static void boxed_body(void *ctx, struct unit_shared *sh)
+/* The sandbox's status is this process's: how the work inside ended. */
+static int boxed_body(void *ctx, struct unit_shared *sh)
 {
     struct boxed_unit *b = ctx;
     b->sh = sh;
     char err[512];
-    if (grade_sandbox_run(&b->plan, err, sizeof err) < 0) {
+    int status = grade_sandbox_run(&b->plan, err, sizeof err);
+    if (status < 0) {
         sh->unit.status = UNIT_MDAT_ERROR;
         snprintf(sh->unit.message, sizeof sh->unit.message, "%s", err);
         sh->finished = 1;
+        return 3;
     }
+    return status;
 }
 
 static void run_sandboxed(const struct grade_settings *s, int jobs, const char *unit_dir, const char *shard_tag,
