@@ -375,6 +375,42 @@ hostile)
     sleep 0.5
     pgrep -f "sleep 4242" >/dev/null && fail "the daemon outlived grading: $(pgrep -af 'sleep 4242')"
     no_tracee_left
+
+    # The same without root (a user namespace instead of a user of its own),
+    # when the suite runs as root: as nobody, on a copy nobody owns.
+    if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+        N=$WORK/nobody
+        mkdir -p "$N/given" "$N/home"
+        cp "$H"/{alice,bob,killer,saboteur,reader,filler,stopper,daemon} "$N/given/"
+        echo "nobody's secret" >"$N/home/secret"
+        chown -R nobody:nogroup "$N"
+        chmod o+x "$WORK"
+        before=$(cd "$N/given" && sha256sum -- *)
+        (cd "$N" && HOME=$N/home HOSTILE_SECRET=$N/home/secret HOSTILE_OTHER=$N/given/alice \
+            HOSTILE_TARGETS="$N/given:$N/out:$N/home" \
+            setpriv --reuid=nobody --regid=nogroup --clear-groups \
+            "$MDAT" grade -n 2 -j 1 --timeout 5 --max-steps 30000 --max-procs 32 --max-disk 64M \
+            --submission-timeout 10 --no-times -o out "$N"/given/{alice,killer,saboteur,reader,bob,filler,stopper,daemon} \
+            </dev/null >"$WORK/out" 2>"$WORK/err")
+        status=$?
+        expect_status 0
+        expect_verdict "$N/out" alice ok
+        expect_verdict "$N/out" bob deadlock deadlock
+        expect_verdict "$N/out" killer sandbox-violation
+        expect_verdict "$N/out" stopper sandbox-violation
+        expect_verdict "$N/out" reader ok
+        expect_verdict "$N/out" saboteur ok
+        expect_verdict "$N/out" daemon ok
+        v=$(field "$N/out/report.csv" filler verdict)
+        [ "$v" = ok ] || fail "nobody's filler: verdict \"$v\""
+        after=$(cd "$N/given" && sha256sum -- *)
+        [ "$before" = "$after" ] || fail "as nobody, the submissions as given changed"
+        grep -q "nobody's secret" "$N/home/secret" || fail "as nobody, HOME was written to"
+        grep -q "NO SANDBOX" "$WORK/err" && fail "as nobody, no sandbox: $(cat "$WORK/err")"
+        sleep 0.5
+        pgrep -f "sleep 4242" >/dev/null && fail "as nobody, the daemon outlived grading"
+        no_tracee_left
+    fi
     ;;
 resume)
     # SIGINT midway: the reports of what was decided (marked incomplete),

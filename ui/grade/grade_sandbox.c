@@ -230,7 +230,10 @@ static bool copy_submission(const struct sandbox_plan *p, int src_fd, bool src_i
                             char *err, size_t errlen)
 {
     char src[64], dst[PATH_MAX], owner[64];
-    snprintf(src, sizeof src, "/proc/%d/fd/%d%s", (int)getpid(), src_fd, src_is_dir ? "/." : "");
+    /* cp gets the descriptor (without close-on-exec): a process without
+     * capabilities may not look into a privileged one's descriptors. */
+    int inherited = dup(src_fd);
+    snprintf(src, sizeof src, "/proc/self/fd/%d%s", inherited, src_is_dir ? "/." : "");
     make_path(p->copy_dir);
     if (src_is_dir) {
         snprintf(dst, sizeof dst, "%s", p->copy_dir);
@@ -242,7 +245,10 @@ static bool copy_submission(const struct sandbox_plan *p, int src_fd, bool src_i
     char *cp[] = {"cp", "-R", "-H", "--preserve=mode,timestamps", "--", src, dst, NULL};
     snprintf(owner, sizeof owner, "%d:%d", (int)uid, (int)gid);
     char *chown_argv[] = {"chown", "-R", "-h", "--", owner, (char *)p->copy_dir, NULL};
-    if (!run_quietly(cp)) {
+    bool copied = inherited >= 0 && run_quietly(cp);
+    if (inherited >= 0)
+        close(inherited);
+    if (!copied) {
         errno = EIO;
         return fail(err, errlen, "cannot copy", p->settings->submissions[p->submission]);
     }
