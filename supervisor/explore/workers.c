@@ -46,6 +46,8 @@ void worker_loop(struct program *prog, const struct explore_options *opt, uint64
     for (uint64_t i = first; i < opt->schedules; i += stride) {
         if (!keeps_going(opt) && i > __atomic_load_n(&shared->lowest_failure, __ATOMIC_RELAXED))
             break;
+        if (opt->stop && *opt->stop)
+            break;
         struct exec_result res;
         bool ok = run_one(prog, opt, strat, i, estimate, &io, opt->trace ? &live : NULL, &res);
         struct wire_result w = {.index = i, .kind = res.kind, .incomplete = res.incomplete, .error = !ok, .steps = res.steps,

@@ -447,6 +447,26 @@ resume)
     run_mdat grade --resume -n 7 -s 1 -j 1 --no-times -o r "${RSUBS[@]}"
     expect_status 2
     [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "resume with other settings: not one line: $(cat "$WORK/err")"
+
+    # mdat run --json on SIGTERM: the summary of what ran, "complete": false.
+    echo previous >run.json
+    "$MDAT" run -n 1000000 -j 2 -o run-out --json run.json "$TARGETS/correct_counter" </dev/null >"$WORK/run.out" 2>&1 &
+    pid=$!
+    for _ in $(seq 600); do
+        [ -n "$(ls run-out 2>/dev/null)" ] || grep -q exploring "$WORK/run.out" && break
+        sleep 0.1
+    done
+    sleep 1
+    kill -TERM "$pid"
+    wait "$pid"
+    st=$?
+    [ "$st" -eq 143 ] || fail "mdat run on SIGTERM: exit status $st, expected 143: $(tail -3 "$WORK/run.out")"
+    python3 - run.json <<'PY' || fail "mdat run --json on SIGTERM: $(head -c 300 run.json)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["complete"] is False and 0 < d["schedules_run"] < 1000000, d
+PY
+    ls run.json.tmp-* >/dev/null 2>&1 && fail "a temporary report was left behind"
     no_tracee_left
     ;;
 *)

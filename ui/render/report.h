@@ -18,6 +18,7 @@ struct run_description {
     const char *strategy;
     uint64_t seed;
     uint64_t schedules_requested;
+    bool stopped;               /* a signal stopped the run: the summary is of what ran */
 };
 
 bool report_json_write(const char *path, const struct run_description *run, const struct explore_summary *sum,
