@@ -129,6 +129,18 @@ static int finish_reports(const char *cmd, const struct grade_settings *s, const
     return status;
 }
 
+/* Whether a command's program is a relative path ("./check.sh", "t/c"):
+ * one that would be looked for in the wrong directory inside a sandbox. */
+static bool relative_command(const char *cmd)
+{
+    if (!cmd)
+        return false;
+    while (*cmd == ' ' || *cmd == '\t')
+        cmd++;
+    size_t len = strcspn(cmd, " \t");
+    return *cmd != '/' && memchr(cmd, '/', len) != NULL;
+}
+
 /* Whether submission i has a unit among the first n (read back by --resume). */
 static bool decided(const struct grade_unit *units, size_t n, int i)
 {
@@ -307,6 +319,9 @@ int cmd_grade(int argc, char **argv)
     s.tso = e.tso;
     if (!cli_check_preempt("grade", &e))
         return EXIT_USAGE;
+    if (s.sandbox && relative_command(s.check_cmd))
+        return cli_usage_error("grade", "--check runs in each submission's sandbox, in its private copy: give the "
+                                        "checker's absolute path, not \"%s\" (or --no-sandbox)", s.check_cmd);
     int jobs = e.jobs;
     for (int i = 0; i < s.n_submissions; i++) {
         struct stat st;
