@@ -328,7 +328,9 @@ PY
     [ -s one-gs/results.json ] || fail "one submission: no one-gs/results.json"
     # Bad rubrics and paths: one line, before grading.
     for bad in "--points bogus=1 --gradescope x" "--points deadlock=-1 --gradescope x" "--rubric /nonexistent --gradescope x" \
-               "--points deadlock=1" "--junit j.xml --shard 1/2" "--junit /nonexistent/j.xml" "--gradescope /proc/nope"; do
+               "--points deadlock=1" "--junit j.xml --shard 1/2" "--junit /nonexistent/j.xml" "--gradescope /proc/nope" \
+               "--csv /nonexistent/r.csv" "--json bad" "--html ." "--max-disk 10K" "--check ./check.sh" \
+               "--resume"; do
         # shellcheck disable=SC2086
         run_mdat grade $bad -o bad "$CLASS/alice"
         expect_status 2
