@@ -102,8 +102,12 @@ bool safe_file_writable(const char *path, char *err, size_t errlen)
     }
     char dir[PATH_MAX];
     directory_of(path, dir, sizeof dir);
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        snprintf(err, errlen, "cannot write %s: no directory %s", path, dir);
+    if (stat(dir, &st) != 0) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        return false;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(ENOTDIR));
         return false;
     }
     if (access(dir, W_OK | X_OK) != 0) {
