@@ -109,6 +109,10 @@ struct explore_options {
     /* Called after each execution with the number done so far (progress). */
     void (*progress)(void *ctx, uint64_t done, uint64_t total, uint64_t failures);
     void *progress_ctx;
+    /* Non-NULL: once *stop is non-zero (a signal came), no further
+     * execution starts, and the summary holds those run so far. It must be
+     * in memory shared with the forked workers (MAP_SHARED). */
+    const volatile int *stop;
     /* Made from `detect` by explore_run and explore_replay for their
      * executions (callers leave it NULL). */
     struct detectors *detectors;

@@ -55,6 +55,8 @@ void worker_loop(struct program *prog, const struct explore_options *opt, uint64
     for (uint64_t i = first; i < opt->schedules; i += stride) {
         if (!keeps_going(opt) && i > __atomic_load_n(&shared->lowest_failure, __ATOMIC_RELAXED))
             break;
+        if (opt->stop && *opt->stop)
+            break;
         struct exec_result res;
         if (i > 0 && strat->ops->use_profile && shared->profile.filled)
             strat->ops->use_profile(strat, &shared->profile);

@@ -56,7 +56,7 @@ ff = sub["first_failure"]
 assert sum(sub["failing_by_kind"].values()) <= sub["failing"] <= sub["schedules"], sub
 if verdict in ("ok", "build-failed"):
     assert ff is None and sub["failing"] == 0, sub
-if verdict not in ("ok", "build-failed", "mdat-error", "hang"):
+if verdict not in ("ok", "build-failed", "mdat-error", "hang", "sandbox-violation"):
     assert ff is not None, sub
 if ff is not None:
     assert sub["failing"] >= 1 and sum(sub["failing_by_kind"].values()) == sub["failing"], sub
@@ -114,8 +114,9 @@ verdicts)
         fail "heidi: the memory limit is not in the details: $(field class/report.csv heidi details)"
     field_has class/report.csv mallory build_output "error" ||
         fail "mallory: the compiler's error is not in the build output"
-    # As root the kernel ignores RLIMIT_NPROC: ivan's forks all succeed.
-    if [ "$(id -u)" -eq 0 ]; then
+    # As root without a sandbox the kernel ignores RLIMIT_NPROC: ivan's forks
+    # all succeed. In the sandbox ivan is a user of its own, and limited.
+    if [ "$(id -u)" -eq 0 ] && [[ " ${OPTS[*]} " == *" --no-sandbox "* ]]; then
         expect_verdict class ivan ok
     else
         expect_verdict class ivan crash crash
@@ -228,19 +229,19 @@ isolation)
     expect_verdict class alice ok
     no_tracee_left
 
-    run_mdat grade -n 4 -j 1 --timeout 20 --submission-timeout 1 -o wall "$CLASS/grace" "$CLASS/alice"
+    run_mdat grade -n 4 -j 1 --timeout 20 --submission-timeout 4 -o wall "$CLASS/grace" "$CLASS/alice"
     expect_status 0
     expect_verdict wall grace hang
-    field_has wall/report.csv grace details "^wall clock: grading took longer than 1 s" ||
+    field_has wall/report.csv grace details "^wall clock: grading took longer than 4 s" ||
         fail "grace: the details do not name the wall clock: $(field wall/report.csv grace details)"
     expect_verdict wall alice ok
     no_tracee_left
 
     mkdir -p slow && printf 'slow:\n\tsleep 37\n' >slow/Makefile
-    run_mdat grade -n 2 -j 1 --build make --build-timeout 1 -o builds "$WORK/slow" "$CLASS/judy" "$TARGETS/script.sh"
+    run_mdat grade -n 2 -j 1 --build make --build-timeout 3 -o builds "$WORK/slow" "$CLASS/judy" "$TARGETS/script.sh"
     expect_status 0
     expect_verdict builds slow build-failed
-    field_has builds/report.csv slow details "the build took longer than 1 s" || fail "slow: no build time limit"
+    field_has builds/report.csv slow details "the build took longer than 3 s" || fail "slow: no build time limit"
     expect_verdict builds judy ok
     [ "$(field builds/report.csv script.sh verdict)" = mdat-error ] || fail "script.sh is not an mdat error"
     pgrep -f "sleep 37" >/dev/null && fail "the slow build's sleep is still running"
@@ -290,7 +291,9 @@ assert list(cases) == ["alice", "bob", "carol", "dave", "mallory"], list(cases)
 assert len(cases["alice"]) == 0
 bob = cases["bob"].find("failure")
 assert bob.get("type") == "deadlock" and "wait cycle" in bob.get("message"), bob.attrib
-assert "replay: mdat replay class/02-bob/bob-deadlock-s1-e" in bob.text and "last steps" in bob.text, bob.text
+# In the sandbox, schedules are saved under the output directory's real path.
+assert "replay: mdat replay /" in bob.text and "/class/02-bob/bob-deadlock-s1-e" in bob.text, bob.text
+assert "last steps" in bob.text, bob.text
 assert cases["carol"].find("failure").get("type") == "assertion"
 assert cases["dave"].find("failure").get("type") == "checker"
 err = cases["mallory"].find("error")
@@ -307,7 +310,7 @@ for name, score in expect.items():
                                          "mallory": "build-failed"}[name]
 bob = json.load(open(f"{gs}/02-bob/results.json", encoding="utf-8"))
 dl = bob["tests"][0]
-assert dl["status"] == "failed" and "replay: mdat replay class/02-bob/" in dl["output"], dl
+assert dl["status"] == "failed" and "/class/02-bob/" in dl["output"] and "replay: mdat replay /" in dl["output"], dl
 assert "deadlock" in bob["output"] and "replay:" in bob["output"]
 PY
     for k in 1 2; do
@@ -325,13 +328,150 @@ PY
     [ -s one-gs/results.json ] || fail "one submission: no one-gs/results.json"
     # Bad rubrics and paths: one line, before grading.
     for bad in "--points bogus=1 --gradescope x" "--points deadlock=-1 --gradescope x" "--rubric /nonexistent --gradescope x" \
-               "--points deadlock=1" "--junit j.xml --shard 1/2" "--junit /nonexistent/j.xml" "--gradescope /proc/nope"; do
+               "--points deadlock=1" "--junit j.xml --shard 1/2" "--junit /nonexistent/j.xml" "--gradescope /proc/nope" \
+               "--csv /nonexistent/r.csv" "--json bad" "--html ." "--max-disk 10K" "--check ./check.sh" \
+               "--resume"; do
         # shellcheck disable=SC2086
         run_mdat grade $bad -o bad "$CLASS/alice"
         expect_status 2
         [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "grade $bad: not one line: $(cat "$WORK/err")"
     done
     [ -e bad/01-alice ] && fail "a usage error still graded"
+    ;;
+hostile)
+    # A hostile class graded with honest submissions, in the sandbox: the
+    # grading finishes, honest verdicts are right, each hostile one gets
+    # its own, the submissions as given are byte-identical afterwards, and
+    # no process survives. (killer and stopper attack mdat inside their
+    # sandbox: their verdict is sandbox-violation.)
+    H=$WORK/given
+    mkdir -p "$H" "$WORK/home"
+    cp "$GRADE"/{alice,bob} "$H"/
+    for n in killer saboteur reader filler forkbomb tracer stopper daemon printer; do
+        cp "$GRADE/hostile_$n" "$H/$n"
+    done
+    echo "the teacher's secret" >"$WORK/home/secret"
+    before=$(cd "$H" && sha256sum -- *)
+    HOME=$WORK/home HOSTILE_SECRET=$WORK/home/secret HOSTILE_OTHER=$H/alice \
+        HOSTILE_TARGETS="$H:$WORK/out-h:$WORK/home" \
+        run_mdat grade -n 2 -j 1 --timeout 5 --max-steps 30000 --max-procs 32 --max-disk 64M \
+        --submission-timeout 10 --no-times -o out-h "$H"/{alice,killer,saboteur,reader,bob,filler,forkbomb,tracer,stopper,daemon,printer}
+    expect_status 0
+    expect_verdict out-h alice ok
+    expect_verdict out-h bob deadlock deadlock
+    expect_verdict out-h killer sandbox-violation
+    expect_verdict out-h stopper sandbox-violation
+    expect_verdict out-h reader ok      # it crashes when it reads a secret or another's work
+    expect_verdict out-h saboteur ok
+    expect_verdict out-h daemon ok
+    for n in filler forkbomb tracer printer; do
+        v=$(field out-h/report.csv "$n" verdict)
+        case "$v" in ''|mdat-error|not-graded) fail "$n: verdict \"$v\" ($(field out-h/report.csv "$n" details))" ;; esac
+    done
+    after=$(cd "$H" && sha256sum -- *)
+    [ "$before" = "$after" ] || fail "the submissions as given changed: $(diff <(echo "$before") <(echo "$after"))"
+    grep -q "teacher's secret" "$WORK/home/secret" || fail "HOME was written to"
+    # (Its own copy is its own: it may spoil it.)
+    spoiled=$(grep -rl --exclude-dir='*-saboteur' sabotaged out-h)
+    [ -z "$spoiled" ] || fail "the saboteur wrote into others' output: $spoiled"
+    size=$(du -sm out-h/*-filler | cut -f1)
+    [ "$size" -le 70 ] || fail "the filler wrote $size MiB, over --max-disk 64M"
+    sleep 0.5
+    pgrep -f "sleep 4242" >/dev/null && fail "the daemon outlived grading: $(pgrep -af 'sleep 4242')"
+    no_tracee_left
+
+    # The same without root (a user namespace instead of a user of its own),
+    # when the suite runs as root: as nobody, on a copy nobody owns.
+    if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+        N=$WORK/nobody
+        mkdir -p "$N/given" "$N/home"
+        cp "$H"/{alice,bob,killer,saboteur,reader,filler,stopper,daemon} "$N/given/"
+        echo "nobody's secret" >"$N/home/secret"
+        chown -R nobody:nogroup "$N"
+        chmod o+x "$WORK"
+        before=$(cd "$N/given" && sha256sum -- *)
+        (cd "$N" && HOME=$N/home HOSTILE_SECRET=$N/home/secret HOSTILE_OTHER=$N/given/alice \
+            HOSTILE_TARGETS="$N/given:$N/out:$N/home" \
+            setpriv --reuid=nobody --regid=nogroup --clear-groups \
+            "$MDAT" grade -n 2 -j 1 --timeout 5 --max-steps 30000 --max-procs 32 --max-disk 64M \
+            --submission-timeout 10 --no-times -o out "$N"/given/{alice,killer,saboteur,reader,bob,filler,stopper,daemon} \
+            </dev/null >"$WORK/out" 2>"$WORK/err")
+        status=$?
+        expect_status 0
+        expect_verdict "$N/out" alice ok
+        expect_verdict "$N/out" bob deadlock deadlock
+        expect_verdict "$N/out" killer sandbox-violation
+        expect_verdict "$N/out" stopper sandbox-violation
+        expect_verdict "$N/out" reader ok
+        expect_verdict "$N/out" saboteur ok
+        expect_verdict "$N/out" daemon ok
+        v=$(field "$N/out/report.csv" filler verdict)
+        [ "$v" = ok ] || fail "nobody's filler: verdict \"$v\""
+        after=$(cd "$N/given" && sha256sum -- *)
+        [ "$before" = "$after" ] || fail "as nobody, the submissions as given changed"
+        grep -q "nobody's secret" "$N/home/secret" || fail "as nobody, HOME was written to"
+        grep -q "NO SANDBOX" "$WORK/err" && fail "as nobody, no sandbox: $(cat "$WORK/err")"
+        sleep 0.5
+        pgrep -f "sleep 4242" >/dev/null && fail "as nobody, the daemon outlived grading"
+        no_tracee_left
+    fi
+    ;;
+resume)
+    # SIGINT midway: the reports of what was decided (marked incomplete),
+    # exit 130; --resume completes them to the reports of an uninterrupted
+    # run, byte for byte with --no-times.
+    RSUBS=("$CLASS/alice" "$CLASS/bob" "$CLASS/carol" "$CLASS/dave" "$CLASS/erin")
+    ROPTS=(-n 6 -s 1 -j 1 --timeout 5 --max-steps 30000 --no-times -o r)
+    run_mdat grade "${ROPTS[@]}" "${RSUBS[@]}"
+    expect_status 0
+    mv r whole
+    "$MDAT" grade "${ROPTS[@]}" "${RSUBS[@]}" </dev/null >"$WORK/int.out" 2>&1 &
+    pid=$!
+    for _ in $(seq 600); do
+        [ "$(cat r/journal.jsonl 2>/dev/null | wc -l)" -ge 3 ] && break
+        sleep 0.1
+    done
+    kill -INT "$pid"
+    wait "$pid"
+    st=$?
+    [ "$st" -eq 130 ] || fail "interrupted: exit status $st, expected 130: $(tail -3 "$WORK/int.out")"
+    grep -q '"complete": false' r/report.json || fail "the interrupted report is not marked incomplete"
+    grep -q 'not-graded' r/report.csv || fail "the interrupted report has no not-graded submission"
+    decided=$(($(wc -l <r/journal.jsonl) - 1))
+    [ "$decided" -ge 2 ] && [ "$decided" -lt 5 ] || fail "$decided submissions decided before SIGINT"
+    for n in alice bob; do
+        [ "$(field r/report.csv $n verdict)" = "$(field whole/report.csv $n verdict)" ] ||
+            fail "$n: the interrupted report says $(field r/report.csv $n verdict)"
+    done
+    run_mdat grade --resume "${ROPTS[@]}" "${RSUBS[@]}"
+    expect_status 0
+    expect_out "resuming: $decided submission"
+    same_reports whole r
+    # Other settings are refused, in one line.
+    run_mdat grade --resume -n 7 -s 1 -j 1 --no-times -o r "${RSUBS[@]}"
+    expect_status 2
+    [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "resume with other settings: not one line: $(cat "$WORK/err")"
+
+    # mdat run --json on SIGTERM: the summary of what ran, "complete": false.
+    echo previous >run.json
+    "$MDAT" run -n 1000000 -j 2 -o run-out --json run.json "$TARGETS/correct_counter" </dev/null >"$WORK/run.out" 2>&1 &
+    pid=$!
+    for _ in $(seq 600); do
+        [ -n "$(ls run-out 2>/dev/null)" ] || grep -q exploring "$WORK/run.out" && break
+        sleep 0.1
+    done
+    sleep 1
+    kill -TERM "$pid"
+    wait "$pid"
+    st=$?
+    [ "$st" -eq 143 ] || fail "mdat run on SIGTERM: exit status $st, expected 143: $(tail -3 "$WORK/run.out")"
+    python3 - run.json <<'PY' || fail "mdat run --json on SIGTERM: $(head -c 300 run.json)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["complete"] is False and 0 < d["schedules_run"] < 1000000, d
+PY
+    ls run.json.tmp-* >/dev/null 2>&1 && fail "a temporary report was left behind"
+    no_tracee_left
     ;;
 *)
     echo "unknown test $TEST"

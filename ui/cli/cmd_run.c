@@ -6,9 +6,12 @@
 #include "ui/render/report.h"
 #include "ui/render/trace_formats.h"
 #include "ui/text/junit_writer.h"
+#include "supervisor/trace/safe_file.h"
 #include "help/mdat-run.h"     /* generated from docs/man/mdat-run.1.scd */
 
 #include <getopt.h>
+#include <signal.h>
+#include <sys/mman.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +90,30 @@ static void print_search_end(const struct explore_options *opt, const struct exp
         printf("mdat: every schedule with at most %d %s was run%s\n", sum->exhaustive ? sum->bound : sum->bound - 1,
                opt->dfs_bound == DFS_DELAYS ? "delays" : "preemptions",
                sum->exhaustive ? "" : "; the next bound was under way");
+}
+
+/* Where the stop signals are noted: shared with the forked workers, which
+ * see the terminal's Ctrl-C too and must finish their execution, not die. */
+static volatile int *stop_signal;
+
+static void note_stop_signal(int sig)
+{
+    if (stop_signal && !*stop_signal)
+        *stop_signal = sig;
+}
+
+static const volatile int *catch_stop_signals(void)
+{
+    static int unshared;
+    void *page = mmap(NULL, sizeof(int), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    stop_signal = page == MAP_FAILED ? &unshared : page;
+    *stop_signal = 0;
+    struct sigaction sa = {.sa_handler = note_stop_signal, .sa_flags = SA_RESTART};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    return stop_signal;
 }
 
 int cmd_run(int argc, char **argv)
@@ -249,8 +276,9 @@ int cmd_run(int argc, char **argv)
         program_input_free(&input);
         return EXIT_USAGE;
     }
-    FILE *junit = junit_path ? junit_open(junit_path, err, sizeof err) : NULL;
-    if (junit_path && !junit) {
+    if ((junit_path && !junit_check_path(junit_path, err, sizeof err)) ||
+        (json_path && !safe_file_writable(json_path, err, sizeof err)) ||
+        !safe_dir_writable(opt.out_dir, err, sizeof err)) {
         fprintf(stderr, "mdat run: %s\n", err);
         program_free(&prog);
         program_input_free(&input);
@@ -272,6 +300,10 @@ int cmd_run(int argc, char **argv)
         printf("mdat: %s has no debug information: locations are shown as symbols or addresses\n", opt.argv[0]);
     fflush(stdout);
 
+    /* SIGINT, SIGTERM, SIGHUP: no further execution; the summary and the
+     * reports are written of those run. */
+    const volatile int *stop_flag = catch_stop_signals();
+    opt.stop = stop_flag;
     struct explore_summary sum;
     bool ok = explore_run(&prog, &opt, &sum, err, sizeof err);
     int status = EXIT_NO_FAILURE;
@@ -307,14 +339,19 @@ int cmd_run(int argc, char **argv)
                sum.n_failures == 1 ? "" : "s", sum.schedules_run, sum.schedules_run == 1 ? "" : "s", opt.seed,
                sum.elapsed_sec);
     }
+    int sig = *stop_flag;
+    if (sig)
+        printf("mdat: stopped by SIG%s after %" PRIu64 " execution%s\n", sigabbrev_np(sig) ? sigabbrev_np(sig) : "?",
+               ok ? sum.schedules_run : 0, ok && sum.schedules_run == 1 ? "" : "s");
     if (ok && opt.outcomes)
         report_outcomes_text(stdout, &sum, opt.seed);
-    struct run_description run = {prog.path, opt.argv + 1, opt.argc - 1, opt.strategy, opt.seed, opt.schedules};
+    struct run_description run = {prog.path,  opt.argv + 1, opt.argc - 1, opt.strategy,
+                                  opt.seed,   opt.schedules, sig != 0};
     if (ok && json_path && !report_json_write(json_path, &run, &sum, err, sizeof err)) {
         fprintf(stderr, "mdat: %s\n", err);
         status = EXIT_CANNOT_RUN;
     }
-    if (junit && !report_junit_write(junit, junit_path, &run, ok ? &sum : NULL, ok ? NULL : err, err, sizeof err)) {
+    if (junit_path && !report_junit_write(junit_path, &run, ok ? &sum : NULL, ok ? NULL : err, err, sizeof err)) {
         fprintf(stderr, "mdat: %s\n", err);
         status = EXIT_CANNOT_RUN;
     }
@@ -322,5 +359,9 @@ int cmd_run(int argc, char **argv)
         explore_summary_free(&sum);
     program_free(&prog);
     program_input_free(&input);
+    if (sig) {
+        fflush(NULL);
+        return 128 + sig;   /* the shell's convention for a command ended by a signal */
+    }
     return status;
 }

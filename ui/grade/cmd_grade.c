@@ -8,6 +8,9 @@
 #include "ui/cli/commands.h"
 #include "ui/grade/grade.h"
 #include "ui/grade/grade_formats.h"
+#include "ui/grade/grade_journal.h"
+#include "ui/grade/grade_sandbox.h"
+#include "supervisor/trace/safe_file.h"
 #include "help/mdat-grade.h"   /* generated from docs/man/mdat-grade.1.scd */
 #include "help/mdat-merge.h"   /* generated from docs/man/mdat-merge.1.scd */
 
@@ -72,10 +75,26 @@ static void default_paths(struct report_paths *p, const char *out_dir)
         p->html = p->html_buf;
 }
 
-/* Combines each submission's units, writes the reports and the summary.
- * Returns the exit status. */
+/* Before any work: every report can be written where it goes. false after
+ * a one-line error. */
+static bool reports_writable(const char *cmd, struct report_paths *p, const char *out_dir)
+{
+    default_paths(p, out_dir);
+    const char *files[] = {p->csv, p->json, p->html};
+    char err[PATH_MAX + 100];
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+        if (!safe_file_writable(files[i], err, sizeof err)) {
+            fprintf(stderr, "mdat %s: %s\n", cmd, err);
+            return false;
+        }
+    return true;
+}
+
+/* Combines each submission's units, writes the reports and the summary
+ * (incomplete: the grading was stopped; undecided submissions read "not
+ * graded"). Returns the exit status. */
 static int finish_reports(const char *cmd, const struct grade_settings *s, const struct grade_unit *units,
-                          size_t n_units, struct report_paths *paths)
+                          size_t n_units, struct report_paths *paths, bool incomplete)
 {
     struct grade_result *results = calloc((size_t)s->n_submissions + 1, sizeof *results);
     struct grade_unit *mine = calloc(n_units + 1, sizeof *mine);
@@ -85,9 +104,14 @@ static int finish_reports(const char *cmd, const struct grade_settings *s, const
             if (units[u].submission == i)
                 mine[n++] = units[u];
         grade_aggregate(mine, n, &results[i]);
+        if (incomplete && n == 0) {
+            results[i].verdict = VERDICT_NOT_GRADED;
+            snprintf(results[i].details, sizeof results[i].details, "the grading was stopped before this one");
+        }
     }
     free(mine);
-    struct grade_report r = {.settings = s, .results = results, .no_times = paths->no_times};
+    struct grade_report r = {.settings = s, .results = results, .no_times = paths->no_times,
+                             .incomplete = incomplete};
     default_paths(paths, s->out_dir);
     char err[PATH_MAX + 100];
     int status = EXIT_NO_FAILURE;
@@ -99,9 +123,50 @@ static int finish_reports(const char *cmd, const struct grade_settings *s, const
     printf("\n");
     grade_print_summary(stdout, &r);
     if (status == EXIT_NO_FAILURE)
-        printf("\nmdat: reports %s, %s, %s\n", paths->csv, paths->json, paths->html);
+        printf("\nmdat: %sreports %s, %s, %s\n", incomplete ? "INCOMPLETE " : "", paths->csv, paths->json,
+               paths->html);
     free(results);
     return status;
+}
+
+/* Whether a command's program is a relative path ("./check.sh", "t/c"):
+ * one that would be looked for in the wrong directory inside a sandbox. */
+static bool relative_command(const char *cmd)
+{
+    if (!cmd)
+        return false;
+    while (*cmd == ' ' || *cmd == '\t')
+        cmd++;
+    size_t len = strcspn(cmd, " \t");
+    return *cmd != '/' && memchr(cmd, '/', len) != NULL;
+}
+
+/* Whether submission i has a unit among the first n (read back by --resume). */
+static bool decided(const struct grade_unit *units, size_t n, int i)
+{
+    for (size_t u = 0; u < n; u++)
+        if (units[u].submission == i)
+            return true;
+    return false;
+}
+
+static void print_start(const struct grade_settings *s, int jobs, int shard_k, int shard_n, size_t resumed)
+{
+    printf("mdat: grading %d submission%s with %s", s->n_submissions, s->n_submissions == 1 ? "" : "s",
+           s->strategy);
+    if (strcmp(s->strategy, "pct") == 0)
+        printf(" (depth %d)", s->depth);
+    printf(", seed %" PRIu64 ", %" PRIu64 " schedule%s each, %d job%s", s->seed, s->schedules,
+           s->schedules == 1 ? "" : "s", jobs, jobs == 1 ? "" : "s");
+    if (shard_n) {
+        uint64_t first, end;
+        grade_shard_range(s->schedules, shard_k, shard_n, &first, &end);
+        printf("; shard %d of %d: executions %" PRIu64 "-%" PRIu64, shard_k, shard_n, first, end - 1);
+    }
+    printf("\n");
+    if (resumed)
+        printf("mdat: resuming: %zu submission%s already decided\n", resumed, resumed == 1 ? "" : "s");
+    fflush(stdout);
 }
 
 /* One line per unit as it ends. */
@@ -124,7 +189,7 @@ static void print_unit_line(const struct grade_settings *s, const struct grade_u
 int cmd_grade(int argc, char **argv)
 {
     enum { OPT_BUILD = OPT_GRADE_NEXT, OPT_EXE, OPT_BUILD_TIMEOUT, OPT_SUBMISSION_TIMEOUT, OPT_MAX_CPU,
-           OPT_MAX_MEMORY, OPT_MAX_PROCS, OPT_MAX_FILE_SIZE, OPT_SHARD };
+           OPT_MAX_MEMORY, OPT_MAX_PROCS, OPT_MAX_FILE_SIZE, OPT_SHARD, OPT_RESUME, OPT_NO_SANDBOX, OPT_MAX_DISK };
     static const struct option longopts[] = {
         CLI_EXPLORE_OPTIONS,
         REPORT_OPTIONS,
@@ -138,6 +203,9 @@ int cmd_grade(int argc, char **argv)
         {"max-file-size", required_argument, NULL, OPT_MAX_FILE_SIZE},
         {"out", required_argument, NULL, 'o'},
         {"shard", required_argument, NULL, OPT_SHARD},
+        {"resume", no_argument, NULL, OPT_RESUME},
+        {"no-sandbox", no_argument, NULL, OPT_NO_SANDBOX},
+        {"max-disk", required_argument, NULL, OPT_MAX_DISK},
         {"help", no_argument, NULL, 'h'},
         {0, 0, 0, 0},
     };
@@ -155,7 +223,10 @@ int cmd_grade(int argc, char **argv)
         .unit_timeout_sec = 600,
         .build_timeout_sec = 300,
         .out_dir = "mdat-grade",
+        .sandbox = true,
+        .max_disk = 1ull << 30,
     };
+    bool resume = false;
     int shard_k = 0, shard_n = 0;
     struct report_paths paths = {0};
     int c;
@@ -205,6 +276,16 @@ int cmd_grade(int argc, char **argv)
         case 'o':
             s.out_dir = optarg;
             break;
+        case OPT_RESUME:
+            resume = true;
+            break;
+        case OPT_NO_SANDBOX:
+            s.sandbox = false;
+            break;
+        case OPT_MAX_DISK:
+            if (!cli_parse_size(optarg, &s.max_disk) || s.max_disk < (1u << 20))
+                return cli_usage_error("grade", "--max-disk wants a size of at least 1M (256M, 2G), not \"%s\"", optarg);
+            break;
         case OPT_SHARD:
             if (!grade_parse_shard(optarg, &shard_k, &shard_n))
                 return cli_usage_error("grade", "--shard wants K/N with 1 <= K <= N, not \"%s\"", optarg);
@@ -241,6 +322,9 @@ int cmd_grade(int argc, char **argv)
     if (strategy_is_systematic(e.strategy))
         return cli_usage_error("grade", "--strategy %s is a search run in order, not by shards: grade takes random, "
                                "pct, pos, surw or portfolio", e.strategy);
+    if (s.sandbox && relative_command(s.check_cmd))
+        return cli_usage_error("grade", "--check runs in each submission's sandbox, in its private copy: give the "
+                                        "checker's absolute path, not \"%s\" (or --no-sandbox)", s.check_cmd);
     int jobs = e.jobs;
     for (int i = 0; i < s.n_submissions; i++) {
         struct stat st;
@@ -254,54 +338,79 @@ int cmd_grade(int argc, char **argv)
     }
     if (!grade_formats_ready("grade", &paths.formats, shard_n != 0))    /* after OUT exists: --junit OUT/... */
         return EXIT_USAGE;
-    grade_become_subreaper();
-
-    printf("mdat: grading %d submission%s with %s", s.n_submissions, s.n_submissions == 1 ? "" : "s", s.strategy);
-    if (strcmp(s.strategy, "pct") == 0)
-        printf(" (depth %d)", s.depth);
-    printf(", seed %" PRIu64 ", %" PRIu64 " schedule%s each, %d job%s", s.seed, s.schedules,
-           s.schedules == 1 ? "" : "s", jobs, jobs == 1 ? "" : "s");
-    char shard_tag[64] = "";
+    if (!shard_n && !reports_writable("grade", &paths, s.out_dir))
+        return EXIT_USAGE;
+    char shard_path[PATH_MAX], err[PATH_MAX + 300];
     if (shard_n) {
-        uint64_t first, end;
-        grade_shard_range(s.schedules, shard_k, shard_n, &first, &end);
-        printf("; shard %d of %d: executions %" PRIu64 "-%" PRIu64, shard_k, shard_n, first, end - 1);
-        snprintf(shard_tag, sizeof shard_tag, "-shard-%d-of-%d", shard_k, shard_n);
+        if (!paths.json)
+            snprintf(shard_path, sizeof shard_path, "%s/shard-%d-of-%d.json", s.out_dir, shard_k, shard_n);
+        else
+            snprintf(shard_path, sizeof shard_path, "%s", paths.json);
+        if (!safe_file_writable(shard_path, err, sizeof err)) {
+            fprintf(stderr, "mdat grade: %s\n", err);
+            return EXIT_USAGE;
+        }
     }
-    printf("\n");
-    fflush(stdout);
-
-    struct grade_unit *units = calloc((size_t)s.n_submissions, sizeof *units);
+    struct grade_unit *units = calloc((size_t)s.n_submissions + 1, sizeof *units);
     size_t n_units = 0;
-    for (int i = 0; i < s.n_submissions; i++) {
+    struct grade_journal journal;
+    if (!grade_journal_start(&journal, &s, shard_k, shard_n, resume, units, (size_t)s.n_submissions, &n_units, err,
+                             sizeof err)) {
+        fprintf(stderr, "mdat grade: %s\n", err);
+        free(units);
+        return resume ? EXIT_USAGE : EXIT_CANNOT_RUN;
+    }
+    grade_become_subreaper();
+    grade_catch_stop_signals();
+    grade_sandbox_announce(&s);
+    print_start(&s, jobs, shard_k, shard_n, resume ? n_units : 0);
+    char shard_tag[64] = "";
+    if (shard_n)
+        snprintf(shard_tag, sizeof shard_tag, "-shard-%d-of-%d", shard_k, shard_n);
+
+    int status = EXIT_NO_FAILURE;
+    for (int i = 0; i < s.n_submissions && !grade_stop_signal(); i++) {
         uint64_t first = 0, end = s.schedules;
         if (shard_n)
             grade_shard_range(s.schedules, shard_k, shard_n, &first, &end);
-        if (first == end)
-            continue;   /* fewer schedules than shards: nothing of this one here */
-        grade_run_unit(&s, jobs, i, first, end, shard_tag, &units[n_units]);
+        if (first == end || decided(units, n_units, i))
+            continue;   /* fewer schedules than shards: nothing of this one here; or decided before --resume */
+        if (!grade_run_unit(&s, jobs, i, first, end, shard_tag, &units[n_units]))
+            break;
         print_unit_line(&s, &units[n_units]);
+        if (!grade_journal_append(&journal, &units[n_units], err, sizeof err)) {
+            fprintf(stderr, "mdat grade: %s\n", err);
+            status = EXIT_CANNOT_RUN;
+        }
         n_units++;
     }
-
-    int status = EXIT_NO_FAILURE;
+    grade_journal_close(&journal);
+    int sig = grade_stop_signal();
+    if (sig)
+        printf("\nmdat grade: stopped by %s: %zu of %d submission%s decided, kept in %s; mdat grade --resume with "
+               "the same options grades the rest\n",
+               sigabbrev_np(sig) ? sigabbrev_np(sig) : "a signal", n_units, s.n_submissions,
+               s.n_submissions == 1 ? "" : "s", journal.path);
     if (shard_n) {
-        char path[PATH_MAX], err[PATH_MAX + 100];
-        if (!paths.json)
-            snprintf(path, sizeof path, "%s/shard-%d-of-%d.json", s.out_dir, shard_k, shard_n);
-        else
-            snprintf(path, sizeof path, "%s", paths.json);
-        if (!grade_write_shard(path, &s, shard_k, shard_n, units, n_units, err, sizeof err)) {
+        if (sig) {
+            /* A shard report holds every unit of its shard: mdat merge would refuse a part. */
+        } else if (!grade_write_shard(shard_path, &s, shard_k, shard_n, units, n_units, err, sizeof err)) {
             fprintf(stderr, "mdat grade: %s\n", err);
             status = EXIT_CANNOT_RUN;
         } else {
-            printf("mdat: shard %d of %d written to %s; combine all %d with mdat merge\n", shard_k, shard_n, path,
-                   shard_n);
+            printf("mdat: shard %d of %d written to %s; combine all %d with mdat merge\n", shard_k, shard_n,
+                   shard_path, shard_n);
         }
     } else {
-        status = finish_reports("grade", &s, units, n_units, &paths);
+        int st = finish_reports("grade", &s, units, n_units, &paths, sig != 0);
+        if (status == EXIT_NO_FAILURE)
+            status = st;
     }
     free(units);
+    if (sig) {
+        fflush(NULL);
+        return 128 + sig;   /* the shell's convention for a command ended by a signal */
+    }
     return status;
 }
 
@@ -364,7 +473,7 @@ int cmd_merge(int argc, char **argv)
         const struct grade_settings *s = &shards[0].settings;
         printf("mdat: merging %zu shard%s of %d submission%s\n", n, n == 1 ? "" : "s", s->n_submissions,
                s->n_submissions == 1 ? "" : "s");
-        status = finish_reports("merge", s, units, n_units, &paths);
+        status = finish_reports("merge", s, units, n_units, &paths, false);
         free(units);
     }
     for (size_t i = 0; i < n_read; i++)

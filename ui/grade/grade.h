@@ -36,6 +36,8 @@ enum grade_verdict {
     VERDICT_INVARIANT,      /* an --invariant became false */
     VERDICT_BUILD_FAILED,
     VERDICT_MDAT_ERROR,     /* mdat could not grade it (or its grading process died) */
+    VERDICT_SANDBOX_VIOLATION,  /* the submission attacked its sandbox (killed or stopped mdat) */
+    VERDICT_NOT_GRADED,     /* the grading was interrupted before this one (an incomplete report) */
     VERDICT_COUNT
 };
 
@@ -68,6 +70,8 @@ struct grade_settings {
     const char *exe_name;               /* NULL: the single executable the build produced */
     double build_timeout_sec;
     const char *out_dir;
+    bool sandbox;                       /* each unit in a sandbox of its own (grade_sandbox.c) */
+    uint64_t max_disk;                  /* bytes a sandboxed unit may write, all files together */
 };
 
 /* A failing execution, as the reports show it. */
@@ -87,6 +91,7 @@ enum unit_status {
     UNIT_BUILD_FAILED,
     UNIT_MDAT_ERROR,
     UNIT_WALL_CLOCK,        /* stopped at the unit's wall-clock limit */
+    UNIT_SANDBOX_VIOLATION, /* the submission killed mdat inside its sandbox */
     UNIT_STATUS_COUNT
 };
 const char *grade_unit_status_name(enum unit_status s);
@@ -136,10 +141,16 @@ void grade_shard_range(uint64_t schedules, int k, int n, uint64_t *first, uint64
 /* Makes this process the reaper of every orphan below it (called once, by
  * mdat grade, before the first unit). */
 void grade_become_subreaper(void);
+/* From now on SIGINT, SIGTERM and SIGHUP stop the grading: the unit being
+ * graded is killed (and not decided), grade_run_unit returns false, and
+ * grade_stop_signal() names the signal (0: none came). */
+void grade_catch_stop_signals(void);
+int grade_stop_signal(void);
 /* Builds if needed and explores one unit in a child process with the
  * settings' limits, into u. shard_tag names the build copy ("" unsharded,
- * "-shard-2-of-3"). progress, if set, is called now and then. */
-void grade_run_unit(const struct grade_settings *s, int jobs, int submission, uint64_t first, uint64_t end,
+ * "-shard-2-of-3"). false when a stop signal came meanwhile: u is not a
+ * verdict. */
+bool grade_run_unit(const struct grade_settings *s, int jobs, int submission, uint64_t first, uint64_t end,
                     const char *shard_tag, struct grade_unit *u);
 
 /* ---- reports (grade_report.c) ---- */
@@ -148,6 +159,7 @@ struct grade_report {
     const struct grade_settings *settings;
     const struct grade_result *results;     /* one per submission, in order */
     bool no_times;                          /* time fields empty (null) */
+    bool incomplete;                        /* stopped by a signal: not every submission graded */
 };
 
 bool grade_write_csv(const char *path, const struct grade_report *r, char *err, size_t errlen);

@@ -53,7 +53,7 @@ bool grade_formats_ready(const char *cmd, struct grade_formats *f, bool sharded)
         fprintf(stderr, "mdat %s: cannot write into %s: %s\n", cmd, f->gradescope, strerror(errno));
         return false;
     }
-    if (f->junit && !(f->junit_file = junit_open(f->junit, why, sizeof why))) {
+    if (f->junit && !junit_check_path(f->junit, why, sizeof why)) {
         fprintf(stderr, "mdat %s: %s\n", cmd, why);
         return false;
     }
@@ -63,10 +63,8 @@ bool grade_formats_ready(const char *cmd, struct grade_formats *f, bool sharded)
 bool grade_formats_write(struct grade_formats *f, const struct grade_report *r, char *err, size_t errlen)
 {
     bool ok = true;
-    if (f->junit_file) {
-        ok = grade_write_junit(f->junit_file, f->junit, r, err, errlen);
-        f->junit_file = NULL;
-    }
+    if (f->junit)
+        ok = grade_write_junit(f->junit, r, err, errlen);
     if (ok && f->gradescope) {
         struct rubric rubric = f->rubric;
         if (!f->rubric_given)
@@ -128,7 +126,7 @@ char *grade_result_text(const struct grade_report *r, int i, bool with_trace)
         abort();
     const struct grade_result *g = &r->results[i];
     fprintf(out, "%s", grade_verdict_text(g->verdict));
-    if (g->verdict != VERDICT_BUILD_FAILED && g->verdict != VERDICT_MDAT_ERROR)
+    if (g->verdict != VERDICT_BUILD_FAILED && g->verdict != VERDICT_MDAT_ERROR && g->verdict != VERDICT_NOT_GRADED)
         fprintf(out, ": %" PRIu64 " of %" PRIu64 " schedules failed", g->failing, g->schedules_run);
     fputc('\n', out);
     if (g->details[0])

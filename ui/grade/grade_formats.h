@@ -22,7 +22,6 @@ enum { GRADE_OPT_JUNIT = 1000, GRADE_OPT_GRADESCOPE, GRADE_OPT_RUBRIC, GRADE_OPT
 
 struct grade_formats {
     const char *junit;          /* --junit FILE; NULL: none */
-    FILE *junit_file;           /* opened by grade_formats_ready */
     const char *gradescope;     /* --gradescope DIR; NULL: none */
     struct rubric rubric;       /* empty: rubric_default */
     bool rubric_given;
@@ -44,7 +43,7 @@ bool grade_formats_write(struct grade_formats *f, const struct grade_report *r, 
 char *grade_result_text(const struct grade_report *r, int i, bool with_trace);
 
 /* The documents (grade_junit.c, gradescope.c). */
-bool grade_write_junit(FILE *f, const char *path, const struct grade_report *r, char *err, size_t errlen);
+bool grade_write_junit(const char *path, const struct grade_report *r, char *err, size_t errlen);
 bool grade_write_gradescope(const char *dir, const struct grade_report *r, const struct rubric *rubric, char *err,
                             size_t errlen);
 

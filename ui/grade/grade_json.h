@@ -13,4 +13,14 @@ void grade_json_kind_counts(struct json_writer *w, const char *key, const uint64
 /* key: {"execution", "seed", "kind", "message", ..., "replay"} */
 void grade_json_failure(struct json_writer *w, const char *key, const struct grade_failure *f, uint64_t seed);
 
+/* One unit in full (an element of an array, or a JSON Lines record). */
+void grade_json_unit(struct json_writer *w, const struct grade_unit *u, uint64_t seed);
+/* Reads what grade_json_unit wrote: false if a field is missing or the
+ * submission is not below n_submissions. */
+struct json_value;
+bool grade_read_unit(const struct json_value *v, int n_submissions, struct grade_unit *u);
+/* The first member of object a that b lacks or holds otherwise, "the set
+ * of fields" when b has more; NULL when they are equal. */
+const char *grade_json_first_difference(const struct json_value *a, const struct json_value *b);
+
 #endif

@@ -9,7 +9,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-bool grade_write_junit(FILE *out, const char *path, const struct grade_report *r, char *err, size_t errlen)
+bool grade_write_junit(const char *path, const struct grade_report *r, char *err, size_t errlen)
 {
     const struct grade_settings *s = r->settings;
     int n = s->n_submissions;
@@ -27,7 +27,7 @@ bool grade_write_junit(FILE *out, const char *path, const struct grade_report *r
                                  .seconds = r->no_times ? -1 : g->seconds};
         if (g->verdict == VERDICT_OK)
             continue;
-        bool error = g->verdict == VERDICT_BUILD_FAILED || g->verdict == VERDICT_MDAT_ERROR;
+        bool error = g->verdict == VERDICT_BUILD_FAILED || g->verdict == VERDICT_MDAT_ERROR || g->verdict == VERDICT_NOT_GRADED;
         c->outcome = error ? JUNIT_ERROR : JUNIT_FAILED;
         c->type = grade_verdict_name(g->verdict);
         if (error)
@@ -48,7 +48,7 @@ bool grade_write_junit(FILE *out, const char *path, const struct grade_report *r
     for (int i = 0; i < n; i++)
         total += r->results[i].seconds;
     struct junit_suite suite = {"mdat grade", props, 4, cases, n, r->no_times ? -1 : total};
-    bool ok = junit_write_close(out, path, &suite, err, errlen);
+    bool ok = junit_write_file(path, &suite, err, errlen);
     for (int i = 0; i < n; i++)
         free(texts[i]);
     free(texts);

@@ -19,6 +19,8 @@ static const char *const VERDICT_NAMES[VERDICT_COUNT] = {
     [VERDICT_INVARIANT] = "invariant",
     [VERDICT_BUILD_FAILED] = "build-failed",
     [VERDICT_MDAT_ERROR] = "mdat-error",
+    [VERDICT_SANDBOX_VIOLATION] = "sandbox-violation",
+    [VERDICT_NOT_GRADED] = "not-graded",
 };
 
 static const char *const VERDICT_TEXTS[VERDICT_COUNT] = {
@@ -34,6 +36,8 @@ static const char *const VERDICT_TEXTS[VERDICT_COUNT] = {
     [VERDICT_INVARIANT] = "invariant broken",
     [VERDICT_BUILD_FAILED] = "build failed",
     [VERDICT_MDAT_ERROR] = "mdat error",
+    [VERDICT_SANDBOX_VIOLATION] = "sandbox violation",
+    [VERDICT_NOT_GRADED] = "not graded",
 };
 
 const char *grade_verdict_name(enum grade_verdict v)
@@ -70,6 +74,7 @@ static const char *const UNIT_STATUS_NAMES[UNIT_STATUS_COUNT] = {
     [UNIT_BUILD_FAILED] = "build-failed",
     [UNIT_MDAT_ERROR] = "mdat-error",
     [UNIT_WALL_CLOCK] = "wall-clock",
+    [UNIT_SANDBOX_VIOLATION] = "sandbox-violation",
 };
 
 const char *grade_unit_status_name(enum unit_status s)
@@ -142,14 +147,16 @@ void grade_aggregate(const struct grade_unit *units, size_t n, struct grade_resu
         sorted[i] = &units[i];
     qsort(sorted, n, sizeof *sorted, by_first);
     /* The first unit (in range order) of each status that overrides the
-     * exploration's findings: a failed build, then mdat's own error, then
-     * the wall clock. */
-    const struct grade_unit *build = NULL, *error = NULL, *wall = NULL;
+     * exploration's findings: a failed build, then an attack on the
+     * sandbox, then mdat's own error, then the wall clock. */
+    const struct grade_unit *build = NULL, *violation = NULL, *error = NULL, *wall = NULL;
     for (size_t i = 0; i < n; i++) {
         const struct grade_unit *u = sorted[i];
         out->seconds += u->seconds;
         if (u->status == UNIT_BUILD_FAILED && !build)
             build = u;
+        if (u->status == UNIT_SANDBOX_VIOLATION && !violation)
+            violation = u;
         if (u->status == UNIT_MDAT_ERROR && !error)
             error = u;
         if (u->status == UNIT_WALL_CLOCK && !wall)
@@ -165,9 +172,12 @@ void grade_aggregate(const struct grade_unit *units, size_t n, struct grade_resu
             out->first_failure = u->first_failure;
         }
     }
-    const struct grade_unit *stopped = build ? build : error ? error : wall;
+    const struct grade_unit *stopped = build ? build : violation ? violation : error ? error : wall;
     if (stopped) {
-        out->verdict = build ? VERDICT_BUILD_FAILED : error ? VERDICT_MDAT_ERROR : VERDICT_HANG;
+        out->verdict = build       ? VERDICT_BUILD_FAILED
+                       : violation ? VERDICT_SANDBOX_VIOLATION
+                       : error     ? VERDICT_MDAT_ERROR
+                                   : VERDICT_HANG;
         snprintf(out->details, sizeof out->details, "%s", stopped->message);
         if (build) {
             /* Nothing ran: the counts of other units would only confuse. */

@@ -6,6 +6,7 @@
 #include "ui/grade/grade_json.h"
 
 #include "ui/text/escape.h"
+#include "supervisor/trace/safe_file.h"
 #include "ui/text/xml_text.h"
 #include "ui/text/json_writer.h"
 #include "ui/text/text_table.h"
@@ -52,24 +53,6 @@ static void output_dir(const struct grade_report *r, int i, char *out, size_t le
     snprintf(out, len, "%s/%s", r->settings->out_dir, name);
 }
 
-static bool close_report(FILE *f, const char *path, char *err, size_t errlen)
-{
-    bool ok = !ferror(f);
-    if (fclose(f) != 0 || !ok) {
-        snprintf(err, errlen, "cannot write %s", path);
-        return false;
-    }
-    return true;
-}
-
-static FILE *open_report(const char *path, char *err, size_t errlen)
-{
-    FILE *f = fopen(path, "w");
-    if (!f)
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-    return f;
-}
-
 /* ---------- CSV ---------- */
 
 static void csv_u64(FILE *f, uint64_t v)
@@ -79,7 +62,8 @@ static void csv_u64(FILE *f, uint64_t v)
 
 bool grade_write_csv(const char *path, const struct grade_report *r, char *err, size_t errlen)
 {
-    FILE *f = open_report(path, err, errlen);
+    struct safe_file sf;
+    FILE *f = safe_file_open(&sf, path, err, errlen);
     if (!f)
         return false;
     fputs("index,submission,name,verdict,failing,schedules,first_execution,seed,failure_kind,location,details,"
@@ -124,7 +108,7 @@ bool grade_write_csv(const char *path, const struct grade_report *r, char *err, 
             fprintf(f, "%.3f", g->seconds);
         fputc('\n', f);
     }
-    return close_report(f, path, err, errlen);
+    return safe_file_commit(&sf, err, errlen);
 }
 
 /* ---------- JSON ---------- */
@@ -139,7 +123,8 @@ static void json_time(struct json_writer *w, const char *key, double seconds, bo
 
 bool grade_write_json(const char *path, const struct grade_report *r, char *err, size_t errlen)
 {
-    FILE *f = open_report(path, err, errlen);
+    struct safe_file sf;
+    FILE *f = safe_file_open(&sf, path, err, errlen);
     if (!f)
         return false;
     struct json_writer w = {.f = f};
@@ -148,6 +133,7 @@ bool grade_write_json(const char *path, const struct grade_report *r, char *err,
     json_string(&w, "format", "mdat-grade-report");
     json_int(&w, "format_version", 1);
     json_string(&w, "mdat_version", MDAT_VERSION);
+    json_bool(&w, "complete", !r->incomplete);
     grade_json_settings(&w, s);
     uint64_t counts[VERDICT_COUNT] = {0};
     double total = 0;
@@ -185,7 +171,7 @@ bool grade_write_json(const char *path, const struct grade_report *r, char *err,
     json_end_object(&w);
     json_time(&w, "seconds_total", total, r->no_times);
     json_end_object(&w);
-    return close_report(f, path, err, errlen);
+    return safe_file_commit(&sf, err, errlen);
 }
 
 /* ---------- HTML ---------- */
@@ -200,7 +186,7 @@ static const char HTML_STYLE[] =
     "td.num{text-align:right;white-space:nowrap}\n"
     "td.verdict{font-weight:bold;white-space:nowrap}\n"
     "tr.v-ok td.verdict{color:#1a7f37}\n"
-    "tr.v-build-failed td.verdict,tr.v-mdat-error td.verdict{color:#8250df}\n"
+    "tr.v-build-failed td.verdict,tr.v-mdat-error td.verdict,tr.v-not-graded td.verdict{color:#8250df}\n"
     "tr.v-hang td.verdict{color:#9a6700}\n"
     "tr.fail td.verdict{color:#cf222e}\n"
     "code,pre{font-family:ui-monospace,monospace;font-size:.9em}\n"
@@ -216,7 +202,8 @@ static void html_cell(FILE *f, const char *cls, const char *text)
 
 bool grade_write_html(const char *path, const struct grade_report *r, char *err, size_t errlen)
 {
-    FILE *f = open_report(path, err, errlen);
+    struct safe_file sf;
+    FILE *f = safe_file_open(&sf, path, err, errlen);
     if (!f)
         return false;
     const struct grade_settings *s = r->settings;
@@ -224,7 +211,11 @@ bool grade_write_html(const char *path, const struct grade_report *r, char *err,
           "<title>mdat grade report</title>\n<style>\n",
           f);
     fputs(HTML_STYLE, f);
-    fputs("</style>\n</head>\n<body>\n<h1>mdat grade report</h1>\n<p class=\"settings\">", f);
+    fputs("</style>\n</head>\n<body>\n<h1>mdat grade report</h1>\n", f);
+    if (r->incomplete)
+        fputs("<p class=\"incomplete\"><strong>Incomplete:</strong> the grading was stopped before every "
+              "submission was graded (mdat grade --resume completes it).</p>\n", f);
+    fputs("<p class=\"settings\">", f);
     char line[1024];
     snprintf(line, sizeof line, "%d submission%s; strategy %s", s->n_submissions, s->n_submissions == 1 ? "" : "s",
              s->strategy);
@@ -250,7 +241,7 @@ bool grade_write_html(const char *path, const struct grade_report *r, char *err,
         const struct grade_result *g = &r->results[i];
         const struct grade_failure *ff = &g->first_failure;
         bool failed = g->verdict != VERDICT_OK && g->verdict != VERDICT_HANG && g->verdict != VERDICT_BUILD_FAILED &&
-                      g->verdict != VERDICT_MDAT_ERROR;
+                      g->verdict != VERDICT_MDAT_ERROR && g->verdict != VERDICT_NOT_GRADED;
         fprintf(f, "<tr class=\"submission v-%s%s\"><td class=\"num\">%d</td>", grade_verdict_name(g->verdict),
                 failed ? " fail" : "", i + 1);
         html_cell(f, NULL, s->submissions[i]);
@@ -286,7 +277,7 @@ bool grade_write_html(const char *path, const struct grade_report *r, char *err,
         fputs("</tr>\n", f);
     }
     fputs("</tbody>\n</table>\n</body>\n</html>\n", f);
-    return close_report(f, path, err, errlen);
+    return safe_file_commit(&sf, err, errlen);
 }
 
 /* ---------- terminal ---------- */

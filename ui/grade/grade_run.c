@@ -11,6 +11,7 @@
  * build runs the same way: in a copy of the submission, in its own process
  * group, with a time limit. */
 #include "ui/grade/grade.h"
+#include "ui/grade/grade_sandbox.h"
 
 #include "supervisor/explore/explore.h"
 #include "supervisor/engine/proc_maps.h"
@@ -50,8 +51,40 @@ void grade_become_subreaper(void)
     prctl(PR_SET_CHILD_SUBREAPER, 1);
 }
 
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+    if (!stop_signal)
+        stop_signal = sig;
+}
+
+void grade_catch_stop_signals(void)
+{
+    /* No SA_RESTART: the waits below return at once and look at the flag. */
+    struct sigaction sa = {.sa_handler = on_stop_signal};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
+int grade_stop_signal(void)
+{
+    return stop_signal;
+}
+
+/* In a child: the signals mean what they mean by default again (mdat grade
+ * kills its children itself when it stops). */
+static void default_stop_signals(void)
+{
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
+}
+
 /* Waits for pid until deadline_ns (0: for ever). true when it ended, with
- * its status; false at the deadline (it still runs). */
+ * its status; false at the deadline or on a stop signal (it still runs). */
 static bool wait_until(pid_t pid, uint64_t deadline_ns, int *status)
 {
     int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
@@ -63,7 +96,7 @@ static bool wait_until(pid_t pid, uint64_t deadline_ns, int *status)
             return true;
         }
         uint64_t now = now_ns();
-        if (deadline_ns && now >= deadline_ns) {
+        if (stop_signal || (deadline_ns && now >= deadline_ns)) {
             if (pidfd >= 0)
                 close(pidfd);
             return false;
@@ -154,6 +187,7 @@ static int run_command(char *const argv[], const char *dir, int out_fd, double t
     if (pid == 0) {
         setpgid(0, 0);
         prctl(PR_SET_PDEATHSIG, SIGKILL);
+        default_stop_signals();
         if (getppid() != parent)
             _exit(127);
         int devnull = open("/dev/null", O_RDONLY);
@@ -266,8 +300,9 @@ static int compare_paths(const void *a, const void *b)
     return strcmp(a, b);
 }
 
-/* Copies the submission directory to build_dir, runs the build command
- * there and finds the program. false (u says why) if the build failed. */
+/* Copies the submission directory to build_dir (src NULL: the copy is
+ * there already, made by the sandbox), runs the build command there and
+ * finds the program. false (u says why) if the build failed. */
 static bool build(const struct grade_settings *s, const char *src, const char *build_dir, char *exe, size_t exe_len,
                   struct grade_unit *u)
 {
@@ -281,10 +316,11 @@ static bool build(const struct grade_settings *s, const char *src, const char *b
         return false;
     }
     char src_contents[PATH_MAX];
-    snprintf(src_contents, sizeof src_contents, "%s/.", src);
+    snprintf(src_contents, sizeof src_contents, "%s/.", src ? src : "");
     char *rm[] = {"rm", "-rf", "--", (char *)build_dir, NULL};
     char *cp[] = {"cp", "-a", "--", src_contents, (char *)build_dir, NULL};
-    if (run_command(rm, NULL, log, 60) != 0 || !make_directories(build_dir) || run_command(cp, NULL, log, 300) != 0) {
+    if (src &&
+        (run_command(rm, NULL, log, 60) != 0 || !make_directories(build_dir) || run_command(cp, NULL, log, 300) != 0)) {
         close(log);
         first_lines(log_path, BUILD_OUTPUT_LINES, u->build_output, sizeof u->build_output);
         build_failed(u, "cannot copy the submission to %s", build_dir);
@@ -435,10 +471,29 @@ static void explore_unit(const struct grade_settings *s, int jobs, const char *e
     program_free(&prog);
 }
 
-/* Runs explore_unit in a child process of its own with the unit's wall
- * clock, and reads what it found (or says why it found nothing). */
-static void explore_isolated(const struct grade_settings *s, int jobs, const char *exe, const char *unit_dir,
-                             struct grade_unit *u)
+/* What runs in the unit's child process: fills sh->unit, sets
+ * sh->finished; returns the child's exit status. */
+typedef int unit_body(void *ctx, struct unit_shared *sh);
+
+/* Signals that mdat's grading process never sends itself: in a sandbox,
+ * where nothing but the submission runs, a death by one of them is the
+ * submission's doing. */
+static bool sent_by_submission(int sig)
+{
+    return sig == SIGKILL || sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGQUIT ||
+           sig == SIGUSR1 || sig == SIGUSR2 || sig == SIGALRM;
+}
+
+static const char *signal_name(int sig)
+{
+    const char *name = sigabbrev_np(sig);
+    return name ? name : "?";
+}
+
+/* Runs body in a child process of its own with the unit's wall clock, and
+ * reads what it found (or says why it found nothing). */
+static void run_isolated(const struct grade_settings *s, bool sandboxed, unit_body *body, void *ctx,
+                         struct grade_unit *u)
 {
     struct unit_shared *sh = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (sh == MAP_FAILED) {
@@ -460,16 +515,16 @@ static void explore_isolated(const struct grade_settings *s, int jobs, const cha
     if (pid == 0) {
         setpgid(0, 0);
         prctl(PR_SET_PDEATHSIG, SIGKILL);
+        default_stop_signals();
         if (getppid() != parent)
             _exit(1);
-        explore_unit(s, jobs, exe, unit_dir, u->first, u->end, sh);
-        sh->finished = 1;
-        _exit(0);
+        _exit(body(ctx, sh));
     }
     setpgid(pid, pid);
     int status = 0;
     bool ended = wait_until(pid, deadline_after(s->unit_timeout_sec), &status);
     sweep(pid);
+    int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     if (!ended) {
         /* Reaped by sweep: what it managed is in the progress counters. */
         u->status = UNIT_WALL_CLOCK;
@@ -479,21 +534,119 @@ static void explore_isolated(const struct grade_settings *s, int jobs, const cha
                  "wall clock: grading took longer than %g s and was stopped after %llu of %llu schedules (%llu failing)",
                  s->unit_timeout_sec, (unsigned long long)sh->done, (unsigned long long)(u->end - u->first),
                  (unsigned long long)sh->failing);
-    } else if (!sh->finished) {
+    } else if (sh->finished) {
+        *u = sh->unit;
+    } else if (sandboxed && code == SANDBOX_EXIT_STOPPED) {
+        u->status = UNIT_SANDBOX_VIOLATION;
+        snprintf(u->message, sizeof u->message, "the submission stopped mdat's grading process (SIGSTOP)");
+    } else if (sandboxed && code > 128 && sent_by_submission(code - 128)) {
+        u->status = UNIT_SANDBOX_VIOLATION;
+        snprintf(u->message, sizeof u->message, "the submission killed mdat's grading process (SIG%s)",
+                 signal_name(code - 128));
+    } else {
         u->status = UNIT_MDAT_ERROR;
         if (WIFSIGNALED(status))
             snprintf(u->message, sizeof u->message, "mdat's grading process was killed by %s",
                      strsignal(WTERMSIG(status)));
+        else if (sandboxed && code > 128)
+            snprintf(u->message, sizeof u->message, "mdat's grading process was killed by %s", strsignal(code - 128));
         else
-            snprintf(u->message, sizeof u->message, "mdat's grading process exited with status %d",
-                     WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-    } else {
-        *u = sh->unit;
+            snprintf(u->message, sizeof u->message, "mdat's grading process exited with status %d", code);
     }
     munmap(sh, sizeof *sh);
 }
 
-void grade_run_unit(const struct grade_settings *s, int jobs, int submission, uint64_t first, uint64_t end,
+/* An unsandboxed unit: the program (built already) explored in the child. */
+struct plain_unit {
+    const struct grade_settings *s;
+    int jobs;
+    const char *exe, *unit_dir;
+};
+
+static int plain_body(void *ctx, struct unit_shared *sh)
+{
+    const struct plain_unit *p = ctx;
+    explore_unit(p->s, p->jobs, p->exe, p->unit_dir, sh->unit.first, sh->unit.end, sh);
+    sh->finished = 1;
+    return 0;
+}
+
+/* A sandboxed unit: built and explored inside the sandbox, in its copy. */
+struct boxed_unit {
+    const struct grade_settings *s;
+    int jobs;
+    struct sandbox_plan plan;
+    char unit_dir[PATH_MAX], copy_dir[PATH_MAX];
+    bool program;               /* the submission is a program, not a directory */
+    struct unit_shared *sh;
+};
+
+/* Inside the sandbox: the copy of a directory is built (or holds --exe);
+ * the copy of a program is that program. */
+static int boxed_work(void *ctx)
+{
+    struct boxed_unit *b = ctx;
+    const struct grade_settings *s = b->s;
+    struct grade_unit *u = &b->sh->unit;
+    const char *given = s->submissions[b->plan.submission];
+    const char *base = strrchr(given, '/');
+    base = base ? base + 1 : given;
+    char exe[PATH_MAX];
+    snprintf(exe, sizeof exe, "%s/%s", b->copy_dir, base);
+    bool program = b->program;
+    grade_become_subreaper();   /* the build's orphans come back here, inside */
+    if (!program && s->build_cmd) {
+        if (!build(s, NULL, b->copy_dir, exe, sizeof exe, u)) {
+            b->sh->finished = 1;
+            return 0;
+        }
+    } else if (!program) {
+        snprintf(exe, sizeof exe, "%s/%s", b->copy_dir, s->exe_name ? s->exe_name : "");
+    }
+    explore_unit(s, b->jobs, exe, b->unit_dir, u->first, u->end, b->sh);
+    b->sh->finished = 1;
+    return 0;
+}
+
+/* The sandbox's status is this process's: how the work inside ended. */
+static int boxed_body(void *ctx, struct unit_shared *sh)
+{
+    struct boxed_unit *b = ctx;
+    b->sh = sh;
+    char err[512];
+    int status = grade_sandbox_run(&b->plan, err, sizeof err);
+    if (status < 0) {
+        sh->unit.status = UNIT_MDAT_ERROR;
+        snprintf(sh->unit.message, sizeof sh->unit.message, "%s", err);
+        sh->finished = 1;
+        return 3;
+    }
+    return status;
+}
+
+static void run_sandboxed(const struct grade_settings *s, int jobs, const char *unit_dir, const char *shard_tag,
+                          struct grade_unit *u)
+{
+    struct boxed_unit *b = calloc(1, sizeof *b);
+    if (!b || !realpath(unit_dir, b->unit_dir)) {
+        u->status = UNIT_MDAT_ERROR;
+        snprintf(u->message, sizeof u->message, "cannot find %s: %s", unit_dir, strerror(errno));
+        free(b);
+        return;
+    }
+    snprintf(b->copy_dir, sizeof b->copy_dir, "%s/build%s", b->unit_dir, shard_tag);
+    struct stat st;
+    b->program = stat(s->submissions[u->submission], &st) == 0 && !S_ISDIR(st.st_mode);
+    b->s = s;
+    b->jobs = jobs;
+    b->plan = (struct sandbox_plan){.settings = s, .submission = u->submission, .grader = (int)getpid(),
+                                    .unit_dir = b->unit_dir,
+                                    .copy_dir = b->copy_dir, .work = boxed_work, .ctx = b};
+    run_isolated(s, true, boxed_body, b, u);
+    free(b);
+}
+
+bool grade_run_unit(const struct grade_settings *s, int jobs, int submission, uint64_t first, uint64_t end,
                     const char *shard_tag, struct grade_unit *u)
 {
     uint64_t t0 = now_ns();
@@ -511,17 +664,23 @@ void grade_run_unit(const struct grade_settings *s, int jobs, int submission, ui
     if (!make_directories(unit_dir)) {
         u->status = UNIT_MDAT_ERROR;
         snprintf(u->message, sizeof u->message, "cannot create %s: %s", unit_dir, strerror(errno));
-    } else if (stat(given, &st) == 0 && S_ISDIR(st.st_mode)) {
-        if (s->build_cmd) {
+    } else if (stat(given, &st) == 0 && S_ISDIR(st.st_mode) && !s->build_cmd) {
+        /* cmd_grade makes sure a directory comes with --build or --exe. */
+        snprintf(exe, sizeof exe, "%s/%s", given, s->exe_name ? s->exe_name : "");
+    }
+    if (u->status == UNIT_GRADED && grade_sandbox_usable(s)) {
+        run_sandboxed(s, jobs, unit_dir, shard_tag, u);
+    } else if (u->status == UNIT_GRADED) {
+        if (stat(given, &st) == 0 && S_ISDIR(st.st_mode) && s->build_cmd) {
             char build_dir[PATH_MAX];
             snprintf(build_dir, sizeof build_dir, "%s/build%s", unit_dir, shard_tag);
             build(s, given, build_dir, exe, sizeof exe, u);
-        } else {
-            /* cmd_grade makes sure a directory comes with --build or --exe. */
-            snprintf(exe, sizeof exe, "%s/%s", given, s->exe_name ? s->exe_name : "");
+        }
+        if (u->status == UNIT_GRADED) {
+            struct plain_unit p = {s, jobs, exe, unit_dir};
+            run_isolated(s, false, plain_body, &p, u);
         }
     }
-    if (u->status == UNIT_GRADED)
-        explore_isolated(s, jobs, exe, unit_dir, u);
     u->seconds = (double)(now_ns() - t0) / 1e9;
+    return !stop_signal;
 }

@@ -3,6 +3,7 @@
  * of them makes one whole grading. */
 #include "ui/grade/grade.h"
 #include "ui/grade/grade_json.h"
+#include "supervisor/trace/safe_file.h"
 
 #include "ui/text/json_reader.h"
 
@@ -39,6 +40,8 @@ void grade_json_settings(struct json_writer *w, const struct grade_settings *s)
     json_string_or_null(w, "exe", s->exe_name);
     json_double(w, "build_timeout_seconds", s->build_timeout_sec);
     json_string(w, "out_dir", s->out_dir);
+    json_bool(w, "sandbox", s->sandbox);
+    json_uint(w, "max_disk_bytes", s->max_disk);
     json_end_object(w);
 }
 
@@ -71,11 +74,10 @@ void grade_json_failure(struct json_writer *w, const char *key, const struct gra
 bool grade_write_shard(const char *path, const struct grade_settings *s, int k, int n, const struct grade_unit *units,
                        size_t n_units, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    struct safe_file sf;
+    FILE *f = safe_file_open(&sf, path, err, errlen);
+    if (!f)
         return false;
-    }
     struct json_writer w = {.f = f};
     json_begin_object(&w, NULL);
     json_string(&w, "format", SHARD_FORMAT);
@@ -85,33 +87,31 @@ bool grade_write_shard(const char *path, const struct grade_settings *s, int k, 
     json_int(&w, "shard", k);
     json_int(&w, "shards", n);
     json_begin_array(&w, "units");
-    for (size_t i = 0; i < n_units; i++) {
-        const struct grade_unit *u = &units[i];
-        json_begin_object(&w, NULL);
-        json_int(&w, "submission", u->submission);
-        json_uint(&w, "first", u->first);
-        json_uint(&w, "end", u->end);
-        json_string(&w, "status", grade_unit_status_name(u->status));
-        json_string(&w, "message", u->message);
-        json_string(&w, "build_output", u->build_output);
-        json_uint(&w, "schedules_run", u->schedules_run);
-        json_uint(&w, "failing", u->failing);
-        grade_json_kind_counts(&w, "failing_by_kind", u->failing_by_kind);
-        if (u->has_failure)
-            grade_json_failure(&w, "first_failure", &u->first_failure, s->seed);
-        else
-            json_null(&w, "first_failure");
-        json_double(&w, "seconds", u->seconds);
-        json_end_object(&w);
-    }
+    for (size_t i = 0; i < n_units; i++)
+        grade_json_unit(&w, &units[i], s->seed);
     json_end_array(&w);
     json_end_object(&w);
-    bool ok = !ferror(f);
-    if (fclose(f) != 0 || !ok) {
-        snprintf(err, errlen, "cannot write %s", path);
-        return false;
-    }
-    return true;
+    return safe_file_commit(&sf, err, errlen);
+}
+
+void grade_json_unit(struct json_writer *w, const struct grade_unit *u, uint64_t seed)
+{
+    json_begin_object(w, NULL);
+    json_int(w, "submission", u->submission);
+    json_uint(w, "first", u->first);
+    json_uint(w, "end", u->end);
+    json_string(w, "status", grade_unit_status_name(u->status));
+    json_string(w, "message", u->message);
+    json_string(w, "build_output", u->build_output);
+    json_uint(w, "schedules_run", u->schedules_run);
+    json_uint(w, "failing", u->failing);
+    grade_json_kind_counts(w, "failing_by_kind", u->failing_by_kind);
+    if (u->has_failure)
+        grade_json_failure(w, "first_failure", &u->first_failure, seed);
+    else
+        json_null(w, "first_failure");
+    json_double(w, "seconds", u->seconds);
+    json_end_object(w);
 }
 
 /* ---------- reading ---------- */
@@ -150,6 +150,7 @@ static bool read_settings(const struct json_value *v, struct grade_shard *sh)
     s->build_cmd = string_member_or_null(v, "build");
     s->exe_name = string_member_or_null(v, "exe");
     s->out_dir = json_member_string(v, "out_dir");
+    s->sandbox = json_member_true(v, "sandbox");
     bool ok = json_member_u64(v, "schedules", &s->schedules) && json_member_u64(v, "seed", &s->seed) &&
               json_member_u64(v, "depth", &depth) && json_member_u64(v, "max_steps", &s->max_steps) &&
               json_member_double(v, "timeout_seconds", &s->timeout_sec) &&
@@ -158,7 +159,8 @@ static bool read_settings(const struct json_value *v, struct grade_shard *sh)
               json_member_u64(limits, "cpu_seconds", &s->limits.cpu_sec) &&
               json_member_u64(limits, "memory_bytes", &s->limits.address_space) &&
               json_member_u64(limits, "procs", &s->limits.nproc) &&
-              json_member_u64(limits, "file_size_bytes", &s->limits.file_size);
+              json_member_u64(limits, "file_size_bytes", &s->limits.file_size) &&
+              json_member_u64(v, "max_disk_bytes", &s->max_disk);
     s->depth = (int)depth;
     return ok;
 }
@@ -175,7 +177,7 @@ static bool read_failure(const struct json_value *v, struct grade_failure *f)
     return json_member_u64(v, "execution", &f->execution) && f->kind != FAIL_NONE;
 }
 
-static bool read_unit(const struct json_value *v, int n_submissions, struct grade_unit *u)
+bool grade_read_unit(const struct json_value *v, int n_submissions, struct grade_unit *u)
 {
     uint64_t submission;
     if (!json_member_u64(v, "submission", &submission) || submission >= (uint64_t)n_submissions ||
@@ -221,7 +223,7 @@ bool grade_read_shard(const char *path, struct grade_shard *sh, char *err, size_
     sh->n = (int)n;
     sh->units = calloc(units->n ? units->n : 1, sizeof *sh->units);
     for (size_t i = 0; i < units->n; i++) {
-        if (!read_unit(&units->items[i], sh->settings.n_submissions, &sh->units[i])) {
+        if (!grade_read_unit(&units->items[i], sh->settings.n_submissions, &sh->units[i])) {
             snprintf(err, errlen, "%s: unit %zu is incomplete", path, i + 1);
             return false;
         }
@@ -241,7 +243,7 @@ void grade_shard_free(struct grade_shard *sh)
 /* ---------- checking a set ---------- */
 
 /* The first member of a's settings that b does not have the same. */
-static const char *first_difference(const struct json_value *a, const struct json_value *b)
+const char *grade_json_first_difference(const struct json_value *a, const struct json_value *b)
 {
     for (size_t i = 0; i < a->n; i++) {
         const struct json_value *other = json_member(b, a->keys[i]);
@@ -293,7 +295,7 @@ bool grade_check_shards(const struct grade_shard *shards, const char *const *pat
     bool ok = true;
     for (size_t i = 0; i < n && ok; i++) {
         const struct grade_shard *sh = &shards[i];
-        const char *diff = first_difference(settings0, json_member(sh->doc, "settings"));
+        const char *diff = grade_json_first_difference(settings0, json_member(sh->doc, "settings"));
         if (strcmp(json_member_string(sh->doc, "mdat_version"), version0) != 0)
             diff = "mdat_version";
         if (diff) {

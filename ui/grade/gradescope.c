@@ -6,6 +6,7 @@
 
 #include "supervisor/explore/explore.h"
 #include "ui/grade/grade_json.h"
+#include "supervisor/trace/safe_file.h"
 #include "ui/text/json_writer.h"
 
 #include <errno.h>
@@ -18,7 +19,7 @@ static bool item_failed(const struct grade_report *r, int i, enum failure_kind k
 {
     const struct grade_result *g = &r->results[i];
     const char *name = failure_kind_name(kind);
-    if (g->verdict == VERDICT_BUILD_FAILED || g->verdict == VERDICT_MDAT_ERROR) {
+    if (g->verdict == VERDICT_BUILD_FAILED || g->verdict == VERDICT_MDAT_ERROR || g->verdict == VERDICT_NOT_GRADED) {
         snprintf(why, len, "not graded: %s: %s", grade_verdict_text(g->verdict), g->details);
         return true;
     }
@@ -65,11 +66,10 @@ static void write_tests(struct json_writer *w, const struct grade_report *r, int
 static bool write_results(const char *path, const struct grade_report *r, int i, const struct rubric *rubric,
                           char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    struct safe_file sf;
+    FILE *f = safe_file_open(&sf, path, err, errlen);
+    if (!f)
         return false;
-    }
     const struct grade_result *g = &r->results[i];
     char *text = grade_result_text(r, i, false);
     double score = 0;
@@ -95,12 +95,7 @@ static bool write_results(const char *path, const struct grade_report *r, int i,
     json_end_object(&w);
     fputc('\n', f);
     free(text);
-    bool ok = !ferror(f);
-    if (fclose(f) != 0 || !ok) {
-        snprintf(err, errlen, "cannot write %s", path);
-        return false;
-    }
-    return true;
+    return safe_file_commit(&sf, err, errlen);
 }
 
 bool grade_write_gradescope(const char *dir, const struct grade_report *r, const struct rubric *rubric, char *err,

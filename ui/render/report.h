@@ -22,16 +22,17 @@ struct run_description {
     const char *strategy;
     uint64_t seed;
     uint64_t schedules_requested;
+    bool stopped;               /* a signal stopped the run: the summary is of what ran */
 };
 
 bool report_json_write(const char *path, const struct run_description *run, const struct explore_summary *sum,
                        char *err, size_t errlen);
 
-/* mdat run --junit: writes the JUnit XML report to out (opened with
- * junit_open, closed here): the program is one test case, failed with the
+/* mdat run --junit: writes the JUnit XML report to path (checked with
+ * junit_check_path before the run): the program is one test case, failed with the
  * report and replay command of each failure in sum, or in error (error:
  * why mdat could not explore; sum NULL). false with a reason in err. */
-bool report_junit_write(FILE *out, const char *path, const struct run_description *run,
+bool report_junit_write(const char *path, const struct run_description *run,
                         const struct explore_summary *sum, const char *error, char *err, size_t errlen);
 
 #endif

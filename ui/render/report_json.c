@@ -1,6 +1,7 @@
 /* report_json: the machine-readable summary written by `mdat run --json`. */
 #include "ui/text/json_writer.h"
 #include "ui/render/report.h"
+#include "supervisor/trace/safe_file.h"
 
 #include <errno.h>
 #include <string.h>
@@ -98,11 +99,10 @@ static void write_outcomes(struct json_writer *w, const struct explore_summary *
 bool report_json_write(const char *path, const struct run_description *run, const struct explore_summary *sum,
                        char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    struct safe_file sf;
+    FILE *f = safe_file_open(&sf, path, err, errlen);
+    if (!f)
         return false;
-    }
     struct json_writer w = {.f = f};
     json_begin_object(&w, NULL);
     json_string(&w, "mdat_version", MDAT_VERSION);
@@ -115,6 +115,7 @@ bool report_json_write(const char *path, const struct run_description *run, cons
     json_uint(&w, "seed", run->seed);
     json_uint(&w, "schedules_requested", run->schedules_requested);
     json_uint(&w, "schedules_run", sum->schedules_run);
+    json_bool(&w, "complete", !run->stopped);
     json_double(&w, "elapsed_seconds", sum->elapsed_sec);
     json_uint(&w, "visible_steps_total", sum->steps_total);
     json_uint(&w, "ptrace_stops_total", sum->ptrace_stops_total);
@@ -135,9 +136,5 @@ bool report_json_write(const char *path, const struct run_description *run, cons
         write_outcomes(&w, sum);
     }
     json_end_object(&w);
-    if (fclose(f) != 0) {
-        snprintf(err, errlen, "cannot write %s", path);
-        return false;
-    }
-    return true;
+    return safe_file_commit(&sf, err, errlen);
 }

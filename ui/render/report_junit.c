@@ -48,7 +48,7 @@ static char *failures_text(const struct run_description *run, const struct explo
     return text;
 }
 
-bool report_junit_write(FILE *out, const char *path, const struct run_description *run,
+bool report_junit_write(const char *path, const struct run_description *run,
                         const struct explore_summary *sum, const char *error, char *err, size_t errlen)
 {
     char *name = command_line(run);
@@ -78,7 +78,7 @@ bool report_junit_write(FILE *out, const char *path, const struct run_descriptio
         {"schedules_requested", requested}, {"schedules_run", ran},
     };
     struct junit_suite suite = {"mdat run", props, 5, &c, 1, c.seconds};
-    bool ok = junit_write_close(out, path, &suite, err, errlen);
+    bool ok = junit_write_file(path, &suite, err, errlen);
     free(name);
     free(text);
     return ok;

@@ -1,6 +1,7 @@
 /* junit_writer: JUnit XML, every string escaped for XML (xml_text). */
 #include "ui/text/junit_writer.h"
 #include "ui/text/xml_text.h"
+#include "supervisor/trace/safe_file.h"
 
 #include <errno.h>
 #include <string.h>
@@ -74,21 +75,17 @@ void junit_write(FILE *f, const struct junit_suite *s)
     fputs("  </testsuite>\n</testsuites>\n", f);
 }
 
-FILE *junit_open(const char *path, char *err, size_t errlen)
+bool junit_check_path(const char *path, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-    return f;
+    return safe_file_writable(path, err, errlen);
 }
 
-bool junit_write_close(FILE *f, const char *path, const struct junit_suite *suite, char *err, size_t errlen)
+bool junit_write_file(const char *path, const struct junit_suite *suite, char *err, size_t errlen)
 {
-    junit_write(f, suite);
-    bool ok = !ferror(f);
-    if (fclose(f) != 0 || !ok) {
-        snprintf(err, errlen, "cannot write %s", path);
+    struct safe_file sf;
+    FILE *f = safe_file_open(&sf, path, err, errlen);
+    if (!f)
         return false;
-    }
-    return true;
+    junit_write(f, suite);
+    return safe_file_commit(&sf, err, errlen);
 }

@@ -38,9 +38,11 @@ struct junit_suite {
 /* Writes the document (<testsuites> holding the one <testsuite>) to f. */
 void junit_write(FILE *f, const struct junit_suite *suite);
 
-/* Opens path for junit_write_close: NULL after "cannot write PATH: why" in err. */
-FILE *junit_open(const char *path, char *err, size_t errlen);
-/* Writes the suite to f and closes it: false with a reason in err. */
-bool junit_write_close(FILE *f, const char *path, const struct junit_suite *suite, char *err, size_t errlen);
+/* Whether path can be written (before any work starts): false after
+ * "cannot write PATH: why" in err. */
+bool junit_check_path(const char *path, char *err, size_t errlen);
+/* Writes the suite to path (under a temporary name, renamed when complete):
+ * false with a reason in err. */
+bool junit_write_file(const char *path, const struct junit_suite *suite, char *err, size_t errlen);
 
 #endif
