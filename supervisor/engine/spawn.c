@@ -38,6 +38,13 @@ static const int always_traced[] = {
     /* Signals between threads: a thread blocked in mdat's model must see
      * the ones sent to it (they run; mdat only takes note). */
     SYS_kill, SYS_tkill, SYS_tgkill, SYS_rt_sigqueueinfo, SYS_rt_tgsigqueueinfo,
+#ifdef SYS_pidfd_send_signal
+    SYS_pidfd_send_signal,
+#else
+    424,
+#endif
+    /* ... none of which, nor ptrace, may reach mdat (exec_refuse.c). */
+    SYS_ptrace,
 #ifdef SYS_futex_waitv
     SYS_futex_waitv,
 #else

@@ -34,6 +34,7 @@ enum grade_verdict {
     VERDICT_EXIT_STATUS,    /* non-zero exit status, with --fail-on-exit */
     VERDICT_RACE,           /* a data race (with --races=fail, the default) */
     VERDICT_INVARIANT,      /* an --invariant became false */
+    VERDICT_SANDBOX,        /* the program tried to signal or ptrace mdat (refused) */
     VERDICT_BUILD_FAILED,
     VERDICT_MDAT_ERROR,     /* mdat could not grade it (or its grading process died) */
     VERDICT_COUNT

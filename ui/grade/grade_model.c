@@ -17,6 +17,7 @@ static const char *const VERDICT_NAMES[VERDICT_COUNT] = {
     [VERDICT_EXIT_STATUS] = "exit-status",
     [VERDICT_RACE] = "race",
     [VERDICT_INVARIANT] = "invariant",
+    [VERDICT_SANDBOX] = "sandbox-violation",
     [VERDICT_BUILD_FAILED] = "build-failed",
     [VERDICT_MDAT_ERROR] = "mdat-error",
 };
@@ -32,6 +33,7 @@ static const char *const VERDICT_TEXTS[VERDICT_COUNT] = {
     [VERDICT_EXIT_STATUS] = "exit status",
     [VERDICT_RACE] = "data race",
     [VERDICT_INVARIANT] = "invariant broken",
+    [VERDICT_SANDBOX] = "sandbox violation",
     [VERDICT_BUILD_FAILED] = "build failed",
     [VERDICT_MDAT_ERROR] = "mdat error",
 };
@@ -60,6 +62,7 @@ enum grade_verdict grade_verdict_of_failure(enum failure_kind kind)
     case FAIL_MISUSE: return VERDICT_MISUSE;
     case FAIL_RACE: return VERDICT_RACE;
     case FAIL_INVARIANT: return VERDICT_INVARIANT;
+    case FAIL_SANDBOX: return VERDICT_SANDBOX;
     case FAIL_KIND_COUNT: break;
     }
     return VERDICT_MDAT_ERROR;
