@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# End-to-end tests of what mdat run and replay refuse or bound: a program that
+# signals or ptraces mdat, children sharing the program's memory, descriptors
+# of mdat's environment, schedules as data, inputs of any size. One test per
+# invocation:
+#   safety.sh MDAT TARGET_DIR SOURCE_DIR TEST_NAME
+set -uo pipefail
+MDAT=$1 TARGETS=$2 SOURCES=$3 TEST=$4
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
+
+# expect_no_survivor PROG: no process runs PROG once mdat is done.
+expect_no_survivor() {
+    local left
+    left=$(pgrep -f -- "$1" || true)
+    [ -z "$left" ] || fail "processes of $1 outlived mdat: $left"
+}
+
+# expect_refused PROG ARGS...: mdat runs PROG to a sandbox-violation, the
+# program saw every call refused, mdat's replay says the same, nothing is left.
+expect_refused() {
+    local prog=$1
+    shift
+    run_mdat run -n 3 -s 1 -j 1 --timeout 5 -o out-dir "$TARGETS/$prog" "$@"
+    expect_status 1
+    expect_out "FAILURE sandbox-violation"
+    expect_out "was refused (EPERM)"
+    sched=$(first_sched)
+    [ -n "$sched" ] || { fail "no schedule saved"; return; }
+    grep -qE '^refused ([0-9]+) of \1$' "${sched%.sched}.stdout" ||
+        fail "the program did not see every call refused: $(cat "${sched%.sched}.stdout")"
+    "$MDAT" replay "$sched" </dev/null >"$WORK/replay.out" 2>&1
+    [ $? -eq 1 ] || fail "replay of $sched did not fail again"
+    grep -q "reproduced FAILURE sandbox-violation" "$WORK/replay.out" || fail "replay: $(cat "$WORK/replay.out")"
+    expect_no_survivor "$TARGETS/$prog"
+}
+
+case "$TEST" in
+refuse_signals)
+    expect_refused ancestor_killer
+    expect_out "T1: sending SIGSTOP to mdat was refused (EPERM) at ancestor_killer.c:"
+    # kill(-1) alone, and the ancestors alone (kill, tgkill, pidfd_send_signal).
+    rm -rf out-dir
+    expect_refused ancestor_killer everyone
+    expect_out "sending SIGKILL to every process it may signal was refused"
+    rm -rf out-dir
+    expect_refused ancestor_killer ancestors
+    expect_out "sending SIGKILL to mdat was refused"
+    run_mdat run -n 1 --json run.json -o out-dir "$TARGETS/ancestor_killer" parent
+    expect_json '"kind": "sandbox-violation"' run.json
+    ;;
+refuse_ptrace)
+    expect_refused ptrace_attacher
+    expect_out "ptrace(PTRACE_ATTACH) of mdat was refused (EPERM) at ptrace_attacher.c:"
+    ;;
+refuse_child)
+    # A forked child and the shell it execs: refused too; the child exits
+    # with the number of refusals it saw (2), the shell's kill fails.
+    run_mdat run -n 3 -s 1 --timeout 5 -o out-dir "$TARGETS/forked_killer"
+    expect_status 1
+    expect_out "FAILURE sandbox-violation"
+    expect_out "a child process (forked_killer): sending SIGSTOP to mdat was refused (EPERM)"
+    sched=$(first_sched)
+    grep -q "child exit 2" "${sched%.sched}.stdout" || fail "child: $(cat "${sched%.sched}.stdout")"
+    expect_no_survivor "$TARGETS/forked_killer"
+    ;;
+signals_inside)
+    # Signals among the program's own threads and children are untouched.
+    run_mdat run -n 20 -s 1 --fail-on-exit "$TARGETS/signals"
+    expect_status 0
+    run_mdat run -n 10 -s 1 --fail-on-exit "$TARGETS/fork_child"
+    expect_status 0
+    ;;
+vfork)
+    # vfork from user code, system() and posix_spawn: children that run in
+    # the program's memory until they exec.
+    run_mdat run -n 30 -s 1 --fail-on-exit --keep-going -o out-dir "$TARGETS/vfork_children"
+    expect_status 0
+    expect_out "no failure in 30 executions"
+    run_mdat run -n 1 -s 1 --trace "$TARGETS/vfork_children"
+    expect_status 0
+    expect_out "hi"
+    expect_out "spawned"
+    expect_out "counter = 3"
+    ;;
+fds)
+    # Run directly with a descriptor of the shell's open, the target sees it.
+    (exec 7</etc/hostname; "$TARGETS/fd_lister" >direct.out)
+    [ $? -eq 1 ] && grep -q " 7" direct.out || fail "fd_lister does not see an inherited descriptor: $(cat direct.out)"
+    exec 7</etc/hostname 8>"$WORK/eight"
+    run_mdat run -n 2 -s 1 --fail-on-exit -o out-dir "$TARGETS/fd_lister"
+    expect_status 0
+    run_mdat run -n 1 -s 1 --trace "$TARGETS/fd_lister"
+    expect_out "fds: 0 1 2"
+    exec 7<&- 8>&-
+    ;;
+*)
+    echo "unknown test $TEST"
+    exit 2
+    ;;
+esac
+finish
