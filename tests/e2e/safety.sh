@@ -94,6 +94,42 @@ fds)
     expect_out "fds: 0 1 2"
     exec 7<&- 8>&-
     ;;
+bad_schedules)
+    # Every malformed or hostile input ends with one line on stderr, exit 3,
+    # and nothing run: never "is empty", "truncated" or a hang.
+    run_mdat run -n 20 -s 1 -o out-dir "$TARGETS/deadlock_lock_order"
+    sched=$(first_sched)
+    [ -n "$sched" ] || { fail "no schedule to work from"; finish; }
+    expect_one_line_error() {   # FILE WORDS: mdat replay FILE says WORDS, on one line, exit 3
+        timeout 20 "$MDAT" replay "$1" </dev/null >"$WORK/out" 2>"$WORK/err"
+        status=$?
+        expect_status 3 replay "$1"
+        expect_err "$2"
+        [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "replay $1: not one line: $(cat "$WORK/err")"
+    }
+    expect_one_line_error /dev/zero "/dev/zero:1: a NUL byte: this is not a text file"
+    expect_one_line_error out-dir "out-dir is a directory: give one of the .sched files in it"
+    grep -v '^program ' "$sched" >noprogram.sched
+    expect_one_line_error noprogram.sched "noprogram.sched has no \"program\" line"
+    sed 's/^timeout .*/timeout inf/' "$sched" >inf.sched
+    expect_one_line_error inf.sched "timeout wants a finite number of seconds, not \"inf\""
+    sed 's/^choices \([0-9]*\)$/arg \\xZZ\nchoices \1/' "$sched" >escape.sched
+    expect_one_line_error escape.sched "a \\x escape wants two hex digits"
+    sed -E '/^choices/,/^end/ s/([0-9]+):t[0-9]+/\1:t4294967298/' "$sched" >wrap.sched
+    expect_one_line_error wrap.sched "the thread must be a number from 1 to 2147483647"
+    # A schedule that went through a CRLF editor replays as it is.
+    sed 's/$/\r/' "$sched" >crlf.sched
+    "$MDAT" replay crlf.sched </dev/null >"$WORK/out" 2>"$WORK/err"
+    status=$?
+    expect_status 1 replay crlf.sched
+    expect_out "reproduced FAILURE deadlock"
+    # mdat merge: the same bounds on its JSON.
+    timeout 20 "$MDAT" merge /dev/zero </dev/null >"$WORK/out" 2>"$WORK/err"
+    status=$?
+    expect_status 3 merge /dev/zero
+    expect_err "/dev/zero is not a JSON document mdat reads (a NUL byte: not a text file)"
+    [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "merge /dev/zero: not one line: $(cat "$WORK/err")"
+    ;;
 *)
     echo "unknown test $TEST"
     exit 2
