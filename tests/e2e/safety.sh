@@ -130,6 +130,28 @@ bad_schedules)
     expect_err "/dev/zero is not a JSON document mdat reads (a NUL byte: not a text file)"
     [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "merge /dev/zero: not one line: $(cat "$WORK/err")"
     ;;
+max_output)
+    # 8 MiB of output, kept to 1 MiB; the program's writes all succeed (its
+    # assertion says so), the report says the output was cut.
+    run_mdat run -n 1 -s 1 -o out-dir --max-output 1M "$TARGETS/endless_printer" 8192
+    expect_status 1
+    expect_out "FAILURE assertion"
+    expect_out "(the program's output was cut at 1048576 bytes: --max-output)"
+    sched=$(first_sched)
+    size=$(stat -c %s "${sched%.sched}.stdout")
+    [ "$size" -eq 1048576 ] || fail "the saved stdout has $size bytes, not 1048576"
+    # Under the default (64M) nothing is cut.
+    rm -rf out-dir
+    run_mdat run -n 1 -s 1 -o out-dir "$TARGETS/endless_printer" 8192
+    expect_status 1
+    grep -q "output was cut" "$WORK/out" && fail "8 MiB cut under the default 64M"
+    size=$(stat -c %s "$(first_sched | sed 's/\.sched$/.stdout/')")
+    # (the last stdio buffer dies with the abort: not quite 8 MiB)
+    [ "$size" -gt $((8000 * 1024)) ] || fail "the saved stdout has $size bytes, not about 8 MiB"
+    run_mdat run -n 1 --max-output 0 "$TARGETS/endless_printer" 1
+    expect_status 2
+    expect_err "--max-output wants a size"
+    ;;
 *)
     echo "unknown test $TEST"
     exit 2

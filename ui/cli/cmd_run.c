@@ -46,7 +46,7 @@ static void show_progress(void *ctx, uint64_t done, uint64_t total, uint64_t fai
 
 int cmd_run(int argc, char **argv)
 {
-    enum { OPT_KEEP_GOING = CLI_OPT_NEXT, OPT_JSON, OPT_TRACE, OPT_WATCH, OPT_FULL_TRACE, OPT_JUNIT };
+    enum { OPT_KEEP_GOING = CLI_OPT_NEXT, OPT_JSON, OPT_TRACE, OPT_WATCH, OPT_FULL_TRACE, OPT_JUNIT, OPT_MAX_OUTPUT };
     static const struct option longopts[] = {
         CLI_EXPLORE_OPTIONS,
         {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
@@ -56,6 +56,7 @@ int cmd_run(int argc, char **argv)
         {"watch", required_argument, NULL, OPT_WATCH},
         {"full-trace", no_argument, NULL, OPT_FULL_TRACE},
         {"junit", required_argument, NULL, OPT_JUNIT},
+        {"max-output", required_argument, NULL, OPT_MAX_OUTPUT},
         {"help", no_argument, NULL, 'h'},
         {0, 0, 0, 0},
     };
@@ -106,6 +107,10 @@ int cmd_run(int argc, char **argv)
             break;
         case OPT_JUNIT:
             junit_path = optarg;
+            break;
+        case OPT_MAX_OUTPUT:
+            if (!cli_parse_size(optarg, &opt.max_output) || opt.max_output == 0)
+                return cli_usage_error("run", "--max-output wants a size (64M, 1G), not \"%s\"", optarg);
             break;
         case 'h':
             print_run_usage(stdout);
