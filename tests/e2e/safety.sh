@@ -152,6 +152,19 @@ max_output)
     expect_status 2
     expect_err "--max-output wants a size"
     ;;
+not_started)
+    # A program that cannot start says why, not "exec: No such file" or
+    # "exited before exec".
+    run_mdat run -n 1 "$TARGETS/bad_interpreter"
+    expect_status 3
+    expect_err "its ELF interpreter /nonexistent/ld-linux-x86-64.so.2 does not exist"
+    mkdir -p subs/tiny
+    cp "$TARGETS/fd_lister" subs/tiny/prog
+    run_mdat grade -n 1 --max-memory 200K --exe prog -o grades subs/tiny
+    expect_status 0
+    grep -q "the memory limit (--max-memory 204800 bytes) is too small to load it" grades/report.csv ||
+        fail "grade --max-memory 200K: $(cat grades/report.csv)"
+    ;;
 *)
     echo "unknown test $TEST"
     exit 2
