@@ -36,5 +36,7 @@ void report_failure_files_text(FILE *out, const struct explore_failure *f)
     for (int i = 0; i < f->n_traces; i++)
         fprintf(out, "  %-10s%s\n", i == 0 ? "traces:" : "", f->traces[i].path);
     fprintf(out, "  output:   %s, %s\n", f->stdout_file, f->stderr_file);
-    fprintf(out, "  replay:   mdat replay %s\n", f->schedule_file);
+    /* A schedule's checker runs only when the user trusts it: one's own run. */
+    fprintf(out, "  replay:   mdat replay %s%s\n", f->result.kind == FAIL_CHECKER ? "--trust-check " : "",
+            f->schedule_file);
 }
