@@ -79,6 +79,9 @@ struct exec_result {
     enum incomplete_reason incomplete;  /* cut short while making progress (no failure) */
     int exit_status;
     int term_signal;
+    /* The captured output was cut at this many bytes (--max-output; set by
+     * the explore layer), 0 when whole. */
+    uint64_t output_cut_at;
     uint64_t steps;
     uint64_t ptrace_stops;
     struct choice_list choices;

@@ -129,6 +129,13 @@ struct execution {
     char assert_text[400];
     char assert_loc[160];
     char assert_fn[96];
+    /* Calls refused because they reached mdat (exec_refuse.c): how many,
+     * and the first one, reported as a sandbox-violation at the end. */
+    int n_refused;
+    int refused_thread;
+    char refused_text[300];
+    char refused_loc[160];
+    char refused_fn[96];
     bool describe;                  /* events are formatted: someone reads them */
     struct trace_event *event;      /* the event of the step being run, NULL unless described */
     uint64_t wait_seq;

@@ -70,7 +70,17 @@ enum run_outcome exec_run_thread(struct execution *ex, struct mthread *t);
  * the next operation). false when it is not such an operation. */
 bool exec_rmw_load_step(struct execution *ex, struct mthread *t);
 
+/* exec_refuse.c: calls that would reach mdat (signals, ptrace) */
+/* At a seccomp stop of tid (t: a thread of the program, with its regs
+ * read; NULL: a forked child's): when the call would signal or ptrace
+ * mdat, it is made to fail with EPERM, kept for the report, and true. */
+bool exec_refuse_call(struct execution *ex, struct mthread *t, pid_t tid);
+/* A run that refused some call and failed no other way is a sandbox-violation. */
+void exec_report_refused(struct execution *ex);
+
 /* exec_syscalls.c: calls that can wait or that make a process */
+/* The user's call that led to t's system call (0 when none is found). */
+uint64_t exec_syscall_caller(struct execution *ex, const struct mthread *t);
 /* t stopped at the seccomp stop of such a call (nr, args in its regs):
  * RUN_CONTINUE to let it run now (it cannot wait), RUN_NEXT_OP to make it
  * t's next visible operation, or another outcome on error. */
@@ -123,6 +133,8 @@ void exec_return_break_add(struct execution *ex, uint64_t addr);
 bool exec_return_break_hit(struct execution *ex, struct mthread *t, uint64_t at, bool returning);
 /* Writes the original bytes back into another address space (a forked child). */
 void exec_return_breaks_remove(struct execution *ex, int mem_fd);
+/* The byte under the return breakpoint at addr; false when there is none. */
+bool exec_return_break_orig(struct execution *ex, uint64_t addr, uint8_t *orig);
 
 /* virtual_clock.c: answers a call of the vDSO's clock functions (fn) and
  * returns from it to ret; false to let the real one run. */

@@ -22,6 +22,12 @@
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal 424
+#endif
+#ifndef CLONE_VM
+#define CLONE_VM 0x00000100
+#endif
 #ifndef CLONE_THREAD
 #define CLONE_THREAD 0x00010000
 #endif
@@ -218,10 +224,16 @@ static enum run_outcome on_syscall(struct execution *ex, struct mthread *t)
     case SYS_tgkill:
     case SYS_rt_sigqueueinfo:
     case SYS_rt_tgsigqueueinfo:
+    case SYS_pidfd_send_signal:
+        if (exec_refuse_call(ex, t, t->tid))
+            return RUNS_ON;
         /* The kernel sends it; blocked threads are looked at before the
          * next step (exec_interrupt_signalled_waits). */
         ex->signal_sent = true;
         ex->signals_seen = true;
+        return RUNS_ON;
+    case SYS_ptrace:
+        exec_refuse_call(ex, t, t->tid);
         return RUNS_ON;
     case SYS_exit_group:
         /* The process would end here, taking every thread with it: that is
@@ -256,6 +268,8 @@ static void tell_created(struct execution *ex, int parent, int child)
     }
 }
 
+static void new_process(struct execution *ex, pid_t child, bool shares_memory);
+
 /* A clone of t: a new thread of the program (scheduled from its first
  * step), or a new process (runs free, see new_process). */
 static enum run_outcome on_clone(struct execution *ex, struct mthread *t, pid_t child)
@@ -275,7 +289,7 @@ static enum run_outcome on_clone(struct execution *ex, struct mthread *t, pid_t 
         tls = t->regs.r8;
     }
     if (!(flags & CLONE_THREAD)) {
-        exec_add_passive(ex, child);
+        new_process(ex, child, flags & CLONE_VM);
         return RUNS_ON;
     }
     int parent = t->id;
@@ -306,7 +320,8 @@ static enum run_outcome on_clone(struct execution *ex, struct mthread *t, pid_t 
 }
 
 /* A forked child runs free, without mdat's breakpoints (a vfork child
- * shares our memory until it execs or exits, so its bytes are ours). */
+ * shares our memory until it execs or exits, so its bytes are ours: it
+ * steps over the int3s it meets, exec_threads.c). */
 static void new_process(struct execution *ex, pid_t child, bool shares_memory)
 {
     if (!shares_memory) {

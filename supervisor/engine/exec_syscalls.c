@@ -40,7 +40,7 @@ static enum io_readiness readiness(struct execution *ex, const struct mthread *t
 /* The user's call that led to this system call: libc's wrappers keep
  * little on the stack, so the first return address into user code above
  * rsp is it (the call instruction just before). */
-static uint64_t user_caller(struct execution *ex, const struct mthread *t)
+uint64_t exec_syscall_caller(struct execution *ex, const struct mthread *t)
 {
     uint64_t words[64];
     if (!tracee_read(ex->mem_fd, t->regs.rsp, words, sizeof words))
@@ -74,7 +74,7 @@ enum run_outcome exec_syscall_stop(struct execution *ex, struct mthread *t)
         return RUN_CONTINUE;
     t->op = OP_SYSCALL;
     t->stop = STOP_PLAIN;
-    t->sys_caller = user_caller(ex, t);
+    t->sys_caller = exec_syscall_caller(ex, t);
     if (t->sys_caller)
         t->last_user_pc = t->sys_caller;
     return RUN_NEXT_OP;

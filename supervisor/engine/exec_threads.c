@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static void *grow_array(void *array, size_t *cap, size_t elem, size_t first)
 {
@@ -137,6 +139,51 @@ void exec_add_passive(struct execution *ex, pid_t tid)
         passive_stop(ex, &early);
 }
 
+/* A child that shares the program's memory (vfork, clone with CLONE_VM:
+ * posix_spawn, system) runs through mdat's int3s until it execs: the one it
+ * stopped at is stepped over with the original byte, as the program itself
+ * would run it. Nothing else of the program runs meanwhile (its vforking
+ * thread waits in the kernel, the others in ptrace stops), so lifting the
+ * int3 for one instruction is seen by no one else. false when the stop is
+ * not at one of mdat's breakpoints (the child is then left as it was). */
+static bool step_shared_child(struct execution *ex, pid_t tid)
+{
+    struct user_regs_struct regs;
+    if (!tracee_get_regs(tid, &regs))
+        return false;
+    uint64_t at = regs.rip - 1;
+    uint8_t orig, now;
+    struct breakpoint_hit hit;
+    if (code_map_lookup(ex->cfg->code, at, &hit))
+        orig = hit.orig;
+    else if (!exec_return_break_orig(ex, at, &orig))
+        return false;
+    if (!tracee_read_as_program(tid, at, &now, 1) || now != 0xcc)
+        return false;   /* a forked child's own copy, unplanted: not ours */
+    int mem = tracee_open_mem(tid);
+    if (mem < 0)
+        return false;
+    static const uint8_t int3 = 0xcc;
+    regs.rip = at;
+    bool stepped = tracee_set_regs(tid, &regs) && tracee_write(mem, at, &orig, 1) && tracee_step(tid, 0);
+    int status = 0;
+    pid_t got = -1;
+    if (stepped)
+        do
+            got = waitpid(tid, &status, __WALL);
+        while (got < 0 && errno == EINTR);
+    tracee_write(mem, at, &int3, 1);
+    close(mem);
+    if (got != tid)
+        return true;
+    struct tracee_event next = {tid, status};
+    if (WIFSTOPPED(status) && WSTOPSIG(status) == SIGTRAP && stop_event(status) == 0)
+        tracee_cont(tid, 0);    /* past the instruction */
+    else
+        passive_stop(ex, &next);
+    return true;
+}
+
 /* Handles a stop of a thread that belongs to a forked child: it runs free. */
 static void passive_stop(struct execution *ex, const struct tracee_event *ev)
 {
@@ -150,6 +197,10 @@ static void passive_stop(struct execution *ex, const struct tracee_event *ev)
         unsigned long child = 0;
         ptrace(PTRACE_GETEVENTMSG, ev->tid, 0, &child);
         exec_add_passive(ex, (pid_t)child);
+    } else if (event == PTRACE_EVENT_SECCOMP) {
+        exec_refuse_call(ex, NULL, ev->tid);
+    } else if (event == 0 && sig == SIGTRAP && step_shared_child(ex, ev->tid)) {
+        return;
     } else if (event == 0 && sig != SIGTRAP) {
         deliver = sig;
     }

@@ -639,6 +639,8 @@ bool execution_run(const struct exec_config *cfg, struct exec_result *res)
     }
     res->steps = ex.steps;
     note_exit(&ex, ok);
+    if (ok)
+        exec_report_refused(&ex);
     if (ok && ex.leader_gone && !ex.killed && res->kind == FAIL_NONE && code_map_before_entry(cfg->code)) {
         /* The dynamic loader gave up (a missing library, a bad ELF
          * interpreter): the program never ran, which is no verdict at all. */

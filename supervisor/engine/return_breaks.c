@@ -61,6 +61,14 @@ bool exec_return_break_hit(struct execution *ex, struct mthread *t, uint64_t at,
     return true;
 }
 
+bool exec_return_break_orig(struct execution *ex, uint64_t addr, uint8_t *orig)
+{
+    const struct return_bp *bp = find(ex, addr);
+    if (bp)
+        *orig = bp->orig;
+    return bp != NULL;
+}
+
 void exec_return_breaks_remove(struct execution *ex, int mem_fd)
 {
     for (size_t i = 0; i < ex->n_ret_bps; i++)

@@ -3,8 +3,10 @@
 #include "supervisor/engine/proc_maps.h"
 #include "supervisor/engine/tracee.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <linux/audit.h>
 #include <linux/close_range.h>
 #include <linux/filter.h>
@@ -38,6 +40,13 @@ static const int always_traced[] = {
     /* Signals between threads: a thread blocked in mdat's model must see
      * the ones sent to it (they run; mdat only takes note). */
     SYS_kill, SYS_tkill, SYS_tgkill, SYS_rt_sigqueueinfo, SYS_rt_tgsigqueueinfo,
+#ifdef SYS_pidfd_send_signal
+    SYS_pidfd_send_signal,
+#else
+    424,
+#endif
+    /* ... none of which, nor ptrace, may reach mdat (exec_refuse.c). */
+    SYS_ptrace,
 #ifdef SYS_futex_waitv
     SYS_futex_waitv,
 #else
@@ -176,10 +185,76 @@ static void child_fail(int report_fd, const char *what)
     _exit(127);
 }
 
+/* The ELF interpreter (PT_INTERP) path names, into buf; false when it has none. */
+static bool elf_interpreter(const char *path, char *buf, size_t len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    Elf64_Ehdr eh;
+    bool found = false;
+    if (pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
+        eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_phentsize == sizeof(Elf64_Phdr)) {
+        for (int i = 0; i < eh.e_phnum && i < 256 && !found; i++) {
+            Elf64_Phdr ph;
+            if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + (uint64_t)i * sizeof ph)) != (ssize_t)sizeof ph)
+                break;
+            if (ph.p_type != PT_INTERP || ph.p_filesz == 0 || ph.p_filesz >= len)
+                continue;
+            ssize_t n = pread(fd, buf, ph.p_filesz, (off_t)ph.p_offset);
+            if (n > 0) {
+                buf[n] = '\0';
+                found = buf[0] != '\0';
+            }
+        }
+    }
+    close(fd);
+    return found;
+}
+
+/* exec failed with ENOENT though the program is there: the kernel could
+ * not find its ELF interpreter, which is what to say. */
+static void child_exec_fail(int report_fd, const char *path)
+{
+    char interp[256], msg[400];
+    int saved = errno;
+    if (saved == ENOENT && access(path, F_OK) == 0 && elf_interpreter(path, interp, sizeof interp) &&
+        access(interp, F_OK) != 0) {
+        int n = snprintf(msg, sizeof msg, "its ELF interpreter %s does not exist (built for another system, or "
+                         "its loader is not installed)", interp);
+        if (write(report_fd, msg, (size_t)n) < 0) {
+            /* nothing left to tell anyone */
+        }
+        _exit(127);
+    }
+    errno = saved;
+    child_fail(report_fd, "exec");
+}
+
 static void redirect(int from, int to)
 {
     if (from >= 0 && from != to)
         dup2(from, to);
+}
+
+/* The child ended past exec's point of no return without a word: the
+ * kernel could not finish loading the program, most often for lack of
+ * memory under an address-space limit. */
+static void describe_lost_exec(int status, char *msg, size_t len)
+{
+    const struct spawn_limits *l = &limits_in_force;
+    char how[64];
+    if (WIFSIGNALED(status))
+        snprintf(how, sizeof how, "it was killed by %s%s while the kernel loaded it",
+                 sigabbrev_np(WTERMSIG(status)) ? "SIG" : "signal ",
+                 sigabbrev_np(WTERMSIG(status)) ? sigabbrev_np(WTERMSIG(status)) : "?");
+    else
+        snprintf(how, sizeof how, "it exited with status %d while the kernel loaded it", WEXITSTATUS(status));
+    if (l->address_space)
+        snprintf(msg, len, "%s: the memory limit (--max-memory %" PRIu64 " bytes) is too small to load it", how,
+                 l->address_space);
+    else
+        snprintf(msg, len, "%s", how);
 }
 
 pid_t spawn_traced(const struct spawn_request *req, char *err, size_t errlen)
@@ -230,7 +305,7 @@ pid_t spawn_traced(const struct spawn_request *req, char *err, size_t errlen)
         if (install_seccomp_filter() != 0)
             child_fail(report[1], "seccomp");
         execv(req->path, req->argv);
-        child_fail(report[1], "exec");
+        child_exec_fail(report[1], req->path);
     }
     close(go[0]);
     close(report[1]);
@@ -261,10 +336,12 @@ pid_t spawn_traced(const struct spawn_request *req, char *err, size_t errlen)
             return pid;
         }
         if (WIFEXITED(status) || WIFSIGNALED(status)) {
-            char msg[256] = "";
+            char msg[400] = "";
             ssize_t n = read(report[0], msg, sizeof msg - 1);
             msg[n > 0 ? n : 0] = '\0';
-            snprintf(err, errlen, "could not start the program: %s", n > 0 ? msg : "it exited before exec");
+            if (n <= 0)
+                describe_lost_exec(status, msg, sizeof msg);
+            snprintf(err, errlen, "could not start the program: %s", msg);
             close(report[0]);
             return -1;
         }

@@ -99,12 +99,35 @@ void tracee_block_sigchld(void)
     sigprocmask(SIG_BLOCK, &set, NULL);
 }
 
+static void (*wait_hook)(void *);
+static void *wait_hook_ctx;
+static uint64_t wait_hook_last_ns;
+
+void tracee_set_wait_hook(void (*hook)(void *ctx), void *ctx)
+{
+    wait_hook = hook;
+    wait_hook_ctx = ctx;
+    wait_hook_last_ns = monotonic_ns();
+}
+
+static void maybe_call_hook(void)
+{
+    if (!wait_hook)
+        return;
+    uint64_t now = monotonic_ns();
+    if (now - wait_hook_last_ns >= TRACEE_HOOK_PERIOD_NS) {
+        wait_hook_last_ns = now;
+        wait_hook(wait_hook_ctx);
+    }
+}
+
 int tracee_wait_any(struct tracee_event *ev, uint64_t deadline_ns)
 {
     sigset_t chld;
     sigemptyset(&chld);
     sigaddset(&chld, SIGCHLD);
     for (;;) {
+        maybe_call_hook();
         int status;
         pid_t tid = waitpid(-1, &status, __WALL | WNOHANG);
         if (tid > 0) {
@@ -119,17 +142,19 @@ int tracee_wait_any(struct tracee_event *ev, uint64_t deadline_ns)
         }
         /* Nothing yet: sleep until a SIGCHLD or the deadline. A SIGCHLD that
          * arrived between waitpid and here stays pending, so none is lost. */
-        if (deadline_ns == 0) {
+        if (deadline_ns == 0 && !wait_hook) {
             int sig;
             sigwait(&chld, &sig);
             continue;
         }
         uint64_t now = monotonic_ns();
-        if (now >= deadline_ns)
+        if (deadline_ns && now >= deadline_ns)
             return 0;
-        uint64_t left = deadline_ns - now;
+        uint64_t left = deadline_ns ? deadline_ns - now : TRACEE_HOOK_PERIOD_NS;
+        if (wait_hook && left > TRACEE_HOOK_PERIOD_NS)
+            left = TRACEE_HOOK_PERIOD_NS;   /* wake up to call it */
         struct timespec ts = {(time_t)(left / 1000000000u), (long)(left % 1000000000u)};
-        if (sigtimedwait(&chld, NULL, &ts) < 0 && errno == EAGAIN && monotonic_ns() >= deadline_ns)
+        if (sigtimedwait(&chld, NULL, &ts) < 0 && errno == EAGAIN && deadline_ns && monotonic_ns() >= deadline_ns)
             return 0;
     }
 }

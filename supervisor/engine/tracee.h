@@ -40,6 +40,11 @@ struct tracee_event {
  * no child left. SIGCHLD must be blocked in the caller (tracee_block_sigchld). */
 int tracee_wait_any(struct tracee_event *ev, uint64_t deadline_ns);
 void tracee_block_sigchld(void);
+/* hook(ctx) is called about every TRACEE_HOOK_PERIOD_NS while mdat waits
+ * for tracees, however long the wait (NULL: none): what must be looked at
+ * while the program runs on its own (the size of its captured output). */
+#define TRACEE_HOOK_PERIOD_NS 50000000u
+void tracee_set_wait_hook(void (*hook)(void *ctx), void *ctx);
 uint64_t monotonic_ns(void);
 
 #endif

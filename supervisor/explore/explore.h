@@ -57,6 +57,7 @@ struct explore_options {
     uint64_t max_steps;         /* 0: none; reached: the execution is incomplete (or a livelock) */
     double timeout_sec;         /* one step longer than this is a hang */
     double time_limit_sec;      /* one execution longer than this is incomplete; 0: none */
+    uint64_t max_output;        /* bytes kept of each captured stdout and stderr; 0: OUTPUT_CAP_DEFAULT */
     /* What every execution reads on its standard input (NULL: /dev/null). */
     const struct program_input *input;
     const char *check_cmd;      /* NULL: none */

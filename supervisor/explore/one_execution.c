@@ -2,6 +2,7 @@
  * one_execution.h), and the --check checker. */
 #include "supervisor/explore/one_execution.h"
 #include "supervisor/engine/exec_template.h"
+#include "supervisor/explore/output_cap.h"
 #include "supervisor/explore/rng.h"
 #include "supervisor/model/source_model.h"
 
@@ -183,7 +184,13 @@ bool run_one(struct program *prog, const struct explore_options *opt, struct str
         strat->ops->set_index(strat, index);
     if (trace)
         trace_tee_open(trace);
-    bool ok = execution_run(&cfg, res) && judge_output(opt, io, res);
+    struct output_cap cap;
+    output_cap_begin(&cap, io->out_fd, io->err_fd, opt->max_output);
+    bool ok = execution_run(&cfg, res);
+    output_cap_end(&cap);
+    if (cap.cut)
+        res->output_cut_at = cap.limit;
+    ok = ok && judge_output(opt, io, res);
     if (res->not_started)
         append_first_line(io->err_fd, res->error_message, sizeof res->error_message);
     if (trace) {

@@ -35,12 +35,15 @@
  * Lines starting with '#' are comments. */
 #include "supervisor/explore/schedule.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void schedule_init(struct schedule *s)
 {
@@ -151,6 +154,9 @@ static void write_escaped(FILE *f, const char *s)
     }
 }
 
+/* Reads what write_escaped wrote: \\, \n and \xHH (any byte but NUL,
+ * which would end the string early); any other backslash is kept as it is
+ * (files written by hand). NULL for a \x without two hex digits or \x00. */
 static char *unescape(const char *s)
 {
     char *out = malloc(strlen(s) + 1), *o = out;
@@ -163,9 +169,18 @@ static char *unescape(const char *s)
         } else if (s[0] == '\\' && s[1] == 'n') {
             *o++ = '\n';
             s += 2;
-        } else if (s[0] == '\\' && s[1] == 'x' && s[2] && s[3]) {
+        } else if (s[0] == '\\' && s[1] == 'x') {
+            if (!isxdigit((unsigned char)s[2]) || !isxdigit((unsigned char)s[3])) {
+                free(out);
+                return NULL;
+            }
             char hex[3] = {s[2], s[3], 0};
-            *o++ = (char)strtoul(hex, NULL, 16);
+            unsigned long byte = strtoul(hex, NULL, 16);
+            if (byte == 0) {
+                free(out);
+                return NULL;
+            }
+            *o++ = (char)byte;
             s += 4;
         } else {
             *o++ = *s++;
@@ -255,28 +270,75 @@ bool schedule_write(const struct schedule *s, const char *path, char *err, size_
     return true;
 }
 
-static bool parse_choices(const char *line, struct schedule *s)
+/* An unsigned decimal, all of text, at most max. */
+static bool parse_u64(const char *text, uint64_t max, uint64_t *out)
+{
+    if (!isdigit((unsigned char)text[0]))
+        return false;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno == ERANGE || *end != '\0' || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* A finite number of seconds, not negative, all of text. */
+static bool parse_seconds(const char *text, double *out)
+{
+    if (!isdigit((unsigned char)text[0]) && text[0] != '.')
+        return false;
+    errno = 0;
+    char *end;
+    double v = strtod(text, &end);
+    if (errno == ERANGE || *end != '\0' || !isfinite(v) || v < 0)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* One line of choices: "STEP:tT STEP:wT STEP:fT ...", T from 1 to INT_MAX.
+ * false with why set when a choice is malformed. */
+static bool parse_choices(const char *line, struct schedule *s, char *why, size_t whylen)
 {
     const char *p = line;
     while (*p) {
         while (*p == ' ' || *p == '\t')
             p++;
-        if (!*p || *p == '\n')
+        if (!*p)
             break;
-        char *end;
-        uint64_t step = strtoull(p, &end, 10);
-        if (end == p || *end != ':' || (end[1] != CHOICE_THREAD && end[1] != CHOICE_WAKE && end[1] != CHOICE_FLUSH))
+        const char *word = p;
+        size_t n = strcspn(p, " \t");
+        p += n;
+        char buf[48];
+        if (n >= sizeof buf) {
+            snprintf(why, whylen, "malformed choice \"%.20s...\": too long", word);
             return false;
-        char kind = end[1];
-        p = end + 2;
-        long thread = strtol(p, &end, 10);
-        if (end == p || thread <= 0)
+        }
+        memcpy(buf, word, n);
+        buf[n] = '\0';
+        char *colon = strchr(buf, ':');
+        uint64_t step, thread;
+        if (!colon || (colon[1] != CHOICE_THREAD && colon[1] != CHOICE_WAKE && colon[1] != CHOICE_FLUSH)) {
+            snprintf(why, whylen, "malformed choice \"%s\" (STEP:tT, STEP:wT or STEP:fT)", buf);
             return false;
+        }
+        char kind = colon[1];
+        *colon = '\0';
+        if (!parse_u64(buf, UINT64_MAX, &step)) {
+            snprintf(why, whylen, "malformed choice: step \"%s\" is not an unsigned number", buf);
+            return false;
+        }
+        if (!parse_u64(colon + 2, INT_MAX, &thread) || thread == 0) {
+            snprintf(why, whylen, "malformed choice %s:%c%s: the thread must be a number from 1 to %d", buf, kind,
+                     colon + 2, INT_MAX);
+            return false;
+        }
         if (kind == CHOICE_FLUSH)
             choice_list_add(&s->choices, step, CHOICE_THREAD, -(int)thread);
         else
             choice_list_add(&s->choices, step, kind, (int)thread);
-        p = end;
     }
     return true;
 }
@@ -306,151 +368,291 @@ static void resolve_beside(char **file, const char *schedule_path)
         abort();
 }
 
-bool schedule_read(const char *path, struct schedule *s, char *err, size_t errlen)
+/* The longest line a schedule may have (choices come twelve to a line;
+ * a program's argument or a checker command are the long ones). */
+enum { SCHEDULE_MAX_LINE = 1 << 20 };
+
+/* Reads one line (without its "\n" or "\r\n") into *buf. 1: a line, 0: the
+ * end of the file, -1: why says what is wrong (a NUL byte: not text; a
+ * line beyond SCHEDULE_MAX_LINE; more than SCHEDULE_MAX_FILE bytes in all,
+ * counted in *total: a pipe that never ends). */
+static int read_line(FILE *f, char **buf, size_t *cap, size_t *total, char *why, size_t whylen)
+{
+    size_t len = 0;
+    int c;
+    while ((c = getc(f)) != EOF && c != '\n') {
+        if (++*total > SCHEDULE_MAX_FILE) {
+            snprintf(why, whylen, "more than %d MiB, more than a schedule file may be", SCHEDULE_MAX_FILE >> 20);
+            return -1;
+        }
+        if (c == '\0') {
+            snprintf(why, whylen, "a NUL byte: this is not a text file");
+            return -1;
+        }
+        if (len + 2 > *cap) {
+            if (*cap >= SCHEDULE_MAX_LINE) {
+                snprintf(why, whylen, "a line longer than %d bytes", SCHEDULE_MAX_LINE);
+                return -1;
+            }
+            *cap = *cap ? *cap * 2 : 256;
+            *buf = realloc(*buf, *cap);
+            if (!*buf)
+                abort();
+        }
+        (*buf)[len++] = (char)c;
+    }
+    if (c == EOF && len == 0)
+        return 0;
+    if (len > 0 && (*buf)[len - 1] == '\r')
+        len--;  /* a file that went through an editor using CRLF */
+    if (!*buf) {
+        *buf = malloc(1);
+        if (!*buf)
+            abort();
+        *cap = 1;
+    }
+    (*buf)[len] = '\0';
+    return 1;
+}
+
+/* An escaped value into *dst (freed first); false when malformed. */
+static bool set_escaped(char **dst, const char *value, char *why, size_t whylen)
+{
+    char *v = unescape(value);
+    if (!v) {
+        snprintf(why, whylen, "a \\x escape wants two hex digits, not 00");
+        return false;
+    }
+    free(*dst);
+    *dst = v;
+    return true;
+}
+
+static bool is_sha256(const char *text)
+{
+    if (strlen(text) != 64)
+        return false;
+    for (const char *p = text; *p; p++)
+        if (!isxdigit((unsigned char)*p))
+            return false;
+    return true;
+}
+
+static bool want_number(const char *key, const char *value, uint64_t max, uint64_t *out, char *why, size_t whylen)
+{
+    if (parse_u64(value, max, out))
+        return true;
+    if (max == UINT64_MAX)
+        snprintf(why, whylen, "%s wants an unsigned number, not \"%.40s\"", key, value);
+    else
+        snprintf(why, whylen, "%s wants a number from 0 to %" PRIu64 ", not \"%.40s\"", key, max, value);
+    return false;
+}
+
+/* One "KEY VALUE" line of the header. false with why set. */
+static bool parse_key(const char *line, const char *value, struct schedule *s, uint64_t *expected_choices,
+                      char *why, size_t whylen)
+{
+#define KEY(name) (strncmp(line, name " ", sizeof name) == 0)
+#define NUMBER(field, max, what)                                     \
+    do {                                                             \
+        uint64_t v_;                                                 \
+        if (!want_number(what, value, (max), &v_, why, whylen))      \
+            return false;                                            \
+        field = v_;                                                  \
+    } while (0)
+    if (KEY("mdat-version"))
+        snprintf(s->mdat_version, sizeof s->mdat_version, "%s", value);
+    else if (KEY("program"))
+        return set_escaped(&s->program, value, why, whylen);
+    else if (KEY("arg") || strcmp(line, "arg") == 0) {
+        char *arg = NULL;
+        if (!set_escaped(&arg, value, why, whylen))
+            return false;
+        s->args = realloc(s->args, ((size_t)s->n_args + 2) * sizeof *s->args);
+        if (!s->args)
+            abort();
+        s->args[s->n_args++] = arg;
+        s->args[s->n_args] = NULL;
+    } else if (KEY("sha256") || strcmp(line, "sha256") == 0)
+        snprintf(s->sha256, sizeof s->sha256, "%s", value);   /* compared, never trusted */
+    else if (KEY("strategy"))
+        snprintf(s->strategy, sizeof s->strategy, "%s", value);
+    else if (KEY("depth"))
+        NUMBER(s->depth, INT_MAX, "depth");
+    else if (KEY("seed"))
+        NUMBER(s->seed, UINT64_MAX, "seed");
+    else if (KEY("execution"))
+        NUMBER(s->execution, UINT64_MAX, "execution");
+    else if (KEY("steps"))
+        NUMBER(s->steps, UINT64_MAX, "steps");
+    else if (KEY("failure"))
+        snprintf(s->failure, sizeof s->failure, "%s", value);
+    else if (KEY("preemptions"))
+        NUMBER(s->preemptions, UINT64_MAX, "preemptions");
+    else if (KEY("shrunk-from")) {
+        char steps[32];
+        const char *space = strchr(value, ' ');
+        size_t n = space ? (size_t)(space - value) : 0;
+        if (!space || n >= sizeof steps) {
+            snprintf(why, whylen, "shrunk-from wants two unsigned numbers (steps, preemptions), not \"%.40s\"", value);
+            return false;
+        }
+        memcpy(steps, value, n);
+        steps[n] = '\0';
+        if (!want_number("shrunk-from", steps, UINT64_MAX, &s->shrunk_from_steps, why, whylen) ||
+            !want_number("shrunk-from", space + 1, UINT64_MAX, &s->shrunk_from_preemptions, why, whylen))
+            return false;
+    } else if (KEY("max-steps"))
+        NUMBER(s->max_steps, UINT64_MAX, "max-steps");
+    else if (KEY("timeout") || KEY("time-limit")) {
+        double *field = KEY("timeout") ? &s->timeout_sec : &s->time_limit_sec;
+        if (!parse_seconds(value, field)) {
+            snprintf(why, whylen, "%s wants a finite number of seconds, not \"%.40s\"",
+                     field == &s->timeout_sec ? "timeout" : "time-limit", value);
+            return false;
+        }
+    } else if (KEY("stdin")) {
+        char *space = strrchr(value, ' ');
+        if (!space || !is_sha256(space + 1)) {
+            snprintf(why, whylen, "stdin wants a file and its SHA-256");
+            return false;
+        }
+        snprintf(s->stdin_sha256, sizeof s->stdin_sha256, "%s", space + 1);
+        char name[SCHEDULE_MAX_LINE > 4096 ? 4096 : SCHEDULE_MAX_LINE];
+        snprintf(name, sizeof name, "%.*s", (int)(space - value), value);
+        return set_escaped(&s->stdin_file, name, why, whylen);
+    } else if (KEY("fail-on-exit")) {
+        if (strcmp(value, "0") != 0 && strcmp(value, "1") != 0) {
+            snprintf(why, whylen, "fail-on-exit wants 0 or 1");
+            return false;
+        }
+        s->fail_on_exit = value[0] == '1';
+    } else if (KEY("memory-model")) {
+        if (strcmp(value, "tso") != 0 && strcmp(value, "sc") != 0) {
+            snprintf(why, whylen, "memory-model wants sc or tso");
+            return false;
+        }
+        s->tso = strcmp(value, "tso") == 0;
+    } else if (KEY("preempt")) {
+        if (!preempt_mode_from_name(value, &s->preempt)) {
+            snprintf(why, whylen, "preempt wants all, sync or races");
+            return false;
+        }
+    } else if (KEY("races")) {
+        if (!race_mode_from_name(value, &s->races)) {
+            snprintf(why, whylen, "races wants fail, warn or off");
+            return false;
+        }
+    } else if (KEY("invariant")) {
+        char *expr = NULL;
+        if (!set_escaped(&expr, value, why, whylen))
+            return false;
+        add_invariant(s, expr);
+    } else if (KEY("check"))
+        return set_escaped(&s->check_cmd, value, why, whylen);
+    else if (KEY("limit-cpu"))
+        NUMBER(s->limits.cpu_sec, UINT64_MAX, "limit-cpu");
+    else if (KEY("limit-memory"))
+        NUMBER(s->limits.address_space, UINT64_MAX, "limit-memory");
+    else if (KEY("limit-procs"))
+        NUMBER(s->limits.nproc, UINT64_MAX, "limit-procs");
+    else if (KEY("limit-file-size"))
+        NUMBER(s->limits.file_size, UINT64_MAX, "limit-file-size");
+    else if (KEY("choices"))
+        NUMBER(*expected_choices, UINT64_MAX, "choices");
+    else {
+        snprintf(why, whylen, "unknown line \"%.40s\"", line);
+        return false;
+    }
+    return true;
+#undef NUMBER
+#undef KEY
+}
+
+bool schedule_read_stream(FILE *f, const char *name, struct schedule *s, char *err, size_t errlen)
 {
     schedule_init(s);
     s->mdat_version[0] = '\0';
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
-        return false;
-    }
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t len;
-    int lineno = 0;
+    char *line = NULL, why[200] = "";
+    size_t cap = 0, total = 0;
+    int lineno = 0, r = 0;
     bool header_seen = false, in_choices = false, ended = false, ok = true;
-    size_t expected_choices = 0;
-    while (ok && !ended && (len = getline(&line, &cap, f)) >= 0) {
+    uint64_t expected_choices = 0;
+    while (ok && !ended && (r = read_line(f, &line, &cap, &total, why, sizeof why)) > 0) {
         lineno++;
-        if (len > 0 && line[len - 1] == '\n')
-            line[--len] = '\0';
         if (line[0] == '#' || line[0] == '\0')
             continue;
         if (!header_seen) {
+            header_seen = true;
             if (strcmp(line, "mdat-schedule 1") != 0) {
-                snprintf(err, errlen, "%s is not an mdat schedule file", path);
+                snprintf(why, sizeof why, "%s", strncmp(line, "mdat-schedule ", 14) == 0
+                         ? "not an mdat schedule file this mdat reads (it reads format \"mdat-schedule 1\")"
+                         : "not an mdat schedule file (its first line is not \"mdat-schedule 1\")");
                 ok = false;
             }
-            header_seen = true;
-            continue;
-        }
-        if (in_choices) {
+        } else if (in_choices) {
             if (strcmp(line, "end") == 0)
                 ended = true;
-            else if (!parse_choices(line, s)) {
-                snprintf(err, errlen, "%s:%d: malformed choice list", path, lineno);
-                ok = false;
-            }
-            continue;
-        }
-        char *value = strchr(line, ' ');
-        value = value ? value + 1 : line + len;
-        if (strncmp(line, "mdat-version ", 13) == 0)
-            snprintf(s->mdat_version, sizeof s->mdat_version, "%s", value);
-        else if (strncmp(line, "program ", 8) == 0) {
-            free(s->program);
-            s->program = unescape(value);
-        } else if (strncmp(line, "arg ", 4) == 0 || strcmp(line, "arg") == 0) {
-            s->args = realloc(s->args, ((size_t)s->n_args + 2) * sizeof *s->args);
-            s->args[s->n_args++] = unescape(value);
-            s->args[s->n_args] = NULL;
-        } else if (strncmp(line, "sha256 ", 7) == 0)
-            snprintf(s->sha256, sizeof s->sha256, "%s", value);
-        else if (strncmp(line, "strategy ", 9) == 0)
-            snprintf(s->strategy, sizeof s->strategy, "%s", value);
-        else if (strncmp(line, "depth ", 6) == 0)
-            s->depth = atoi(value);
-        else if (strncmp(line, "seed ", 5) == 0)
-            s->seed = strtoull(value, NULL, 10);
-        else if (strncmp(line, "execution ", 10) == 0)
-            s->execution = strtoull(value, NULL, 10);
-        else if (strncmp(line, "steps ", 6) == 0)
-            s->steps = strtoull(value, NULL, 10);
-        else if (strncmp(line, "failure ", 8) == 0)
-            snprintf(s->failure, sizeof s->failure, "%s", value);
-        else if (strncmp(line, "preemptions ", 12) == 0)
-            s->preemptions = strtoull(value, NULL, 10);
-        else if (strncmp(line, "shrunk-from ", 12) == 0) {
-            char *rest;
-            s->shrunk_from_steps = strtoull(value, &rest, 10);
-            s->shrunk_from_preemptions = strtoull(rest, NULL, 10);
-        } else if (strncmp(line, "max-steps ", 10) == 0)
-            s->max_steps = strtoull(value, NULL, 10);
-        else if (strncmp(line, "timeout ", 8) == 0)
-            s->timeout_sec = strtod(value, NULL);
-        else if (strncmp(line, "time-limit ", 11) == 0)
-            s->time_limit_sec = strtod(value, NULL);
-        else if (strncmp(line, "stdin ", 6) == 0) {
-            char *space = strrchr(value, ' ');
-            if (!space || strlen(space + 1) != 64) {
-                snprintf(err, errlen, "%s:%d: stdin wants a file and its SHA-256", path, lineno);
-                ok = false;
-                continue;
-            }
-            *space = '\0';
-            snprintf(s->stdin_sha256, sizeof s->stdin_sha256, "%s", space + 1);
-            free(s->stdin_file);
-            s->stdin_file = unescape(value);
-        } else if (strncmp(line, "fail-on-exit ", 13) == 0)
-            s->fail_on_exit = atoi(value) != 0;
-        else if (strncmp(line, "memory-model ", 13) == 0) {
-            if (strcmp(value, "tso") != 0 && strcmp(value, "sc") != 0) {
-                snprintf(err, errlen, "%s:%d: memory-model wants sc or tso", path, lineno);
-                ok = false;
-            }
-            s->tso = strcmp(value, "tso") == 0;
-        } else if (strncmp(line, "preempt ", 8) == 0) {
-            if (!preempt_mode_from_name(value, &s->preempt)) {
-                snprintf(err, errlen, "%s:%d: preempt wants all, sync or races", path, lineno);
-                ok = false;
-            }
-        } else if (strncmp(line, "races ", 6) == 0) {
-            if (!race_mode_from_name(value, &s->races)) {
-                snprintf(err, errlen, "%s:%d: races wants fail, warn or off", path, lineno);
-                ok = false;
-            }
-        } else if (strncmp(line, "invariant ", 10) == 0)
-            add_invariant(s, unescape(value));
-        else if (strncmp(line, "check ", 6) == 0) {
-            free(s->check_cmd);
-            s->check_cmd = unescape(value);
-        } else if (strncmp(line, "limit-cpu ", 10) == 0)
-            s->limits.cpu_sec = strtoull(value, NULL, 10);
-        else if (strncmp(line, "limit-memory ", 13) == 0)
-            s->limits.address_space = strtoull(value, NULL, 10);
-        else if (strncmp(line, "limit-procs ", 12) == 0)
-            s->limits.nproc = strtoull(value, NULL, 10);
-        else if (strncmp(line, "limit-file-size ", 16) == 0)
-            s->limits.file_size = strtoull(value, NULL, 10);
-        else if (strncmp(line, "choices ", 8) == 0) {
-            expected_choices = strtoull(value, NULL, 10);
-            in_choices = true;
+            else
+                ok = parse_choices(line, s, why, sizeof why);
+        } else if (strchr(line, ' ') || strcmp(line, "arg") == 0 || strcmp(line, "sha256") == 0) {
+            const char *value = strchr(line, ' ');
+            value = value ? value + 1 : line + strlen(line);
+            ok = parse_key(line, value, s, &expected_choices, why, sizeof why);
+            in_choices = ok && strncmp(line, "choices ", 8) == 0;
         } else {
-            snprintf(err, errlen, "%s:%d: unknown line \"%.40s\"", path, lineno, line);
+            snprintf(why, sizeof why, "unknown line \"%.40s\"", line);
             ok = false;
         }
     }
     free(line);
+    if (r < 0 || !ok)
+        snprintf(err, errlen, "%s:%d: %s", name, r < 0 ? lineno + 1 : lineno, why);
+    else if (!header_seen)
+        snprintf(err, errlen, "%s is empty, not an mdat schedule file", name);
+    else if (!s->program)
+        snprintf(err, errlen, "%s has no \"program\" line: it does not say what to run", name);
+    else if (!in_choices)
+        snprintf(err, errlen, "%s has no \"choices\" line (a truncated file?)", name);
+    else if (!ended)
+        snprintf(err, errlen, "%s is truncated (no \"end\" line after its choices)", name);
+    else if (expected_choices != s->choices.n)
+        snprintf(err, errlen, "%s: says %" PRIu64 " choices but lists %zu", name, expected_choices, s->choices.n);
+    else if (!s->program[0])
+        snprintf(err, errlen, "%s: its \"program\" line is empty", name);
+    else
+        return true;
+    schedule_free(s);
+    return false;
+}
+
+bool schedule_read(const char *path, struct schedule *s, char *err, size_t errlen)
+{
+    schedule_init(s);
+    FILE *f = fopen(path, "re");
+    if (!f) {
+        snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        return false;
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s is a directory: give one of the .sched files in it", path);
+        fclose(f);
+        return false;
+    }
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > SCHEDULE_MAX_FILE) {
+        snprintf(err, errlen, "%s is %lld bytes, more than a schedule file may be (%d MiB)", path,
+                 (long long)st.st_size, SCHEDULE_MAX_FILE >> 20);
+        fclose(f);
+        return false;
+    }
+    bool ok = schedule_read_stream(f, path, s, err, errlen);
     fclose(f);
-    if (ok && !header_seen) {
-        snprintf(err, errlen, "%s is empty, not an mdat schedule file", path);
-        ok = false;
-    }
-    if (ok && (!ended || !s->program)) {
-        snprintf(err, errlen, "%s is truncated (no \"end\" line)", path);
-        ok = false;
-    }
-    if (ok && expected_choices != s->choices.n) {
-        snprintf(err, errlen, "%s: says %zu choices but lists %zu", path, expected_choices, s->choices.n);
-        ok = false;
-    }
     if (ok && s->program[0] != '/')
         resolve_beside(&s->program, path);
     if (ok && s->stdin_file && s->stdin_file[0] != '/')
         resolve_beside(&s->stdin_file, path);
-    if (!ok)
-        schedule_free(s);
     return ok;
 }
 

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "supervisor/detect/race_report.h"
 #include "supervisor/engine/choices.h"
@@ -73,6 +74,12 @@ bool schedule_write(const struct schedule *s, const char *path, char *err, size_
 /* Reads a schedule file. A relative `program` is taken relative to the
  * file's own directory (and made absolute). */
 bool schedule_read(const char *path, struct schedule *s, char *err, size_t errlen);
+/* The same from an open stream, named `name` in messages; relative paths
+ * are left as they are. Strict: numbers in range (thread ids 1..INT_MAX,
+ * finite seconds), escapes well formed, every message "NAME:LINE: why". */
+bool schedule_read_stream(FILE *f, const char *name, struct schedule *s, char *err, size_t errlen);
+/* A schedule file larger than this is refused before it is read. */
+#define SCHEDULE_MAX_FILE (256 << 20)
 
 /* `sha256 -` in a file: any binary may replay it (course material built on
  * each machine; the replay still stops with a divergence if the program

@@ -14,11 +14,12 @@ enum failure_kind {
     FAIL_MISUSE,            /* pthread API misuse: unlock by a non-owner, double join, ... */
     FAIL_RACE,              /* two accesses to the same memory, one a write, not ordered by any synchronization */
     FAIL_INVARIANT,         /* an --invariant expression became false */
+    FAIL_SANDBOX,           /* the program tried to signal or ptrace mdat (refused; engine/exec_refuse.c) */
     FAIL_KIND_COUNT
 };
 
 /* "deadlock", "assertion", "crash", "exit-status", "livelock", "hang", "checker", "misuse", "race",
- * "invariant", "none".
+ * "invariant", "sandbox-violation", "none".
  * failure_kind_from_name also reads the names of mdat 0.2 ("step-limit", "timeout"). */
 const char *failure_kind_name(enum failure_kind kind);
 enum failure_kind failure_kind_from_name(const char *name);

@@ -219,7 +219,7 @@ stdin)
     sched=$(first_sched)
     grep -q "^stdin .*\.stdin [0-9a-f]\{64\}$" "$sched" || fail "the schedule does not name its input: $(grep stdin "$sched")"
     cmp -s numbers.txt "${sched%.sched}.stdin" || fail "the saved input differs from the program's"
-    expect_replay_identical "$sched"
+    expect_replay_identical "$sched" --trust-check
     # Bad input: a missing file, a directory.
     run_mdat run -n 1 --stdin no-such-file "$TARGETS/stdin_sum"
     expect_status 2
@@ -504,7 +504,13 @@ checker)
     expect_out "mutual exclusion violated"
     sched=$(first_sched)
     [ -s "${sched%.sched}.stdout" ] || fail "the failing execution's output was not kept"
-    expect_replay_identical "$sched"
+    # A schedule is data: its checker runs only when the user says so.
+    run_mdat replay "$sched"
+    expect_status 2
+    expect_err "asks to check the program's output with: $TARGETS/check_mutex_log.sh"
+    expect_err "pass --trust-check to run it"
+    expect_replay_identical "$sched" --trust-check
+    expect_replay_identical "$sched" --check "$TARGETS/check_mutex_log.sh"
     # A checker the shell cannot find is mdat's problem to report, not the program's.
     run_mdat run -n 5 -s 1 --check ./no_such_checker.sh "$TARGETS/correct_counter"
     expect_status 3

@@ -28,10 +28,11 @@ show() { echo "--- stdout"; cat "$WORK/out"; echo "--- stderr"; cat "$WORK/err";
 # The trace lines (step lines) of a replay --trace, without the report after it.
 replay_trace() { sed -n '/^mdat: replaying/,/^mdat: reproduced\|^mdat: replayed/p' "$1" | grep -E '^ +[0-9]+ '; }
 
-# expect_replay_identical SCHED: replaying reproduces the failure with the saved trace.
+# expect_replay_identical SCHED [REPLAY OPTIONS...]: replaying reproduces the failure with the saved trace.
 expect_replay_identical() {
     local sched=$1
-    "$MDAT" replay --trace "$sched" </dev/null >"$WORK/replay.out" 2>"$WORK/replay.err"
+    shift
+    "$MDAT" replay --trace "$@" "$sched" </dev/null >"$WORK/replay.out" 2>"$WORK/replay.err"
     local st=$?
     [ "$st" -eq 1 ] || fail "replay exit $st, expected 1: $(cat "$WORK/replay.err")"
     replay_trace "$WORK/replay.out" >"$WORK/replay.trace"

@@ -387,6 +387,11 @@ static void test_json_reader_errors(void **state)
     assert_non_null(strstr(err, "line 3"));
     assert_null(json_parse_file("/nonexistent/shard.json", err, sizeof err));
     assert_non_null(strstr(err, "cannot read /nonexistent/shard.json"));
+    /* Bounded before parsing: /dev/zero and a directory are refused at once. */
+    assert_null(json_parse_file("/dev/zero", err, sizeof err));
+    assert_non_null(strstr(err, "/dev/zero is not a JSON document mdat reads (a NUL byte"));
+    assert_null(json_parse_file("/tmp", err, sizeof err));
+    assert_non_null(strstr(err, "/tmp is a directory"));
 }
 
 /* ---------- shard reports ---------- */

@@ -355,6 +355,92 @@ static void test_read_valid_handwritten(void **state)
     schedule_free(&r);
 }
 
+/* Out of range, badly escaped or not finite: refused with the line's number. */
+static void test_read_strict_values(void **state)
+{
+    struct tmpfile *t = *state;
+    static const struct {
+        const char *line, *word;
+    } bad[] = {
+        {"choices 1\n1:t2147483648\nend\n", "from 1 to 2147483647"},    /* wrapped to a negative id before */
+        {"choices 1\n1:f99999999999\nend\n", "from 1 to 2147483647"},
+        {"choices 1\n18446744073709551616:t1\nend\n", "step"},          /* beyond 64 bits */
+        {"timeout inf\nchoices 0\nend\n", "timeout wants a finite number"},
+        {"timeout nan\nchoices 0\nend\n", "timeout wants a finite number"},
+        {"time-limit -1\nchoices 0\nend\n", "time-limit wants a finite number"},
+        {"timeout 1e999\nchoices 0\nend\n", "timeout wants a finite number"},
+        {"arg a\\xZZb\nchoices 0\nend\n", "\\x escape"},
+        {"arg a\\x00b\nchoices 0\nend\n", "\\x escape"},
+        {"check \\x4\nchoices 0\nend\n", "\\x escape"},
+        {"depth -3\nchoices 0\nend\n", "depth wants a number from 0 to"},
+        {"seed 12abc\nchoices 0\nend\n", "seed wants an unsigned number"},
+        {"fail-on-exit yes\nchoices 0\nend\n", "fail-on-exit wants 0 or 1"},
+        {"limit-procs -1\nchoices 0\nend\n", "limit-procs wants an unsigned number"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char text[1024];
+        snprintf(text, sizeof text, "%s%s", VALID_HEAD, bad[i].line);
+        expect_read_error(t->path, text, bad[i].word);
+        char where[64];
+        snprintf(where, sizeof where, "%s:", t->path);
+        struct schedule r;
+        char err[512] = "";
+        assert_false(schedule_read(t->path, &r, err, sizeof err));
+        if (strncmp(err, where, strlen(where)) != 0 || !strchr(err + strlen(where), ':'))
+            fail_msg("error \"%s\" does not say FILE:LINE:", err);
+    }
+}
+
+/* Flush choices (tso) and the largest thread id are kept; CRLF lines read
+ * as LF ones; a NUL byte or a line without end is not a schedule. */
+static void test_read_edges(void **state)
+{
+    struct tmpfile *t = *state;
+    char text[1024];
+    snprintf(text, sizeof text, "%schoices 2\n4:f2 5:t2147483647\nend\n", VALID_HEAD);
+    write_text(t->path, text);
+    struct schedule r;
+    char err[512] = "";
+    assert_true(schedule_read(t->path, &r, err, sizeof err));
+    assert_int_equal(r.choices.n, 2);
+    assert_int_equal(r.choices.at[0].thread, -2);
+    assert_int_equal(r.choices.at[1].thread, 2147483647);
+    schedule_free(&r);
+
+    char crlf[2048], *o = crlf;
+    for (const char *p = text; *p; p++) {
+        if (*p == '\n')
+            *o++ = '\r';
+        *o++ = *p;
+    }
+    *o = '\0';
+    write_text(t->path, crlf);
+    assert_true(schedule_read(t->path, &r, err, sizeof err));
+    assert_string_equal(r.program, "/bin/prog");
+    assert_int_equal(r.choices.n, 2);
+    schedule_free(&r);
+
+    FILE *f = fopen(t->path, "w");
+    assert_non_null(f);
+    fputs("mdat-schedule 1\nprogram /bin/x", f);
+    fputc('\0', f);
+    fclose(f);
+    expect_read_error(t->path, NULL, ":2: a NUL byte");
+
+    f = fopen(t->path, "w");
+    assert_non_null(f);
+    fputs("mdat-schedule 1\narg ", f);
+    for (int i = 0; i < (2 << 20); i++)
+        fputc('a', f);
+    fclose(f);
+    expect_read_error(t->path, NULL, "a line longer than");
+
+    char dir[] = "/tmp/mdat_schedule_dir_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    expect_read_error(dir, NULL, "is a directory");
+    rmdir(dir);
+}
+
 /* Course material: the program beside the schedule, any binary allowed. */
 static void test_read_portable(void **state)
 {
@@ -400,8 +486,8 @@ static void test_read_truncated(void **state)
     expect_read_error(t->path, text, "truncated");
     /* Cut before the choices line. */
     expect_read_error(t->path, VALID_HEAD, "truncated");
-    /* "end" but no program line. */
-    expect_read_error(t->path, "mdat-schedule 1\nseed 3\nchoices 0\nend\n", "truncated");
+    /* "end" but no program line: said as it is. */
+    expect_read_error(t->path, "mdat-schedule 1\nseed 3\nchoices 0\nend\n", "has no \"program\" line");
 }
 
 static void test_read_malformed_choice(void **state)
@@ -486,6 +572,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_read_empty, setup_tmp, teardown_tmp),
         cmocka_unit_test(test_read_missing),
         cmocka_unit_test(test_read_portable),
+        cmocka_unit_test_setup_teardown(test_read_strict_values, setup_tmp, teardown_tmp),
+        cmocka_unit_test_setup_teardown(test_read_edges, setup_tmp, teardown_tmp),
         cmocka_unit_test(test_write_unwritable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,6 @@
-/* cmd_replay: `mdat replay [--trace[=FORMAT[,every]]] [--timeline OUT] FILE`, exact re-execution of a
- * schedule. */
+/* cmd_replay: `mdat replay [--trace[=FORMAT[,every]]] [--timeline OUT] [--check CMD | --trust-check] FILE`,
+ * exact re-execution of a schedule. A schedule is data: the command its
+ * `check` line names is shown, and run only when the user says so. */
 #include <stdio.h>
 
 #include "ui/cli/commands.h"
@@ -11,6 +12,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 void print_replay_usage(FILE *f)
@@ -47,12 +49,60 @@ static bool close_timelines(const char *const *paths, struct trace_tee *trace, b
     return ok;
 }
 
+/* The command, printable whatever bytes it holds (a schedule from someone
+ * else may hide terminal escapes in it). */
+static void print_command(FILE *f, const char *cmd)
+{
+    for (const unsigned char *p = (const unsigned char *)cmd; *p; p++) {
+        if (*p < 0x20 || *p == 0x7f)
+            fprintf(f, "\\x%02x", *p);
+        else
+            fputc(*p, f);
+    }
+}
+
+/* Which checker judges the replay: the user's --check, the file's with
+ * --trust-check, else none (what the file asks is shown). false when the
+ * recorded verdict is the checker's and no checker may run. */
+static bool decide_check(const char *file, struct schedule *sched, const char *own_check, bool trust_check)
+{
+    if (own_check) {
+        free(sched->check_cmd);
+        sched->check_cmd = strdup(own_check);
+        if (!sched->check_cmd)
+            abort();
+        return true;
+    }
+    if (!sched->check_cmd)
+        return true;
+    if (trust_check) {
+        fprintf(stderr, "mdat: checking the output with the command %s names: ", file);
+        print_command(stderr, sched->check_cmd);
+        fputc('\n', stderr);
+        return true;
+    }
+    fprintf(stderr, "mdat: %s asks to check the program's output with: ", file);
+    print_command(stderr, sched->check_cmd);
+    fputc('\n', stderr);
+    free(sched->check_cmd);
+    sched->check_cmd = NULL;
+    if (strcmp(sched->failure, "checker") == 0) {
+        fprintf(stderr, "mdat replay: its failure is that checker's verdict, and a schedule's command is not run "
+                "unless you say so: pass --trust-check to run it, or --check CMD for a checker of your own\n");
+        return false;
+    }
+    fprintf(stderr, "mdat: not run (its verdict is not the checker's; --trust-check runs it)\n");
+    return true;
+}
+
 int cmd_replay(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"trace", optional_argument, NULL, 't'},
         {"watch", required_argument, NULL, 'w'},
         {"timeline", required_argument, NULL, 'l'},
+        {"check", required_argument, NULL, 'c'},
+        {"trust-check", no_argument, NULL, 'T'},
         {"help", no_argument, NULL, 'h'},
         {0, 0, 0, 0},
     };
@@ -62,6 +112,8 @@ int cmd_replay(int argc, char **argv)
     int n_watches = 0;
     const char *timelines[argc];    /* --timeline files */
     int n_timelines = 0;
+    const char *own_check = NULL;
+    bool trust_check = false;
     int c;
     opterr = 0;
     optind = 1;
@@ -85,6 +137,10 @@ int cmd_replay(int argc, char **argv)
                 return EXIT_USAGE;
             }
             timelines[n_timelines++] = optarg;
+        } else if (c == 'c') {
+            own_check = optarg;
+        } else if (c == 'T') {
+            trust_check = true;
         } else if (c == 'h') {
             print_replay_usage(stdout);
             return EXIT_NO_FAILURE;
@@ -95,7 +151,7 @@ int cmd_replay(int argc, char **argv)
     }
     if (optind != argc - 1) {
         fprintf(stderr, "mdat replay: give exactly one schedule file (usage: mdat replay [--trace[=FORMAT]] "
-                "[--timeline OUT] FILE)\n");
+                "[--timeline OUT] [--check CMD | --trust-check] FILE)\n");
         return EXIT_USAGE;
     }
     const char *file = argv[optind];
@@ -104,6 +160,10 @@ int cmd_replay(int argc, char **argv)
     if (!schedule_read(file, &sched, err, sizeof err)) {
         fprintf(stderr, "mdat: %s\n", err);
         return EXIT_CANNOT_RUN;
+    }
+    if (!decide_check(file, &sched, own_check, trust_check)) {
+        schedule_free(&sched);
+        return EXIT_USAGE;
     }
     struct program prog;
     if (!program_load(&prog, sched.program, err, sizeof err)) {

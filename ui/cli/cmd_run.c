@@ -119,7 +119,7 @@ static const volatile int *catch_stop_signals(void)
 int cmd_run(int argc, char **argv)
 {
     enum { OPT_KEEP_GOING = CLI_OPT_NEXT, OPT_JSON, OPT_TRACE, OPT_WATCH, OPT_FULL_TRACE, OPT_JUNIT, OPT_NO_SHRINK,
-           OPT_SHRINK_BUDGET, OPT_SHRINK_TIME, OPT_OUTCOMES };
+           OPT_SHRINK_BUDGET, OPT_SHRINK_TIME, OPT_OUTCOMES, OPT_MAX_OUTPUT };
     static const struct option longopts[] = {
         CLI_EXPLORE_OPTIONS,
         CLI_BOUND_OPTIONS,
@@ -134,6 +134,7 @@ int cmd_run(int argc, char **argv)
         {"outcomes", no_argument, NULL, OPT_OUTCOMES},
         {"shrink-budget", required_argument, NULL, OPT_SHRINK_BUDGET},
         {"shrink-time", required_argument, NULL, OPT_SHRINK_TIME},
+        {"max-output", required_argument, NULL, OPT_MAX_OUTPUT},
         {"help", no_argument, NULL, 'h'},
         {0, 0, 0, 0},
     };
@@ -201,6 +202,10 @@ int cmd_run(int argc, char **argv)
         case OPT_SHRINK_TIME:
             if (!cli_parse_seconds(optarg, &opt.shrink_seconds, true))
                 return cli_usage_error("run", "--shrink-time wants seconds (0: no limit), not \"%s\"", optarg);
+            break;
+        case OPT_MAX_OUTPUT:
+            if (!cli_parse_size(optarg, &opt.max_output) || opt.max_output == 0)
+                return cli_usage_error("run", "--max-output wants a size (64M, 1G), not \"%s\"", optarg);
             break;
         case 'h':
             print_run_usage(stdout);

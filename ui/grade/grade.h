@@ -34,9 +34,10 @@ enum grade_verdict {
     VERDICT_EXIT_STATUS,    /* non-zero exit status, with --fail-on-exit */
     VERDICT_RACE,           /* a data race (with --races=fail, the default) */
     VERDICT_INVARIANT,      /* an --invariant became false */
+    VERDICT_SANDBOX,        /* the program tried to signal or ptrace mdat (refused), or killed or
+                             * stopped the mdat of its sandbox */
     VERDICT_BUILD_FAILED,
     VERDICT_MDAT_ERROR,     /* mdat could not grade it (or its grading process died) */
-    VERDICT_SANDBOX_VIOLATION,  /* the submission attacked its sandbox (killed or stopped mdat) */
     VERDICT_NOT_GRADED,     /* the grading was interrupted before this one (an incomplete report) */
     VERDICT_COUNT
 };

@@ -17,9 +17,9 @@ static const char *const VERDICT_NAMES[VERDICT_COUNT] = {
     [VERDICT_EXIT_STATUS] = "exit-status",
     [VERDICT_RACE] = "race",
     [VERDICT_INVARIANT] = "invariant",
+    [VERDICT_SANDBOX] = "sandbox-violation",
     [VERDICT_BUILD_FAILED] = "build-failed",
     [VERDICT_MDAT_ERROR] = "mdat-error",
-    [VERDICT_SANDBOX_VIOLATION] = "sandbox-violation",
     [VERDICT_NOT_GRADED] = "not-graded",
 };
 
@@ -34,9 +34,9 @@ static const char *const VERDICT_TEXTS[VERDICT_COUNT] = {
     [VERDICT_EXIT_STATUS] = "exit status",
     [VERDICT_RACE] = "data race",
     [VERDICT_INVARIANT] = "invariant broken",
+    [VERDICT_SANDBOX] = "sandbox violation",
     [VERDICT_BUILD_FAILED] = "build failed",
     [VERDICT_MDAT_ERROR] = "mdat error",
-    [VERDICT_SANDBOX_VIOLATION] = "sandbox violation",
     [VERDICT_NOT_GRADED] = "not graded",
 };
 
@@ -64,6 +64,7 @@ enum grade_verdict grade_verdict_of_failure(enum failure_kind kind)
     case FAIL_MISUSE: return VERDICT_MISUSE;
     case FAIL_RACE: return VERDICT_RACE;
     case FAIL_INVARIANT: return VERDICT_INVARIANT;
+    case FAIL_SANDBOX: return VERDICT_SANDBOX;
     case FAIL_KIND_COUNT: break;
     }
     return VERDICT_MDAT_ERROR;
@@ -175,7 +176,7 @@ void grade_aggregate(const struct grade_unit *units, size_t n, struct grade_resu
     const struct grade_unit *stopped = build ? build : violation ? violation : error ? error : wall;
     if (stopped) {
         out->verdict = build       ? VERDICT_BUILD_FAILED
-                       : violation ? VERDICT_SANDBOX_VIOLATION
+                       : violation ? VERDICT_SANDBOX
                        : error     ? VERDICT_MDAT_ERROR
                                    : VERDICT_HANG;
         snprintf(out->details, sizeof out->details, "%s", stopped->message);

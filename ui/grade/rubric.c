@@ -74,7 +74,7 @@ bool rubric_read_file(struct rubric *r, const char *path, char *err, size_t errl
 void rubric_default(struct rubric *r, const struct grade_settings *s)
 {
     static const enum failure_kind always[] = {FAIL_DEADLOCK, FAIL_ASSERTION, FAIL_CRASH, FAIL_LIVELOCK,
-                                               FAIL_HANG,     FAIL_MISUSE,    FAIL_RACE};
+                                               FAIL_HANG,     FAIL_MISUSE,    FAIL_RACE, FAIL_SANDBOX};
     r->n = 0;
     for (size_t i = 0; i < sizeof always / sizeof always[0]; i++)
         r->items[r->n++] = (struct rubric_item){always[i], 1};

@@ -8,6 +8,8 @@
 void report_failure_text(FILE *f, const struct exec_result *res)
 {
     fprintf(f, "  %s\n", res->message);
+    if (res->output_cut_at)
+        fprintf(f, "  (the program's output was cut at %" PRIu64 " bytes: --max-output)\n", res->output_cut_at);
     if (res->n_threads > 0) {
         fprintf(f, "  threads:\n");
         for (int i = 0; i < res->n_threads; i++) {
@@ -48,7 +50,9 @@ void report_failure_files_text(FILE *out, const struct explore_failure *f)
     for (int i = 0; i < f->n_traces; i++)
         fprintf(out, "  %-10s%s\n", i == 0 ? "traces:" : "", f->traces[i].path);
     fprintf(out, "  output:   %s, %s\n", f->stdout_file, f->stderr_file);
-    fprintf(out, "  replay:   mdat replay %s\n", f->schedule_file);
+    /* A schedule's checker runs only when the user trusts it: one's own run. */
+    fprintf(out, "  replay:   mdat replay %s%s\n", f->result.kind == FAIL_CHECKER ? "--trust-check " : "",
+            f->schedule_file);
 }
 
 void report_outcomes_text(FILE *out, const struct explore_summary *sum, uint64_t seed)

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 enum { MAX_NESTING = 64 };
 
@@ -325,21 +326,39 @@ struct json_value *json_parse(const char *text, size_t len, char *err, size_t er
 
 struct json_value *json_parse_file(const char *path, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = fopen(path, "rbe");
     if (!f) {
         snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
         return NULL;
     }
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s is a directory, not a JSON file", path);
+        fclose(f);
+        return NULL;
+    }
+    /* Bounded before parsing: a document never holds a NUL byte (/dev/zero
+     * is refused at its first chunk), nor more than JSON_MAX_FILE bytes. */
     struct buf b = {0};
     char chunk[65536];
     size_t n;
+    const char *refused = NULL;
     buf_add(&b, "", 0);
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        buf_add(&b, chunk, n);
-    bool read_error = ferror(f);
+    while (!refused && (n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (memchr(chunk, '\0', n))
+            refused = "a NUL byte: not a text file";
+        else if (b.len + n > JSON_MAX_FILE)
+            refused = "larger than " JSON_MAX_FILE_TEXT;
+        else
+            buf_add(&b, chunk, n);
+    }
+    bool read_error = !refused && ferror(f);
     fclose(f);
-    if (read_error) {
-        snprintf(err, errlen, "cannot read %s", path);
+    if (refused || read_error) {
+        if (refused)
+            snprintf(err, errlen, "%s is not a JSON document mdat reads (%s)", path, refused);
+        else
+            snprintf(err, errlen, "cannot read %s", path);
         free(b.data);
         return NULL;
     }

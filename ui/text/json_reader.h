@@ -22,7 +22,10 @@ struct json_value {
 /* Parses a whole document (RFC 8259; nesting up to 64 deep). NULL with a
  * one-line reason that names the line on malformed input. */
 struct json_value *json_parse(const char *text, size_t len, char *err, size_t errlen);
-/* Reads and parses a file; the reason names the file. */
+/* Reads and parses a file of at most JSON_MAX_FILE bytes, without a NUL
+ * byte; the reason names the file. */
+#define JSON_MAX_FILE (256u << 20)
+#define JSON_MAX_FILE_TEXT "256 MiB"
 struct json_value *json_parse_file(const char *path, char *err, size_t errlen);
 void json_value_free(struct json_value *v);
 

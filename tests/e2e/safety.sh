@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# End-to-end tests of what mdat run and replay refuse or bound: a program that
+# signals or ptraces mdat, children sharing the program's memory, descriptors
+# of mdat's environment, schedules as data, inputs of any size. One test per
+# invocation:
+#   safety.sh MDAT TARGET_DIR SOURCE_DIR TEST_NAME
+set -uo pipefail
+MDAT=$1 TARGETS=$2 SOURCES=$3 TEST=$4
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
+
+# expect_no_survivor PROG: no process runs PROG once mdat is done.
+expect_no_survivor() {
+    local left
+    left=$(pgrep -f -- "$1" || true)
+    [ -z "$left" ] || fail "processes of $1 outlived mdat: $left"
+}
+
+# expect_refused PROG ARGS...: mdat runs PROG to a sandbox-violation, the
+# program saw every call refused, mdat's replay says the same, nothing is left.
+expect_refused() {
+    local prog=$1
+    shift
+    run_mdat run -n 3 -s 1 -j 1 --timeout 5 -o out-dir "$TARGETS/$prog" "$@"
+    expect_status 1
+    expect_out "FAILURE sandbox-violation"
+    expect_out "was refused (EPERM)"
+    sched=$(first_sched)
+    [ -n "$sched" ] || { fail "no schedule saved"; return; }
+    grep -qE '^refused ([0-9]+) of \1$' "${sched%.sched}.stdout" ||
+        fail "the program did not see every call refused: $(cat "${sched%.sched}.stdout")"
+    "$MDAT" replay "$sched" </dev/null >"$WORK/replay.out" 2>&1
+    [ $? -eq 1 ] || fail "replay of $sched did not fail again"
+    grep -q "reproduced FAILURE sandbox-violation" "$WORK/replay.out" || fail "replay: $(cat "$WORK/replay.out")"
+    expect_no_survivor "$TARGETS/$prog"
+}
+
+case "$TEST" in
+refuse_signals)
+    expect_refused ancestor_killer
+    expect_out "T1: sending SIGSTOP to mdat was refused (EPERM) at ancestor_killer.c:"
+    # kill(-1) alone, and the ancestors alone (kill, tgkill, pidfd_send_signal).
+    rm -rf out-dir
+    expect_refused ancestor_killer everyone
+    expect_out "sending SIGKILL to every process it may signal was refused"
+    rm -rf out-dir
+    expect_refused ancestor_killer ancestors
+    expect_out "sending SIGKILL to mdat was refused"
+    run_mdat run -n 1 --json run.json -o out-dir "$TARGETS/ancestor_killer" parent
+    expect_json '"kind": "sandbox-violation"' run.json
+    ;;
+refuse_ptrace)
+    expect_refused ptrace_attacher
+    expect_out "ptrace(PTRACE_ATTACH) of mdat was refused (EPERM) at ptrace_attacher.c:"
+    ;;
+refuse_child)
+    # A forked child and the shell it execs: refused too; the child exits
+    # with the number of refusals it saw (2), the shell's kill fails.
+    run_mdat run -n 3 -s 1 --timeout 5 -o out-dir "$TARGETS/forked_killer"
+    expect_status 1
+    expect_out "FAILURE sandbox-violation"
+    expect_out "a child process (forked_killer): sending SIGSTOP to mdat was refused (EPERM)"
+    sched=$(first_sched)
+    grep -q "child exit 2" "${sched%.sched}.stdout" || fail "child: $(cat "${sched%.sched}.stdout")"
+    expect_no_survivor "$TARGETS/forked_killer"
+    ;;
+signals_inside)
+    # Signals among the program's own threads and children are untouched.
+    run_mdat run -n 20 -s 1 --fail-on-exit "$TARGETS/signals"
+    expect_status 0
+    run_mdat run -n 10 -s 1 --fail-on-exit "$TARGETS/fork_child"
+    expect_status 0
+    ;;
+vfork)
+    # vfork from user code, system() and posix_spawn: children that run in
+    # the program's memory until they exec.
+    run_mdat run -n 30 -s 1 --fail-on-exit --keep-going -o out-dir "$TARGETS/vfork_children"
+    expect_status 0
+    expect_out "no failure in 30 executions"
+    run_mdat run -n 1 -s 1 --trace "$TARGETS/vfork_children"
+    expect_status 0
+    expect_out "hi"
+    expect_out "spawned"
+    expect_out "counter = 3"
+    ;;
+fds)
+    # Run directly with a descriptor of the shell's open, the target sees it.
+    (exec 7</etc/hostname; "$TARGETS/fd_lister" >direct.out)
+    [ $? -eq 1 ] && grep -q " 7" direct.out || fail "fd_lister does not see an inherited descriptor: $(cat direct.out)"
+    exec 7</etc/hostname 8>"$WORK/eight"
+    run_mdat run -n 2 -s 1 --fail-on-exit -o out-dir "$TARGETS/fd_lister"
+    expect_status 0
+    run_mdat run -n 1 -s 1 --trace "$TARGETS/fd_lister"
+    expect_out "fds: 0 1 2"
+    exec 7<&- 8>&-
+    ;;
+bad_schedules)
+    # Every malformed or hostile input ends with one line on stderr, exit 3,
+    # and nothing run: never "is empty", "truncated" or a hang.
+    run_mdat run -n 20 -s 1 -o out-dir "$TARGETS/deadlock_lock_order"
+    sched=$(first_sched)
+    [ -n "$sched" ] || { fail "no schedule to work from"; finish; }
+    expect_one_line_error() {   # FILE WORDS: mdat replay FILE says WORDS, on one line, exit 3
+        timeout 20 "$MDAT" replay "$1" </dev/null >"$WORK/out" 2>"$WORK/err"
+        status=$?
+        expect_status 3 replay "$1"
+        expect_err "$2"
+        [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "replay $1: not one line: $(cat "$WORK/err")"
+    }
+    expect_one_line_error /dev/zero "/dev/zero:1: a NUL byte: this is not a text file"
+    expect_one_line_error out-dir "out-dir is a directory: give one of the .sched files in it"
+    grep -v '^program ' "$sched" >noprogram.sched
+    expect_one_line_error noprogram.sched "noprogram.sched has no \"program\" line"
+    sed 's/^timeout .*/timeout inf/' "$sched" >inf.sched
+    expect_one_line_error inf.sched "timeout wants a finite number of seconds, not \"inf\""
+    sed 's/^choices \([0-9]*\)$/arg \\xZZ\nchoices \1/' "$sched" >escape.sched
+    expect_one_line_error escape.sched "a \\x escape wants two hex digits"
+    sed -E '/^choices/,/^end/ s/([0-9]+):t[0-9]+/\1:t4294967298/' "$sched" >wrap.sched
+    expect_one_line_error wrap.sched "the thread must be a number from 1 to 2147483647"
+    # A schedule that went through a CRLF editor replays as it is.
+    sed 's/$/\r/' "$sched" >crlf.sched
+    "$MDAT" replay crlf.sched </dev/null >"$WORK/out" 2>"$WORK/err"
+    status=$?
+    expect_status 1 replay crlf.sched
+    expect_out "reproduced FAILURE deadlock"
+    # mdat merge: the same bounds on its JSON.
+    timeout 20 "$MDAT" merge /dev/zero </dev/null >"$WORK/out" 2>"$WORK/err"
+    status=$?
+    expect_status 3 merge /dev/zero
+    expect_err "/dev/zero is not a JSON document mdat reads (a NUL byte: not a text file)"
+    [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "merge /dev/zero: not one line: $(cat "$WORK/err")"
+    ;;
+max_output)
+    # 8 MiB of output, kept to 1 MiB; the program's writes all succeed (its
+    # assertion says so), the report says the output was cut.
+    run_mdat run -n 1 -s 1 -o out-dir --max-output 1M "$TARGETS/endless_printer" 8192
+    expect_status 1
+    expect_out "FAILURE assertion"
+    expect_out "(the program's output was cut at 1048576 bytes: --max-output)"
+    sched=$(first_sched)
+    size=$(stat -c %s "${sched%.sched}.stdout")
+    [ "$size" -eq 1048576 ] || fail "the saved stdout has $size bytes, not 1048576"
+    # Under the default (64M) nothing is cut.
+    rm -rf out-dir
+    run_mdat run -n 1 -s 1 -o out-dir "$TARGETS/endless_printer" 8192
+    expect_status 1
+    grep -q "output was cut" "$WORK/out" && fail "8 MiB cut under the default 64M"
+    size=$(stat -c %s "$(first_sched | sed 's/\.sched$/.stdout/')")
+    # (the last stdio buffer dies with the abort: not quite 8 MiB)
+    [ "$size" -gt $((8000 * 1024)) ] || fail "the saved stdout has $size bytes, not about 8 MiB"
+    run_mdat run -n 1 --max-output 0 "$TARGETS/endless_printer" 1
+    expect_status 2
+    expect_err "--max-output wants a size"
+    ;;
+not_started)
+    # A program that cannot start says why, not "exec: No such file" or
+    # "exited before exec".
+    run_mdat run -n 1 "$TARGETS/bad_interpreter"
+    expect_status 3
+    expect_err "its ELF interpreter /nonexistent/ld-linux-x86-64.so.2 does not exist"
+    mkdir -p subs/tiny
+    cp "$TARGETS/fd_lister" subs/tiny/prog
+    run_mdat grade -n 1 --max-memory 200K --exe prog -o grades subs/tiny
+    expect_status 0
+    grep -q "the memory limit (--max-memory 204800 bytes) is too small to load it" grades/report.csv ||
+        fail "grade --max-memory 200K: $(cat grades/report.csv)"
+    ;;
+*)
+    echo "unknown test $TEST"
+    exit 2
+    ;;
+esac
+finish
