@@ -373,15 +373,17 @@ static bool read_symbols(elf_image *img, uint64_t tls_vaddr)
     Elf_Data *data = elf_getdata(scn, NULL);
     if (!gelf_getshdr(scn, &sh) || !data || sh.sh_entsize == 0)
         return false;
-    size_t count = sh.sh_size / sh.sh_entsize;
+    /* Sizes from the data libelf read (it checked them against the file),
+     * never from the headers alone: a damaged header asks for gigabytes. */
+    size_t count = data->d_size / sh.sh_entsize;
 
     /* Every stripped name is shorter than its original, so the string table's
      * size bounds what the arena can ever need. */
     Elf_Scn *strscn = elf_getscn(img->elf, sh.sh_link);
-    GElf_Shdr strsh;
-    if (!strscn || !gelf_getshdr(strscn, &strsh))
+    Elf_Data *strdata = strscn ? elf_getdata(strscn, NULL) : NULL;
+    if (!strdata)
         return false;
-    img->name_arena = malloc(strsh.sh_size + 1);
+    img->name_arena = malloc(strdata->d_size + 1);
     size_t arena_used = 0;
 
     struct raw_symbol *funcs = calloc(count ? count : 1, sizeof *funcs);

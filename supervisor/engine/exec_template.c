@@ -172,8 +172,13 @@ static pid_t run_trampoline(struct exec_template *t, uint64_t deadline)
             child = (pid_t)msg;
             continue;
         }
-        if (event == 0 && WSTOPSIG(st) == SIGTRAP)
-            return child;   /* the int3 after the syscall */
+        if (event == 0 && WSTOPSIG(st) == SIGTRAP) {
+            /* The int3 after the syscall; a clone that failed says why in rax. */
+            struct user_regs_struct after;
+            if (child <= 0 && tracee_get_regs(t->pid, &after) && (int64_t)after.rax < 0)
+                errno = (int)-(int64_t)after.rax;
+            return child;
+        }
         /* the seccomp stop of the clone: go on */
     }
 }
@@ -215,6 +220,12 @@ pid_t exec_template_fork(struct exec_template *t, char *err, size_t errlen)
     if (t->stdin_fd >= 0)
         lseek(t->stdin_fd, 0, SEEK_SET);
     pid_t child = run_trampoline(t, deadline);
+    /* Under a process limit (--max-procs) the processes of the execution
+     * before may still be dying, and count: give them a moment. */
+    for (int tries = 0; child <= 0 && errno == EAGAIN && tries < 200; tries++) {
+        usleep(10000);
+        child = run_trampoline(t, deadline);
+    }
     if (child <= 0) {
         snprintf(err, errlen, "cannot fork the program: %s", strerror(errno));
         return -1;

@@ -142,6 +142,11 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
         return false;
     }
     struct explore_options judged = *opt;
+    /* RLIMIT_NPROC counts every process of the user: parallel workers
+     * would take from each other's allowance, and -j would change the
+     * answer. Under --max-procs the executions run one at a time. */
+    if (opt->limits && opt->limits->nproc)
+        judged.jobs = 1;
     judged.detectors = detectors_new(&opt->detect, prog->debug, err, errlen);
     if (!judged.detectors)
         return false;
