@@ -250,6 +250,13 @@ isolation)
     [ -f "$CLASS/judy/judy" ] && fail "the build wrote into the submission instead of a copy"
     no_tracee_left
 
+    # The teacher's checker stays visible where the sandbox hides its
+    # directory (this test's scratch directory is under /tmp).
+    cp "$TARGETS/check_mutex_log.sh" "$WORK/teacher_check.sh"
+    run_mdat grade -n 2 -j 1 --races=off --check "$WORK/teacher_check.sh" -o hidden_check "$CLASS/alice"
+    expect_status 0
+    expect_verdict hidden_check alice ok
+
     # The CPU and file size limits, named in the details.
     run_mdat grade -n 1 -j 1 --timeout 30 --max-cpu 1 --max-file-size 64K -o limits "$TARGETS/spin_forever" /usr/bin/yes
     expect_status 0

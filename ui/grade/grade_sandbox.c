@@ -202,6 +202,42 @@ static void hide(struct hidden *h, const char *path, const char *unit_dir)
     }
 }
 
+/* The teacher's checker (the first word of --check, an absolute path) as a
+ * descriptor taken before the view hides its directory (/tmp, HOME); -1 for
+ * none. */
+static int open_checker(const struct grade_settings *s, char path[PATH_MAX])
+{
+    if (!s->check_cmd || s->check_cmd[0] != '/')
+        return -1;
+    size_t n = strcspn(s->check_cmd, " \t");
+    if (n >= PATH_MAX)
+        return -1;
+    memcpy(path, s->check_cmd, n);
+    path[n] = '\0';
+    return open(path, O_PATH | O_CLOEXEC);
+}
+
+/* Puts the checker back at its path, read-only, over whatever hides it. */
+static void reveal_checker(int fd, const char *path)
+{
+    if (fd < 0)
+        return;
+    char dir[PATH_MAX], from[64];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash && slash != dir) {
+        *slash = '\0';
+        make_path(dir);
+    }
+    int made = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0755);     /* a mount point, where it is hidden */
+    if (made >= 0)
+        close(made);
+    snprintf(from, sizeof from, "/proc/%d/fd/%d", (int)getpid(), fd);
+    if (mount(from, path, NULL, MS_BIND, NULL) == 0)
+        mount(NULL, path, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL);
+    close(fd);
+}
+
 /* Runs argv, waiting for it; true if it exited 0. */
 static bool run_quietly(char *const argv[])
 {
@@ -286,6 +322,8 @@ static bool build_view(const struct sandbox_plan *p, int src_fd, bool src_is_dir
     if (unit_fd < 0 || mkdir(tmp, 01777) != 0 || chmod(tmp, 01777) != 0)
         return fail(err, errlen, "cannot make", tmp);
     snprintf(unit_root, sizeof unit_root, "/proc/%d/fd/%d", (int)getpid(), unit_fd);
+    char checker[PATH_MAX];
+    int checker_fd = open_checker(s, checker);
     bool ok = copy_submission(p, src_fd, src_is_dir, uid, gid, err, errlen);
     struct hidden *h = calloc(1, sizeof *h);
     if (!h)
@@ -307,6 +345,7 @@ static bool build_view(const struct sandbox_plan *p, int src_fd, bool src_is_dir
         if (mount(unit_root, p->unit_dir, NULL, MS_BIND, NULL) != 0)
             ok = fail(err, errlen, "cannot bind the private tmpfs on", p->unit_dir);
     }
+    reveal_checker(checker_fd, checker);
     for (int i = 0; i < h->n; i++)
         mount(NULL, h->paths[i], NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL);
     close(unit_fd);
