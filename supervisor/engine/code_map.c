@@ -142,6 +142,12 @@ struct lib_cache {
     uint64_t bias;
 };
 
+/* The program's own library (it has user code's sites, not only a runtime's atomics). */
+static bool is_own_library(const struct lib_cache *lc)
+{
+    return lc->debug && lc->sites && !lc->sites->sync_only;
+}
+
 struct code_map {
     const debuginfo *exe;
     struct site_table exe_sites;
@@ -209,7 +215,7 @@ size_t code_map_site_count(const code_map *cm)
 {
     size_t n = cm->exe_sites.n_sites;
     for (size_t i = 0; i < cm->n_libs; i++)
-        n += cm->libs[i].sites && !cm->libs[i].sites->sync_only ? cm->libs[i].sites->n_sites : 0;
+        n += is_own_library(&cm->libs[i]) ? cm->libs[i].sites->n_sites : 0;
     return n;
 }
 
@@ -495,7 +501,7 @@ bool code_map_plant_libs(code_map *cm, pid_t pid, int mem_fd, char *err, size_t 
         if (m->path[0] != '/' || strcmp(m->path, cm->exe_path) == 0 || m->offset != 0)
             continue;
         struct lib_cache *lc = lib_entry(cm, m->path);
-        if (lc && lc->debug && lc->sites && !lc->sites->sync_only)
+        if (lc && is_own_library(lc))
             plan_heap_calls(cm, lc->debug, false);
     }
     plant_heap_stubs(cm, cm->exe, cm->bias, mem_fd);
@@ -523,7 +529,7 @@ bool code_map_plant_libs(code_map *cm, pid_t pid, int mem_fd, char *err, size_t 
             return false;
         }
         plant_model_entries(cm, img, lc->bias, mem_fd);
-        if (lc->sites && !lc->sites->sync_only)
+        if (is_own_library(lc))
             plant_heap_stubs(cm, lc->debug, lc->bias, mem_fd);
     }
     proc_maps_free(&maps);
