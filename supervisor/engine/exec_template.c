@@ -21,32 +21,6 @@
 
 static const uint8_t trampoline[3] = {0x0f, 0x05, 0xcc};    /* syscall; int3 */
 
-/* A stop of a process other than the one waited for, kept for later: the
- * new child's first stop may come before its parent's fork event. */
-static struct tracee_event early[4];
-static int n_early;
-
-/* Waits for a stop of pid. Returns the status, -1 on timeout or error. */
-static int wait_for(pid_t pid, uint64_t deadline_ns)
-{
-    for (int i = 0; i < n_early; i++)
-        if (early[i].tid == pid) {
-            int status = early[i].status;
-            early[i] = early[--n_early];
-            return status;
-        }
-    struct tracee_event ev;
-    for (;;) {
-        int r = tracee_wait_any(&ev, deadline_ns);
-        if (r <= 0)
-            return -1;
-        if (ev.tid == pid)
-            return ev.status;
-        if (n_early < (int)(sizeof early / sizeof early[0]))
-            early[n_early++] = ev;
-    }
-}
-
 /* Runs the freshly exec'd program through the dynamic loader to its entry
  * breakpoint, planting the libraries' entries there. */
 static bool run_to_entry(struct exec_template *t, code_map *code, uint64_t deadline, bool *not_started, char *err,
@@ -57,7 +31,7 @@ static bool run_to_entry(struct exec_template *t, code_map *code, uint64_t deadl
         if (!tracee_cont(t->pid, sig))
             return false;
         sig = 0;
-        int st = wait_for(t->pid, deadline);
+        int st = tracee_wait_pid(t->pid, deadline);
         if (st < 0) {
             snprintf(err, errlen, "the program did not reach its entry point");
             return false;
@@ -103,7 +77,7 @@ static bool leave_exec_stop(struct exec_template *t, uint64_t deadline, char *er
     static const uint8_t int3 = 0xcc;
     bool ok = tracee_get_regs(t->pid, &regs) && tracee_read(t->mem_fd, regs.rip, &orig, 1) &&
               tracee_write(t->mem_fd, regs.rip, &int3, 1) && tracee_cont(t->pid, 0);
-    int st = ok ? wait_for(t->pid, deadline) : -1;
+    int st = ok ? tracee_wait_pid(t->pid, deadline) : -1;
     ok = st >= 0 && WIFSTOPPED(st) && WSTOPSIG(st) == SIGTRAP && tracee_write(t->mem_fd, regs.rip, &orig, 1) &&
          tracee_set_regs(t->pid, &regs);
     if (!ok)
@@ -162,7 +136,7 @@ static pid_t run_trampoline(struct exec_template *t, uint64_t deadline)
     for (;;) {
         if (!tracee_cont(t->pid, 0))
             return -1;
-        int st = wait_for(t->pid, deadline);
+        int st = tracee_wait_pid(t->pid, deadline);
         if (st < 0 || !WIFSTOPPED(st))
             return -1;
         int event = st >> 16;
@@ -215,7 +189,6 @@ pid_t exec_template_fork(struct exec_template *t, char *err, size_t errlen)
         return -1;
     }
     uint64_t deadline = monotonic_ns() + 10000000000ull;
-    n_early = 0;
     /* The program reads its input from the start, in every fork. */
     if (t->stdin_fd >= 0)
         lseek(t->stdin_fd, 0, SEEK_SET);
@@ -233,7 +206,7 @@ pid_t exec_template_fork(struct exec_template *t, char *err, size_t errlen)
     /* The child's first stop (it is traced from its birth). */
     int st;
     do
-        st = wait_for(child, deadline);
+        st = tracee_wait_pid(child, deadline);
     while (st >= 0 && WIFSTOPPED(st) && (st >> 16) != PTRACE_EVENT_STOP && WSTOPSIG(st) != SIGSTOP);
     int fd = tracee_open_mem(child);
     bool ok = st >= 0 && fd >= 0 && tracee_write(fd, t->entry_addr, t->entry_orig, sizeof t->entry_orig) &&

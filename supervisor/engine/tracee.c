@@ -121,7 +121,8 @@ static void maybe_call_hook(void)
     }
 }
 
-int tracee_wait_any(struct tracee_event *ev, uint64_t deadline_ns)
+/* Waits for an event of pid (-1: of any tracee). */
+static int wait_event(pid_t pid, struct tracee_event *ev, uint64_t deadline_ns)
 {
     sigset_t chld;
     sigemptyset(&chld);
@@ -129,7 +130,7 @@ int tracee_wait_any(struct tracee_event *ev, uint64_t deadline_ns)
     for (;;) {
         maybe_call_hook();
         int status;
-        pid_t tid = waitpid(-1, &status, __WALL | WNOHANG);
+        pid_t tid = waitpid(pid, &status, __WALL | WNOHANG);
         if (tid > 0) {
             ev->tid = tid;
             ev->status = status;
@@ -157,4 +158,16 @@ int tracee_wait_any(struct tracee_event *ev, uint64_t deadline_ns)
         if (sigtimedwait(&chld, NULL, &ts) < 0 && errno == EAGAIN && deadline_ns && monotonic_ns() >= deadline_ns)
             return 0;
     }
+}
+
+int tracee_wait_any(struct tracee_event *ev, uint64_t deadline_ns)
+{
+    return wait_event(-1, ev, deadline_ns);
+}
+
+int tracee_wait_pid(pid_t pid, uint64_t deadline_ns)
+{
+    struct tracee_event ev;
+    int r = wait_event(pid, &ev, deadline_ns);
+    return r > 0 ? ev.status : -1;
 }

@@ -39,6 +39,10 @@ struct tracee_event {
  * 0 = no deadline). Returns 1 with *ev filled, 0 on timeout, -1 when there is
  * no child left. SIGCHLD must be blocked in the caller (tracee_block_sigchld). */
 int tracee_wait_any(struct tracee_event *ev, uint64_t deadline_ns);
+/* Waits for the next event of pid alone, leaving every other tracee's
+ * events to whoever waits for them. Returns its status, -1 on timeout or
+ * when pid is gone. */
+int tracee_wait_pid(pid_t pid, uint64_t deadline_ns);
 void tracee_block_sigchld(void);
 /* hook(ctx) is called about every TRACEE_HOOK_PERIOD_NS while mdat waits
  * for tracees, however long the wait (NULL: none): what must be looked at
