@@ -732,7 +732,7 @@ assert f.get("type") == "deadlock" and "wait cycle T2 -> T3 -> T2" in f.get("mes
 assert "replay:   mdat replay " + sched.split("/")[-2] + "/" + sched.split("/")[-1] in f.text, f.text
 assert "threads:" in f.text and "last steps:" in f.text, f.text
 props = {p.get("name"): p.get("value") for p in root.iter("property")}
-assert props["seed"] == "1" and props["strategy"] == "pct", props
+assert props["seed"] == "1" and props["strategy"] == "portfolio", props
 ok = ET.parse(good).getroot()
 assert ok.get("failures") == "0" and ok.get("errors") == "0" and ok.find(".//failure") is None
 PY
