@@ -303,6 +303,11 @@ int cmd_run(int argc, char **argv)
                strcmp(input.origin, "-") ? input.origin : "standard input");
     if (!debuginfo_has_dwarf(prog.debug))
         printf("mdat: %s has no debug information: locations are shown as symbols or addresses\n", opt.argv[0]);
+    const elf_image *img = debuginfo_elf(prog.debug);
+    if (elf_image_is_static(img) && !elf_image_has_symtab(img))
+        printf("mdat: %s is static and stripped: its own code cannot be told from libc's, so only its system "
+               "calls (futexes, sleeps, waits) are scheduling points and its memory accesses are not seen\n",
+               opt.argv[0]);
     fflush(stdout);
 
     /* SIGINT, SIGTERM, SIGHUP: no further execution; the summary and the
