@@ -312,6 +312,7 @@ static struct explore_options schedule_options(const struct schedule *sched, cha
         .strategy = sched->strategy,   /* as recorded: names the schedule in trace summaries (strat replays it) */
         .depth = sched->depth,
         .max_steps = sched->max_steps,
+        .max_output = sched->max_output,
         .timeout_sec = sched->timeout_sec > 0 ? sched->timeout_sec : 10,
         .time_limit_sec = sched->time_limit_sec,
         .check_cmd = sched->check_cmd,

@@ -80,6 +80,7 @@ static bool write_schedule(const struct program *prog, const struct explore_opti
     s.execution = index;
     s.steps = steps;
     s.max_steps = opt->max_steps;
+    s.max_output = opt->max_output;
     s.timeout_sec = opt->timeout_sec;
     if (stdin_file) {
         s.stdin_file = strdup(stdin_file);
