@@ -12,8 +12,9 @@ void report_failure_text(FILE *f, const struct exec_result *res);
 void report_failure_files_text(FILE *out, const struct explore_failure *f);
 
 /* mdat run --outcomes: each outcome with its count, share and schedule,
- * in the summary's order. */
-void report_outcomes_text(FILE *out, const struct explore_summary *sum, uint64_t seed);
+ * in the summary's order; after a systematic search, whether the table is
+ * exact (every reachable outcome) or may be incomplete. */
+void report_outcomes_text(FILE *out, const struct explore_summary *sum, const struct explore_options *opt);
 
 struct run_description {
     const char *program;

@@ -58,13 +58,14 @@ static void write_failure(struct json_writer *w, const struct run_description *r
 /* --outcomes: each outcome's parts, count, share and schedule. */
 static void write_outcomes(struct json_writer *w, const struct explore_summary *sum)
 {
+    uint64_t total = outcome_table_total(&sum->outcomes);
     json_begin_array(w, "outcomes");
     for (size_t i = 0; i < sum->outcomes.n; i++) {
         const struct outcome *o = &sum->outcomes.at[i];
         const struct outcome_key *k = &o->key;
         json_begin_object(w, NULL);
         json_uint(w, "count", o->count);
-        json_double(w, "share", sum->schedules_run ? (double)o->count / (double)sum->schedules_run : 0);
+        json_double(w, "share", total ? (double)o->count / (double)total : 0);
         json_string(w, "failure", failure_kind_name((enum failure_kind)k->kind));
         json_string_or_null(w, "location", k->location[0] ? k->location : NULL);
         json_bool(w, "exited", k->exited);
@@ -91,6 +92,7 @@ static void write_outcomes(struct json_writer *w, const struct explore_summary *
         json_string(w, "text", text);
         json_uint(w, "execution", o->execution);
         json_string(w, "schedule_file", o->schedule_file);
+        json_bool(w, "reproduced", o->reproduced);
         json_end_object(w);
     }
     json_end_array(w);
@@ -132,7 +134,8 @@ bool report_json_write(const char *path, const struct run_description *run, cons
         write_failure(&w, run, &sum->failures[i]);
     json_end_array(&w);
     if (sum->outcomes.n > 0) {
-        json_bool(&w, "exhaustive", sum->exhaustive);
+        if (!sum->systematic)   /* (a systematic search said it above) */
+            json_bool(&w, "exhaustive", sum->exhaustive);
         write_outcomes(&w, sum);
     }
     json_end_object(&w);
