@@ -30,9 +30,11 @@ void outcome_key_of(const struct exec_result *res, int out_fd, struct outcome_ke
 {
     memset(k, 0, sizeof *k);
     k->kind = res->kind;
+    /* Only what the execution's end means: two ends alike are one outcome
+     * however they are read back (JSON has no exit status of a failure). */
     k->exited = res->exited;
-    k->exit_status = res->exit_status;
-    k->term_signal = res->term_signal;
+    k->exit_status = res->exited ? res->exit_status : 0;
+    k->term_signal = res->exited ? 0 : res->term_signal;
     k->incomplete = res->kind == FAIL_NONE ? (int32_t)res->incomplete : 0;
     if (res->kind != FAIL_NONE)
         snprintf(k->location, sizeof k->location, "%s", res->location);

@@ -26,6 +26,11 @@ struct run_description {
     bool stopped;               /* a signal stopped the run: the summary is of what ran */
 };
 
+/* One outcome as an element of an array (docs/json.md, "An outcome");
+ * total: the executions of its table (share = count / total). */
+struct json_writer;
+void report_json_outcome(struct json_writer *w, const struct outcome *o, uint64_t total);
+
 bool report_json_write(const char *path, const struct run_description *run, const struct explore_summary *sum,
                        char *err, size_t errlen);
 
