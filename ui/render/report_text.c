@@ -87,10 +87,9 @@ void report_outcomes_text(FILE *out, const struct explore_summary *sum, const st
                 sum->schedules_run == 1 ? "" : "s");
         systematic_table_extent(out, sum, opt);
     } else {
-        fprintf(out, "\nmdat: %zu outcome%s of %" PRIu64 " execution%s (seed %" PRIu64 "; %s)\n", t->n,
-                t->n == 1 ? "" : "s", sum->schedules_run, sum->schedules_run == 1 ? "" : "s", opt->seed,
-                sum->exhaustive ? "all reachable outcomes: the search was exhaustive"
-                                : "sampled: other outcomes may be reachable");
+        fprintf(out, "\nmdat: %zu outcome%s of %" PRIu64 " execution%s (seed %" PRIu64 "; sampled: other outcomes "
+                "may be reachable)\n", t->n, t->n == 1 ? "" : "s", sum->schedules_run,
+                sum->schedules_run == 1 ? "" : "s", opt->seed);
     }
     for (size_t i = 0; i < t->n; i++) {
         const struct outcome *o = &t->at[i];
