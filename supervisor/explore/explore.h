@@ -216,11 +216,20 @@ bool make_directories(const char *path);
 struct strategy *strategy_by_name(const char *name, int depth);
 /* The strategy opt asks for, with its depth or bound. */
 struct strategy *strategy_for_options(const struct explore_options *opt);
+/* The strategy as a schedule records execution index's: the portfolio's
+ * names its member ("portfolio/surw"). */
+void strategy_recorded_name(const char *name, uint64_t index, char *buf, size_t len);
+/* Before execution index (not the first): what execution 0 taught, for
+ * the strategies that learn (surw, the portfolio's surw). */
+void strategy_teach(struct strategy *s, uint64_t index, const struct strategy_profile *profile);
 /* dfs and dpor: each execution depends on the ones before (run in order,
  * in one process, whatever -j says). */
 bool strategy_is_systematic(const char *name);
-/* random, pct, pos, surw, dfs or dpor. */
+/* random, pct, pos, surw, portfolio, dfs or dpor. */
 bool strategy_name_known(const char *name);
+/* What a run's first line says of a strategy's settings: " (depth 3)" for
+ * pct, the members and pct's depth for the portfolio, "" otherwise. */
+void strategy_settings_text(const char *name, int depth, char *buf, size_t len);
 
 /* Runs the checker command with the file behind fd as its standard input.
  * Returns its exit status (0 = output accepted); *first_line gets the first

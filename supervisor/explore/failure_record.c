@@ -74,10 +74,7 @@ static bool write_schedule(const struct program *prog, const struct explore_opti
     schedule_init(&s);
     schedule_set_program(&s, prog->path, opt->argv + 1, opt->argc - 1);
     snprintf(s.sha256, sizeof s.sha256, "%s", prog->sha256);
-    if (strcmp(opt->strategy, "portfolio") == 0)
-        snprintf(s.strategy, sizeof s.strategy, "portfolio/%s", strategy_portfolio_member(index));
-    else
-        snprintf(s.strategy, sizeof s.strategy, "%s", opt->strategy);
+    strategy_recorded_name(opt->strategy, index, s.strategy, sizeof s.strategy);
     s.depth = opt->depth;
     s.seed = opt->seed;
     s.execution = index;
@@ -146,8 +143,7 @@ static struct strategy *strategy_again(const struct explore_options *opt, uint64
                                        const struct strategy_profile *profile, const struct choice_list *choices)
 {
     struct strategy *strat = choices ? strategy_replay_new(choices) : strategy_for_options(opt);
-    if (profile && index > 0 && strat->ops->use_profile && profile->filled)
-        strat->ops->use_profile(strat, profile);
+    strategy_teach(strat, index, profile);
     return strat;
 }
 

@@ -28,7 +28,7 @@ struct schedule {
     char **args;            /* program arguments after argv[0] */
     int n_args;
     char sha256[65];
-    char strategy[16];
+    char strategy[32];
     int depth;
     uint64_t seed;          /* base seed of the batch */
     uint64_t execution;     /* index within the batch */

@@ -58,8 +58,7 @@ void worker_loop(struct program *prog, const struct explore_options *opt, uint64
         if (opt->stop && *opt->stop)
             break;
         struct exec_result res;
-        if (i > 0 && strat->ops->use_profile && shared->profile.filled)
-            strat->ops->use_profile(strat, &shared->profile);
+        strategy_teach(strat, i, &shared->profile);
         bool ok = run_one(prog, opt, strat, i, estimate, &io, opt->trace ? &live : NULL, &res);
         if (i == 0 && ok && strat->ops->learn)
             strat->ops->learn(strat, &shared->profile);

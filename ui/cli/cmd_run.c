@@ -140,7 +140,7 @@ int cmd_run(int argc, char **argv)
     };
     struct cli_explore e = {
         .schedules = 1000,
-        .strategy = "pct",
+        .strategy = "portfolio",
         .depth = 3,
         .jobs = cli_available_cpus(),
         .max_steps = CLI_DEFAULT_MAX_STEPS,
@@ -283,9 +283,9 @@ int cmd_run(int argc, char **argv)
         return EXIT_USAGE;
     }
     printf("mdat: exploring %s with %s", opt.argv[0], opt.strategy);
-    if (strcmp(opt.strategy, "pct") == 0 || strcmp(opt.strategy, "portfolio") == 0)
-        printf(" (%sdepth %d)", strcmp(opt.strategy, "pct") ? "pct, pos, surw and random in turn; pct " : "",
-               opt.depth);
+    char settings[96];
+    strategy_settings_text(opt.strategy, opt.depth, settings, sizeof settings);
+    fputs(settings, stdout);
     if (strcmp(opt.strategy, "dfs") == 0 && opt.max_bound >= 0)
         printf(" (%s bound %d)", opt.dfs_bound == DFS_DELAYS ? "delay" : "preemption", opt.max_bound);
     printf(", seed %" PRIu64 ", %" PRIu64 " schedule%s, %d job%s%s\n", opt.seed, opt.schedules,
@@ -296,6 +296,11 @@ int cmd_run(int argc, char **argv)
                strcmp(input.origin, "-") ? input.origin : "standard input");
     if (!debuginfo_has_dwarf(prog.debug))
         printf("mdat: %s has no debug information: locations are shown as symbols or addresses\n", opt.argv[0]);
+    const elf_image *img = debuginfo_elf(prog.debug);
+    if (elf_image_is_static(img) && !elf_image_has_symtab(img))
+        printf("mdat: %s is static and stripped: its own code cannot be told from libc's, so only its system "
+               "calls (futexes, sleeps, waits) are scheduling points and its memory accesses are not seen\n",
+               opt.argv[0]);
     fflush(stdout);
 
     /* SIGINT, SIGTERM, SIGHUP: no further execution; the summary and the

@@ -156,8 +156,9 @@ static void print_start(const struct grade_settings *s, int jobs, int shard_k, i
 {
     printf("mdat: grading %d submission%s with %s", s->n_submissions, s->n_submissions == 1 ? "" : "s",
            s->strategy);
-    if (strcmp(s->strategy, "pct") == 0)
-        printf(" (depth %d)", s->depth);
+    char settings[96];
+    strategy_settings_text(s->strategy, s->depth, settings, sizeof settings);
+    fputs(settings, stdout);
     printf(", seed %" PRIu64 ", %" PRIu64 " schedule%s each, %d job%s", s->seed, s->schedules,
            s->schedules == 1 ? "" : "s", jobs, jobs == 1 ? "" : "s");
     if (shard_n) {
@@ -217,7 +218,7 @@ int cmd_grade(int argc, char **argv)
     struct cli_explore e = {
         .schedules = 200,
         .seed = 1,
-        .strategy = "pct",
+        .strategy = "portfolio",
         .depth = 3,
         .jobs = cli_available_cpus(),
         .max_steps = CLI_DEFAULT_MAX_STEPS,

@@ -4,6 +4,7 @@
  * run writes the same bytes as an unsharded one (times apart). */
 #include "ui/grade/grade.h"
 #include "ui/grade/grade_json.h"
+#include "supervisor/explore/explore.h"
 
 #include "ui/text/escape.h"
 #include "supervisor/trace/safe_file.h"
@@ -247,8 +248,9 @@ bool grade_write_html(const char *path, const struct grade_report *r, char *err,
     snprintf(line, sizeof line, "%d submission%s; strategy %s", s->n_submissions, s->n_submissions == 1 ? "" : "s",
              s->strategy);
     xml_escaped(f, line);
-    if (strcmp(s->strategy, "pct") == 0)
-        fprintf(f, " (depth %d)", s->depth);
+    char settings[96];
+    strategy_settings_text(s->strategy, s->depth, settings, sizeof settings);
+    xml_escaped(f, settings);
     fprintf(f, ", seed %" PRIu64 ", %" PRIu64 " schedules each, timeout %g s per execution", s->seed, s->schedules,
             s->timeout_sec);
     if (s->check_cmd) {
