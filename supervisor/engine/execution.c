@@ -286,7 +286,8 @@ static void expire_a_timed_wait(struct execution *ex, struct candidates *c)
     t->regs_dirty = false;
 }
 
-/* The program reached its end by itself: the watched values as it leaves. */
+/* The watched values as the program leaves: at its end by itself, or
+ * where it failed (its memory is still there: the threads are stopped). */
 static void record_final_watches(struct execution *ex)
 {
     int n = ex->cfg->n_watches;
@@ -525,6 +526,7 @@ static bool schedule_loop(struct execution *ex)
             if (!inside && !ex->leader_gone) {
                 exec_report_io_hang(ex);
                 exec_snapshot_threads(ex);
+                record_final_watches(ex);
                 exec_drain(ex, true);
                 break;
             }
@@ -533,6 +535,7 @@ static bool schedule_loop(struct execution *ex)
             if (c.n_blocked > 0) {
                 exec_report_deadlock(ex);
                 exec_snapshot_threads(ex);
+                record_final_watches(ex);
             }
             exec_drain(ex, c.n_blocked > 0);    /* else every thread has exited; the leader is a zombie */
             break;
@@ -554,8 +557,10 @@ static bool schedule_loop(struct execution *ex)
             exec_drain(ex, false);
             break;
         }
-        if (next == LOOP_FAILED)
+        if (next == LOOP_FAILED) {
             exec_snapshot_threads(ex);
+            record_final_watches(ex);
+        }
         if (next == LOOP_INCOMPLETE) {
             exec_drain(ex, true);
             break;

@@ -244,8 +244,9 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
         outcome_table_sort(&tally.outcomes);
         for (size_t i = 0; i < tally.outcomes.n && ok; i++) {
             struct outcome *o = &tally.outcomes.at[i];
-            ok = record_outcome(prog, opt, o, i + 1, o->execution == 0 ? FIRST_ESTIMATE : estimate, &shared->profile,
-                                err, errlen);
+            const struct choice_list *choices = kept ? systematic_outcome_choices(kept, o->execution) : NULL;
+            ok = record_outcome(prog, opt, o, opt->outcome_files_unranked ? 0 : i + 1,
+                                o->execution == 0 ? FIRST_ESTIMATE : estimate, &shared->profile, choices, err, errlen);
         }
     }
     sum->outcomes = tally.outcomes;

@@ -75,6 +75,9 @@ struct explore_options {
     /* --outcomes: group the executions by how they ended (outcomes.h) and
      * save a schedule of each outcome (implies keep_going). */
     bool outcomes;
+    /* Each outcome's schedule is named by its execution alone, not by its
+     * rank in the table (a grading shard's table is part of the whole's). */
+    bool outcome_files_unranked;
     uint64_t shrink_runs;
     double shrink_seconds;
     /* Grading: run every execution (as keep_going) and count the failing
@@ -163,7 +166,8 @@ struct explore_summary {
     size_t n_failures;
     uint64_t exit_status_first;     /* exit status of execution 0 */
     /* With opt->outcomes: every outcome, most frequent first, each with its
-     * saved schedule. */
+     * saved schedule. A systematic search counts each distinct execution
+     * once (dpor: one per class; one it cut short is no outcome). */
     struct outcome_table outcomes;
     /* A systematic strategy (dfs, dpor): whether it went through its whole
      * space (then the outcome table is every reachable outcome, not a

@@ -243,13 +243,6 @@ int cmd_run(int argc, char **argv)
         program_input_free(&input);
         return EXIT_USAGE;
     }
-    if (opt.outcomes && strategy_is_systematic(opt.strategy)) {
-        /* Its executions are not made again from their index, which is how
-         * each outcome's schedule is saved. */
-        program_input_free(&input);
-        return cli_usage_error("run", "--outcomes goes with --strategy pct, random, pos, surw or portfolio, not %s",
-                               opt.strategy);
-    }
     if (opt.outcomes)
         opt.keep_going = true;  /* every execution counts in the table */
     else if (opt.schedules == 1)
@@ -354,7 +347,7 @@ int cmd_run(int argc, char **argv)
         printf("mdat: stopped by SIG%s after %" PRIu64 " execution%s\n", sigabbrev_np(sig) ? sigabbrev_np(sig) : "?",
                ok ? sum.schedules_run : 0, ok && sum.schedules_run == 1 ? "" : "s");
     if (ok && opt.outcomes)
-        report_outcomes_text(stdout, &sum, opt.seed);
+        report_outcomes_text(stdout, &sum, &opt);
     struct run_description run = {prog.path,  opt.argv + 1, opt.argc - 1, opt.strategy,
                                   opt.seed,   opt.schedules, sig != 0};
     if (ok && json_path && !report_json_write(json_path, &run, &sum, err, sizeof err)) {
