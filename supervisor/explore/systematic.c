@@ -48,6 +48,8 @@ void systematic_run(struct program *prog, const struct explore_options *opt, str
         trace_tee_add(&live, opt->trace, opt->trace_out, opt->trace_every_step);
     sum->systematic = true;
     for (uint64_t i = 0; i < opt->schedules; i++) {
+        if (opt->stop && *opt->stop)
+            break;  /* SIGINT, SIGTERM, SIGHUP: the summary is of those run */
         struct exec_result res;
         bool ok = run_one(prog, opt, strat, i, FIRST_ESTIMATE, &io, opt->trace ? &live : NULL, &res);
         struct wire_result w = wire_of(i, ok, &res);

@@ -480,6 +480,27 @@ d = json.load(open(sys.argv[1]))
 assert d["complete"] is False and 0 < d["schedules_run"] < 1000000, d
 PY
     ls run.json.tmp-* >/dev/null 2>&1 && fail "a temporary report was left behind"
+    # A systematic search, which runs in one job, stops there too, and says
+    # it was stopped (not that it reached -n).
+    "$MDAT" run --strategy dpor -n 1000000 --races=off --json dpor.json "$TARGETS/search_increments" 6 \
+        </dev/null >"$WORK/run.out" 2>&1 &
+    pid=$!
+    for _ in $(seq 600); do
+        grep -q exploring "$WORK/run.out" && break
+        sleep 0.1
+    done
+    sleep 1
+    kill -INT "$pid"
+    wait "$pid"
+    st=$?
+    [ "$st" -eq 130 ] || fail "mdat run --strategy dpor on SIGINT: exit status $st, expected 130: $(tail -3 "$WORK/run.out")"
+    grep -q "NOT exhaustive, the search was stopped after" "$WORK/run.out" ||
+        fail "dpor stopped by SIGINT does not say so: $(tail -3 "$WORK/run.out")"
+    python3 - dpor.json <<'PY' || fail "mdat run --strategy dpor --json on SIGINT: $(head -c 300 dpor.json)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["complete"] is False and d["exhaustive"] is False and 0 < d["schedules_run"] < 1000000, d
+PY
     no_tracee_left
     ;;
 outcomes)

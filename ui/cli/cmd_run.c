@@ -83,9 +83,11 @@ static void print_search_end(const struct explore_options *opt, const struct exp
                sum->classes, what, within, sum->schedules_run, sum->schedules_run == 1 ? "" : "s", sum->steps_total,
                sum->elapsed_sec);
     else
-        printf("mdat: no failure in %" PRIu64 " %s%s: NOT exhaustive, the search stopped at -n %" PRIu64
+        printf("mdat: no failure in %" PRIu64 " %s%s: NOT exhaustive, the search %s %" PRIu64
                " executions (seed %" PRIu64 "; %" PRIu64 " visible steps, %.1f s)\n",
-               sum->classes, what, within, sum->schedules_run, opt->seed, sum->steps_total, sum->elapsed_sec);
+               sum->classes, what, within,
+               sum->schedules_run < opt->schedules ? "was stopped after" : "stopped at -n", sum->schedules_run,
+               opt->seed, sum->steps_total, sum->elapsed_sec);
     if (!dpor && (sum->exhaustive || sum->bound > 0))
         printf("mdat: every schedule with at most %d %s was run%s\n", sum->exhaustive ? sum->bound : sum->bound - 1,
                opt->dfs_bound == DFS_DELAYS ? "delays" : "preemptions",

@@ -66,8 +66,9 @@ static void systematic_table_extent(FILE *out, const struct explore_summary *sum
         fprintf(out, "  may be incomplete: an execution ran past the %d steps dpor analyses, so the search proves "
                 "nothing: other outcomes may be reachable\n", STRATEGY_DPOR_MAX_STEPS);
     else if (!sum->exhaustive)
-        fprintf(out, "  may be incomplete: the search stopped at -n %" PRIu64 " executions before it had explored "
-                "every one: other outcomes may be reachable\n", opt->schedules);
+        fprintf(out, "  may be incomplete: the search %s %" PRIu64 " executions before it had explored "
+                "every one: other outcomes may be reachable\n",
+                sum->schedules_run < opt->schedules ? "was stopped after" : "stopped at -n", sum->schedules_run);
     else if (!dpor && opt->max_bound >= 0)
         fprintf(out, "  exact within %s bound %d: all %" PRIu64 " schedules with at most %d %ss explored; more "
                 "%ss may reach other outcomes\n", bound, opt->max_bound, sum->classes, sum->bound, bound, bound);
