@@ -393,7 +393,8 @@ struct unit_shared {
 static void share_outcomes(const struct outcome_table *t, struct unit_shared *sh)
 {
     sh->n_outcomes = t->n < GRADE_MAX_OUTCOMES ? t->n : GRADE_MAX_OUTCOMES;
-    memcpy(sh->outcomes, t->at, sh->n_outcomes * sizeof *sh->outcomes);
+    if (sh->n_outcomes)     /* t->at is NULL without --outcomes */
+        memcpy(sh->outcomes, t->at, sh->n_outcomes * sizeof *sh->outcomes);
     for (size_t i = sh->n_outcomes; i < t->n; i++)
         sh->unit.outcomes_left_out += t->at[i].count;
 }
