@@ -598,7 +598,14 @@ static enum run_outcome on_breakpoint(struct execution *ex, struct mthread *t, u
  * on (*status gets the next stop), or a crash. */
 static enum run_outcome on_signal(struct execution *ex, struct mthread *t, int sig, int *status)
 {
+    if (sig == SIGXCPU)
+        ex->cpu_limit_hit = true;
     if (exec_signal_is_fatal(ex, t->tid, sig)) {
+        pid_t sender;
+        if (exec_signal_from_outside(ex, t->tid, sig, &sender)) {
+            exec_report_outside_kill(ex, sig, sender);
+            return RUN_ERROR;
+        }
         exec_report_crash(ex, t, sig);
         return RUN_FAILED;
     }
@@ -678,6 +685,10 @@ enum run_outcome exec_run_thread(struct execution *ex, struct mthread *t)
     for (;;) {
         int r = resume(ex, t, first, &status);
         first = false;
+        /* Gone from its stop under mdat's hands: a SIGKILL (from outside)
+         * takes it to its exit stop, which is looked at as any other. */
+        if (r < 0 && errno == ESRCH && !ex->leader_gone)
+            r = exec_wait_thread(ex, t->tid, &status);
         if (r == 0)
             return RUN_TIMEOUT;
         if (r < 0) {
