@@ -223,6 +223,33 @@ not_started)
     grep -q "the memory limit (--max-memory 204800 bytes) is too small to load it" grades/report.csv ||
         fail "grade --max-memory 200K: $(cat grades/report.csv)"
     ;;
+corrupt_dwarf)
+    # A copy of a target with bytes of .debug_info damaged: mdat says its
+    # debug information is corrupt (not missing), goes on without it and
+    # still finds the race, named by symbols instead of lines.
+    cp "$TARGETS/lost_update" prog
+    python3 - prog <<'PY' || fail "cannot corrupt the copy"
+import subprocess, sys
+path = sys.argv[1]
+out = subprocess.check_output(["readelf", "-S", "-W", path], text=True)
+line = next(l for l in out.splitlines() if " .debug_info " in l)
+fields = line.split("]", 1)[1].split()
+offset, size = int(fields[3], 16), int(fields[4], 16)
+data = bytearray(open(path, "rb").read())
+data[offset + 4:offset + 6] = b"\xff\xff"       # the first unit's DWARF version
+open(path, "wb").write(data)
+PY
+    run_mdat run -n 20 -s 1 -o out-dir "$WORK/prog"
+    expect_status 1
+    expect_out "mdat: $WORK/prog's debug information is corrupt ("
+    expect_out "): mdat goes on without it, showing locations as symbols or addresses"
+    grep -q "has no debug information" "$WORK/out" && fail "corrupt DWARF said to be missing"
+    expect_out "FAILURE race"
+    expect_out "R counter -> 0                       incrementer+0x"
+    run_mdat run -n 1 --invariant "counter >= 0" "$WORK/prog"
+    expect_status 2
+    expect_err "the program's debug information is corrupt: "
+    ;;
 killed_outside)
     # Another shell kills mdat's fork server, or an execution's process:
     # mdat says so and stops (exit 3) after summarizing what it decided;

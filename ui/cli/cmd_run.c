@@ -301,8 +301,15 @@ int cmd_run(int argc, char **argv)
     if (input.fd >= 0)
         printf("mdat: every execution reads the same %" PRIu64 " bytes of input from %s\n", input.size,
                strcmp(input.origin, "-") ? input.origin : "standard input");
-    if (!debuginfo_has_dwarf(prog.debug))
+    const char *why;
+    if (debuginfo_dwarf_state(prog.debug, &why) == DEBUGINFO_DWARF_NONE)
         printf("mdat: %s has no debug information: locations are shown as symbols or addresses\n", opt.argv[0]);
+    else if (!debuginfo_has_dwarf(prog.debug))
+        printf("mdat: %s's debug information is corrupt (%s): mdat goes on without it, showing locations as "
+               "symbols or addresses\n", opt.argv[0], why);
+    else if (debuginfo_dwarf_state(prog.debug, &why) == DEBUGINFO_DWARF_CORRUPT)
+        printf("mdat: part of %s's debug information is corrupt (%s): mdat goes on with the rest, showing "
+               "locations it does not cover as symbols or addresses\n", opt.argv[0], why);
     fflush(stdout);
 
     /* SIGINT, SIGTERM, SIGHUP: no further execution; the summary and the
