@@ -108,11 +108,11 @@ void exec_interrupt_signalled_waits(struct execution *ex);
 /* A signal some process of the program sends (seen at its seccomp stop;
  * t: the sending thread, NULL for a forked child). */
 void exec_note_signal_sent(struct execution *ex, const struct mthread *t, int sig);
-/* At the signal-delivery stop of sig in tid: true when a process outside
- * the program sent it (its siginfo names a sender that is none of the
- * program's processes, and the program never sent sig); *sender its pid
- * as the program sees it (0: outside its PID namespace). */
-bool exec_signal_from_outside(struct execution *ex, pid_t tid, int sig, pid_t *sender);
+/* At the signal-delivery stop of a fatal sig in tid: true, and the
+ * execution reported as cut short (exec_report_outside_kill), when a
+ * process outside the program sent it (its siginfo names a sender that is
+ * none of the program's processes, and the program never sent sig). */
+bool exec_killed_from_outside(struct execution *ex, pid_t tid, int sig);
 /* The program died by SIGKILL that neither mdat nor any of its processes
  * sent (nor the kernel's CPU time limit): true, and the execution is
  * reported as cut short from outside. */

@@ -122,9 +122,8 @@ void exec_note_signal_sent(struct execution *ex, const struct mthread *t, int si
     ex->signals_sent |= signal_bit(sig);
 }
 
-bool exec_signal_from_outside(struct execution *ex, pid_t tid, int sig, pid_t *sender)
+bool exec_killed_from_outside(struct execution *ex, pid_t tid, int sig)
 {
-    *sender = 0;
     if (ex->signals_sent & signal_bit(sig))
         return false;
     siginfo_t si;
@@ -137,7 +136,7 @@ bool exec_signal_from_outside(struct execution *ex, pid_t tid, int sig, pid_t *s
         return false;
     if (si.si_pid == ex->pid || (si.si_pid > 0 && exec_is_passive(ex, si.si_pid)))
         return false;
-    *sender = si.si_pid;
+    exec_report_outside_kill(ex, sig, si.si_pid);   /* (si_pid 0: outside its PID namespace) */
     return true;
 }
 

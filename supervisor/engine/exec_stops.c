@@ -598,14 +598,10 @@ static enum run_outcome on_breakpoint(struct execution *ex, struct mthread *t, u
  * on (*status gets the next stop), or a crash. */
 static enum run_outcome on_signal(struct execution *ex, struct mthread *t, int sig, int *status)
 {
-    if (sig == SIGXCPU)
-        ex->cpu_limit_hit = true;
+    ex->cpu_limit_hit |= sig == SIGXCPU;
     if (exec_signal_is_fatal(ex, t->tid, sig)) {
-        pid_t sender;
-        if (exec_signal_from_outside(ex, t->tid, sig, &sender)) {
-            exec_report_outside_kill(ex, sig, sender);
-            return RUN_ERROR;
-        }
+        if (exec_killed_from_outside(ex, t->tid, sig))
+            return RUN_ERROR;   /* no verdict: reported as such */
         exec_report_crash(ex, t, sig);
         return RUN_FAILED;
     }
@@ -685,8 +681,7 @@ enum run_outcome exec_run_thread(struct execution *ex, struct mthread *t)
     for (;;) {
         int r = resume(ex, t, first, &status);
         first = false;
-        /* Gone from its stop under mdat's hands: a SIGKILL (from outside)
-         * takes it to its exit stop, which is looked at as any other. */
+        /* Taken from its stop by a SIGKILL (from outside): to its exit stop. */
         if (r < 0 && errno == ESRCH && !ex->leader_gone)
             r = exec_wait_thread(ex, t->tid, &status);
         if (r == 0)

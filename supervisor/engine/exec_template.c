@@ -1,7 +1,10 @@
 /* exec_template: starting the template, and forking it by making it run
  * `syscall; int3` at its entry point with clone's arguments in its
  * registers. The bytes stay in the template (it never runs anything else);
- * each child gets the entry point's own bytes back before it runs. */
+ * each child gets the entry point's own bytes back before it runs. Also
+ * noticing that the template was killed from outside (it runs none of the
+ * program's code, so any death is someone else's doing), wherever its
+ * exit is seen, and ending it so that it does not linger in its exit stop. */
 #include "supervisor/engine/exec_template.h"
 #include "supervisor/engine/spawn.h"
 #include "supervisor/engine/tracee.h"
