@@ -391,12 +391,17 @@ static bool read_symbols(elf_image *img, uint64_t tls_vaddr)
     img->by_name = calloc(count ? count : 1, sizeof *img->by_name);
     bool ok = img->name_arena && funcs && objs && img->by_name;
     size_t nfuncs = 0, nobjs = 0;
+    const char *file = NULL;    /* the STT_FILE whose local symbols follow */
 
     for (size_t i = 1; ok && i < count; i++) {
         GElf_Sym sym;
         if (!gelf_getsym(data, (int)i, &sym))
             continue;
         unsigned type = GELF_ST_TYPE(sym.st_info);
+        if (type == STT_FILE) {
+            file = elf_strptr(img->elf, sh.sh_link, sym.st_name);
+            continue;
+        }
         bool is_func = type == STT_FUNC || type == STT_GNU_IFUNC;
         if (!is_func && type != STT_OBJECT && type != STT_TLS)
             continue;
@@ -415,7 +420,8 @@ static bool read_symbols(elf_image *img, uint64_t tls_vaddr)
             name = copy;
         }
         struct raw_symbol raw = {
-            .sym = { .addr = sym.st_value, .size = sym.st_size, .name = name, .is_func = is_func },
+            .sym = { .addr = sym.st_value, .size = sym.st_size, .name = name, .is_func = is_func,
+                     .file = GELF_ST_BIND(sym.st_info) == STB_LOCAL ? file : NULL },
             .binding = GELF_ST_BIND(sym.st_info),
         };
         /* A TLS symbol's value is an offset into the TLS block; place it at its

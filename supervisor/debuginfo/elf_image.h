@@ -17,6 +17,10 @@ struct elf_symbol {
     uint64_t addr, size;
     const char *name;       /* without the @VERSION suffix */
     bool is_func;           /* STT_FUNC / STT_GNU_IFUNC, else STT_OBJECT / STT_TLS */
+    /* A local symbol's source or object file (the STT_FILE symbol before
+     * it: "prog.c", or "malloc.o" for a member of a static libc); NULL for
+     * a global symbol, which the symbol table does not place in a file. */
+    const char *file;
 };
 
 struct elf_section {

@@ -78,7 +78,7 @@ static void add_stub(elf_plt *p, uint64_t addr, uint64_t size, const char *name)
         p->stubs = grown;
         p->cap = cap;
     }
-    p->stubs[p->n++] = (struct elf_symbol){addr, size, name, true};
+    p->stubs[p->n++] = (struct elf_symbol){.addr = addr, .size = size, .name = name, .is_func = true};
 }
 
 /* Cuts a stub section into entries of `entry` bytes; the one indirect jump

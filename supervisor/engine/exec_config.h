@@ -90,9 +90,9 @@ struct exec_result {
     struct choice_list choices;
     struct trace_event recent[EXEC_RECENT_EVENTS];  /* ring of the last events */
     uint64_t n_events;
-    /* The values of exec_config.watches when the program ended (malloc'd;
-     * NULL when there are none, or mdat ended the program: a failure that
-     * stops it, a step limit, a strategy's stop). */
+    /* The values of exec_config.watches when the program ended, or where
+     * it failed (malloc'd; NULL when there are none, or mdat ended the
+     * program otherwise: a step limit, a strategy's stop). */
     struct state_watch *final_watches;
     int n_final_watches;
 };

@@ -35,7 +35,11 @@ enum op_kind {
 struct mthread {
     int id;
     pid_t tid;
+    /* What every step's gathering of candidates reads of every thread,
+     * together in one cache line (hundreds of threads, each a kilobyte). */
     enum thread_state state;
+    bool yielded;
+    bool timed_wait;
     enum stop_kind stop;
     uint8_t bp_orig;
     const struct x86_insn *bp_insn;     /* the instruction under the breakpoint it is stopped at */
@@ -69,9 +73,7 @@ struct mthread {
     uint64_t ctid;                  /* CLONE_CHILD_CLEARTID word */
     uint64_t tls;                   /* struct pthread of this thread = pthread_t */
     uint64_t stack_lo, stack_hi;    /* its own stack mapping, 0 until needed */
-    bool yielded;
     uint32_t unpreempted;           /* accesses run in a row without the strategy asked (--preempt=sync) */
-    bool timed_wait;
     int interrupted_by;             /* a signal stopped its step before the operation ran */
     bool cancelled;                 /* glibc's cancellation signal reached it in this step */
     bool cancel_requested;          /* another thread called pthread_cancel on it */

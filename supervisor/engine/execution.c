@@ -84,6 +84,13 @@ size_t exec_ask_strategy(struct execution *ex, char kind, const int *ids, const 
         if (!ops)
             abort();
     }
+    /* The waiters a wake chooses among all wait on one futex: looked up
+     * once, not once per waiter (quadratic with hundreds of threads). */
+    uint64_t wake_addr = 0;
+    if (ops && kind == CHOICE_WAKE && n > 0) {
+        const struct futex_waiter *w = futex_table_get(&ex->futex, ids[0]);
+        wake_addr = w ? w->addr : 0;
+    }
     for (size_t i = 0; ops && i < n; i++) {
         if (ids[i] < 0) {
             /* "flush T": the oldest pending store of T reaches memory. */
@@ -92,12 +99,11 @@ size_t exec_ask_strategy(struct execution *ex, char kind, const int *ids, const 
                                          .pc = e ? e->pc : 0};
             continue;
         }
-        const struct mthread *t = exec_thread_by_id(ex, ids[i]);
-        next_visible_op(t, &ops[i]);
         if (kind == CHOICE_WAKE) {
-            const struct futex_waiter *w = futex_table_get(&ex->futex, t->id);
-            ops[i] = (struct visible_op){.kind = VIS_RESUME, .fn = -1, .addr = w ? w->addr : 0, .size = 4};
+            ops[i] = (struct visible_op){.kind = VIS_RESUME, .fn = -1, .addr = wake_addr, .size = 4};
+            continue;
         }
+        next_visible_op(exec_thread_by_id(ex, ids[i]), &ops[i]);
     }
     struct choice_point cp = {ex->steps, ids, yielded, n, ex->last_thread, ops, NULL, 0};
     if (kind == CHOICE_WAKE)
@@ -280,7 +286,8 @@ static void expire_a_timed_wait(struct execution *ex, struct candidates *c)
     t->regs_dirty = false;
 }
 
-/* The program reached its end by itself: the watched values as it leaves. */
+/* The watched values as the program leaves: at its end by itself, or
+ * where it failed (its memory is still there: the threads are stopped). */
 static void record_final_watches(struct execution *ex)
 {
     int n = ex->cfg->n_watches;
@@ -519,6 +526,7 @@ static bool schedule_loop(struct execution *ex)
             if (!inside && !ex->leader_gone) {
                 exec_report_io_hang(ex);
                 exec_snapshot_threads(ex);
+                record_final_watches(ex);
                 exec_drain(ex, true);
                 break;
             }
@@ -527,6 +535,7 @@ static bool schedule_loop(struct execution *ex)
             if (c.n_blocked > 0) {
                 exec_report_deadlock(ex);
                 exec_snapshot_threads(ex);
+                record_final_watches(ex);
             }
             exec_drain(ex, c.n_blocked > 0);    /* else every thread has exited; the leader is a zombie */
             break;
@@ -548,8 +557,10 @@ static bool schedule_loop(struct execution *ex)
             exec_drain(ex, false);
             break;
         }
-        if (next == LOOP_FAILED)
+        if (next == LOOP_FAILED) {
             exec_snapshot_threads(ex);
+            record_final_watches(ex);
+        }
         if (next == LOOP_INCOMPLETE) {
             exec_drain(ex, true);
             break;

@@ -21,6 +21,54 @@ static bool is_runtime_startup(const char *name)
     return false;
 }
 
+/* A member of a static library (glibc's libc.a names its objects "*.o"),
+ * or crtstuff.c, the compiler's crtbegin/crtend. */
+static bool is_library_file(const char *file)
+{
+    size_t n = strlen(file);
+    return n == 0 || (n > 2 && strcmp(file + n - 2, ".o") == 0) || strcmp(file, "crtstuff.c") == 0;
+}
+
+/* Names with a leading underscore belong to the implementation (C's
+ * reserved identifiers), except C++'s mangled _Z names. */
+static bool is_reserved_name(const char *name)
+{
+    return name[0] == '_' && name[1] != 'Z';
+}
+
+/* A static program without debug information carries all of libc in its
+ * symbol table, and libc's code must not be breakpointed: it runs before
+ * the thread pointer is set up, and its locks are modeled at their entry
+ * points. The program's own functions are told apart by where the linker
+ * put them: right after crt1 and crtbegin (crtstuff.c, whose functions
+ * may have no size and so no entry), before the library members pulled in
+ * after them. A local function names its file; a global one
+ * belongs with the last function before it whose file is known, or with
+ * the library when its name is reserved. main is always the program's.
+ * own[i] says it of fns[i] (sorted by address). */
+static void mark_own_functions(const struct elf_symbol *fns, size_t n, bool *own)
+{
+    bool after_own = false;     /* the last function of known origin was the program's */
+    for (size_t i = 0; i < n; i++) {
+        const struct elf_symbol *fn = &fns[i];
+        if (fn->file) {
+            bool crtbegin = strcmp(fn->file, "crtstuff.c") == 0;
+            own[i] = !is_library_file(fn->file);
+            after_own = own[i] || crtbegin;
+        } else if (is_runtime_startup(fn->name)) {
+            own[i] = false;
+            after_own = true;   /* crt1 and crtbegin come right before the program's objects */
+        } else if (strcmp(fn->name, "main") == 0) {
+            own[i] = true;
+        } else if (is_reserved_name(fn->name)) {
+            own[i] = false;
+            after_own = false;
+        } else {
+            own[i] = after_own;
+        }
+    }
+}
+
 static const struct elf_section *section_containing(const elf_image *img, uint64_t addr)
 {
     const struct elf_section *secs;
@@ -200,12 +248,23 @@ void site_table_build(struct site_table *st, const debuginfo *di, x86_decoder *d
         for (size_t i = 0; i < n_ranges; i++)
             scan_range(st, dec, ranges[i].lo, ranges[i].hi, &uf);
     } else if (n_fns > 0 && elf_image_has_symtab(img)) {
+        bool *own = NULL;
+        if (elf_image_is_static(img)) {
+            own = calloc(n_fns, sizeof *own);
+            if (!own)
+                abort();
+            mark_own_functions(fns, n_fns, own);
+        }
         for (size_t i = 0; i < n_fns; i++) {
             const struct elf_section *s = section_containing(img, fns[i].addr);
-            if (s && s->exec && !is_runtime_startup(fns[i].name))
+            if (s && s->exec && !is_runtime_startup(fns[i].name) && (!own || own[i]))
                 scan_range(st, dec, fns[i].addr, fns[i].addr + fns[i].size, &uf);
         }
-    } else {
+        free(own);
+    } else if (!elf_image_is_static(img)) {
+        /* Stripped: the executable's .text is the program's own code. In a
+         * static one it is libc's too, with nothing to tell them apart:
+         * only system calls are seen there (cmd_run says so). */
         const struct elf_section *secs;
         size_t n = elf_image_sections(img, &secs);
         for (size_t i = 0; i < n; i++)

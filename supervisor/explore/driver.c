@@ -45,6 +45,20 @@ struct strategy *strategy_for_options(const struct explore_options *opt)
     return strategy_by_name(opt->strategy, opt->depth);
 }
 
+void strategy_recorded_name(const char *name, uint64_t index, char *buf, size_t len)
+{
+    if (strcmp(name, "portfolio") == 0)
+        snprintf(buf, len, "portfolio/%s", strategy_portfolio_member(index));
+    else
+        snprintf(buf, len, "%s", name);
+}
+
+void strategy_teach(struct strategy *s, uint64_t index, const struct strategy_profile *profile)
+{
+    if (profile && index > 0 && s->ops->use_profile && profile->filled)
+        s->ops->use_profile(s, profile);
+}
+
 bool strategy_name_known(const char *name)
 {
     static const char *const names[] = {"random", "pct", "pos", "surw", "portfolio", "dfs", "dpor"};
@@ -52,6 +66,16 @@ bool strategy_name_known(const char *name)
         if (strcmp(name, names[i]) == 0)
             return true;
     return false;
+}
+
+void strategy_settings_text(const char *name, int depth, char *buf, size_t len)
+{
+    if (strcmp(name, "pct") == 0)
+        snprintf(buf, len, " (depth %d)", depth);
+    else if (strcmp(name, "portfolio") == 0)
+        snprintf(buf, len, " (pct, pos, surw and random in turn; pct depth %d)", depth);
+    else if (len)
+        buf[0] = '\0';
 }
 
 bool strategy_is_systematic(const char *name)
@@ -225,8 +249,9 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
         outcome_table_sort(&tally.outcomes);
         for (size_t i = 0; i < tally.outcomes.n && ok; i++) {
             struct outcome *o = &tally.outcomes.at[i];
-            ok = record_outcome(prog, opt, o, i + 1, o->execution == 0 ? FIRST_ESTIMATE : estimate, &shared->profile,
-                                err, errlen);
+            const struct choice_list *choices = kept ? systematic_outcome_choices(kept, o->execution) : NULL;
+            ok = record_outcome(prog, opt, o, opt->outcome_files_unranked ? 0 : i + 1,
+                                o->execution == 0 ? FIRST_ESTIMATE : estimate, &shared->profile, choices, err, errlen);
         }
     }
     sum->outcomes = tally.outcomes;
@@ -296,6 +321,7 @@ static struct explore_options schedule_options(const struct schedule *sched, cha
         .strategy = sched->strategy,   /* as recorded: names the schedule in trace summaries (strat replays it) */
         .depth = sched->depth,
         .max_steps = sched->max_steps,
+        .max_output = sched->max_output,
         .timeout_sec = sched->timeout_sec > 0 ? sched->timeout_sec : 10,
         .time_limit_sec = sched->time_limit_sec,
         .check_cmd = sched->check_cmd,

@@ -75,6 +75,9 @@ struct explore_options {
     /* --outcomes: group the executions by how they ended (outcomes.h) and
      * save a schedule of each outcome (implies keep_going). */
     bool outcomes;
+    /* Each outcome's schedule is named by its execution alone, not by its
+     * rank in the table (a grading shard's table is part of the whole's). */
+    bool outcome_files_unranked;
     uint64_t shrink_runs;
     double shrink_seconds;
     /* Grading: run every execution (as keep_going) and count the failing
@@ -163,7 +166,8 @@ struct explore_summary {
     size_t n_failures;
     uint64_t exit_status_first;     /* exit status of execution 0 */
     /* With opt->outcomes: every outcome, most frequent first, each with its
-     * saved schedule. */
+     * saved schedule. A systematic search counts each distinct execution
+     * once (dpor: one per class; one it cut short is no outcome). */
     struct outcome_table outcomes;
     /* A systematic strategy (dfs, dpor): whether it went through its whole
      * space (then the outcome table is every reachable outcome, not a
@@ -217,11 +221,20 @@ bool make_directories(const char *path);
 struct strategy *strategy_by_name(const char *name, int depth);
 /* The strategy opt asks for, with its depth or bound. */
 struct strategy *strategy_for_options(const struct explore_options *opt);
+/* The strategy as a schedule records execution index's: the portfolio's
+ * names its member ("portfolio/surw"). */
+void strategy_recorded_name(const char *name, uint64_t index, char *buf, size_t len);
+/* Before execution index (not the first): what execution 0 taught, for
+ * the strategies that learn (surw, the portfolio's surw). */
+void strategy_teach(struct strategy *s, uint64_t index, const struct strategy_profile *profile);
 /* dfs and dpor: each execution depends on the ones before (run in order,
  * in one process, whatever -j says). */
 bool strategy_is_systematic(const char *name);
-/* random, pct, pos, surw, dfs or dpor. */
+/* random, pct, pos, surw, portfolio, dfs or dpor. */
 bool strategy_name_known(const char *name);
+/* What a run's first line says of a strategy's settings: " (depth 3)" for
+ * pct, the members and pct's depth for the portfolio, "" otherwise. */
+void strategy_settings_text(const char *name, int depth, char *buf, size_t len);
 
 /* Runs the checker command with the file behind fd as its standard input.
  * Returns its exit status (0 = output accepted); *first_line gets the first

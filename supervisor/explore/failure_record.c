@@ -74,15 +74,13 @@ static bool write_schedule(const struct program *prog, const struct explore_opti
     schedule_init(&s);
     schedule_set_program(&s, prog->path, opt->argv + 1, opt->argc - 1);
     snprintf(s.sha256, sizeof s.sha256, "%s", prog->sha256);
-    if (strcmp(opt->strategy, "portfolio") == 0)
-        snprintf(s.strategy, sizeof s.strategy, "portfolio/%s", strategy_portfolio_member(index));
-    else
-        snprintf(s.strategy, sizeof s.strategy, "%s", opt->strategy);
+    strategy_recorded_name(opt->strategy, index, s.strategy, sizeof s.strategy);
     s.depth = opt->depth;
     s.seed = opt->seed;
     s.execution = index;
     s.steps = steps;
     s.max_steps = opt->max_steps;
+    s.max_output = opt->max_output;
     s.timeout_sec = opt->timeout_sec;
     if (stdin_file) {
         s.stdin_file = strdup(stdin_file);
@@ -146,8 +144,7 @@ static struct strategy *strategy_again(const struct explore_options *opt, uint64
                                        const struct strategy_profile *profile, const struct choice_list *choices)
 {
     struct strategy *strat = choices ? strategy_replay_new(choices) : strategy_for_options(opt);
-    if (profile && index > 0 && strat->ops->use_profile && profile->filled)
-        strat->ops->use_profile(strat, profile);
+    strategy_teach(strat, index, profile);
     return strat;
 }
 
@@ -245,10 +242,13 @@ bool record_failure(struct program *prog, const struct explore_options *opt, con
 }
 
 bool record_outcome(struct program *prog, const struct explore_options *opt, struct outcome *o, size_t rank,
-                    uint64_t estimate, const struct strategy_profile *profile, char *err, size_t errlen)
+                    uint64_t estimate, const struct strategy_profile *profile, const struct choice_list *choices,
+                    char *err, size_t errlen)
 {
-    char stem[PATH_MAX];
-    snprintf(stem, sizeof stem, "%s/%s-outcome%zu-s%" PRIu64 "-e%" PRIu64, opt->out_dir, base_name(prog->path), rank,
+    char stem[PATH_MAX], ranked[32] = "";
+    if (rank)
+        snprintf(ranked, sizeof ranked, "%zu", rank);
+    snprintf(stem, sizeof stem, "%s/%s-outcome%s-s%" PRIu64 "-e%" PRIu64, opt->out_dir, base_name(prog->path), ranked,
              opt->seed, o->execution);
     snprintf(o->schedule_file, sizeof o->schedule_file, "%s.sched", stem);
     const char *stdin_file;
@@ -257,10 +257,15 @@ bool record_outcome(struct program *prog, const struct explore_options *opt, str
         return false;
     struct explore_options quiet = recording_options(opt, (enum failure_kind)o->key.kind);
     struct run_io io = run_io_open(false, opt->check_cmd != NULL);
-    struct strategy *strat = strategy_again(opt, o->execution, profile, NULL);
+    struct strategy *strat = strategy_again(opt, o->execution, profile, choices);
     struct exec_result res;
     bool ok = run_one(prog, &quiet, strat, o->execution, estimate, &io, NULL, &res);
     strategy_free(strat);
+    if (ok) {
+        struct outcome_key again;
+        outcome_key_of(&res, io.out_fd, &again);
+        o->reproduced = outcome_key_equal(&again, &o->key);
+    }
     run_io_close(&io);
     if (!ok)
         snprintf(err, errlen, "%s", res.error_message);

@@ -17,11 +17,14 @@ bool record_failure(struct program *prog, const struct explore_options *opt, con
                     uint64_t estimate, const struct strategy_profile *profile, const struct choice_list *choices,
                     struct explore_failure *f, char *err, size_t errlen);
 
-/* Re-runs the execution of outcome o (its rank-th, from 1) and saves its
- * schedule into the output directory (o->schedule_file). Not for a
- * systematic strategy, whose executions are not made again from their
- * index. */
+/* Re-runs the execution of outcome o and saves its schedule into the
+ * output directory (o->schedule_file), noting whether the re-run ended the
+ * same way. rank: its place in the table from 1, named in the file; 0:
+ * the file is named by the execution alone (a shard's table is a part of
+ * the whole one, whose ranks it does not know). choices: as for
+ * record_failure (a systematic strategy's kept choices). */
 bool record_outcome(struct program *prog, const struct explore_options *opt, struct outcome *o, size_t rank,
-                    uint64_t estimate, const struct strategy_profile *profile, char *err, size_t errlen);
+                    uint64_t estimate, const struct strategy_profile *profile, const struct choice_list *choices,
+                    char *err, size_t errlen);
 
 #endif

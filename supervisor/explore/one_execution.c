@@ -116,13 +116,15 @@ static void append_first_line(int fd, char *msg, size_t len)
 static void summarize_trace(const struct program *prog, const struct explore_options *opt, uint64_t index,
                             const struct exec_result *res, struct trace_tee *trace)
 {
+    char strategy[64];
+    strategy_recorded_name(opt->strategy ? opt->strategy : "", index, strategy, sizeof strategy);
     bool one_thread = res->kind == FAIL_ASSERTION || res->kind == FAIL_CRASH || res->kind == FAIL_MISUSE ||
                       res->kind == FAIL_RACE || res->kind == FAIL_INVARIANT;
     struct trace_summary s = {
         .program = prog->path,
         .args = opt->argv + 1,
         .n_args = opt->argc - 1,
-        .strategy = opt->strategy ? opt->strategy : "",
+        .strategy = strategy,
         .seed = opt->seed,
         .execution = index,
         .steps = res->steps,

@@ -30,9 +30,11 @@ void outcome_key_of(const struct exec_result *res, int out_fd, struct outcome_ke
 {
     memset(k, 0, sizeof *k);
     k->kind = res->kind;
+    /* Only what the execution's end means: two ends alike are one outcome
+     * however they are read back (JSON has no exit status of a failure). */
     k->exited = res->exited;
-    k->exit_status = res->exit_status;
-    k->term_signal = res->term_signal;
+    k->exit_status = res->exited ? res->exit_status : 0;
+    k->term_signal = res->exited ? 0 : res->term_signal;
     k->incomplete = res->kind == FAIL_NONE ? (int32_t)res->incomplete : 0;
     if (res->kind != FAIL_NONE)
         snprintf(k->location, sizeof k->location, "%s", res->location);
@@ -46,7 +48,7 @@ void outcome_key_of(const struct exec_result *res, int out_fd, struct outcome_ke
     hash_fd(out_fd, k->stdout_sha256);
 }
 
-static bool same_key(const struct outcome_key *a, const struct outcome_key *b)
+bool outcome_key_equal(const struct outcome_key *a, const struct outcome_key *b)
 {
     return a->kind == b->kind && a->exited == b->exited && a->exit_status == b->exit_status &&
            a->term_signal == b->term_signal && a->incomplete == b->incomplete &&
@@ -54,23 +56,54 @@ static bool same_key(const struct outcome_key *a, const struct outcome_key *b)
            strcmp(a->stdout_sha256, b->stdout_sha256) == 0;
 }
 
-void outcome_table_add(struct outcome_table *t, const struct outcome_key *k, uint64_t execution)
+/* A new last slot. */
+static struct outcome *grow(struct outcome_table *t)
 {
-    for (size_t i = 0; i < t->n; i++) {
-        if (same_key(&t->at[i].key, k)) {
-            t->at[i].count++;
-            if (execution < t->at[i].execution)
-                t->at[i].execution = execution;
-            return;
-        }
-    }
     if (t->n == t->cap) {
         t->cap = t->cap ? t->cap * 2 : 16;
         t->at = realloc(t->at, t->cap * sizeof *t->at);
         if (!t->at)
             abort();
     }
-    t->at[t->n++] = (struct outcome){.key = *k, .count = 1, .execution = execution};
+    return &t->at[t->n++];
+}
+
+void outcome_table_add(struct outcome_table *t, const struct outcome_key *k, uint64_t execution)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        if (outcome_key_equal(&t->at[i].key, k)) {
+            t->at[i].count++;
+            if (execution < t->at[i].execution)
+                t->at[i].execution = execution;
+            return;
+        }
+    }
+    *grow(t) = (struct outcome){.key = *k, .count = 1, .execution = execution};
+}
+
+void outcome_table_merge(struct outcome_table *t, const struct outcome *o)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        struct outcome *have = &t->at[i];
+        if (outcome_key_equal(&have->key, &o->key)) {
+            have->count += o->count;
+            if (o->execution < have->execution) {
+                have->execution = o->execution;
+                have->reproduced = o->reproduced;
+                memcpy(have->schedule_file, o->schedule_file, sizeof have->schedule_file);
+            }
+            return;
+        }
+    }
+    *grow(t) = *o;
+}
+
+uint64_t outcome_table_total(const struct outcome_table *t)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < t->n; i++)
+        n += t->at[i].count;
+    return n;
 }
 
 static int by_count_then_index(const void *a, const void *b)

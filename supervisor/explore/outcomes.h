@@ -28,6 +28,7 @@ struct outcome {
     uint64_t count;
     uint64_t execution;             /* the lowest index that ended so */
     char schedule_file[PATH_MAX];   /* its schedule, once saved */
+    bool reproduced;                /* the saving re-run ended the same way */
 };
 
 struct outcome_table {
@@ -37,7 +38,13 @@ struct outcome_table {
 
 /* The key of res; out_fd (-1: none) holds the execution's standard output. */
 void outcome_key_of(const struct exec_result *res, int out_fd, struct outcome_key *k);
+bool outcome_key_equal(const struct outcome_key *a, const struct outcome_key *b);
 void outcome_table_add(struct outcome_table *t, const struct outcome_key *k, uint64_t execution);
+/* Adds another table's outcome (a shard's, a unit's): counts are summed,
+ * and the lowest execution with its schedule kept. */
+void outcome_table_merge(struct outcome_table *t, const struct outcome *o);
+/* The executions the table counts (the share's denominator). */
+uint64_t outcome_table_total(const struct outcome_table *t);
 /* Most frequent first; ties by the lowest execution index. */
 void outcome_table_sort(struct outcome_table *t);
 void outcome_table_free(struct outcome_table *t);

@@ -220,6 +220,8 @@ bool schedule_write(const struct schedule *s, const char *path, char *err, size_
         fprintf(f, "shrunk-from %" PRIu64 " %" PRIu64 "\n", s->shrunk_from_steps, s->shrunk_from_preemptions);
     }
     fprintf(f, "max-steps %" PRIu64 "\n", s->max_steps);
+    if (s->max_output)
+        fprintf(f, "max-output %" PRIu64 "\n", s->max_output);
     fprintf(f, "timeout %.17g\n", s->timeout_sec);
     if (s->time_limit_sec > 0)
         fprintf(f, "time-limit %.17g\n", s->time_limit_sec);
@@ -505,6 +507,8 @@ static bool parse_key(const char *line, const char *value, struct schedule *s, u
             return false;
     } else if (KEY("max-steps"))
         NUMBER(s->max_steps, UINT64_MAX, "max-steps");
+    else if (KEY("max-output"))
+        NUMBER(s->max_output, UINT64_MAX, "max-output");
     else if (KEY("timeout") || KEY("time-limit")) {
         double *field = KEY("timeout") ? &s->timeout_sec : &s->time_limit_sec;
         if (!parse_seconds(value, field)) {

@@ -28,7 +28,7 @@ struct schedule {
     char **args;            /* program arguments after argv[0] */
     int n_args;
     char sha256[65];
-    char strategy[16];
+    char strategy[32];
     int depth;
     uint64_t seed;          /* base seed of the batch */
     uint64_t execution;     /* index within the batch */
@@ -46,6 +46,7 @@ struct schedule {
     enum preempt_mode preempt;      /* all when absent */
     bool tso;                       /* --memory-model tso; sc when absent */
     uint64_t max_steps;
+    uint64_t max_output;    /* bytes kept of each captured output (0: the default) */
     double timeout_sec;
     double time_limit_sec;
     /* What judged each step: races (off in files from before mdat knew

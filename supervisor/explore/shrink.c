@@ -105,8 +105,10 @@ static bool run_plan(struct shrinker *k, const struct choice_list *plan, struct 
         a->alternatives = malloc((n_alt ? n_alt : 1) * sizeof *a->alternatives);
         if (!a->points || !a->alternatives)
             abort();
-        memcpy(a->points, points, a->n_points * sizeof *a->points);
-        memcpy(a->alternatives, alternatives, n_alt * sizeof *a->alternatives);
+        if (a->n_points)    /* else points is NULL: an execution without a choice */
+            memcpy(a->points, points, a->n_points * sizeof *a->points);
+        if (n_alt)
+            memcpy(a->alternatives, alternatives, n_alt * sizeof *a->alternatives);
     }
     exec_result_free(&res);
     strategy_free(strat);

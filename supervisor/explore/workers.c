@@ -59,14 +59,15 @@ void worker_loop(struct program *prog, const struct explore_options *opt, uint64
         if (opt->stop && *opt->stop)
             break;
         struct exec_result res;
-        if (i > 0 && strat->ops->use_profile && shared->profile.filled)
-            strat->ops->use_profile(strat, &shared->profile);
+        strategy_teach(strat, i, &shared->profile);
         bool ok = run_one(prog, opt, strat, i, estimate, &io, opt->trace ? &live : NULL, &res);
         if (i == 0 && ok && strat->ops->learn)
             strat->ops->learn(strat, &shared->profile);
         struct wire_result w = wire_of(i, ok, &res);
-        if (opt->outcomes && ok)
+        if (opt->outcomes && ok) {
             outcome_key_of(&res, io.out_fd, &w.outcome);
+            w.has_outcome = 1;
+        }
         if ((res.kind != FAIL_NONE || !ok) && !keeps_going(opt)) {
             uint64_t cur = __atomic_load_n(&shared->lowest_failure, __ATOMIC_RELAXED);
             while (i < cur && !__atomic_compare_exchange_n(&shared->lowest_failure, &cur, i, false,
@@ -101,7 +102,7 @@ void tally_add(void *ctx, const struct wire_result *w)
         if (w->steps > t->sum->incomplete_steps)
             t->sum->incomplete_steps = w->steps;
     }
-    if (t->opt->outcomes && !w->error)
+    if (t->opt->outcomes && !w->error && w->has_outcome)
         outcome_table_add(&t->outcomes, &w->outcome, w->index);
     if (w->error) {
         if (!t->have_error || w->index < t->first_error.index) {

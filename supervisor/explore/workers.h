@@ -25,7 +25,11 @@ struct wire_result {
     int32_t exit_status;
     char location[160];
     char error_message[512];
-    struct outcome_key outcome;     /* with opt->outcomes */
+    /* With opt->outcomes: how it ended. Not for an execution a systematic
+     * strategy cut short (dpor: every thread asleep): it is equivalent to
+     * one already run and no outcome of its own. */
+    int32_t has_outcome;
+    struct outcome_key outcome;
 };
 
 /* Shared between parent and workers: the lowest failing index found so far,

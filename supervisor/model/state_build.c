@@ -226,7 +226,8 @@ static void mark_stale(struct model *m, const uint64_t *waits)
     if (full < 0)
         full = getenv("MDAT_STATE_FULL") && strcmp(getenv("MDAT_STATE_FULL"), "1") == 0;
     if (full || m->builds++ % 256 == 0) {
-        memset(m->object_stale, 1, n);
+        if (n)  /* none yet: object_stale is not even allocated */
+            memset(m->object_stale, 1, n);
         return;
     }
     for (size_t k = m->objects_filled; k < n; k++)

@@ -480,6 +480,107 @@ d = json.load(open(sys.argv[1]))
 assert d["complete"] is False and 0 < d["schedules_run"] < 1000000, d
 PY
     ls run.json.tmp-* >/dev/null 2>&1 && fail "a temporary report was left behind"
+    # A systematic search, which runs in one job, stops there too, and says
+    # it was stopped (not that it reached -n).
+    "$MDAT" run --strategy dpor -n 1000000 --races=off --json dpor.json "$TARGETS/search_increments" 6 \
+        </dev/null >"$WORK/run.out" 2>&1 &
+    pid=$!
+    for _ in $(seq 600); do
+        grep -q exploring "$WORK/run.out" && break
+        sleep 0.1
+    done
+    sleep 1
+    kill -INT "$pid"
+    wait "$pid"
+    st=$?
+    [ "$st" -eq 130 ] || fail "mdat run --strategy dpor on SIGINT: exit status $st, expected 130: $(tail -3 "$WORK/run.out")"
+    grep -q "NOT exhaustive, the search was stopped after" "$WORK/run.out" ||
+        fail "dpor stopped by SIGINT does not say so: $(tail -3 "$WORK/run.out")"
+    python3 - dpor.json <<'PY' || fail "mdat run --strategy dpor --json on SIGINT: $(head -c 300 dpor.json)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["complete"] is False and d["exhaustive"] is False and 0 < d["schedules_run"] < 1000000, d
+PY
+    no_tracee_left
+    ;;
+outcomes)
+    # --outcomes: each submission's outcome table in report.json, report.html
+    # and the summary (three lines at most, "... and N more"); alice always
+    # ends with balance = 60, carol also fails her assertion with less; each
+    # outcome's schedule replays to it. Shards merge to the same bytes, and
+    # --resume rebuilds the reports from the journal alone.
+    OSUBS=("$CLASS/alice" "$CLASS/carol")
+    OOPTS=(-n 12 -s 1 -j 2 --timeout 5 --max-steps 30000 --max-memory 512M --max-procs 16 --races=off --no-times
+           --outcomes --watch balance)
+    run_mdat grade --watch balance -o bad "${OSUBS[@]}"
+    expect_status 2
+    expect_err "--watch goes with --outcomes"
+    [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "--watch alone: not one line: $(cat "$WORK/err")"
+    run_mdat grade "${OOPTS[@]}" -o class "${OSUBS[@]}"
+    expect_status 0
+    cp "$WORK/out" whole.out
+    python3 - class/report.json >pairs <<'PY' || fail "report.json's outcomes are not as documented"
+import json, os, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+assert d["settings"]["outcomes"] is True and d["settings"]["watches"] == ["balance"], d["settings"]
+subs = {s["name"].split("-", 1)[1]: s for s in d["submissions"]}
+for name, s in subs.items():
+    o = s["outcomes"]
+    assert o and sum(x["count"] for x in o) + s["outcomes_left_out"] == s["schedules"] == 12, (name, s)
+    assert abs(sum(x["share"] for x in o) - 1) < 0.01, o
+    assert [x["count"] for x in o] == sorted((x["count"] for x in o), reverse=True), o
+    for x in o:
+        assert os.path.isfile(x["schedule_file"]) and "-outcome-s1-e%d.sched" % x["execution"] in x["schedule_file"], x
+        assert x["reproduced"], x
+        print(name, x["failure"], x["watches"]["balance"], x["schedule_file"])
+alice = subs["alice"]["outcomes"]
+assert all(x["failure"] == "none" and x["exit_status"] == 0 and x["watches"] == {"balance": "60"} for x in alice), alice
+carol = subs["carol"]["outcomes"]
+failed = [x for x in carol if x["failure"] == "assertion"]
+assert failed and all(int(x["watches"]["balance"]) < 60 for x in failed), carol
+PY
+    [ "$(wc -l <pairs)" -ge 3 ] || fail "fewer than 3 outcomes in the report: $(cat pairs)"
+    while read -r name failure balance sched; do
+        "$MDAT" replay --watch balance "$sched" </dev/null >r.out 2>&1
+        st=$?
+        if [ "$failure" = none ]; then
+            [ $st -eq 0 ] && grep -qx "mdat: watched, at the end: balance = $balance" r.out ||
+                fail "$name: $sched does not replay to exit 0, balance = $balance: $(tail -2 r.out)"
+        else
+            [ $st -eq 1 ] && grep -qx "mdat: watched, where it failed: balance = $balance" r.out ||
+                fail "$name: $sched does not replay to its $failure, balance = $balance: $(tail -2 r.out)"
+        fi
+    done <pairs
+    grep -q '<table class="outcomes">' class/report.html || fail "report.html has no outcome table"
+    grep -q 'balance = 60' class/report.html || fail "report.html does not show the outcomes"
+    # The summary: a line per submission, at most three outcomes under it.
+    sed -n '/^  outcomes (most frequent first/,/^$/p' "$WORK/out" >summary
+    grep -qE '^  01-alice: [0-9]+ outcomes?$' summary || fail "no alice line in the summary: $(cat summary)"
+    grep -qE '^  02-carol: [0-9]+ outcomes?$' summary || fail "no carol line in the summary: $(cat summary)"
+    awk '/^  0/ {n = 0} /^ +[0-9]+ +[0-9.]+%  / {if (++n > 3) bad = 1} END {exit bad}' summary ||
+        fail "more than three outcomes of a submission in the summary: $(cat summary)"
+    for name in alice carol; do
+        n=$(grep -cE "^$name " pairs)
+        if [ "$n" -gt 3 ]; then
+            grep -qx "    ... and $((n - 3)) more" summary || fail "$name: no '... and $((n - 3)) more'"
+        fi
+    done
+    mkdir whole && cp class/report.* whole/
+    # Shards: merged, the same bytes.
+    for k in 1 2; do
+        run_mdat grade "${OOPTS[@]}" -o class --shard "$k/2" "${OSUBS[@]}"
+        expect_status 0
+    done
+    rm -f class/report.*
+    run_mdat merge --no-times class/shard-1-of-2.json class/shard-2-of-2.json
+    expect_status 0
+    same_reports whole class
+    # --resume of a finished grading: the reports from the journal, the same bytes.
+    rm -f class/report.*
+    run_mdat grade --resume "${OOPTS[@]}" -o class "${OSUBS[@]}"
+    expect_status 0
+    expect_out "resuming: 2 submissions"
+    same_reports whole class
     no_tracee_left
     ;;
 nonroot)

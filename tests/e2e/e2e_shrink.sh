@@ -16,7 +16,7 @@ shrunk_figures() {
 # The schedule without its comment lines (the replay command names the file).
 body() { grep -v '^#' "$1"; }
 # The outcome lines of --outcomes' table (count, share, outcome), without the schedule lines.
-outcome_lines() { sed -n '/ outcomes\? of [0-9]* executions/,$p' "$WORK/out" | grep -E '^ +[0-9]+ +[0-9.]+% '; }
+outcome_lines() { sed -n '/^mdat: [0-9]* outcomes\? of [0-9]* /,$p' "$WORK/out" | grep -E '^ +[0-9]+ +[0-9.]+% '; }
 
 case "$TEST" in
 run)
@@ -128,7 +128,8 @@ command_errors)
     ;;
 outcomes)
     # Every execution counted: exit 0 with counter = 4, or the lost update's
-    # assertion; the same table under -j1 and -j2; a schedule per outcome.
+    # assertion with counter = 2 or 3 where it failed; the same table under
+    # -j1 and -j2; a schedule per outcome.
     for j in 1 2; do
         run_mdat run --outcomes --races=off --watch counter -n 100 -s 1 -j $j -o o$j --json o$j.json \
             "$TARGETS/lost_update"
@@ -136,9 +137,11 @@ outcomes)
         outcome_lines >table$j
         sed -n '/ outcomes\? of/p' "$WORK/out" >head$j
     done
-    grep -q "2 outcomes of 100 executions (seed 1; sampled" head1 || fail "not 2 outcomes of 100: $(cat head1)"
+    grep -qE "[23] outcomes of 100 executions \(seed 1; sampled" head1 || fail "not 2 or 3 outcomes of 100: $(cat head1)"
     grep -qE '%  exit 0, counter = 4, stdout [0-9a-f]{12}$' table1 || fail "no 'exit 0, counter = 4' outcome"
-    grep -qE "%  assertion at lost_update.c:$(line_of lost_update.c '/\* FAILS')," table1 || fail "no assertion outcome"
+    grep -qE "%  assertion at lost_update.c:$(line_of lost_update.c '/\* FAILS'), counter = [23]," table1 ||
+        fail "no assertion outcome with counter = 2 or 3"
+    grep -vqE 'exit 0, counter = 4,|lost_update.c:[0-9]+, counter = [23],' table1 && fail "an outcome of neither kind: $(cat table1)"
     total=$(awk '{s += $1} END {print s}' table1)
     [ "$total" = 100 ] || fail "the counts add up to $total, not 100"
     cmp -s table1 table2 || fail "-j1 and -j2 give different tables: $(diff table1 table2)"
@@ -148,11 +151,12 @@ outcomes)
 import json, sys
 d = json.load(open(sys.argv[1]))
 o = d["outcomes"]
-assert sum(x["count"] for x in o) == 100 and len(o) == 2
+assert sum(x["count"] for x in o) == 100 and len(o) in (2, 3)
 ok = [x for x in o if x["failure"] == "none"][0]
 assert ok["exited"] and ok["exit_status"] == 0 and ok["watches"] == {"counter": "4"}, ok
 bad = [x for x in o if x["failure"] == "assertion"][0]
 assert bad["location"].startswith("lost_update.c:") and bad["exit_status"] is None, bad
+assert bad["watches"]["counter"] in ("2", "3"), bad
 assert abs(sum(x["share"] for x in o) - 1) < 1e-9
 PY
     expect_json '"stdout_sha256": "[0-9a-f]{64}"' o1.json
@@ -179,6 +183,103 @@ outcomes_tso)
     zero=$(sed -n '/r0 = 0, r1 = 0/{n;s/.*schedule //p}' "$WORK/out")
     "$MDAT" replay "$zero" </dev/null >r.out 2>&1
     grep -q "^r0 = 0, r1 = 0$" r.out || fail "$zero does not replay to r0 = r1 = 0: $(cat r.out)"
+    ;;
+outcomes_dpor)
+    # dpor's table is exact: search_increments 3 ends with counter = 2 .. 6
+    # (derived in its header), each class counted once, the same under -j1
+    # and -j2; lost_update (N = 2) ends 4 (exit 0) or fails its assertion
+    # with 2 or 3. Every outcome's schedule replays to that outcome.
+    for j in 1 2; do
+        run_mdat run --strategy dpor --outcomes --races=off --watch counter -n 1000 -s 1 -j $j -o inc$j \
+            --json inc$j.json "$TARGETS/search_increments" 3
+        expect_status 0
+        outcome_lines >table$j
+        cp "$WORK/out" run$j.out
+    done
+    cmp -s table1 table2 || fail "-j1 and -j2 give different tables: $(diff table1 table2)"
+    classes=$(sed -nE 's/^mdat: explored all ([0-9]+) distinct interleavings.*/\1/p' run1.out)
+    [ -n "$classes" ] || fail "the search did not say it explored every class"
+    grep -q "^mdat: 5 outcomes of $classes distinct interleavings (classes), each counted once" run1.out ||
+        fail "no header of 5 outcomes of $classes classes: $(grep outcomes run1.out)"
+    grep -q "^  exact: all $classes distinct interleavings (classes) explored$" run1.out || fail "the table is not said exact"
+    sed -E 's/^ +[0-9]+ +[0-9.]+%  //; s/, stdout.*//' table1 | sort >set
+    printf 'exit 0, counter = %s\n' 2 3 4 5 6 >want
+    diff -u want set >d || fail "dpor outcomes of search_increments 3: $(cat d)"
+    total=$(awk '{s += $1} END {print s}' table1)
+    [ "$total" = "$classes" ] || fail "the counts add up to $total, not the $classes classes"
+    python3 - inc1.json "$classes" <<'PY' || fail "inc1.json is not an exact table"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["exhaustive"] is True and d["classes"] == int(sys.argv[2]), d
+o = d["outcomes"]
+assert sorted(int(x["watches"]["counter"]) for x in o) == [2, 3, 4, 5, 6], o
+assert sum(x["count"] for x in o) == d["classes"] and abs(sum(x["share"] for x in o) - 1) < 1e-9
+assert all(x["reproduced"] for x in o)
+PY
+    python3 -c 'import json,sys; print(open(sys.argv[1]).read().count("\"exhaustive\""))' inc1.json >n
+    [ "$(cat n)" = 1 ] || fail "\"exhaustive\" written $(cat n) times in inc1.json"
+    # Each saved schedule replays to its own outcome.
+    sed -n '/counter = [0-9]/{s/.*counter = \([0-9]*\).*/\1/;h;n;s/.*schedule //;G;s/\n/ /p}' run1.out >pairs
+    [ "$(wc -l <pairs)" = 5 ] || fail "not 5 schedules: $(cat pairs)"
+    while read -r sched value; do
+        "$MDAT" replay --watch counter "$sched" </dev/null >r.out 2>&1
+        [ $? -eq 0 ] || fail "$sched does not replay with exit 0"
+        grep -qx "mdat: watched, at the end: counter = $value" r.out || fail "$sched does not replay to counter = $value: $(tail -2 r.out)"
+        grep -qx "counter = $value" r.out || fail "$sched does not print counter = $value"
+    done <pairs
+    # lost_update: failures are outcomes too, with the values where they failed.
+    run_mdat run --strategy dpor --outcomes --races=off --watch counter -n 1000 -s 1 -o lost "$TARGETS/lost_update"
+    expect_status 1
+    line=$(line_of lost_update.c '/\* FAILS')
+    outcome_lines | sed -E 's/^ +[0-9]+ +[0-9.]+%  //; s/, stdout.*//' | sort >set
+    printf '%s\n' "assertion at lost_update.c:$line, counter = 2" "assertion at lost_update.c:$line, counter = 3" \
+        'exit 0, counter = 4' >want
+    diff -u want set >d || fail "dpor outcomes of lost_update: $(cat d)"
+    expect_out "  exact: all "
+    for value in 2 3; do
+        sched=$(sed -n "/counter = $value,/{n;s/.*schedule //p}" "$WORK/out")
+        "$MDAT" replay --watch counter "$sched" </dev/null >r.out 2>&1
+        [ $? -eq 1 ] || fail "$sched does not reproduce the assertion"
+        grep -qx "mdat: watched, where it failed: counter = $value" r.out || fail "$sched does not fail with counter = $value"
+    done
+    # -n reached before the end: the table may be incomplete, and says so.
+    run_mdat run --strategy dpor --outcomes --races=off --watch counter -n 4 -s 1 -o part --json part.json \
+        "$TARGETS/search_increments" 3
+    expect_status 0
+    expect_out "mdat: 4 outcomes of 4 distinct interleavings (classes), each counted once"
+    expect_out "  may be incomplete: the search stopped at -n 4 executions before it had explored every one: other outcomes may be reachable"
+    expect_json '"exhaustive": false' part.json
+    ;;
+outcomes_dpor_sb)
+    # The store-buffering litmus test under dpor (sequential consistency):
+    # exactly (r0, r1) in (0, 1), (1, 0), (1, 1), never (0, 0); dfs within
+    # 2 preemptions (enough for each) finds the same set.
+    for strategy in dpor dfs; do
+        bound=
+        [ $strategy = dfs ] && bound="--preemption-bound 2"
+        # shellcheck disable=SC2086
+        run_mdat run --strategy $strategy $bound --outcomes --races=off --watch r0 --watch r1 -n 1000 -s 1 \
+            -o sb-$strategy "$TARGETS/tso_sb_litmus"
+        expect_status 0
+        case $strategy in
+        dpor) expect_out "  exact: all " ;;
+        dfs) expect_out "  exact within preemption bound 2: all " ;;
+        esac
+        outcome_lines | sed -E 's/^ +[0-9]+ +[0-9.]+%  //; s/, stdout.*//' | sort >set-$strategy
+        printf '%s\n' 'exit 0, r0 = 0, r1 = 1' 'exit 0, r0 = 1, r1 = 0' 'exit 0, r0 = 1, r1 = 1' >want
+        diff -u want set-$strategy >d || fail "$strategy outcomes of sb_litmus: $(cat d)"
+        for pair in '0, r1 = 1' '1, r1 = 0' '1, r1 = 1'; do
+            sched=$(sed -n "/r0 = $pair,/{n;s/.*schedule //p}" "$WORK/out")
+            "$MDAT" replay --watch r0 --watch r1 "$sched" </dev/null >r.out 2>&1
+            grep -qx "mdat: watched, at the end: r0 = $pair" r.out || fail "$sched does not replay to r0 = $pair"
+        done
+    done
+    # dfs within a bound: exact within it, and said so.
+    run_mdat run --strategy dfs --preemption-bound 0 --outcomes --races=off --watch r0 --watch r1 -n 1000 -s 1 \
+        -o sb-bound "$TARGETS/tso_sb_litmus"
+    expect_status 0
+    expect_out "  exact within preemption bound 0: all "
+    expect_out "more preemptions may reach other outcomes"
     ;;
 outcomes_errors)
     run_mdat run --outcomes --watch no_such_variable -n 2 "$TARGETS/lost_update"

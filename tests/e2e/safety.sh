@@ -198,6 +198,12 @@ max_output)
     sched=$(first_sched)
     size=$(stat -c %s "${sched%.sched}.stdout")
     [ "$size" -eq 1048576 ] || fail "the saved stdout has $size bytes, not 1048576"
+    # The schedule keeps the cap, and a replay that captures the output for
+    # a checker cuts where the run did (the checker judges what was kept).
+    grep -q '^max-output 1048576$' "$sched" || fail "the schedule does not record max-output 1048576"
+    run_mdat replay --check 'cat >/dev/null' "$sched"
+    expect_status 1
+    expect_out "output was cut at 1048576 bytes"
     # Under the default (64M) nothing is cut.
     rm -rf out-dir
     run_mdat run -n 1 -s 1 -o out-dir "$TARGETS/endless_printer" 8192

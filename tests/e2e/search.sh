@@ -71,6 +71,14 @@ t_bug_every_strategy() {
         fi
         expect_replay_identical "$sched"
     done
+    # The longest member's name is recorded whole (seed 2 finds this
+    # deadlock in execution 3, random's turn).
+    rm -rf "$WORK/out-dir"
+    run_mdat run -s 2 -n 4 --no-shrink -o out-dir "$TARGETS/deadlock_lock_order"
+    expect_status 1
+    expect_out "execution 3 (seed 2, chosen by random)"
+    grep -q "^strategy portfolio/random\$" "$(first_sched)" || fail "the schedule does not name portfolio/random"
+    expect_replay_identical "$(first_sched)"
 }
 
 # -j never changes the answer: the failing execution and its schedule.
@@ -98,7 +106,7 @@ t_bad_input() {
     local prog="$TARGETS/search_disjoint"
     run_mdat run --preemption-bound 2 "$prog"
     expect_status 2
-    expect_err "--preemption-bound goes with --strategy dfs, not pct"
+    expect_err "--preemption-bound goes with --strategy dfs, not portfolio"
     run_mdat run --strategy pos --delay-bound 1 "$prog"
     expect_status 2
     expect_err "--delay-bound goes with --strategy dfs, not pos"

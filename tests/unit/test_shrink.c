@@ -190,6 +190,36 @@ static void test_outcomes_ties_by_index(void **state)
     outcome_table_free(&t);
 }
 
+/* Shards' tables merged as one: counts summed, the lowest execution's
+ * schedule kept, in any order of merging; the same table as one run. */
+static void test_outcomes_merged(void **state)
+{
+    (void)state;
+    struct outcome_key two = key(FAIL_NONE, 0, "c = 2"), three = key(FAIL_NONE, 0, "c = 3");
+    struct outcome shard1[] = {{.key = three, .count = 4, .execution = 1, .schedule_file = "s3-e1"},
+                               {.key = two, .count = 1, .execution = 6, .schedule_file = "s2-e6"}};
+    struct outcome shard2[] = {{.key = two, .count = 5, .execution = 10, .schedule_file = "s2-e10"},
+                               {.key = three, .count = 1, .execution = 11, .schedule_file = "s3-e11"}};
+    for (int order = 0; order < 2; order++) {
+        struct outcome_table t = {0};
+        const struct outcome *first = order ? shard2 : shard1, *second = order ? shard1 : shard2;
+        for (int i = 0; i < 2; i++)
+            outcome_table_merge(&t, &first[i]);
+        for (int i = 0; i < 2; i++)
+            outcome_table_merge(&t, &second[i]);
+        outcome_table_sort(&t);
+        assert_int_equal(t.n, 2);
+        assert_int_equal(outcome_table_total(&t), 11);
+        assert_string_equal(t.at[0].key.watches, "c = 2");
+        assert_int_equal(t.at[0].count, 6);
+        assert_int_equal(t.at[0].execution, 6);
+        assert_string_equal(t.at[0].schedule_file, "s2-e6");
+        assert_int_equal(t.at[1].count, 5);
+        assert_string_equal(t.at[1].schedule_file, "s3-e1");
+        outcome_table_free(&t);
+    }
+}
+
 static void test_outcome_key_hashes_output(void **state)
 {
     (void)state;
@@ -221,6 +251,7 @@ int main(void)
         cmocka_unit_test(test_schedule_shrunk_lines_round_trip),
         cmocka_unit_test(test_outcomes_grouped_and_ordered),
         cmocka_unit_test(test_outcomes_ties_by_index),
+        cmocka_unit_test(test_outcomes_merged),
         cmocka_unit_test(test_outcome_key_hashes_output),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -95,6 +95,16 @@ static bool decide_check(const char *file, struct schedule *sched, const char *o
     return true;
 }
 
+/* The --watch values as the program ended or failed: with the exit status
+ * or failure, the outcome of --outcomes' table the schedule stands for. */
+static void print_final_watches(const struct exec_result *res)
+{
+    printf("mdat: watched, %s:", res->kind == FAIL_NONE ? "at the end" : "where it failed");
+    for (int i = 0; i < res->n_final_watches; i++)
+        printf("%s %s = %s", i ? "," : "", res->final_watches[i].expr, res->final_watches[i].value);
+    printf("\n");
+}
+
 int cmd_replay(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -211,6 +221,8 @@ int cmd_replay(int argc, char **argv)
         report_failure_text(stdout, &res);
         status = EXIT_FAILURE_FOUND;
     }
+    if (ok && res.n_final_watches > 0)
+        print_final_watches(&res);
     exec_result_free(&res);     /* a diverged run has its choices too */
     program_free(&prog);
     schedule_free(&sched);

@@ -83,9 +83,11 @@ static void print_search_end(const struct explore_options *opt, const struct exp
                sum->classes, what, within, sum->schedules_run, sum->schedules_run == 1 ? "" : "s", sum->steps_total,
                sum->elapsed_sec);
     else
-        printf("mdat: no failure in %" PRIu64 " %s%s: NOT exhaustive, the search stopped at -n %" PRIu64
+        printf("mdat: no failure in %" PRIu64 " %s%s: NOT exhaustive, the search %s %" PRIu64
                " executions (seed %" PRIu64 "; %" PRIu64 " visible steps, %.1f s)\n",
-               sum->classes, what, within, sum->schedules_run, opt->seed, sum->steps_total, sum->elapsed_sec);
+               sum->classes, what, within,
+               sum->schedules_run < opt->schedules ? "was stopped after" : "stopped at -n", sum->schedules_run,
+               opt->seed, sum->steps_total, sum->elapsed_sec);
     if (!dpor && (sum->exhaustive || sum->bound > 0))
         printf("mdat: every schedule with at most %d %s was run%s\n", sum->exhaustive ? sum->bound : sum->bound - 1,
                opt->dfs_bound == DFS_DELAYS ? "delays" : "preemptions",
@@ -140,7 +142,7 @@ int cmd_run(int argc, char **argv)
     };
     struct cli_explore e = {
         .schedules = 1000,
-        .strategy = "pct",
+        .strategy = "portfolio",
         .depth = 3,
         .jobs = cli_available_cpus(),
         .max_steps = CLI_DEFAULT_MAX_STEPS,
@@ -243,13 +245,6 @@ int cmd_run(int argc, char **argv)
         program_input_free(&input);
         return EXIT_USAGE;
     }
-    if (opt.outcomes && strategy_is_systematic(opt.strategy)) {
-        /* Its executions are not made again from their index, which is how
-         * each outcome's schedule is saved. */
-        program_input_free(&input);
-        return cli_usage_error("run", "--outcomes goes with --strategy pct, random, pos, surw or portfolio, not %s",
-                               opt.strategy);
-    }
     if (opt.outcomes)
         opt.keep_going = true;  /* every execution counts in the table */
     else if (opt.schedules == 1)
@@ -290,9 +285,9 @@ int cmd_run(int argc, char **argv)
         return EXIT_USAGE;
     }
     printf("mdat: exploring %s with %s", opt.argv[0], opt.strategy);
-    if (strcmp(opt.strategy, "pct") == 0 || strcmp(opt.strategy, "portfolio") == 0)
-        printf(" (%sdepth %d)", strcmp(opt.strategy, "pct") ? "pct, pos, surw and random in turn; pct " : "",
-               opt.depth);
+    char settings[96];
+    strategy_settings_text(opt.strategy, opt.depth, settings, sizeof settings);
+    fputs(settings, stdout);
     if (strcmp(opt.strategy, "dfs") == 0 && opt.max_bound >= 0)
         printf(" (%s bound %d)", opt.dfs_bound == DFS_DELAYS ? "delay" : "preemption", opt.max_bound);
     printf(", seed %" PRIu64 ", %" PRIu64 " schedule%s, %d job%s%s\n", opt.seed, opt.schedules,
@@ -310,6 +305,11 @@ int cmd_run(int argc, char **argv)
     else if (debuginfo_dwarf_state(prog.debug, &why) == DEBUGINFO_DWARF_CORRUPT)
         printf("mdat: part of %s's debug information is corrupt (%s): mdat goes on with the rest, showing "
                "locations it does not cover as symbols or addresses\n", opt.argv[0], why);
+    const elf_image *img = debuginfo_elf(prog.debug);
+    if (elf_image_is_static(img) && !elf_image_has_symtab(img))
+        printf("mdat: %s is static and stripped: its own code cannot be told from libc's, so only its system "
+               "calls (futexes, sleeps, waits) are scheduling points and its memory accesses are not seen\n",
+               opt.argv[0]);
     fflush(stdout);
 
     /* SIGINT, SIGTERM, SIGHUP: no further execution; the summary and the
@@ -361,7 +361,7 @@ int cmd_run(int argc, char **argv)
         printf("mdat: stopped by SIG%s after %" PRIu64 " execution%s\n", sigabbrev_np(sig) ? sigabbrev_np(sig) : "?",
                ok ? sum.schedules_run : 0, ok && sum.schedules_run == 1 ? "" : "s");
     if (ok && opt.outcomes)
-        report_outcomes_text(stdout, &sum, opt.seed);
+        report_outcomes_text(stdout, &sum, &opt);
     struct run_description run = {prog.path, opt.argv + 1, opt.argc - 1, opt.strategy, opt.seed, opt.schedules,
                                   sig != 0,  cut_short};
     char werr[512];

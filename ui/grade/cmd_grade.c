@@ -125,6 +125,8 @@ static int finish_reports(const char *cmd, const struct grade_settings *s, const
     if (status == EXIT_NO_FAILURE)
         printf("\nmdat: %sreports %s, %s, %s\n", incomplete ? "INCOMPLETE " : "", paths->csv, paths->json,
                paths->html);
+    for (int i = 0; i < s->n_submissions; i++)
+        grade_result_free(&results[i]);
     free(results);
     return status;
 }
@@ -154,8 +156,9 @@ static void print_start(const struct grade_settings *s, int jobs, int shard_k, i
 {
     printf("mdat: grading %d submission%s with %s", s->n_submissions, s->n_submissions == 1 ? "" : "s",
            s->strategy);
-    if (strcmp(s->strategy, "pct") == 0)
-        printf(" (depth %d)", s->depth);
+    char settings[96];
+    strategy_settings_text(s->strategy, s->depth, settings, sizeof settings);
+    fputs(settings, stdout);
     printf(", seed %" PRIu64 ", %" PRIu64 " schedule%s each, %d job%s", s->seed, s->schedules,
            s->schedules == 1 ? "" : "s", jobs, jobs == 1 ? "" : "s");
     if (shard_n) {
@@ -189,7 +192,8 @@ static void print_unit_line(const struct grade_settings *s, const struct grade_u
 int cmd_grade(int argc, char **argv)
 {
     enum { OPT_BUILD = OPT_GRADE_NEXT, OPT_EXE, OPT_BUILD_TIMEOUT, OPT_SUBMISSION_TIMEOUT, OPT_MAX_CPU,
-           OPT_MAX_MEMORY, OPT_MAX_PROCS, OPT_MAX_FILE_SIZE, OPT_SHARD, OPT_RESUME, OPT_NO_SANDBOX, OPT_MAX_DISK };
+           OPT_MAX_MEMORY, OPT_MAX_PROCS, OPT_MAX_FILE_SIZE, OPT_SHARD, OPT_RESUME, OPT_NO_SANDBOX, OPT_MAX_DISK,
+           OPT_OUTCOMES, OPT_WATCH };
     static const struct option longopts[] = {
         CLI_EXPLORE_OPTIONS,
         REPORT_OPTIONS,
@@ -206,13 +210,15 @@ int cmd_grade(int argc, char **argv)
         {"resume", no_argument, NULL, OPT_RESUME},
         {"no-sandbox", no_argument, NULL, OPT_NO_SANDBOX},
         {"max-disk", required_argument, NULL, OPT_MAX_DISK},
+        {"outcomes", no_argument, NULL, OPT_OUTCOMES},
+        {"watch", required_argument, NULL, OPT_WATCH},
         {"help", no_argument, NULL, 'h'},
         {0, 0, 0, 0},
     };
     struct cli_explore e = {
         .schedules = 200,
         .seed = 1,
-        .strategy = "pct",
+        .strategy = "portfolio",
         .depth = 3,
         .jobs = cli_available_cpus(),
         .max_steps = CLI_DEFAULT_MAX_STEPS,
@@ -226,6 +232,8 @@ int cmd_grade(int argc, char **argv)
         .sandbox = true,
         .max_disk = 1ull << 30,
     };
+    const char *watches[argc];      /* --watch values: fewer than the arguments */
+    s.watches = watches;
     bool resume = false;
     int shard_k = 0, shard_n = 0;
     struct report_paths paths = {0};
@@ -286,6 +294,12 @@ int cmd_grade(int argc, char **argv)
             if (!cli_parse_size(optarg, &s.max_disk) || s.max_disk < (1u << 20))
                 return cli_usage_error("grade", "--max-disk wants a size of at least 1M (256M, 2G), not \"%s\"", optarg);
             break;
+        case OPT_OUTCOMES:
+            s.outcomes = true;
+            break;
+        case OPT_WATCH:
+            watches[s.n_watches++] = optarg;
+            break;
         case OPT_SHARD:
             if (!grade_parse_shard(optarg, &shard_k, &shard_n))
                 return cli_usage_error("grade", "--shard wants K/N with 1 <= K <= N, not \"%s\"", optarg);
@@ -301,6 +315,8 @@ int cmd_grade(int argc, char **argv)
         fprintf(stderr, "mdat grade: no submission given (usage: mdat grade [options] SUBMISSION...)\n");
         return EXIT_USAGE;
     }
+    if (s.n_watches && !s.outcomes)
+        return cli_usage_error("grade", "--watch goes with --outcomes (the values are part of each outcome)%s", "");
     if (shard_n && (paths.csv || paths.html))
         return cli_usage_error("grade", "with --shard only the shard report is written (--json FILE): combine the "
                                         "shards with mdat merge for CSV and HTML%s", "");
@@ -406,6 +422,8 @@ int cmd_grade(int argc, char **argv)
         if (status == EXIT_NO_FAILURE)
             status = st;
     }
+    for (size_t i = 0; i < n_units; i++)
+        grade_unit_free(&units[i]);
     free(units);
     if (sig) {
         fflush(NULL);

@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "supervisor/detect/detectors.h"
+#include "supervisor/explore/outcomes.h"
 #include "supervisor/trace/failure.h"
 #include "supervisor/engine/spawn.h"
 
@@ -73,7 +74,14 @@ struct grade_settings {
     const char *out_dir;
     bool sandbox;                       /* each unit in a sandbox of its own (grade_sandbox.c) */
     uint64_t max_disk;                  /* bytes a sandboxed unit may write, all files together */
+    bool outcomes;                      /* --outcomes: each submission's outcome table */
+    const char *const *watches;         /* --watch: part of each outcome */
+    int n_watches;
 };
+
+/* Outcomes a unit keeps (the most frequent); the executions of the others
+ * are only counted. */
+enum { GRADE_MAX_OUTCOMES = 64 };
 
 /* A failing execution, as the reports show it. */
 struct grade_failure {
@@ -110,7 +118,13 @@ struct grade_unit {
     bool has_failure;
     struct grade_failure first_failure; /* the lowest failing execution of the range */
     double seconds;                     /* wall time, build included */
+    /* --outcomes: the range's outcome table, most frequent first, at most
+     * GRADE_MAX_OUTCOMES (the unit's own memory: grade_unit_free), and the
+     * executions whose outcomes were past them. */
+    struct outcome_table outcomes;
+    uint64_t outcomes_left_out;
 };
+void grade_unit_free(struct grade_unit *u);
 
 struct grade_result {
     enum grade_verdict verdict;
@@ -122,7 +136,11 @@ struct grade_result {
     struct grade_failure first_failure;
     char build_output[1024];
     double seconds;                     /* summed over the units */
+    /* --outcomes: the units' tables as one (grade_result_free). */
+    struct outcome_table outcomes;
+    uint64_t outcomes_left_out;
 };
+void grade_result_free(struct grade_result *r);
 
 /* The combined result of one submission's units (given in any order). */
 void grade_aggregate(const struct grade_unit *units, size_t n, struct grade_result *out);
@@ -180,6 +198,7 @@ struct grade_shard {
     struct json_value *doc;
     struct grade_settings settings;
     const char **submissions;
+    const char **watches;
     int k, n;
     struct grade_unit *units;
     size_t n_units;

@@ -146,6 +146,7 @@ static bool read_journal(const char *path, const struct grade_settings *s, int s
         struct json_value *v = json_parse(text + pos, (size_t)(end - text - pos), why, sizeof why);
         struct grade_unit u = {0};
         if (!v || !grade_read_unit(v, s->n_submissions, &u)) {
+            grade_unit_free(&u);
             snprintf(err, errlen, "%s: line %d is not a graded unit", path, line);
             ok = false;
         } else {
@@ -154,9 +155,13 @@ static bool read_journal(const char *path, const struct grade_settings *s, int s
             while (i < *n_units && (units[i].submission != u.submission || units[i].first != u.first))
                 i++;
             if (i < max_units) {
+                if (i < *n_units)
+                    grade_unit_free(&units[i]);
                 units[i] = u;
                 if (i == *n_units)
                     (*n_units)++;
+            } else {
+                grade_unit_free(&u);
             }
         }
         json_value_free(v);

@@ -13,6 +13,9 @@ void grade_json_kind_counts(struct json_writer *w, const char *key, const uint64
 /* key: {"execution", "seed", "kind", "message", ..., "replay"} */
 void grade_json_failure(struct json_writer *w, const char *key, const struct grade_failure *f, uint64_t seed);
 
+/* "outcomes": [...] (docs/json.md, "An outcome") and "outcomes_left_out". */
+void grade_json_outcomes(struct json_writer *w, const struct outcome_table *t, uint64_t left_out);
+
 /* One unit in full (an element of an array, or a JSON Lines record). */
 void grade_json_unit(struct json_writer *w, const struct grade_unit *u, uint64_t seed);
 /* Reads what grade_json_unit wrote: false if a field is missing or the

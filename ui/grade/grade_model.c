@@ -138,6 +138,16 @@ static int by_first(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+void grade_unit_free(struct grade_unit *u)
+{
+    outcome_table_free(&u->outcomes);
+}
+
+void grade_result_free(struct grade_result *r)
+{
+    outcome_table_free(&r->outcomes);
+}
+
 void grade_aggregate(const struct grade_unit *units, size_t n, struct grade_result *out)
 {
     memset(out, 0, sizeof *out);
@@ -172,7 +182,11 @@ void grade_aggregate(const struct grade_unit *units, size_t n, struct grade_resu
             out->has_failure = true;
             out->first_failure = u->first_failure;
         }
+        for (size_t o = 0; o < u->outcomes.n; o++)
+            outcome_table_merge(&out->outcomes, &u->outcomes.at[o]);
+        out->outcomes_left_out += u->outcomes_left_out;
     }
+    outcome_table_sort(&out->outcomes);
     const struct grade_unit *stopped = build ? build : violation ? violation : error ? error : wall;
     if (stopped) {
         out->verdict = build       ? VERDICT_BUILD_FAILED

@@ -4,6 +4,7 @@
  * run writes the same bytes as an unsharded one (times apart). */
 #include "ui/grade/grade.h"
 #include "ui/grade/grade_json.h"
+#include "supervisor/explore/explore.h"
 
 #include "ui/text/escape.h"
 #include "supervisor/trace/safe_file.h"
@@ -162,6 +163,8 @@ bool grade_write_json(const char *path, const struct grade_report *r, char *err,
             json_null(&w, "first_failure");
         json_string(&w, "build_output", g->build_output);
         json_time(&w, "seconds", g->seconds, r->no_times);
+        if (s->outcomes)
+            grade_json_outcomes(&w, &g->outcomes, g->outcomes_left_out);
         json_end_object(&w);
     }
     json_end_array(&w);
@@ -191,6 +194,8 @@ static const char HTML_STYLE[] =
     "tr.fail td.verdict{color:#cf222e}\n"
     "code,pre{font-family:ui-monospace,monospace;font-size:.9em}\n"
     "pre{white-space:pre-wrap;margin:.3em 0}\n"
+    "table.outcomes{width:auto;margin:.2em 0 .2em 2em}\n"
+    "table.outcomes td{border:none;padding:.1em .6em}\n"
     "@media print{body{margin:0}details{display:block}}\n";
 
 static void html_cell(FILE *f, const char *cls, const char *text)
@@ -198,6 +203,29 @@ static void html_cell(FILE *f, const char *cls, const char *text)
     fprintf(f, "<td%s%s%s>", cls ? " class=\"" : "", cls ? cls : "", cls ? "\"" : "");
     xml_escaped(f, text);
     fputs("</td>", f);
+}
+
+/* A submission's outcome table, in a row of its own below it. */
+static void html_outcomes(FILE *f, const struct grade_result *g)
+{
+    uint64_t total = outcome_table_total(&g->outcomes) + g->outcomes_left_out;
+    fputs("<tr class=\"outcomes\"><td></td><td colspan=\"7\"><table class=\"outcomes\">\n"
+          "<tr><th>count</th><th>share</th><th>outcome</th><th>schedule</th></tr>\n", f);
+    for (size_t i = 0; i < g->outcomes.n; i++) {
+        const struct outcome *o = &g->outcomes.at[i];
+        char text[1024];
+        outcome_describe(&o->key, text, sizeof text);
+        fprintf(f, "<tr><td class=\"num\">%" PRIu64 "</td><td class=\"num\">%.1f%%</td>", o->count,
+                total ? 100.0 * (double)o->count / (double)total : 0);
+        html_cell(f, NULL, text);
+        fputs("<td><code>", f);
+        xml_escaped(f, o->schedule_file);
+        fputs("</code></td></tr>\n", f);
+    }
+    if (g->outcomes_left_out)
+        fprintf(f, "<tr><td class=\"num\">%" PRIu64 "</td><td></td><td>other outcomes (more than %d)</td><td></td></tr>\n",
+                g->outcomes_left_out, GRADE_MAX_OUTCOMES);
+    fputs("</table></td></tr>\n", f);
 }
 
 bool grade_write_html(const char *path, const struct grade_report *r, char *err, size_t errlen)
@@ -220,8 +248,9 @@ bool grade_write_html(const char *path, const struct grade_report *r, char *err,
     snprintf(line, sizeof line, "%d submission%s; strategy %s", s->n_submissions, s->n_submissions == 1 ? "" : "s",
              s->strategy);
     xml_escaped(f, line);
-    if (strcmp(s->strategy, "pct") == 0)
-        fprintf(f, " (depth %d)", s->depth);
+    char settings[96];
+    strategy_settings_text(s->strategy, s->depth, settings, sizeof settings);
+    xml_escaped(f, settings);
     fprintf(f, ", seed %" PRIu64 ", %" PRIu64 " schedules each, timeout %g s per execution", s->seed, s->schedules,
             s->timeout_sec);
     if (s->check_cmd) {
@@ -275,12 +304,40 @@ bool grade_write_html(const char *path, const struct grade_report *r, char *err,
         else
             fprintf(f, "<td class=\"num\">%.1f</td>", g->seconds);
         fputs("</tr>\n", f);
+        if (s->outcomes && (g->outcomes.n > 0 || g->outcomes_left_out > 0))
+            html_outcomes(f, g);
     }
     fputs("</tbody>\n</table>\n</body>\n</html>\n", f);
     return safe_file_commit(&sf, err, errlen);
 }
 
 /* ---------- terminal ---------- */
+
+enum { SUMMARY_OUTCOMES = 3 };
+
+/* --outcomes: each submission's most frequent outcomes, a few lines each. */
+static void print_outcomes(FILE *out, const struct grade_report *r)
+{
+    const struct grade_settings *s = r->settings;
+    fputs("\n  outcomes (most frequent first; every one in the JSON and HTML reports):\n", out);
+    for (int i = 0; i < s->n_submissions; i++) {
+        const struct grade_result *g = &r->results[i];
+        char name[256];
+        submission_name(r, i, name, sizeof name);
+        uint64_t total = outcome_table_total(&g->outcomes) + g->outcomes_left_out;
+        size_t n = g->outcomes.n;
+        fprintf(out, "  %s: %zu outcome%s%s\n", name, n, n == 1 ? "" : "s", g->outcomes_left_out ? " and more" : "");
+        for (size_t k = 0; k < n && k < SUMMARY_OUTCOMES; k++) {
+            const struct outcome *o = &g->outcomes.at[k];
+            char text[1024];
+            outcome_describe(&o->key, text, sizeof text);
+            fprintf(out, "    %8" PRIu64 " %6.1f%%  %s\n", o->count, total ? 100.0 * (double)o->count / (double)total : 0,
+                    text);
+        }
+        if (n > SUMMARY_OUTCOMES)
+            fprintf(out, "    ... and %zu more\n", n - SUMMARY_OUTCOMES);
+    }
+}
 
 void grade_print_summary(FILE *out, const struct grade_report *r)
 {
@@ -307,6 +364,8 @@ void grade_print_summary(FILE *out, const struct grade_report *r)
     }
     text_table_print(t, out, "  ");
     text_table_free(t);
+    if (s->outcomes)
+        print_outcomes(out, r);
     for (int i = 0; i < s->n_submissions; i++) {
         const struct grade_result *g = &r->results[i];
         if (g->verdict == VERDICT_OK)

@@ -381,10 +381,31 @@ static bool build(const struct grade_settings *s, const char *src, const char *b
 
 /* What the grading child and mdat grade share. */
 struct unit_shared {
-    struct grade_unit unit;
+    struct grade_unit unit;             /* (its outcome table is below, not in the child's heap) */
     volatile uint64_t done, failing;    /* progress, for a unit stopped by the wall clock */
     volatile int finished;              /* the child filled unit */
+    struct outcome outcomes[GRADE_MAX_OUTCOMES];
+    size_t n_outcomes;
 };
+
+/* The child's table into the shared page: the most frequent, and a count
+ * of the executions of the rest. */
+static void share_outcomes(const struct outcome_table *t, struct unit_shared *sh)
+{
+    sh->n_outcomes = t->n < GRADE_MAX_OUTCOMES ? t->n : GRADE_MAX_OUTCOMES;
+    memcpy(sh->outcomes, t->at, sh->n_outcomes * sizeof *sh->outcomes);
+    for (size_t i = sh->n_outcomes; i < t->n; i++)
+        sh->unit.outcomes_left_out += t->at[i].count;
+}
+
+/* The unit as the child left it, its outcomes in the parent's memory. */
+static void take_unit(const struct unit_shared *sh, struct grade_unit *u)
+{
+    *u = sh->unit;
+    u->outcomes = (struct outcome_table){0};
+    for (size_t i = 0; i < sh->n_outcomes; i++)
+        outcome_table_merge(&u->outcomes, &sh->outcomes[i]);
+}
 
 static void record_progress(void *ctx, uint64_t done, uint64_t total, uint64_t failures)
 {
@@ -450,6 +471,10 @@ static void explore_unit(const struct grade_settings *s, int jobs, const char *e
         .saved_trace_formats = trace_formats,
         .progress = record_progress,
         .progress_ctx = sh,
+        .outcomes = s->outcomes,
+        .outcome_files_unranked = true,     /* a shard's ranks are not the whole table's */
+        .watches = s->watches,
+        .n_watches = s->n_watches,
     };
     struct explore_summary sum;
     if (!explore_run(&prog, &opt, &sum, err, sizeof err)) {
@@ -467,6 +492,7 @@ static void explore_unit(const struct grade_settings *s, int jobs, const char *e
         u->has_failure = true;
         copy_failure(s, &sum.failures[0], &u->first_failure);
     }
+    share_outcomes(&sum.outcomes, sh);
     explore_summary_free(&sum);
     program_free(&prog);
 }
@@ -535,7 +561,7 @@ static void run_isolated(const struct grade_settings *s, bool sandboxed, unit_bo
                  s->unit_timeout_sec, (unsigned long long)sh->done, (unsigned long long)(u->end - u->first),
                  (unsigned long long)sh->failing);
     } else if (sh->finished) {
-        *u = sh->unit;
+        take_unit(sh, u);
     } else if (sandboxed && code == SANDBOX_EXIT_STOPPED) {
         u->status = UNIT_SANDBOX_VIOLATION;
         snprintf(u->message, sizeof u->message, "the submission stopped mdat's grading process (SIGSTOP)");

@@ -5,6 +5,7 @@
 #include "ui/grade/grade_json.h"
 #include "supervisor/trace/safe_file.h"
 
+#include "ui/render/report.h"
 #include "ui/text/json_reader.h"
 
 #include <errno.h>
@@ -42,7 +43,22 @@ void grade_json_settings(struct json_writer *w, const struct grade_settings *s)
     json_string(w, "out_dir", s->out_dir);
     json_bool(w, "sandbox", s->sandbox);
     json_uint(w, "max_disk_bytes", s->max_disk);
+    json_bool(w, "outcomes", s->outcomes);
+    json_begin_array(w, "watches");
+    for (int i = 0; i < s->n_watches; i++)
+        json_string(w, NULL, s->watches[i]);
+    json_end_array(w);
     json_end_object(w);
+}
+
+void grade_json_outcomes(struct json_writer *w, const struct outcome_table *t, uint64_t left_out)
+{
+    uint64_t total = outcome_table_total(t) + left_out;
+    json_begin_array(w, "outcomes");
+    for (size_t i = 0; i < t->n; i++)
+        report_json_outcome(w, &t->at[i], total);
+    json_end_array(w);
+    json_uint(w, "outcomes_left_out", left_out);
 }
 
 void grade_json_kind_counts(struct json_writer *w, const char *key, const uint64_t counts[FAIL_KIND_COUNT])
@@ -111,6 +127,8 @@ void grade_json_unit(struct json_writer *w, const struct grade_unit *u, uint64_t
     else
         json_null(w, "first_failure");
     json_double(w, "seconds", u->seconds);
+    if (u->outcomes.n > 0 || u->outcomes_left_out > 0)
+        grade_json_outcomes(w, &u->outcomes, u->outcomes_left_out);
     json_end_object(w);
 }
 
@@ -162,6 +180,18 @@ static bool read_settings(const struct json_value *v, struct grade_shard *sh)
               json_member_u64(limits, "file_size_bytes", &s->limits.file_size) &&
               json_member_u64(v, "max_disk_bytes", &s->max_disk);
     s->depth = (int)depth;
+    s->outcomes = json_member_true(v, "outcomes");
+    const struct json_value *watches = json_member(v, "watches");
+    if (!watches || watches->type != JSON_ARRAY)
+        return false;
+    sh->watches = calloc(watches->n + 1, sizeof *sh->watches);
+    for (size_t i = 0; i < watches->n; i++) {
+        if (watches->items[i].type != JSON_STRING)
+            return false;
+        sh->watches[i] = watches->items[i].text;
+    }
+    s->watches = sh->watches;
+    s->n_watches = (int)watches->n;
     return ok;
 }
 
@@ -175,6 +205,56 @@ static bool read_failure(const struct json_value *v, struct grade_failure *f)
     copy_string(f->schedule_file, sizeof f->schedule_file, v, "schedule_file");
     copy_string(f->program_stderr, sizeof f->program_stderr, v, "program_stderr");
     return json_member_u64(v, "execution", &f->execution) && f->kind != FAIL_NONE;
+}
+
+/* Reads back one outcome of report_json_outcome. */
+static bool read_outcome(const struct json_value *v, struct outcome *o)
+{
+    memset(o, 0, sizeof *o);
+    struct outcome_key *k = &o->key;
+    k->kind = failure_kind_from_name(json_member_string(v, "failure"));
+    copy_string(k->location, sizeof k->location, v, "location");
+    k->exited = json_member_true(v, "exited");
+    uint64_t n;
+    if (k->exited && json_member_u64(v, "exit_status", &n))
+        k->exit_status = (int32_t)n;
+    if (json_member_u64(v, "term_signal", &n))
+        k->term_signal = (int32_t)n;
+    const char *incomplete = json_member_string(v, "incomplete");
+    k->incomplete = strcmp(incomplete, "time-limit") == 0   ? INCOMPLETE_TIME
+                    : strcmp(incomplete, "step-limit") == 0 ? INCOMPLETE_STEPS
+                                                            : 0;
+    const struct json_value *watches = json_member(v, "watches");
+    size_t used = 0;
+    for (size_t i = 0; watches && watches->type == JSON_OBJECT && i < watches->n && used < sizeof k->watches; i++) {
+        if (watches->items[i].type != JSON_STRING)
+            return false;
+        int len = snprintf(k->watches + used, sizeof k->watches - used, "%s%s = %s", i ? "\n" : "",
+                           watches->keys[i], watches->items[i].text);
+        used += len > 0 ? (size_t)len : 0;
+    }
+    copy_string(k->stdout_sha256, sizeof k->stdout_sha256, v, "stdout_sha256");
+    copy_string(o->schedule_file, sizeof o->schedule_file, v, "schedule_file");
+    o->reproduced = json_member_true(v, "reproduced");
+    return json_member_u64(v, "count", &o->count) && json_member_u64(v, "execution", &o->execution);
+}
+
+/* A unit's "outcomes" (absent without --outcomes). */
+static bool read_outcomes(const struct json_value *v, struct grade_unit *u)
+{
+    const struct json_value *list = json_member(v, "outcomes");
+    if (!list)
+        return true;
+    if (list->type != JSON_ARRAY || list->n > GRADE_MAX_OUTCOMES ||
+        !json_member_u64(v, "outcomes_left_out", &u->outcomes_left_out))
+        return false;
+    for (size_t i = 0; i < list->n; i++) {
+        struct outcome o;
+        if (!read_outcome(&list->items[i], &o))
+            return false;
+        outcome_table_merge(&u->outcomes, &o);
+    }
+    return true;
 }
 
 bool grade_read_unit(const struct json_value *v, int n_submissions, struct grade_unit *u)
@@ -193,6 +273,8 @@ bool grade_read_unit(const struct json_value *v, int n_submissions, struct grade
     for (int k = FAIL_NONE + 1; k < FAIL_KIND_COUNT; k++)
         if (!json_member_u64(kinds, failure_kind_name((enum failure_kind)k), &u->failing_by_kind[k]))
             return false;
+    if (!read_outcomes(v, u))
+        return false;
     const struct json_value *ff = json_member(v, "first_failure");
     if (ff && ff->type == JSON_OBJECT) {
         u->has_failure = true;
@@ -236,6 +318,9 @@ void grade_shard_free(struct grade_shard *sh)
 {
     json_value_free(sh->doc);
     free(sh->submissions);
+    free(sh->watches);
+    for (size_t i = 0; i < sh->n_units; i++)
+        grade_unit_free(&sh->units[i]);
     free(sh->units);
     memset(sh, 0, sizeof *sh);
 }

@@ -12,8 +12,9 @@ void report_failure_text(FILE *f, const struct exec_result *res);
 void report_failure_files_text(FILE *out, const struct explore_failure *f);
 
 /* mdat run --outcomes: each outcome with its count, share and schedule,
- * in the summary's order. */
-void report_outcomes_text(FILE *out, const struct explore_summary *sum, uint64_t seed);
+ * in the summary's order; after a systematic search, whether the table is
+ * exact (every reachable outcome) or may be incomplete. */
+void report_outcomes_text(FILE *out, const struct explore_summary *sum, const struct explore_options *opt);
 
 struct run_description {
     const char *program;
@@ -25,6 +26,11 @@ struct run_description {
     bool stopped;               /* a signal stopped the run: the summary is of what ran */
     const char *cut_short;      /* something outside killed the program or its fork server: why (else NULL) */
 };
+
+/* One outcome as an element of an array (docs/json.md, "An outcome");
+ * total: the executions of its table (share = count / total). */
+struct json_writer;
+void report_json_outcome(struct json_writer *w, const struct outcome *o, uint64_t total);
 
 bool report_json_write(const char *path, const struct run_description *run, const struct explore_summary *sum,
                        char *err, size_t errlen);

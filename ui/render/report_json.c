@@ -55,44 +55,55 @@ static void write_failure(struct json_writer *w, const struct run_description *r
     json_end_object(w);
 }
 
+void report_json_outcome(struct json_writer *w, const struct outcome *o, uint64_t total)
+{
+    const struct outcome_key *k = &o->key;
+    json_begin_object(w, NULL);
+    json_uint(w, "count", o->count);
+    json_double(w, "share", total ? (double)o->count / (double)total : 0);
+    json_string(w, "failure", failure_kind_name((enum failure_kind)k->kind));
+    json_string_or_null(w, "location", k->location[0] ? k->location : NULL);
+    json_bool(w, "exited", k->exited);
+    if (k->exited)
+        json_int(w, "exit_status", k->exit_status);
+    else
+        json_string_or_null(w, "exit_status", NULL);
+    if (k->term_signal)
+        json_int(w, "term_signal", k->term_signal);
+    else
+        json_string_or_null(w, "term_signal", NULL);
+    json_string_or_null(w, "incomplete",
+                        !k->incomplete ? NULL : k->incomplete == INCOMPLETE_TIME ? "time-limit" : "step-limit");
+    json_begin_object(w, "watches");
+    for (const char *p = k->watches; *p;) {
+        size_t n = strcspn(p, "\n");
+        const char *eq = strstr(p, " = ");
+        if (eq && (size_t)(eq - p) < n) {
+            char name[128], value[512];
+            snprintf(name, sizeof name, "%.*s", (int)(eq - p), p);
+            snprintf(value, sizeof value, "%.*s", (int)(n - (size_t)(eq - p) - 3), eq + 3);
+            json_string(w, name, value);
+        }
+        p += n + (p[n] == '\n');
+    }
+    json_end_object(w);
+    json_string_or_null(w, "stdout_sha256", k->stdout_sha256[0] ? k->stdout_sha256 : NULL);
+    char text[1024];
+    outcome_describe(k, text, sizeof text);
+    json_string(w, "text", text);
+    json_uint(w, "execution", o->execution);
+    json_string(w, "schedule_file", o->schedule_file);
+    json_bool(w, "reproduced", o->reproduced);
+    json_end_object(w);
+}
+
 /* --outcomes: each outcome's parts, count, share and schedule. */
 static void write_outcomes(struct json_writer *w, const struct explore_summary *sum)
 {
+    uint64_t total = outcome_table_total(&sum->outcomes);
     json_begin_array(w, "outcomes");
-    for (size_t i = 0; i < sum->outcomes.n; i++) {
-        const struct outcome *o = &sum->outcomes.at[i];
-        const struct outcome_key *k = &o->key;
-        json_begin_object(w, NULL);
-        json_uint(w, "count", o->count);
-        json_double(w, "share", sum->schedules_run ? (double)o->count / (double)sum->schedules_run : 0);
-        json_string(w, "failure", failure_kind_name((enum failure_kind)k->kind));
-        json_string_or_null(w, "location", k->location[0] ? k->location : NULL);
-        json_bool(w, "exited", k->exited);
-        if (k->exited)
-            json_int(w, "exit_status", k->exit_status);
-        else
-            json_string_or_null(w, "exit_status", NULL);
-        json_begin_object(w, "watches");
-        for (const char *p = k->watches; *p;) {
-            size_t n = strcspn(p, "\n");
-            const char *eq = strstr(p, " = ");
-            if (eq && (size_t)(eq - p) < n) {
-                char name[128], value[512];
-                snprintf(name, sizeof name, "%.*s", (int)(eq - p), p);
-                snprintf(value, sizeof value, "%.*s", (int)(n - (size_t)(eq - p) - 3), eq + 3);
-                json_string(w, name, value);
-            }
-            p += n + (p[n] == '\n');
-        }
-        json_end_object(w);
-        json_string_or_null(w, "stdout_sha256", k->stdout_sha256[0] ? k->stdout_sha256 : NULL);
-        char text[1024];
-        outcome_describe(k, text, sizeof text);
-        json_string(w, "text", text);
-        json_uint(w, "execution", o->execution);
-        json_string(w, "schedule_file", o->schedule_file);
-        json_end_object(w);
-    }
+    for (size_t i = 0; i < sum->outcomes.n; i++)
+        report_json_outcome(w, &sum->outcomes.at[i], total);
     json_end_array(w);
 }
 
@@ -134,7 +145,8 @@ bool report_json_write(const char *path, const struct run_description *run, cons
         write_failure(&w, run, &sum->failures[i]);
     json_end_array(&w);
     if (sum->outcomes.n > 0) {
-        json_bool(&w, "exhaustive", sum->exhaustive);
+        if (!sum->systematic)   /* (a systematic search said it above) */
+            json_bool(&w, "exhaustive", sum->exhaustive);
         write_outcomes(&w, sum);
     }
     json_end_object(&w);

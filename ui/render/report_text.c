@@ -55,19 +55,50 @@ void report_failure_files_text(FILE *out, const struct explore_failure *f)
             f->schedule_file);
 }
 
-void report_outcomes_text(FILE *out, const struct explore_summary *sum, uint64_t seed)
+/* What a systematic search's table is: every reachable outcome (within
+ * dfs's bound), or a part of them and why. */
+static void systematic_table_extent(FILE *out, const struct explore_summary *sum, const struct explore_options *opt)
+{
+    bool dpor = strcmp(opt->strategy, "dpor") == 0;
+    const char *what = dpor ? "distinct interleavings (classes)" : "schedules";
+    const char *bound = opt->dfs_bound == DFS_DELAYS ? "delay" : "preemption";
+    if (sum->too_long)
+        fprintf(out, "  may be incomplete: an execution ran past the %d steps dpor analyses, so the search proves "
+                "nothing: other outcomes may be reachable\n", STRATEGY_DPOR_MAX_STEPS);
+    else if (!sum->exhaustive)
+        fprintf(out, "  may be incomplete: the search %s %" PRIu64 " executions before it had explored "
+                "every one: other outcomes may be reachable\n",
+                sum->schedules_run < opt->schedules ? "was stopped after" : "stopped at -n", sum->schedules_run);
+    else if (!dpor && opt->max_bound >= 0)
+        fprintf(out, "  exact within %s bound %d: all %" PRIu64 " schedules with at most %d %ss explored; more "
+                "%ss may reach other outcomes\n", bound, opt->max_bound, sum->classes, sum->bound, bound, bound);
+    else
+        fprintf(out, "  exact: all %" PRIu64 " %s explored\n", sum->classes, what);
+}
+
+void report_outcomes_text(FILE *out, const struct explore_summary *sum, const struct explore_options *opt)
 {
     const struct outcome_table *t = &sum->outcomes;
-    fprintf(out, "\nmdat: %zu outcome%s of %" PRIu64 " execution%s (seed %" PRIu64 "; %s)\n", t->n,
-            t->n == 1 ? "" : "s", sum->schedules_run, sum->schedules_run == 1 ? "" : "s", seed,
-            sum->exhaustive ? "all reachable outcomes: the search was exhaustive"
-                            : "sampled: other outcomes may be reachable");
+    uint64_t total = outcome_table_total(t);
+    if (sum->systematic) {
+        bool dpor = strcmp(opt->strategy, "dpor") == 0;
+        fprintf(out, "\nmdat: %zu outcome%s of %" PRIu64 " %s, each counted once (seed %" PRIu64 "; %" PRIu64
+                " execution%s)\n", t->n, t->n == 1 ? "" : "s", total,
+                dpor ? "distinct interleavings (classes)" : "schedules", opt->seed, sum->schedules_run,
+                sum->schedules_run == 1 ? "" : "s");
+        systematic_table_extent(out, sum, opt);
+    } else {
+        fprintf(out, "\nmdat: %zu outcome%s of %" PRIu64 " execution%s (seed %" PRIu64 "; sampled: other outcomes "
+                "may be reachable)\n", t->n, t->n == 1 ? "" : "s", sum->schedules_run,
+                sum->schedules_run == 1 ? "" : "s", opt->seed);
+    }
     for (size_t i = 0; i < t->n; i++) {
         const struct outcome *o = &t->at[i];
         char text[1024];
         outcome_describe(&o->key, text, sizeof text);
-        double share = sum->schedules_run ? 100.0 * (double)o->count / (double)sum->schedules_run : 0;
-        fprintf(out, "  %8" PRIu64 " %6.1f%%  %s\n  %16s schedule %s\n", o->count, share, text, "",
-                o->schedule_file);
+        double share = total ? 100.0 * (double)o->count / (double)total : 0;
+        fprintf(out, "  %8" PRIu64 " %6.1f%%  %s\n  %16s schedule %s%s\n", o->count, share, text, "",
+                o->schedule_file,
+                o->reproduced ? "" : " -- NOT reproduced when re-run: the program is not deterministic under mdat");
     }
 }
