@@ -30,6 +30,8 @@ struct debuginfo {
     size_t sync_count;
     struct symbol_names *symbols; /* demangled C++ symbols, made when first shown */
     elf_plt *plt;                 /* the PLT stubs and the functions they call */
+    bool dwarf_corrupt;           /* there is DWARF libdwarf could not read (all or part) */
+    char dwarf_trouble[128];      /* why there is none, or what part was skipped */
 };
 
 debuginfo *debuginfo_load(const char *path, char *err, size_t errlen)
@@ -47,9 +49,9 @@ debuginfo *debuginfo_load(const char *path, char *err, size_t errlen)
     di->elf = elf;
     di->symbols = symbol_names_new();
     di->plt = elf_plt_build(elf);
-    /* Missing or broken DWARF only costs precision: the reason is not an error. */
-    char why_no_dwarf[128];
-    di->dwarf = dwarf_info_load(elf, why_no_dwarf, sizeof why_no_dwarf);
+    /* Missing or broken DWARF only costs precision: the reason is not an
+     * error, but kept for whoever tells the user. */
+    di->dwarf = dwarf_info_load(elf, &di->dwarf_corrupt, di->dwarf_trouble, sizeof di->dwarf_trouble);
     if (di->dwarf)
         di->sync_count = sync_globals_collect(di->dwarf, &di->names, &di->sync);
     return di;
@@ -70,6 +72,12 @@ void debuginfo_free(debuginfo *di)
 
 const elf_image *debuginfo_elf(const debuginfo *di) { return di->elf; }
 bool debuginfo_has_dwarf(const debuginfo *di) { return di->dwarf != NULL; }
+
+enum debuginfo_dwarf_state debuginfo_dwarf_state(const debuginfo *di, const char **why)
+{
+    *why = di->dwarf_trouble;
+    return di->dwarf_corrupt ? DEBUGINFO_DWARF_CORRUPT : di->dwarf ? DEBUGINFO_DWARF_WHOLE : DEBUGINFO_DWARF_NONE;
+}
 
 size_t debuginfo_cu_ranges(const debuginfo *di, const struct addr_range **out)
 {
@@ -305,23 +313,33 @@ void debuginfo_format_value(const debuginfo *di, const struct dwarf_type *t, uin
     value_format_at(t, addr, rd, buf, len);
 }
 
+/* An expression without DWARF: the evaluator says "compile it with -g";
+ * when the program was, but its DWARF is corrupt, that is what to say.
+ * Always false (the evaluation failed). */
+static bool no_dwarf_said(const debuginfo *di, char *err, size_t errlen)
+{
+    if (!di->dwarf && di->dwarf_corrupt && errlen)
+        snprintf(err, errlen, "the program's debug information is corrupt: %s", di->dwarf_trouble);
+    return false;
+}
+
 bool debuginfo_eval(const debuginfo *di, const char *expr, const struct data_reader *rd, uint64_t *addr,
                     const struct dwarf_type **type, char *err, size_t errlen)
 {
-    return data_expr_eval(di->dwarf, expr, rd, NULL, addr, type, err, errlen);
+    return data_expr_eval(di->dwarf, expr, rd, NULL, addr, type, err, errlen) || no_dwarf_said(di, err, errlen);
 }
 
 bool debuginfo_eval_thread(const debuginfo *di, const char *expr, const struct data_reader *rd,
                            uint64_t tls_block, uint64_t *addr, const struct dwarf_type **type, char *err,
                            size_t errlen)
 {
-    return data_expr_eval(di->dwarf, expr, rd, &tls_block, addr, type, err, errlen);
+    return data_expr_eval(di->dwarf, expr, rd, &tls_block, addr, type, err, errlen) || no_dwarf_said(di, err, errlen);
 }
 
 bool debuginfo_eval_value(const debuginfo *di, const char *expr, const struct data_reader *rd,
                           struct data_expr_result *out, char *err, size_t errlen)
 {
-    return data_expr_value(di->dwarf, expr, rd, out, err, errlen);
+    return data_expr_value(di->dwarf, expr, rd, out, err, errlen) || no_dwarf_said(di, err, errlen);
 }
 
 bool debuginfo_is_atomic_object(const debuginfo *di, uint64_t file_addr)

@@ -36,6 +36,11 @@ void debuginfo_free(debuginfo *di);
 
 const elf_image *debuginfo_elf(const debuginfo *di);
 bool debuginfo_has_dwarf(const debuginfo *di);
+/* What became of the file's DWARF: read whole, none there, or there but
+ * corrupt (libdwarf could not read it: none of it when debuginfo_has_dwarf
+ * is false, else a part); *why: the reason, "" when read whole. */
+enum debuginfo_dwarf_state { DEBUGINFO_DWARF_WHOLE, DEBUGINFO_DWARF_NONE, DEBUGINFO_DWARF_CORRUPT };
+enum debuginfo_dwarf_state debuginfo_dwarf_state(const debuginfo *di, const char **why);
 
 /* Code address ranges of the compilation units that carry DWARF: the user's
  * own code, as opposed to libc pieces linked into a static binary. Sorted,

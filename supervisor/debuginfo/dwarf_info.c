@@ -90,12 +90,24 @@ struct loader {
     size_t file_name_cap;
     bool out_of_memory;
     bool unit_list_broken;     /* a CU header could not be read */
+    unsigned read_errors;      /* libdwarf calls that failed on malformed data */
+    char first_error[200];     /* the first one's message */
 };
 
 
 /* libdwarf allocates a Dwarf_Error for every failure; a failed attribute is
  * not fatal for us, so each one is released and the walk goes on. */
-static int checked(struct loader *ld, int rc) { return dw_checked(ld->dbg, &ld->error, rc); }
+static int checked(struct loader *ld, int rc)
+{
+    if (rc == DW_DLV_ERROR && ld->read_errors++ == 0 && ld->error) {
+        snprintf(ld->first_error, sizeof ld->first_error, "%s", dwarf_errmsg(ld->error));
+        ld->first_error[strcspn(ld->first_error, "\n")] = '\0';
+        size_t n = strlen(ld->first_error);
+        if (n > 0 && ld->first_error[n - 1] == '.')
+            ld->first_error[n - 1] = '\0';     /* it goes inside a sentence */
+    }
+    return dw_checked(ld->dbg, &ld->error, rc);
+}
 
 static bool is_code_address(const struct loader *ld, uint64_t addr)
 {
@@ -760,9 +772,24 @@ static bool index_variables(dwarf_info *dw, const elf_image *img)
            index_variable_range(dw, dw->tls_start, kept, &dw->tls_index);
 }
 
-dwarf_info *dwarf_info_load(const elf_image *img, char *err, size_t errlen)
+/* libdwarf's message without its error number and code ("DW_DLE_...
+ * (48)"), which tell a user nothing. */
+static const char *plain_errmsg(const char *msg)
+{
+    if (strncmp(msg, "DW_DLE_", 7) != 0)
+        return msg;
+    const char *text = msg + strcspn(msg, " :(");
+    text += strspn(text, " :");
+    if (*text == '(' && strchr(text, ')'))
+        text = strchr(text, ')') + 1;
+    text += strspn(text, " :");
+    return *text ? text : msg;
+}
+
+dwarf_info *dwarf_info_load(const elf_image *img, bool *corrupt, char *err, size_t errlen)
 {
     error_text(err, errlen, "%s", "");
+    *corrupt = false;
     const char *path = elf_image_path(img);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
@@ -780,7 +807,8 @@ dwarf_info *dwarf_info_load(const elf_image *img, char *err, size_t errlen)
     int rc = dwarf_init_b(fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, &ld.dbg, &ld.error);
     if (rc != DW_DLV_OK) {
         if (rc == DW_DLV_ERROR) {
-            error_text(err, errlen, "unreadable DWARF (%s)", ld.error ? dwarf_errmsg(ld.error) : "?");
+            *corrupt = true;
+            error_text(err, errlen, "%s", ld.error ? plain_errmsg(dwarf_errmsg(ld.error)) : "libdwarf cannot read it");
             if (ld.error)
                 dwarf_dealloc_error(ld.dbg, ld.error);
         } else {
@@ -826,14 +854,19 @@ dwarf_info *dwarf_info_load(const elf_image *img, char *err, size_t errlen)
         dwarf_info_free(dw);
         return NULL;
     }
+    *corrupt = ld.unit_list_broken || ld.read_errors > 0;
+    const char *why = ld.read_errors ? plain_errmsg(ld.first_error) : "a bad compilation unit header";
     if (dw->row_count == 0 && dw->functions.count == 0 && dw->variable_count == 0) {
-        error_text(err, errlen, "%s",
-                  ld.unit_list_broken  ? "unreadable DWARF (bad compilation unit header)"
-                  : dw->cu_count ? "DWARF describes no code of this file"
-                                 : "no DWARF");
+        if (*corrupt)
+            error_text(err, errlen, "%s", why);
+        else
+            error_text(err, errlen, "%s", dw->cu_count ? "DWARF describes no code of this file" : "no DWARF");
         dwarf_info_free(dw);
         return NULL;
     }
+    if (*corrupt)
+        error_text(err, errlen, "%s%s", why,
+                   ld.unit_list_broken ? "; the compilation units after it were skipped" : "");
     return dw;
 }
 

@@ -42,8 +42,10 @@ typedef struct dwarf_info dwarf_info;
  * described in DWARF at address 0 (or a tombstone); only sequences and
  * functions that start inside one of img's executable sections are kept.
  * Returns NULL when the file has no usable DWARF (none at all, broken, or
- * nothing left after filtering), with the reason in err. */
-dwarf_info *dwarf_info_load(const elf_image *img, char *err, size_t errlen);
+ * nothing left after filtering), with the reason in err. *corrupt: there is
+ * DWARF, but libdwarf could not read (all or part of) it: err is then
+ * libdwarf's complaint (also with a result; else err is ""). */
+dwarf_info *dwarf_info_load(const elf_image *img, bool *corrupt, char *err, size_t errlen);
 void dwarf_info_free(dwarf_info *dw);
 
 /* Line row covering addr: the row with the greatest address <= addr inside

@@ -75,6 +75,9 @@ struct exec_result {
     int n_threads;
     bool exited;                    /* the program ran to its end */
     bool not_started;               /* it ended before its entry point (error is set) */
+    /* Cut short from outside (error is set): a signal neither mdat nor the
+     * program sent killed it, or the fork server died. No verdict. */
+    bool interrupted;
     bool stopped;                   /* the strategy ended it early (strategy.stop) */
     enum incomplete_reason incomplete;  /* cut short while making progress (no failure) */
     int exit_status;

@@ -119,6 +119,10 @@ struct execution {
     pid_t held_at_exit;             /* stopped at its exit_group, until the step is reported */
     bool signal_sent;               /* a thread sent a signal since the last look */
     bool signals_seen;              /* a thread of the program ever sent one */
+    uint64_t signals_sent;          /* bit sig-1: some process of the program sent sig (not refused) */
+    int sigkill_by;                 /* the first SIGKILL it sent: the thread (0: a child process) */
+    char sigkill_loc[160];          /* and where */
+    bool cpu_limit_hit;             /* SIGXCPU came: a SIGKILL a second later is the kernel's */
     uint64_t clock_reads;           /* virtual clock: readings so far */
     uint64_t clock_slept_ns;        /* virtual clock: what the sleeps asked for */
     bool leader_gone;

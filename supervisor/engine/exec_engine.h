@@ -105,6 +105,21 @@ bool exec_signal_pending(struct execution *ex, const struct mthread *t);
 bool exec_signal_is_fatal(struct execution *ex, pid_t tid, int sig);
 /* Signals sent to threads blocked in the model end their waits (EINTR). */
 void exec_interrupt_signalled_waits(struct execution *ex);
+/* A signal some process of the program sends (seen at its seccomp stop;
+ * t: the sending thread, NULL for a forked child). */
+void exec_note_signal_sent(struct execution *ex, const struct mthread *t, int sig);
+/* At the signal-delivery stop of a fatal sig in tid: true, and the
+ * execution reported as cut short (exec_report_outside_kill), when a
+ * process outside the program sent it (its siginfo names a sender that is
+ * none of the program's processes, and the program never sent sig). */
+bool exec_killed_from_outside(struct execution *ex, pid_t tid, int sig);
+/* The program died by SIGKILL that neither mdat nor any of its processes
+ * sent (nor the kernel's CPU time limit): true, and the execution is
+ * reported as cut short from outside. */
+bool exec_sigkill_from_outside(struct execution *ex);
+/* The execution was cut short by sig from outside (sender: 0 unknown): an
+ * error, no verdict (exec_result.interrupted). */
+void exec_report_outside_kill(struct execution *ex, int sig, pid_t sender);
 
 /* exec_report.c: failures as reports */
 void exec_record_assert(struct execution *ex, struct mthread *t);

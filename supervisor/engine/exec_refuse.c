@@ -9,7 +9,8 @@
  * program's own processes are mdat's to trace already). Such a call is not
  * run: it fails with EPERM, the program goes on, and the first one is kept
  * for the report (a sandbox-violation when nothing else failed). Signals
- * between the program's own processes are untouched. */
+ * between the program's own processes are untouched, and noted
+ * (exec_signals.c tells them from signals sent from outside). */
 #include "supervisor/engine/code_names.h"
 #include "supervisor/engine/exec_engine.h"
 
@@ -155,14 +156,17 @@ static void kill_reaches(const struct execution *ex, pid_t caller, long pid, cha
         mdat_role(ex, (pid_t)pid, role, len);
 }
 
-/* "" when the call may run, else what it would have done to mdat. */
-static void judge(const struct execution *ex, pid_t caller, const struct user_regs_struct *r, char *what, size_t len)
+/* "" when the call may run, else what it would have done to mdat;
+ * *signo: the signal it sends (0: none). */
+static void judge(const struct execution *ex, pid_t caller, const struct user_regs_struct *r, char *what, size_t len,
+                  int *signo_out)
 {
     what[0] = '\0';
     char role[240] = "", sig[24];
     long nr = (long)r->orig_rax;
     long a0 = (long)r->rdi, a1 = (long)r->rsi;
     int signo = 0;
+    *signo_out = 0;
     switch (nr) {
     case SYS_kill:
     case SYS_rt_sigqueueinfo:
@@ -197,6 +201,7 @@ static void judge(const struct execution *ex, pid_t caller, const struct user_re
     default:
         return;
     }
+    *signo_out = signo;
     if (!role[0])
         return;
     signal_name(signo, sig, sizeof sig);
@@ -234,9 +239,12 @@ bool exec_refuse_call(struct execution *ex, struct mthread *t, pid_t tid)
     else if (!tracee_get_regs(tid, &regs))
         return false;
     char what[300];
-    judge(ex, tid, &regs, what, sizeof what);
-    if (!what[0])
+    int signo;
+    judge(ex, tid, &regs, what, sizeof what, &signo);
+    if (!what[0]) {
+        exec_note_signal_sent(ex, t, signo);
         return false;
+    }
     keep_first(ex, t, tid, what);
     regs.orig_rax = (uint64_t)-1;
     regs.rax = (uint64_t)-EPERM;

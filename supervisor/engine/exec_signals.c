@@ -2,8 +2,13 @@
  *
  * Owns deciding whether a signal kills the program (its default action is
  * fatal and the program neither catches nor ignores it, read from /proc),
- * and ending the emulated waits of threads a signal was sent to: the kernel
- * would interrupt their futex wait with EINTR and run the handler. */
+ * ending the emulated waits of threads a signal was sent to (the kernel
+ * would interrupt their futex wait with EINTR and run the handler), and
+ * telling a signal the program brought on itself from one sent from
+ * outside (another shell's kill): every signal the program's processes
+ * send stops at seccomp and is noted, so one it never sent, from a sender
+ * that is none of its processes, came from outside and is no verdict. */
+#include "supervisor/engine/code_names.h"
 #include "supervisor/engine/exec_engine.h"
 
 #include <errno.h>
@@ -11,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
 
 /* The hexadecimal signal masks of /proc/.../status lines, by prefix. */
 struct status_mask {
@@ -96,4 +103,58 @@ void exec_interrupt_signalled_waits(struct execution *ex)
         }
         any_runnable = true;
     }
+}
+
+static uint64_t signal_bit(int sig)
+{
+    return sig >= 1 && sig <= 64 ? 1ull << (sig - 1) : 0;
+}
+
+void exec_note_signal_sent(struct execution *ex, const struct mthread *t, int sig)
+{
+    if (sig == SIGKILL && !(ex->signals_sent & signal_bit(SIGKILL))) {
+        ex->sigkill_by = t ? t->id : 0;
+        ex->sigkill_loc[0] = '\0';
+        uint64_t pc = t ? exec_syscall_caller(ex, t) : 0;
+        if (pc)
+            exec_format_line(ex, pc, ex->sigkill_loc, sizeof ex->sigkill_loc);
+    }
+    ex->signals_sent |= signal_bit(sig);
+}
+
+bool exec_killed_from_outside(struct execution *ex, pid_t tid, int sig)
+{
+    if (ex->signals_sent & signal_bit(sig))
+        return false;
+    siginfo_t si;
+    if (ptrace(PTRACE_GETSIGINFO, tid, 0, &si) != 0)
+        return false;
+    /* Only kill, sigqueue and tgkill name a sending process; the kernel's
+     * own signals (faults, timers, SIGPIPE: sent "by" the program) do not
+     * come from outside. */
+    if (si.si_code != SI_USER && si.si_code != SI_QUEUE && si.si_code != SI_TKILL)
+        return false;
+    if (si.si_pid == ex->pid || (si.si_pid > 0 && exec_is_passive(ex, si.si_pid)))
+        return false;
+    exec_report_outside_kill(ex, sig, si.si_pid);   /* (si_pid 0: outside its PID namespace) */
+    return true;
+}
+
+bool exec_sigkill_from_outside(struct execution *ex)
+{
+    int st = ex->leader_status;
+    if (!ex->leader_gone || ex->killed || !WIFSIGNALED(st) || WTERMSIG(st) != SIGKILL)
+        return false;
+    return !(ex->signals_sent & signal_bit(SIGKILL)) && !ex->cpu_limit_hit;
+}
+
+void exec_report_outside_kill(struct execution *ex, int sig, pid_t sender)
+{
+    const char *name = sigabbrev_np(sig);
+    char by[64] = "";
+    if (sender > 0)
+        snprintf(by, sizeof by, "sent by process %d, ", (int)sender);
+    exec_set_error(ex, "the program (pid %d) was killed from outside by SIG%s (%snot by the program or mdat)",
+                   (int)ex->pid, name ? name : "?", by);
+    ex->res->interrupted = true;
 }

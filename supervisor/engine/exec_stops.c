@@ -598,7 +598,10 @@ static enum run_outcome on_breakpoint(struct execution *ex, struct mthread *t, u
  * on (*status gets the next stop), or a crash. */
 static enum run_outcome on_signal(struct execution *ex, struct mthread *t, int sig, int *status)
 {
+    ex->cpu_limit_hit |= sig == SIGXCPU;
     if (exec_signal_is_fatal(ex, t->tid, sig)) {
+        if (exec_killed_from_outside(ex, t->tid, sig))
+            return RUN_ERROR;   /* no verdict: reported as such */
         exec_report_crash(ex, t, sig);
         return RUN_FAILED;
     }
@@ -678,6 +681,9 @@ enum run_outcome exec_run_thread(struct execution *ex, struct mthread *t)
     for (;;) {
         int r = resume(ex, t, first, &status);
         first = false;
+        /* Taken from its stop by a SIGKILL (from outside): to its exit stop. */
+        if (r < 0 && errno == ESRCH && !ex->leader_gone)
+            r = exec_wait_thread(ex, t->tid, &status);
         if (r == 0)
             return RUN_TIMEOUT;
         if (r < 0) {

@@ -1,7 +1,10 @@
 /* exec_template: starting the template, and forking it by making it run
  * `syscall; int3` at its entry point with clone's arguments in its
  * registers. The bytes stay in the template (it never runs anything else);
- * each child gets the entry point's own bytes back before it runs. */
+ * each child gets the entry point's own bytes back before it runs. Also
+ * noticing that the template was killed from outside (it runs none of the
+ * program's code, so any death is someone else's doing), wherever its
+ * exit is seen, and ending it so that it does not linger in its exit stop. */
 #include "supervisor/engine/exec_template.h"
 #include "supervisor/engine/spawn.h"
 #include "supervisor/engine/tracee.h"
@@ -121,7 +124,7 @@ bool exec_template_start(struct exec_template *t, const struct exec_template_req
 }
 
 /* Lets the template run its trampoline: clone, and the int3 after it.
- * Returns the child's pid, -1 on failure. */
+ * Returns the child's pid, -1 on failure (t->gone when the template died). */
 static pid_t run_trampoline(struct exec_template *t, uint64_t deadline)
 {
     struct user_regs_struct regs = t->entry;
@@ -133,12 +136,22 @@ static pid_t run_trampoline(struct exec_template *t, uint64_t deadline)
     if (!tracee_set_regs(t->pid, &regs))
         return -1;
     pid_t child = -1;
+    bool resume = true;
     for (;;) {
-        if (!tracee_cont(t->pid, 0))
+        if (resume && !tracee_cont(t->pid, 0))
             return -1;
+        resume = true;
         int st = tracee_wait_pid(t->pid, deadline);
-        if (st < 0 || !WIFSTOPPED(st))
+        if (st < 0)
             return -1;
+        if (!WIFSTOPPED(st) || (st >> 16) == PTRACE_EVENT_EXIT) {
+            /* Killed from outside on the way: let it end, and say so. */
+            exec_template_saw(t, st);
+            if (t->reaped)
+                return -1;
+            resume = false;
+            continue;
+        }
         int event = st >> 16;
         if (event == PTRACE_EVENT_FORK) {
             unsigned long msg = 0;
@@ -155,6 +168,41 @@ static pid_t run_trampoline(struct exec_template *t, uint64_t deadline)
         }
         /* the seccomp stop of the clone: go on */
     }
+}
+
+void exec_template_saw(struct exec_template *t, int status)
+{
+    if (WIFEXITED(status) || WIFSIGNALED(status)) {
+        t->gone = t->reaped = true;
+        if (WIFSIGNALED(status) && !t->killed_by)
+            t->killed_by = WTERMSIG(status);
+        return;
+    }
+    if (WIFSTOPPED(status) && (status >> 16) == PTRACE_EVENT_EXIT) {
+        /* The exit code it dies with: a signal's number when killed. */
+        unsigned long code = 0;
+        ptrace(PTRACE_GETEVENTMSG, t->pid, 0, &code);
+        t->gone = true;
+        if (code & 0x7f)
+            t->killed_by = (int)(code & 0x7f);
+        tracee_cont(t->pid, 0);     /* its end is reaped by the next wait */
+    }
+}
+
+/* After a fork that failed: whether the template is gone. A template
+ * killed while stopped is on its way to its exit stop: waited for a moment. */
+static bool template_gone(struct exec_template *t, int fork_errno)
+{
+    uint64_t deadline = monotonic_ns() + 1000000000ull;
+    while (!t->reaped) {
+        int st = tracee_wait_pid(t->pid, t->gone || fork_errno == ESRCH ? deadline : 1);
+        if (st < 0)
+            break;
+        exec_template_saw(t, st);
+        if (!t->gone)
+            break;
+    }
+    return t->gone;
 }
 
 /* glibc caches the main thread's TID in its struct pthread (at fs_base),
@@ -182,8 +230,9 @@ static bool fix_cached_tid(int fd, const struct user_regs_struct *regs, pid_t te
     return tracee_write(fd, regs->fs_base + (uint64_t)at * 4, &tid, sizeof tid);
 }
 
-pid_t exec_template_fork(struct exec_template *t, char *err, size_t errlen)
+pid_t exec_template_fork(struct exec_template *t, bool *lost, char *err, size_t errlen)
 {
+    *lost = false;
     if (!t->pid) {
         snprintf(err, errlen, "no program to fork");
         return -1;
@@ -192,15 +241,25 @@ pid_t exec_template_fork(struct exec_template *t, char *err, size_t errlen)
     /* The program reads its input from the start, in every fork. */
     if (t->stdin_fd >= 0)
         lseek(t->stdin_fd, 0, SEEK_SET);
-    pid_t child = run_trampoline(t, deadline);
+    pid_t child = t->gone ? -1 : run_trampoline(t, deadline);
     /* Under a process limit (--max-procs) the processes of the execution
      * before may still be dying, and count: give them a moment. */
-    for (int tries = 0; child <= 0 && errno == EAGAIN && tries < 200; tries++) {
+    for (int tries = 0; child <= 0 && !t->gone && errno == EAGAIN && tries < 200; tries++) {
         usleep(10000);
         child = run_trampoline(t, deadline);
     }
     if (child <= 0) {
-        snprintf(err, errlen, "cannot fork the program: %s", strerror(errno));
+        int why = errno;
+        if (template_gone(t, why)) {
+            *lost = true;
+            if (t->killed_by > 0)
+                snprintf(err, errlen, "the program's fork server (pid %d) was killed from outside by SIG%s",
+                         (int)t->pid, sigabbrev_np(t->killed_by) ? sigabbrev_np(t->killed_by) : "?");
+            else
+                snprintf(err, errlen, "the program's fork server (pid %d) ended from outside", (int)t->pid);
+            return -1;
+        }
+        snprintf(err, errlen, "cannot fork the program: %s", strerror(why));
         return -1;
     }
     /* The child's first stop (it is traced from its birth). */
@@ -223,11 +282,19 @@ pid_t exec_template_fork(struct exec_template *t, char *err, size_t errlen)
 
 void exec_template_stop(struct exec_template *t)
 {
-    if (t->pid > 0) {
+    if (t->pid > 0 && !t->reaped) {
         kill(t->pid, SIGKILL);
-        int st;
-        while (waitpid(t->pid, &st, __WALL) < 0 && errno == EINTR)
-            ;
+        for (;;) {
+            int st;
+            pid_t w = waitpid(t->pid, &st, __WALL);
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w < 0 || WIFEXITED(st) || WIFSIGNALED(st))
+                break;
+            /* Its exit stop (PTRACE_O_TRACEEXIT): a SIGKILLed tracee waits
+             * there for us, alive, until let go. */
+            tracee_cont(t->pid, 0);
+        }
     }
     if (t->mem_fd >= 0)
         close(t->mem_fd);

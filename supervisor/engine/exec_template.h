@@ -27,6 +27,11 @@ struct exec_template {
     uint8_t entry_orig[3];          /* the bytes the fork trampoline replaces */
     bool follow_memory;                /* planted with the heap functions and runtime-library atomics */
     int stdin_fd;                   /* mdat's side of the program's stdin (rewound per fork), -1 */
+    /* Killed from outside (it never runs the program's code: any death is
+     * someone else's doing): the signal, once its exit was seen. */
+    bool gone;                      /* on its way out, or reaped */
+    int killed_by;
+    bool reaped;                    /* its end was waited for */
 };
 
 struct exec_template_request {
@@ -43,8 +48,12 @@ struct exec_template_request {
 bool exec_template_start(struct exec_template *t, const struct exec_template_request *req, bool *not_started,
                          char *err, size_t errlen);
 /* A new process of the program at its entry point, traced, stopped; -1
- * with a reason. */
-pid_t exec_template_fork(struct exec_template *t, char *err, size_t errlen);
+ * with a reason. *lost: the template itself is gone (killed from outside),
+ * the reason names it; no execution can be made from it any more. */
+pid_t exec_template_fork(struct exec_template *t, bool *lost, char *err, size_t errlen);
+/* A wait for any tracee got an event of the template (status as waitpid
+ * gives it): its exit (a SIGKILL from outside) is noted and let happen. */
+void exec_template_saw(struct exec_template *t, int status);
 void exec_template_stop(struct exec_template *t);
 
 #endif

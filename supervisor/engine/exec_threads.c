@@ -6,6 +6,7 @@
  * with the execution's deadline, and the end: letting every thread die and
  * reaping it, children included. */
 #include "supervisor/engine/exec_engine.h"
+#include "supervisor/engine/exec_template.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -207,6 +208,17 @@ static void passive_stop(struct execution *ex, const struct tracee_event *ev)
     tracee_cont(ev->tid, deliver);
 }
 
+/* An event of the fork server, which mdat waits for by pid: only its death
+ * (killed from outside) reaches a wait for any tracee. */
+static bool template_event(struct execution *ex, const struct tracee_event *ev)
+{
+    struct exec_template *t = ex->cfg->tmpl;
+    if (!t || t->reaped || ev->tid != t->pid)
+        return false;
+    exec_template_saw(t, ev->status);
+    return true;
+}
+
 int exec_wait_thread(struct execution *ex, pid_t tid, int *status)
 {
     struct tracee_event ev;
@@ -237,6 +249,8 @@ int exec_wait_thread(struct execution *ex, pid_t tid, int *status)
             *status = ev.status;
             return 1;
         }
+        if (template_event(ex, &ev))
+            continue;
         if (exec_is_passive(ex, ev.tid))
             passive_stop(ex, &ev);
         else if (ev.tid == ex->pid && is_exit_status(ev.status)) {
@@ -288,6 +302,8 @@ void exec_drain(struct execution *ex, bool kill_it)
             kill_children(ex);
             continue;
         }
+        if (template_event(ex, &ev))
+            continue;
         if (is_exit_status(ev.status)) {
             if (ev.tid == ex->pid) {
                 ex->leader_gone = true;

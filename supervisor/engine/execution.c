@@ -582,7 +582,9 @@ static bool start(struct execution *ex, char *err, size_t errlen)
 {
     const struct exec_config *cfg = ex->cfg;
     if (cfg->tmpl) {
-        ex->pid = exec_template_fork(cfg->tmpl, err, errlen);
+        bool lost;
+        ex->pid = exec_template_fork(cfg->tmpl, &lost, err, errlen);
+        ex->res->interrupted = lost;
     } else {
         struct spawn_request req = {cfg->path, cfg->argv, cfg->stdin_fd, cfg->stdout_fd, cfg->stderr_fd};
         ex->pid = spawn_traced(&req, err, errlen);
@@ -613,10 +615,26 @@ static void note_exit(struct execution *ex, bool ok)
     res->exited = WIFEXITED(st);
     res->exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
     res->term_signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+    if (res->kind == FAIL_NONE && exec_sigkill_from_outside(ex)) {
+        exec_report_outside_kill(ex, SIGKILL, 0);
+        return;
+    }
     if (ok && res->kind == FAIL_NONE && !ex->killed && WIFSIGNALED(st)) {
-        /* Killed from outside (a fatal signal mdat did not see delivered). */
+        /* A fatal signal mdat did not see delivered: a SIGKILL the program
+         * sent, the CPU time limit's, or one to the image it exec'd. */
+        const char *name = sigabbrev_np(WTERMSIG(st));
+        char how[240] = "";
+        if (WTERMSIG(st) == SIGKILL && ex->cpu_limit_hit)
+            snprintf(how, sizeof how, " at its CPU time limit (it went on after SIGXCPU)");
+        else if (WTERMSIG(st) == SIGKILL && ex->sigkill_by)
+            snprintf(how, sizeof how, ", sent by T%d%s%s", ex->sigkill_by, ex->sigkill_loc[0] ? " at " : "",
+                     ex->sigkill_loc);
+        else if (WTERMSIG(st) == SIGKILL)
+            snprintf(how, sizeof how, ", sent by a child process of it");
         res->kind = FAIL_CRASH;
-        snprintf(res->message, sizeof res->message, "the program was killed by signal %d", WTERMSIG(st));
+        res->thread = WTERMSIG(st) == SIGKILL ? ex->sigkill_by : 0;
+        snprintf(res->location, sizeof res->location, "%s", WTERMSIG(st) == SIGKILL ? ex->sigkill_loc : "");
+        snprintf(res->message, sizeof res->message, "the program was killed by SIG%s%s", name ? name : "?", how);
     }
 }
 
@@ -652,7 +670,8 @@ bool execution_run(const struct exec_config *cfg, struct exec_result *res)
     note_exit(&ex, ok);
     if (ok)
         exec_report_refused(&ex);
-    if (ok && ex.leader_gone && !ex.killed && res->kind == FAIL_NONE && code_map_before_entry(cfg->code)) {
+    if (ok && ex.leader_gone && !ex.killed && res->kind == FAIL_NONE && !res->interrupted &&
+        code_map_before_entry(cfg->code)) {
         /* The dynamic loader gave up (a missing library, a bad ELF
          * interpreter): the program never ran, which is no verdict at all. */
         res->not_started = true;

@@ -219,7 +219,12 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
         (opt->count_all || tally.n_found == 0 || tally.first_error.index < tally.found[0].index)) {
         snprintf(err, errlen, "%s", tally.first_error.error_message);
         ok = false;
+        /* Killed from outside: what was decided before still stands. */
+        sum->interrupted = tally.first_error.interrupted;
     }
+    bool interrupted = sum->interrupted;
+    if (interrupted)
+        ok = true;
     if (ok && opt->count_all && tally.failures_seen > 0) {
         tally.found[0] = tally.lowest;
         tally.n_found = 1;
@@ -240,7 +245,7 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
             sum->n_failures = i + 1;
         }
     }
-    if (ok && opt->outcomes) {
+    if (ok && opt->outcomes && !interrupted) {
         outcome_table_sort(&tally.outcomes);
         for (size_t i = 0; i < tally.outcomes.n && ok; i++) {
             struct outcome *o = &tally.outcomes.at[i];
@@ -261,6 +266,9 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
     if (have_cpus)
         sched_setaffinity(0, sizeof cpus, &cpus);
     sum->elapsed_sec = (double)(monotonic_ns() - t0) / 1e9;
+    if (interrupted && ok)
+        return false;   /* err says why; the summary stands */
+    sum->interrupted = false;
     return ok;
 }
 

@@ -179,10 +179,15 @@ struct explore_summary {
     bool too_long;      /* the search ended, but an execution was too long to analyse: no proof */
     uint64_t classes;
     int bound;
+    /* explore_run returned false because something outside killed the
+     * program or its fork server: the summary is still of the executions
+     * decided until then (to be freed), and the reason says what. */
+    bool interrupted;
 };
 
 /* Runs the exploration. Returns false with a one-line reason when mdat
- * itself could not do its job (exit status 3). */
+ * itself could not do its job (exit status 3); with sum->interrupted the
+ * summary is still valid. */
 bool explore_run(struct program *prog, const struct explore_options *opt, struct explore_summary *sum,
                  char *err, size_t errlen);
 void explore_summary_free(struct explore_summary *sum);

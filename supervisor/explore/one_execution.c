@@ -7,6 +7,7 @@
 #include "supervisor/model/source_model.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -193,6 +194,12 @@ bool run_one(struct program *prog, const struct explore_options *opt, struct str
     if (cap.cut)
         res->output_cut_at = cap.limit;
     ok = ok && judge_output(opt, io, res);
+    if (res->interrupted && !(io->tmpl && io->tmpl->gone)) {
+        /* The program killed from outside: which execution it was. */
+        char why[sizeof res->error_message];
+        snprintf(why, sizeof why, "%s", res->error_message);
+        snprintf(res->error_message, sizeof res->error_message, "execution %" PRIu64 ": %.480s", index, why);
+    }
     if (res->not_started)
         append_first_line(io->err_fd, res->error_message, sizeof res->error_message);
     if (trace) {

@@ -36,7 +36,8 @@ void pin_to_cpu(const cpu_set_t *allowed_set, int nth)
 struct wire_result wire_of(uint64_t index, bool ok, const struct exec_result *res)
 {
     struct wire_result w = {.index = index, .kind = res->kind, .incomplete = res->incomplete, .error = !ok,
-                            .steps = res->steps, .stops = res->ptrace_stops, .exit_status = res->exit_status};
+                            .interrupted = !ok && res->interrupted, .steps = res->steps,
+                            .stops = res->ptrace_stops, .exit_status = res->exit_status};
     snprintf(w.location, sizeof w.location, "%s", res->location);
     snprintf(w.error_message, sizeof w.error_message, "%s", res->error_message);
     return w;
@@ -87,9 +88,12 @@ void tally_add(void *ctx, const struct wire_result *w)
 {
     struct tally *t = ctx;
     t->done++;
-    t->sum->schedules_run++;
-    t->sum->steps_total += w->steps;
-    t->sum->ptrace_stops_total += w->stops;
+    if (!w->interrupted) {
+        /* (one cut short from outside was never decided) */
+        t->sum->schedules_run++;
+        t->sum->steps_total += w->steps;
+        t->sum->ptrace_stops_total += w->stops;
+    }
     if (w->index == 0)
         t->sum->exit_status_first = (uint64_t)w->exit_status;
     if (!w->error && w->kind == FAIL_NONE && w->incomplete) {

@@ -20,6 +20,7 @@ struct wire_result {
     int32_t kind;
     int32_t incomplete;         /* enum incomplete_reason */
     int32_t error;
+    int32_t interrupted;        /* error: cut short from outside (exec_result.interrupted) */
     uint64_t steps, stops;
     int32_t exit_status;
     char location[160];

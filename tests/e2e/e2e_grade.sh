@@ -583,6 +583,86 @@ PY
     same_reports whole class
     no_tracee_left
     ;;
+nonroot)
+    # Everything of the sandbox, journal and --resume as an unprivileged
+    # user (a user namespace instead of users of their own): uid 54321, not
+    # nobody, whose 65534 is also the id an unmapped user namespace shows
+    # (a map written from it works only for nobody). Needs root to become
+    # that user; skipped otherwise (a non-root suite runs the other tests
+    # as non-root already).
+    if [ "$(id -u)" -ne 0 ] || ! command -v setpriv >/dev/null; then
+        echo "nonroot: skipped (needs root and setpriv to become an unprivileged user)"
+        exit 77
+    fi
+    U=54321
+    as_user() { setpriv --reuid=$U --regid=$U --clear-groups "$@"; }
+    N=$WORK/u
+    mkdir -p "$N/given" "$N/home" "$N/class"
+    cp "$GRADE"/{alice,bob} "$N/given/"
+    for n in killer saboteur reader filler forkbomb tracer stopper daemon; do
+        cp "$GRADE/hostile_$n" "$N/given/$n"
+    done
+    cp "$GRADE"/{alice,bob,carol,dave,erin} "$N/class/"
+    echo "the grader's secret" >"$N/home/secret"
+    chown -R $U:$U "$N"
+    chmod o+x "$WORK"
+    before=$(cd "$N/given" && sha256sum -- *)
+    (cd "$N" && HOME=$N/home HOSTILE_SECRET=$N/home/secret HOSTILE_OTHER=$N/given/alice \
+        HOSTILE_TARGETS="$N/given:$N/out:$N/home" \
+        as_user "$MDAT" grade -n 2 -j 1 --timeout 5 --max-steps 30000 --max-procs 32 --max-disk 64M \
+        --submission-timeout 10 --no-times -o out "$N"/given/{alice,killer,saboteur,reader,bob,filler,forkbomb,tracer,stopper,daemon} \
+        </dev/null >"$WORK/out" 2>"$WORK/err")
+    status=$?
+    expect_status 0
+    expect_verdict "$N/out" alice ok
+    expect_verdict "$N/out" bob deadlock deadlock
+    expect_verdict "$N/out" killer sandbox-violation
+    expect_verdict "$N/out" stopper sandbox-violation
+    expect_verdict "$N/out" tracer sandbox-violation
+    expect_verdict "$N/out" reader ok
+    expect_verdict "$N/out" saboteur ok
+    expect_verdict "$N/out" daemon ok
+    expect_verdict "$N/out" filler ok
+    v=$(field "$N/out/report.csv" forkbomb verdict)
+    case "$v" in ''|mdat-error|not-graded) fail "forkbomb: verdict \"$v\" ($(field "$N/out/report.csv" forkbomb details))" ;; esac
+    after=$(cd "$N/given" && sha256sum -- *)
+    [ "$before" = "$after" ] || fail "the submissions as given changed: $(diff <(echo "$before") <(echo "$after"))"
+    grep -q "the grader's secret" "$N/home/secret" || fail "HOME was written to"
+    grep -q "NO SANDBOX" "$WORK/err" && fail "no sandbox: $(cat "$WORK/err")"
+    expect_err "mdat grade: WARNING: not root: every submission runs as you (uid $U) in a user namespace"
+    sleep 0.5
+    pgrep -f "sleep 4242" >/dev/null && fail "the daemon outlived grading: $(pgrep -af 'sleep 4242')"
+    no_tracee_left
+
+    # SIGINT midway, then --resume: the reports of an uninterrupted grading.
+    ROPTS=(-n 6 -s 1 -j 1 --timeout 5 --max-steps 30000 --no-times)
+    RSUBS=("$N"/class/{alice,bob,carol,dave,erin})
+    (cd "$N" && as_user "$MDAT" grade "${ROPTS[@]}" -o r "${RSUBS[@]}" </dev/null >"$WORK/out" 2>"$WORK/err")
+    status=$?
+    expect_status 0
+    mv "$N/r" "$N/whole"
+    # (setpriv execs mdat: $! is mdat's pid)
+    (cd "$N" && exec setpriv --reuid=$U --regid=$U --clear-groups "$MDAT" grade "${ROPTS[@]}" -o r "${RSUBS[@]}" \
+        </dev/null >"$WORK/int.out" 2>&1) &
+    pid=$!
+    for _ in $(seq 600); do
+        [ "$(cat "$N/r/journal.jsonl" 2>/dev/null | wc -l)" -ge 3 ] && break
+        sleep 0.1
+    done
+    kill -INT "$pid"
+    wait "$pid"
+    st=$?
+    [ "$st" -eq 130 ] || fail "interrupted: exit status $st, expected 130: $(tail -3 "$WORK/int.out")"
+    grep -q '"complete": false' "$N/r/report.json" || fail "the interrupted report is not marked incomplete"
+    decided=$(($(wc -l <"$N/r/journal.jsonl") - 1))
+    [ "$decided" -ge 2 ] && [ "$decided" -lt 5 ] || fail "$decided submissions decided before SIGINT"
+    (cd "$N" && as_user "$MDAT" grade --resume "${ROPTS[@]}" -o r "${RSUBS[@]}" </dev/null >"$WORK/out" 2>"$WORK/err")
+    status=$?
+    expect_status 0
+    expect_out "resuming: $decided submission"
+    same_reports "$N/whole" "$N/r"
+    no_tracee_left
+    ;;
 *)
     echo "unknown test $TEST"
     exit 2

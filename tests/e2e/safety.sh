@@ -35,6 +35,64 @@ expect_refused() {
     expect_no_survivor "$TARGETS/$prog"
 }
 
+# start_mdat ARGS...: mdat in the background ($mdat_pid), its stdout and
+# stderr in $WORK/out and $WORK/err.
+start_mdat() {
+    "$MDAT" "$@" </dev/null >"$WORK/out" 2>"$WORK/err" &
+    mdat_pid=$!
+}
+
+# wait_mdat: $status of the mdat start_mdat started; it must end within a
+# minute (a waiting mdat is the failure looked for).
+wait_mdat() {
+    for _ in $(seq 600); do
+        kill -0 "$mdat_pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    if kill -0 "$mdat_pid" 2>/dev/null; then
+        fail "mdat is still running a minute later"
+        kill -KILL "$mdat_pid"
+    fi
+    wait "$mdat_pid"
+    status=$?
+}
+
+# server_and_execution PROG: once mdat's second fork server of PROG (the
+# first serves execution 0 alone) runs an execution, prints "SERVER
+# EXECUTION" (their pids: the oldest and the newest process of PROG).
+server_and_execution() {
+    local first="" oldest newest
+    for _ in $(seq 1200); do
+        oldest=$(pgrep -o -f "^$1 ") newest=$(pgrep -n -f "^$1 ")
+        if [ -n "$oldest" ]; then
+            [ -n "$first" ] || first=$oldest
+            if [ "$oldest" != "$first" ] && [ -n "$newest" ] && [ "$newest" != "$oldest" ]; then
+                echo "$oldest $newest"
+                return 0
+            fi
+        fi
+        sleep 0.05
+    done
+    return 1
+}
+
+# expect_cut_short WORDS: mdat stopped with exit 3 and one line on stderr
+# saying WORDS, after a summary of the executions decided before (also in
+# run.json, marked incomplete); nothing of the program is left.
+expect_cut_short() {
+    expect_status 3
+    expect_err "$1"
+    [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "not one line on stderr: $(cat "$WORK/err")"
+    grep -q "FAILURE" "$WORK/out" && fail "an outside kill was reported as a failure"
+    local decided
+    decided=$(sed -n 's/^mdat: no failure in \([0-9]*\) execution.*/\1/p' "$WORK/out")
+    [ -n "$decided" ] && [ "$decided" -ge 1 ] || fail "no summary of the executions decided before"
+    expect_json '"complete": false' run.json
+    expect_json "\"schedules_run\": ${decided:-x}," run.json
+    grep '"cut_short": "' run.json | grep -qF -- "$1" || fail "run.json's cut_short does not say: $1"
+    expect_no_survivor "$WORK/prog"
+}
+
 case "$TEST" in
 refuse_signals)
     expect_refused ancestor_killer
@@ -170,6 +228,75 @@ not_started)
     expect_status 0
     grep -q "the memory limit (--max-memory 204800 bytes) is too small to load it" grades/report.csv ||
         fail "grade --max-memory 200K: $(cat grades/report.csv)"
+    ;;
+corrupt_dwarf)
+    # A copy of a target with bytes of .debug_info damaged: mdat says its
+    # debug information is corrupt (not missing), goes on without it and
+    # still finds the race, named by symbols instead of lines.
+    cp "$TARGETS/lost_update" prog
+    python3 - prog <<'PY' || fail "cannot corrupt the copy"
+import subprocess, sys
+path = sys.argv[1]
+out = subprocess.check_output(["readelf", "-S", "-W", path], text=True)
+line = next(l for l in out.splitlines() if " .debug_info " in l)
+fields = line.split("]", 1)[1].split()
+offset, size = int(fields[3], 16), int(fields[4], 16)
+data = bytearray(open(path, "rb").read())
+data[offset + 4:offset + 6] = b"\xff\xff"       # the first unit's DWARF version
+open(path, "wb").write(data)
+PY
+    run_mdat run -n 20 -s 1 -o out-dir "$WORK/prog"
+    expect_status 1
+    expect_out "mdat: $WORK/prog's debug information is corrupt ("
+    expect_out "): mdat goes on without it, showing locations as symbols or addresses"
+    grep -q "has no debug information" "$WORK/out" && fail "corrupt DWARF said to be missing"
+    expect_out "FAILURE race"
+    expect_out "R counter -> 0                       incrementer+0x"
+    run_mdat run -n 1 --invariant "counter >= 0" "$WORK/prog"
+    expect_status 2
+    expect_err "the program's debug information is corrupt: "
+    ;;
+killed_outside)
+    # Another shell kills mdat's fork server, or an execution's process:
+    # mdat says so and stops (exit 3) after summarizing what it decided;
+    # never a wait, a "FAILURE crash" or a "NOT reproduced".
+    cp "$TARGETS/many_increments" prog     # a path no other test runs
+    start_mdat run -n 50 -s 1 -j 1 --json run.json -o out-dir "$WORK/prog" 4 1000
+    pids=$(server_and_execution "$WORK/prog") || fail "no fork server with an execution beside it"
+    read -r server execution <<<"$pids"
+    kill -KILL "$server"
+    wait_mdat
+    expect_cut_short "the program's fork server (pid $server) was killed from outside by SIGKILL"
+    rm -rf out-dir run.json
+    start_mdat run -n 50 -s 1 -j 2 --json run.json -o out-dir "$WORK/prog" 4 1000
+    pids=$(server_and_execution "$WORK/prog") || fail "no fork server with an execution beside it"
+    read -r server execution <<<"$pids"
+    kill -KILL "$execution"
+    wait_mdat
+    expect_cut_short "the program (pid $execution) was killed from outside by SIGKILL (not by the program or mdat)"
+    expect_err "mdat: execution "
+    # A signal with a sender: the sender is named.
+    rm -rf out-dir run.json
+    start_mdat run -n 50 -s 1 -j 1 --json run.json -o out-dir "$WORK/prog" 4 1000
+    pids=$(server_and_execution "$WORK/prog") || fail "no fork server with an execution beside it"
+    read -r server execution <<<"$pids"
+    kill -TERM "$execution"
+    wait_mdat
+    expect_cut_short "the program (pid $execution) was killed from outside by SIGTERM (sent by process $$, not by the program or mdat)"
+    # A SIGKILL the program sends itself is its own crash, and replays.
+    rm -rf out-dir
+    run_mdat run -n 3 -s 1 -o out-dir "$TARGETS/self_kill"
+    expect_status 1
+    expect_out "FAILURE crash in execution 0"
+    expect_out "the program was killed by SIGKILL, sent by T2 at self_kill.c:$(line_of hostile/self_kill.c 'KILL:')"
+    grep -q "NOT reproduced" "$WORK/out" && fail "self_kill: not reproduced"
+    "$MDAT" replay "$(first_sched)" </dev/null >"$WORK/replay.out" 2>&1
+    [ $? -eq 1 ] && grep -q "reproduced FAILURE crash" "$WORK/replay.out" || fail "replay: $(cat "$WORK/replay.out")"
+    rm -rf out-dir
+    run_mdat run -n 3 -s 1 -o out-dir "$TARGETS/self_kill" child
+    expect_status 1
+    expect_out "the program was killed by SIGKILL, sent by a child process of it"
+    expect_no_survivor "$TARGETS/self_kill"
     ;;
 *)
     echo "unknown test $TEST"

@@ -47,7 +47,8 @@ int main(int argc, char **argv)
         if (i == 0) {
             const struct sync_global *list;
             syncs = debuginfo_sync_globals(di, &list);
-            dwarf_info *dw = dwarf_info_load(debuginfo_elf(di), err, sizeof err);
+            bool corrupt;
+            dwarf_info *dw = dwarf_info_load(debuginfo_elf(di), &corrupt, err, sizeof err);
             if (dw) {
                 const struct dwarf_variable *vars;
                 variables = dwarf_info_variables(dw, &vars);

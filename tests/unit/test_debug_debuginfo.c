@@ -55,6 +55,9 @@ static void check_unoptimized_build(const char *name, bool expect_columns)
 {
     debuginfo *di = load_fixture(name);
     assert_true(debuginfo_has_dwarf(di));
+    const char *why;
+    if (debuginfo_dwarf_state(di, &why) != DEBUGINFO_DWARF_WHOLE)
+        fail_msg("%s: sound DWARF said to be corrupt: %s", name, why);
     unsigned entry_line = marker_line("add_to_counter-entry");
     unsigned body_line = marker_line("add_to_counter-body");
 
@@ -262,6 +265,8 @@ static void check_stripped(const char *name, uint64_t known_function)
 {
     debuginfo *di = load_fixture(name);
     assert_false(debuginfo_has_dwarf(di));
+    const char *why;
+    assert_int_equal(debuginfo_dwarf_state(di, &why), DEBUGINFO_DWARF_NONE);
     const struct addr_range *ranges;
     assert_int_equal(debuginfo_cu_ranges(di, &ranges), 0);
 
@@ -354,6 +359,10 @@ static void test_broken_dwarf(void **state)
         unlink(path);
         if (!di)
             fail_msg("broken %s refused: %s", sections[i], err);
+        /* it says its DWARF is corrupt, not missing, and why */
+        const char *why;
+        if (debuginfo_dwarf_state(di, &why) != DEBUGINFO_DWARF_CORRUPT || !why[0])
+            fail_msg("broken %s not said to be corrupt (\"%s\")", sections[i], why);
         /* whatever survives, the symbol table still names the code */
         char buf[64];
         debuginfo_format_code(di, add + 2, buf, sizeof buf);

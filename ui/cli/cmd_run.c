@@ -296,8 +296,15 @@ int cmd_run(int argc, char **argv)
     if (input.fd >= 0)
         printf("mdat: every execution reads the same %" PRIu64 " bytes of input from %s\n", input.size,
                strcmp(input.origin, "-") ? input.origin : "standard input");
-    if (!debuginfo_has_dwarf(prog.debug))
+    const char *why;
+    if (debuginfo_dwarf_state(prog.debug, &why) == DEBUGINFO_DWARF_NONE)
         printf("mdat: %s has no debug information: locations are shown as symbols or addresses\n", opt.argv[0]);
+    else if (!debuginfo_has_dwarf(prog.debug))
+        printf("mdat: %s's debug information is corrupt (%s): mdat goes on without it, showing locations as "
+               "symbols or addresses\n", opt.argv[0], why);
+    else if (debuginfo_dwarf_state(prog.debug, &why) == DEBUGINFO_DWARF_CORRUPT)
+        printf("mdat: part of %s's debug information is corrupt (%s): mdat goes on with the rest, showing "
+               "locations it does not cover as symbols or addresses\n", opt.argv[0], why);
     const elf_image *img = debuginfo_elf(prog.debug);
     if (elf_image_is_static(img) && !elf_image_has_symtab(img))
         printf("mdat: %s is static and stripped: its own code cannot be told from libc's, so only its system "
@@ -312,6 +319,11 @@ int cmd_run(int argc, char **argv)
     struct explore_summary sum;
     bool ok = explore_run(&prog, &opt, &sum, err, sizeof err);
     int status = EXIT_NO_FAILURE;
+    /* Killed from outside: the executions decided until then are still
+     * summarized (and written), then the reason, and exit 3. */
+    const char *cut_short = !ok && sum.interrupted ? err : NULL;
+    if (cut_short)
+        ok = true;
     if (ok && sum.incomplete > 0)
         printf("mdat: %" PRIu64 " execution%s did not end: still making progress after %" PRIu64 " steps%s; "
                "%s nothing about what comes later (raise %s)\n",
@@ -324,7 +336,7 @@ int cmd_run(int argc, char **argv)
         status = EXIT_CANNOT_RUN;
     } else if (sum.n_failures == 0 && sum.systematic) {
         print_search_end(&opt, &sum);
-    } else if (sum.n_failures == 0) {
+    } else if (sum.n_failures == 0 && !(cut_short && sum.schedules_run == 0)) {
         printf("mdat: no failure in %" PRIu64 " execution%s (seed %" PRIu64 "; %" PRIu64 " visible steps, %.1f s)\n",
                sum.schedules_run, sum.schedules_run == 1 ? "" : "s", opt.seed, sum.steps_total, sum.elapsed_sec);
     } else {
@@ -350,14 +362,21 @@ int cmd_run(int argc, char **argv)
                ok ? sum.schedules_run : 0, ok && sum.schedules_run == 1 ? "" : "s");
     if (ok && opt.outcomes)
         report_outcomes_text(stdout, &sum, &opt);
-    struct run_description run = {prog.path,  opt.argv + 1, opt.argc - 1, opt.strategy,
-                                  opt.seed,   opt.schedules, sig != 0};
-    if (ok && json_path && !report_json_write(json_path, &run, &sum, err, sizeof err)) {
-        fprintf(stderr, "mdat: %s\n", err);
+    struct run_description run = {prog.path, opt.argv + 1, opt.argc - 1, opt.strategy, opt.seed, opt.schedules,
+                                  sig != 0,  cut_short};
+    char werr[512];
+    if (ok && json_path && !report_json_write(json_path, &run, &sum, werr, sizeof werr)) {
+        fprintf(stderr, "mdat: %s\n", werr);
         status = EXIT_CANNOT_RUN;
     }
-    if (junit_path && !report_junit_write(junit_path, &run, ok ? &sum : NULL, ok ? NULL : err, err, sizeof err)) {
-        fprintf(stderr, "mdat: %s\n", err);
+    bool judged = ok && !cut_short;
+    if (junit_path &&
+        !report_junit_write(junit_path, &run, judged ? &sum : NULL, judged ? NULL : err, werr, sizeof werr)) {
+        fprintf(stderr, "mdat: %s\n", werr);
+        status = EXIT_CANNOT_RUN;
+    }
+    if (cut_short) {
+        fprintf(stderr, "mdat: %s\n", cut_short);
         status = EXIT_CANNOT_RUN;
     }
     if (ok)

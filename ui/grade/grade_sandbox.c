@@ -98,6 +98,10 @@ void grade_sandbox_announce(const struct grade_settings *s)
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
         if (!(here.optional_flags & parts[i].flag))
             fprintf(stderr, "mdat grade: WARNING: the sandbox has no %s: this machine refuses it\n", parts[i].what);
+    if (!here.as_root)
+        fprintf(stderr, "mdat grade: WARNING: not root: every submission runs as you (uid %d) in a user namespace, "
+                        "not as a user of its own: it can read every file you can read outside the hidden "
+                        "directories (as root, only what everyone may read)\n", (int)getuid());
 }
 
 bool grade_sandbox_usable(const struct grade_settings *s)
@@ -127,12 +131,13 @@ static bool write_file(const char *path, const char *text)
 }
 
 /* Without root: a user namespace where this process is SANDBOX_NS_UID,
- * with every capability inside it (to mount), none outside. */
-static bool map_user(char *err, size_t errlen)
+ * with every capability inside it (to mount), none outside. uid and gid
+ * are the grader's, read before the namespace was made: inside it, before
+ * the map, getuid() says 65534 (the overflow id), which only nobody
+ * could map. */
+static bool map_user(uid_t uid, gid_t gid, char *err, size_t errlen)
 {
     char map[64];
-    uid_t uid = getuid();
-    gid_t gid = getgid();
     if (!write_file("/proc/self/setgroups", "deny"))
         return fail(err, errlen, "cannot write", "/proc/self/setgroups");
     snprintf(map, sizeof map, "%d %d 1\n", SANDBOX_NS_UID, (int)uid);
@@ -506,9 +511,11 @@ int grade_sandbox_run(const struct sandbox_plan *p, char *err, size_t errlen)
     int flags = CLONE_NEWNS | (here.optional_flags & (CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWNET));
     if (!here.as_root)
         flags |= CLONE_NEWUSER;
+    uid_t grader_uid = getuid();
+    gid_t grader_gid = getgid();
     if (unshare(flags) != 0)
         return fail(err, errlen, "cannot make namespaces", ""), -1;
-    if (!here.as_root && !map_user(err, errlen))
+    if (!here.as_root && !map_user(grader_uid, grader_gid, err, errlen))
         return -1;
     if (!build_view(p, src, S_ISDIR(st.st_mode), err, errlen))
         return -1;

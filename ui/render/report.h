@@ -24,6 +24,7 @@ struct run_description {
     uint64_t seed;
     uint64_t schedules_requested;
     bool stopped;               /* a signal stopped the run: the summary is of what ran */
+    const char *cut_short;      /* something outside killed the program or its fork server: why (else NULL) */
 };
 
 /* One outcome as an element of an array (docs/json.md, "An outcome");

@@ -126,7 +126,9 @@ bool report_json_write(const char *path, const struct run_description *run, cons
     json_uint(&w, "seed", run->seed);
     json_uint(&w, "schedules_requested", run->schedules_requested);
     json_uint(&w, "schedules_run", sum->schedules_run);
-    json_bool(&w, "complete", !run->stopped);
+    json_bool(&w, "complete", !run->stopped && !run->cut_short);
+    if (run->cut_short)
+        json_string(&w, "cut_short", run->cut_short);
     json_double(&w, "elapsed_seconds", sum->elapsed_sec);
     json_uint(&w, "visible_steps_total", sum->steps_total);
     json_uint(&w, "ptrace_stops_total", sum->ptrace_stops_total);
