@@ -279,6 +279,19 @@ void stop_fork_server(struct run_io *io)
     io->tmpl_stdin = -1;
 }
 
+struct run_io run_io_begin(struct program *prog, const struct explore_options *opt, bool show_output)
+{
+    struct run_io io = run_io_open(show_output, opt->check_cmd != NULL);
+    start_fork_server(prog, opt, &io);
+    return io;
+}
+
+void run_io_end(struct run_io *io)
+{
+    stop_fork_server(io);
+    run_io_close(io);
+}
+
 const char *base_name(const char *path)
 {
     const char *s = strrchr(path, '/');

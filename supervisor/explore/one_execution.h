@@ -34,6 +34,11 @@ void run_io_close(struct run_io *io);
 void start_fork_server(struct program *prog, const struct explore_options *opt, struct run_io *io);
 void stop_fork_server(struct run_io *io);
 
+/* What a job that runs executions of opt needs, in one call: the captured
+ * stdio (shown or not) and its fork server; run_io_end undoes both. */
+struct run_io run_io_begin(struct program *prog, const struct explore_options *opt, bool show_output);
+void run_io_end(struct run_io *io);
+
 /* One execution plus the verdicts that need its output or exit status,
  * rendered through trace (NULL: not traced); its renderers live until the
  * verdict is known (a picture of the execution is captioned with it) and

@@ -241,8 +241,7 @@ bool shrink_failure(struct program *prog, const struct explore_options *opt, uin
         .max_runs = opt->shrink_runs ? opt->shrink_runs : 1, .started_ns = t0,
         .max_ns = (uint64_t)(opt->shrink_seconds * 1e9), .err = err, .errlen = errlen,
     };
-    k.io = run_io_open(false, opt->check_cmd != NULL);
-    start_fork_server(prog, opt, &k.io);
+    k.io = run_io_begin(prog, opt, false);
     bool ok = run_plan(&k, original, &k.best);
     if (ok && k.best.fails) {
         out->shrunk = true;
@@ -259,8 +258,7 @@ bool shrink_failure(struct program *prog, const struct explore_options *opt, uin
         choice_list_copy(&out->choices, original);
     }
     attempt_free(&k.best);
-    stop_fork_server(&k.io);
-    run_io_close(&k.io);
+    run_io_end(&k.io);
     out->seconds = (double)(monotonic_ns() - t0) / 1e9;
     return ok;
 }

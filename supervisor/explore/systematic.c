@@ -41,8 +41,7 @@ void systematic_run(struct program *prog, const struct explore_options *opt, str
                     struct systematic_found *found, struct explore_summary *sum)
 {
     struct strategy *strat = strategy_for_options(opt);
-    struct run_io io = run_io_open(opt->show_output, opt->check_cmd != NULL);
-    start_fork_server(prog, opt, &io);
+    struct run_io io = run_io_begin(prog, opt, opt->show_output);
     struct trace_tee live = {0};
     if (opt->trace)
         trace_tee_add(&live, opt->trace, opt->trace_out, opt->trace_every_step);
@@ -80,8 +79,7 @@ void systematic_run(struct program *prog, const struct explore_options *opt, str
         sum->too_long = true;
     }
     sum->bound = bound;
-    stop_fork_server(&io);
-    run_io_close(&io);
+    run_io_end(&io);
     strategy_free(strat);
 }
 

@@ -48,8 +48,7 @@ void worker_loop(struct program *prog, const struct explore_options *opt, uint64
                         void (*emit)(void *ctx, const struct wire_result *w), void *emit_ctx)
 {
     struct strategy *strat = strategy_for_options(opt);
-    struct run_io io = run_io_open(opt->show_output, opt->check_cmd != NULL);
-    start_fork_server(prog, opt, &io);
+    struct run_io io = run_io_begin(prog, opt, opt->show_output);
     struct trace_tee live = {0};
     if (opt->trace)
         trace_tee_add(&live, opt->trace, opt->trace_out, opt->trace_every_step);
@@ -79,8 +78,7 @@ void worker_loop(struct program *prog, const struct explore_options *opt, uint64
         if (!ok)
             break;
     }
-    stop_fork_server(&io);
-    run_io_close(&io);
+    run_io_end(&io);
     strategy_free(strat);
 }
 
