@@ -63,6 +63,25 @@ struct exec_config {
 
 enum { EXEC_RECENT_EVENTS = 12 };
 
+/* Why mdat's supervisor took a ptrace stop: one that ends a step, or one
+ * that costs without being a step (what scripts/bench reports against the
+ * ideal of one stop per visible step). */
+enum stop_reason {
+    STOP_REASON_STEP,             /* ends a step: a visible operation reached, an exit */
+    STOP_REASON_SINGLE_STEP,      /* an instruction run by the CPU under a breakpoint */
+    STOP_REASON_OWN_ACCESS,       /* a breakpoint whose access was the thread's own stack or a constant */
+    STOP_REASON_LIBRARY_ATOMIC,   /* an atomic instruction inside a library (for the race detector) */
+    STOP_REASON_CALL,             /* a modeled call that is no step: from library code, malloc, init, a clock */
+    STOP_REASON_RETURN,           /* the return of a call whose result mdat reads (malloc's block) */
+    STOP_REASON_SYSCALL,          /* a modeled system call that is not a step (a futex wake) */
+    STOP_REASON_THREAD_START,     /* a clone or fork event, a new thread's first stop */
+    STOP_REASON_THREAD_END,       /* a thread's exit after its exit event */
+    STOP_REASON_SIGNAL,           /* a signal the program handles */
+    STOP_REASON_COUNT
+};
+
+const char *stop_reason_name(enum stop_reason k);
+
 struct exec_result {
     enum failure_kind kind;
     bool error;                     /* mdat could not run or model the program */
@@ -87,6 +106,9 @@ struct exec_result {
     uint64_t output_cut_at;
     uint64_t steps;
     uint64_t ptrace_stops;
+    /* What the stops were for (stop_reason_name); the stops of forked
+     * children and of the fork server are in ptrace_stops only. */
+    uint64_t stops_by_reason[STOP_REASON_COUNT];
     struct choice_list choices;
     struct trace_event recent[EXEC_RECENT_EVENTS];  /* ring of the last events */
     uint64_t n_events;

@@ -116,6 +116,7 @@ struct execution {
     uint64_t steps;
     int last_thread;
     int running;                    /* the thread running the current step */
+    enum stop_reason stop_reason;   /* of the stop being handled, when it is no step's end */
     pid_t held_at_exit;             /* stopped at its exit_group, until the step is reported */
     bool signal_sent;               /* a thread sent a signal since the last look */
     bool signals_seen;              /* a thread of the program ever sent one */

@@ -1,4 +1,5 @@
-/* exec_result: freeing a result and reading its ring of recent events. */
+/* exec_result: freeing a result, reading its ring of recent events, naming
+ * its kinds of stops. */
 #include "supervisor/engine/exec_config.h"
 
 #include <stdlib.h>
@@ -21,4 +22,21 @@ int exec_result_recent(const struct exec_result *res, const struct trace_event *
     for (uint64_t i = 0; i < n; i++)
         out[i] = &res->recent[(res->n_events - n + i) % EXEC_RECENT_EVENTS];
     return (int)n;
+}
+
+const char *stop_reason_name(enum stop_reason k)
+{
+    static const char *const names[STOP_REASON_COUNT] = {
+        [STOP_REASON_STEP] = "step",
+        [STOP_REASON_SINGLE_STEP] = "single_step",
+        [STOP_REASON_OWN_ACCESS] = "own_access",
+        [STOP_REASON_LIBRARY_ATOMIC] = "library_atomic",
+        [STOP_REASON_CALL] = "call",
+        [STOP_REASON_RETURN] = "return",
+        [STOP_REASON_SYSCALL] = "syscall",
+        [STOP_REASON_THREAD_START] = "thread_start",
+        [STOP_REASON_THREAD_END] = "thread_end",
+        [STOP_REASON_SIGNAL] = "signal",
+    };
+    return k < STOP_REASON_COUNT ? names[k] : "other";
 }

@@ -14,6 +14,7 @@
 #include "supervisor/engine/exec_engine.h"
 #include "supervisor/engine/exec_tso.h"
 #include "supervisor/engine/proc_maps.h"
+#include "supervisor/engine/spawn.h"
 
 #include <errno.h>
 #include <linux/futex.h>
@@ -152,6 +153,7 @@ static int step_over_breakpoint(struct execution *ex, struct mthread *t, bool fi
     tracee_write(ex->mem_fd, at, &int3, 1);
     if (r <= 0)
         return r;
+    ex->res->stops_by_reason[STOP_REASON_SINGLE_STEP]++;
     t->stop = STOP_PLAIN;
     if (!(WIFSTOPPED(*status) && WSTOPSIG(*status) == SIGTRAP && stop_event(*status) == 0)) {
         /* A signal came first: its handler runs, then the thread is back
@@ -216,6 +218,7 @@ static int resume(struct execution *ex, struct mthread *t, bool first_op, int *s
 
 static enum run_outcome on_syscall(struct execution *ex, struct mthread *t)
 {
+    ex->stop_reason = STOP_REASON_SYSCALL;
     switch ((long)t->regs.orig_rax) {
     case SYS_futex:
         return exec_handle_futex(ex, t);
@@ -293,6 +296,7 @@ static enum run_outcome on_clone(struct execution *ex, struct mthread *t, pid_t 
         return RUNS_ON;
     }
     int parent = t->id;
+    bool parent_is_main = t->tid == ex->pid;
     uint64_t start = t->pending_start;
     /* exec_add_thread may move the thread array: t is not used after it. */
     struct mthread *nt = exec_add_thread(ex, child);
@@ -316,6 +320,11 @@ static enum run_outcome on_clone(struct execution *ex, struct mthread *t, pid_t 
         exec_set_error(ex, "new thread %d did not stop", (int)child);
         return RUN_ERROR;
     }
+    ex->res->stops_by_reason[STOP_REASON_THREAD_START]++;
+    /* Only the main thread needs its exit event (on_exit_event); a thread
+     * it makes inherits its options. */
+    if (parent_is_main)
+        ptrace(PTRACE_SETOPTIONS, child, 0, spawn_ptrace_options() & ~PTRACE_O_TRACEEXIT);
     return RUNS_ON;
 }
 
@@ -346,28 +355,50 @@ static void tell_exited(struct execution *ex, const struct mthread *t)
     }
 }
 
+/* t is gone: listeners learn it, and its joiners, who wait in the model
+ * (the kernel cleared the tid word and woke only its real waiters). */
+static void thread_ended(struct execution *ex, struct mthread *t)
+{
+    t->state = TS_EXITED;
+    tell_exited(ex, t);
+    if (t->ctid)
+        exec_wake_waiters(ex, t->ctid, FUTEX_BITSET_MATCH_ANY, UINT32_MAX);
+}
+
+/* An exit event, which only the main thread reports (the others are
+ * traced without PTRACE_O_TRACEEXIT: their exit status is the one stop
+ * their end costs). The main thread's pthread_exit leaves a zombie whose
+ * status waits for the whole process, hence the event. */
 static enum run_outcome on_exit_event(struct execution *ex, struct mthread *t)
 {
     if ((long)t->regs.orig_rax != SYS_exit) {
-        /* exit_group: the memory stays readable while this thread is held
-         * here, so the last step's state can still be shown; the loop lets
-         * it go once the step is reported. */
+        /* exit_group reached otherwise than through a step (whose thread is
+         * held at its call, exec_run_thread): held here the same way. */
         ex->held_at_exit = t->tid;
         return RUN_PROCESS_EXITING;
     }
-    t->state = TS_EXITED;
     tracee_cont(t->tid, 0);
     if (t->tid != ex->pid) {
         int st;
         if (exec_wait_thread(ex, t->tid, &st) > 0 && !is_exit_status(st))
             tracee_cont(t->tid, 0);     /* killed by a process exit racing with ours */
+        ex->res->stops_by_reason[STOP_REASON_THREAD_END]++;
     }
-    tell_exited(ex, t);
-    /* The kernel cleared the tid word and woke its real waiters; ours wait
-     * in the model (pthread_join). */
-    if (t->ctid)
-        exec_wake_waiters(ex, t->ctid, FUTEX_BITSET_MATCH_ANY, UINT32_MAX);
+    thread_ended(ex, t);
     return RUN_THREAD_EXITED;
+}
+
+/* The step of exit_group: the process would end at once. Its thread stays
+ * at the call while the step is reported and the program's memory can still
+ * be read; the loop lets it go then (execution.c). No stop is taken. */
+static enum run_outcome hold_at_exit(struct execution *ex, struct mthread *t)
+{
+    if (!exec_tso_before_native(ex, t)) {
+        exec_set_error(ex, "cannot write T%d's pending stores before its exit: %s", t->id, strerror(errno));
+        return RUN_ERROR;
+    }
+    ex->held_at_exit = t->tid;
+    return RUN_PROCESS_EXITING;
 }
 
 /* ---------- breakpoints ---------- */
@@ -536,6 +567,7 @@ static void tell_library_atomic(struct execution *ex, const struct mthread *t, c
 static enum run_outcome on_breakpoint(struct execution *ex, struct mthread *t, uint64_t at, bool *ours)
 {
     *ours = true;
+    ex->stop_reason = STOP_REASON_RETURN;
     bool returning = t->heap_ret == at;
     if (returning) {
         t->heap_ret = 0;
@@ -552,6 +584,7 @@ static enum run_outcome on_breakpoint(struct execution *ex, struct mthread *t, u
         *ours = false;
         return RUNS_ON;
     }
+    ex->stop_reason = hit.kind == BP_LIB_ATOMIC ? STOP_REASON_LIBRARY_ATOMIC : STOP_REASON_CALL;
     /* Back onto the breakpoint; written to the kernel only when the thread
      * is resumed (an emulated instruction sets every register anyway). */
     t->regs.rip = at;
@@ -572,8 +605,10 @@ static enum run_outcome on_breakpoint(struct execution *ex, struct mthread *t, u
     case BP_SITE:
         t->in_call = false;
         t->last_user_pc = at;
-        if (!site_is_visible(ex, t, hit.site))
+        if (!site_is_visible(ex, t, hit.site)) {
+            ex->stop_reason = STOP_REASON_OWN_ACCESS;
             return RUNS_ON;
+        }
         t->op = OP_ACCESS;
         t->site = hit.site;
         return RUN_NEXT_OP;
@@ -598,6 +633,7 @@ static enum run_outcome on_breakpoint(struct execution *ex, struct mthread *t, u
  * on (*status gets the next stop), or a crash. */
 static enum run_outcome on_signal(struct execution *ex, struct mthread *t, int sig, int *status)
 {
+    ex->stop_reason = STOP_REASON_SIGNAL;
     ex->cpu_limit_hit |= sig == SIGXCPU;
     if (exec_signal_is_fatal(ex, t->tid, sig)) {
         if (exec_killed_from_outside(ex, t->tid, sig))
@@ -627,14 +663,20 @@ static enum run_outcome on_stop(struct execution *ex, struct mthread *t, int *st
 {
     *again = false;
     if (is_exit_status(*status)) {
+        if (t->tid != ex->pid) {
+            thread_ended(ex, t);
+            /* A signal kills every thread: the program ends with this step. */
+            return WIFSIGNALED(*status) ? RUN_PROCESS_GONE : RUN_THREAD_EXITED;
+        }
         t->state = TS_EXITED;
-        if (t->tid != ex->pid)
-            return RUN_THREAD_EXITED;
         ex->leader_gone = true;
         ex->leader_status = *status;
         return RUN_PROCESS_GONE;
     }
     int sig = WSTOPSIG(*status), event = stop_event(*status);
+    ex->stop_reason = event == PTRACE_EVENT_CLONE || event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK
+                        ? STOP_REASON_THREAD_START
+                        : STOP_REASON_SIGNAL;
     if (event == 0 || event == PTRACE_EVENT_STOP || event == PTRACE_EVENT_SECCOMP || event == PTRACE_EVENT_CLONE ||
         event == PTRACE_EVENT_EXIT)
         tracee_get_regs(t->tid, &t->regs);
@@ -676,6 +718,8 @@ static enum run_outcome on_stop(struct execution *ex, struct mthread *t, int *st
 
 enum run_outcome exec_run_thread(struct execution *ex, struct mthread *t)
 {
+    if (t->op == OP_EXIT)
+        return hold_at_exit(ex, t);
     int status;
     bool first = true;
     for (;;) {
@@ -697,6 +741,7 @@ enum run_outcome exec_run_thread(struct execution *ex, struct mthread *t)
         do {
             int id = t->id;
             o = on_stop(ex, t, &status, &again);
+            ex->res->stops_by_reason[o == RUNS_ON ? ex->stop_reason : STOP_REASON_STEP]++;
             t = exec_thread_by_id(ex, id);     /* the thread array may have moved */
         } while (o == RUNS_ON && again);
         if (o != RUNS_ON)

@@ -154,6 +154,7 @@ struct explore_summary {
     double elapsed_sec;
     uint64_t steps_total;
     uint64_t ptrace_stops_total;
+    uint64_t ptrace_stops_by_reason[STOP_REASON_COUNT];
     /* Failing executions by kind (every one with keep_going or count_all;
      * without, only those that ran before the exploration stopped). */
     uint64_t failing[FAIL_KIND_COUNT];

@@ -38,6 +38,7 @@ struct wire_result wire_of(uint64_t index, bool ok, const struct exec_result *re
     struct wire_result w = {.index = index, .kind = res->kind, .incomplete = res->incomplete, .error = !ok,
                             .interrupted = !ok && res->interrupted, .steps = res->steps,
                             .stops = res->ptrace_stops, .exit_status = res->exit_status};
+    memcpy(w.stops_by_reason, res->stops_by_reason, sizeof w.stops_by_reason);
     snprintf(w.location, sizeof w.location, "%s", res->location);
     snprintf(w.error_message, sizeof w.error_message, "%s", res->error_message);
     return w;
@@ -91,6 +92,8 @@ void tally_add(void *ctx, const struct wire_result *w)
         t->sum->schedules_run++;
         t->sum->steps_total += w->steps;
         t->sum->ptrace_stops_total += w->stops;
+        for (int k = 0; k < STOP_REASON_COUNT; k++)
+            t->sum->ptrace_stops_by_reason[k] += w->stops_by_reason[k];
     }
     if (w->index == 0)
         t->sum->exit_status_first = (uint64_t)w->exit_status;

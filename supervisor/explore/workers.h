@@ -22,6 +22,7 @@ struct wire_result {
     int32_t error;
     int32_t interrupted;        /* error: cut short from outside (exec_result.interrupted) */
     uint64_t steps, stops;
+    uint64_t stops_by_reason[STOP_REASON_COUNT];
     int32_t exit_status;
     char location[160];
     char error_message[512];

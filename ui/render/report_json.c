@@ -132,6 +132,10 @@ bool report_json_write(const char *path, const struct run_description *run, cons
     json_double(&w, "elapsed_seconds", sum->elapsed_sec);
     json_uint(&w, "visible_steps_total", sum->steps_total);
     json_uint(&w, "ptrace_stops_total", sum->ptrace_stops_total);
+    json_begin_object(&w, "ptrace_stops_by_reason");
+    for (int k = 0; k < STOP_REASON_COUNT; k++)
+        json_uint(&w, stop_reason_name((enum stop_reason)k), sum->ptrace_stops_by_reason[k]);
+    json_end_object(&w);
     json_uint(&w, "incomplete", sum->incomplete);
     json_uint(&w, "incomplete_steps_max", sum->incomplete_steps);
     if (sum->systematic) {
