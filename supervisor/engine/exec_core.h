@@ -102,6 +102,10 @@ struct execution {
     const struct exec_config *cfg;
     struct exec_result *res;
     pid_t pid;
+    /* A live thread of the program, through which process_vm_readv and
+     * writev reach its memory: the main thread's pid no longer does once it
+     * has left with pthread_exit while others run. */
+    pid_t vm_pid;
     int mem_fd;
     struct mthread *threads;        /* index = id - 1 */
     int n_threads, cap_threads;

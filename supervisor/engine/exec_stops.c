@@ -51,13 +51,13 @@ enum { SIGRTMIN_KERNEL = 32 };
 /* Emulated accesses go through the program's own page protections. */
 static bool read_memory(void *ctx, uint64_t addr, void *buf, size_t n)
 {
-    return tracee_read_as_program(((struct execution *)ctx)->pid, addr, buf, n);
+    return tracee_read_as_program(((struct execution *)ctx)->vm_pid, addr, buf, n);
 }
 
 static bool write_memory(void *ctx, uint64_t addr, const void *buf, size_t n)
 {
     struct execution *ex = ctx;
-    if (ex->tso_recording ? !exec_tso_record_store(ex, addr, buf, n) : !tracee_write_as_program(ex->pid, addr, buf, n))
+    if (ex->tso_recording ? !exec_tso_record_store(ex, addr, buf, n) : !tracee_write_as_program(ex->vm_pid, addr, buf, n))
         return false;
     if (n <= 8) {
         ex->emulated_store_addr = addr;
@@ -124,7 +124,7 @@ static void note_write(struct execution *ex, struct mthread *t)
     unsigned size = t->access_size > 8 ? 8 : t->access_size;
     if (ex->emulated_store_addr == t->access_addr && ex->emulated_store_size)
         value = ex->emulated_store_value;
-    else if (!tracee_read_as_program(ex->pid, t->access_addr, &value, size))
+    else if (!tracee_read_as_program(ex->vm_pid, t->access_addr, &value, size))
         return;
     livelock_note_write(ex->livelock, t->access_addr, size, value);
 }
@@ -360,6 +360,9 @@ static void tell_exited(struct execution *ex, const struct mthread *t)
 static void thread_ended(struct execution *ex, struct mthread *t)
 {
     t->state = TS_EXITED;
+    for (int i = 0; ex->vm_pid == t->tid && i < ex->n_threads; i++)
+        if (ex->threads[i].state != TS_EXITED)
+            ex->vm_pid = ex->threads[i].tid;
     tell_exited(ex, t);
     if (t->ctid)
         exec_wake_waiters(ex, t->ctid, FUTEX_BITSET_MATCH_ANY, UINT32_MAX);

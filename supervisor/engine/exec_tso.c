@@ -33,12 +33,12 @@ enum { WALK_BUDGET = 96 };
 
 static bool read_program(void *ctx, uint64_t addr, void *buf, size_t n)
 {
-    return tracee_read_as_program(((struct execution *)ctx)->pid, addr, buf, n);
+    return tracee_read_as_program(((struct execution *)ctx)->vm_pid, addr, buf, n);
 }
 
 static bool write_program(void *ctx, uint64_t addr, const void *buf, size_t n)
 {
-    return tracee_write_as_program(((struct execution *)ctx)->pid, addr, buf, n);
+    return tracee_write_as_program(((struct execution *)ctx)->vm_pid, addr, buf, n);
 }
 
 void exec_tso_begin(struct execution *ex)
@@ -89,9 +89,9 @@ bool exec_tso_before_step(struct execution *ex, struct mthread *t)
 bool exec_tso_record_store(struct execution *ex, uint64_t addr, const void *value, size_t n)
 {
     uint8_t replaced[8];
-    if (n > 8 || !tracee_read_as_program(ex->pid, addr, replaced, n))
+    if (n > 8 || !tracee_read_as_program(ex->vm_pid, addr, replaced, n))
         return false;
-    if (!tracee_write_as_program(ex->pid, addr, value, n))
+    if (!tracee_write_as_program(ex->vm_pid, addr, value, n))
         return false;
     store_buffers_add(ex->tso, addr, (unsigned)n, value, replaced, ex->tso_store_pc);
     return true;

@@ -591,6 +591,7 @@ static bool start(struct execution *ex, char *err, size_t errlen)
     }
     if (ex->pid < 0)
         return false;
+    ex->vm_pid = ex->pid;
     if (cfg->time_limit_sec > 0)
         ex->end_ns = monotonic_ns() + (uint64_t)(cfg->time_limit_sec * 1e9);
     set_step_deadline(ex);

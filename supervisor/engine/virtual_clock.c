@@ -43,19 +43,19 @@ bool exec_answer_clock(struct execution *ex, struct mthread *t, enum model_fn fn
             return false;
         }
         int64_t ts[2] = {(int64_t)((base + now) / 1000000000u), (int64_t)((base + now) % 1000000000u)};
-        if (!r->rsi || !tracee_write_as_program(ex->pid, r->rsi, ts, sizeof ts))
+        if (!r->rsi || !tracee_write_as_program(ex->vm_pid, r->rsi, ts, sizeof ts))
             return false;
     } else if (fn == MF_GETTIMEOFDAY) {
         uint64_t t_ns = CLOCK_EPOCH_NS + now;
         int64_t tv[2] = {(int64_t)(t_ns / 1000000000u), (int64_t)(t_ns % 1000000000u / 1000u)};
-        if (r->rdi && !tracee_write_as_program(ex->pid, r->rdi, tv, sizeof tv))
+        if (r->rdi && !tracee_write_as_program(ex->vm_pid, r->rdi, tv, sizeof tv))
             return false;
         int32_t tz[2] = {0, 0};
-        if (r->rsi && !tracee_write_as_program(ex->pid, r->rsi, tz, sizeof tz))
+        if (r->rsi && !tracee_write_as_program(ex->vm_pid, r->rsi, tz, sizeof tz))
             return false;
     } else {
         result = (int64_t)((CLOCK_EPOCH_NS + now) / 1000000000u);
-        if (r->rdi && !tracee_write_as_program(ex->pid, r->rdi, &result, sizeof result))
+        if (r->rdi && !tracee_write_as_program(ex->vm_pid, r->rdi, &result, sizeof result))
             return false;
     }
     ex->clock_reads++;

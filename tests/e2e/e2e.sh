@@ -550,6 +550,39 @@ exit_status)
     expect_out "FAILURE exit-status"
     expect_out "exited with status 3"
     ;;
+thread_ends)
+    # main leaving with pthread_exit while its workers run: no failure, the
+    # workers' output, and their accesses emulated as before main left (the
+    # memory is reached through a live thread). The stops say what they were
+    # for: no thread but main reports an exit event; each new thread costs
+    # its clone event and its first stop.
+    run_mdat run -n 100 -s 1 --json run.json -o out-dir "$TARGETS/thread_ends" main-first
+    expect_status 0
+    expect_out "no failure in 100 executions"
+    python3 - run.json 2>"$WORK/py.err" <<'PY' || fail "the stops by reason are not what the program makes: $(cat "$WORK/py.err")"
+import json, sys
+s = json.load(open(sys.argv[1]))
+r = s["ptrace_stops_by_reason"]
+runs, steps = s["schedules_run"], s["visible_steps_total"]
+assert runs == 100, runs
+assert sum(r.values()) <= s["ptrace_stops_total"], (r, s["ptrace_stops_total"])
+assert 0 < r["step"] <= steps, (r["step"], steps)
+assert r["thread_end"] == 0, r
+assert r["thread_start"] == 4 * runs, r          # two workers: clone event + first stop each
+assert r["single_step"] == 0, r                  # every access emulated, after main left too
+PY
+    # A worker's exit() ends every thread: one step, 'program ends'.
+    run_mdat run -n 20 -s 1 --fail-on-exit -o out-dir "$TARGETS/thread_ends" worker-exit
+    expect_status 1
+    expect_out "FAILURE exit-status"
+    expect_out "exited with status 4"
+    expect_replay_identical "$(first_sched)"
+    run_mdat run -n 1 -s 1 --trace "$TARGETS/thread_ends" worker-exit
+    expect_out "exit status 4                        thread_ends.c:$(line_of thread_ends.c 'EXIT:') exiting_worker  -> program ends"
+    run_mdat run -n 100 -s 1 "$TARGETS/thread_ends" cancel
+    expect_status 0
+    expect_out "no failure in 100 executions"
+    ;;
 bad_input)
     for f in not_elf.txt script.sh elf32.bin empty_dir does-not-exist; do
         run_mdat run -n 1 "$TARGETS/$f"
