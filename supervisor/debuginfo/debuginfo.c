@@ -369,3 +369,8 @@ bool debuginfo_imports_unstubbed(const debuginfo *di, const char *name)
 {
     return di->plt && elf_plt_imports_unstubbed(di->plt, name);
 }
+
+bool debuginfo_imports(const debuginfo *di, const char *name)
+{
+    return di->plt && elf_plt_imports(di->plt, name);
+}

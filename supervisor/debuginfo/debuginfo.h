@@ -151,5 +151,6 @@ size_t debuginfo_sync_globals(const debuginfo *di, const struct sync_global **ou
 const char *debuginfo_plt_name(const debuginfo *di, uint64_t addr);
 size_t debuginfo_plt_stubs(const debuginfo *di, const struct elf_symbol **out);
 bool debuginfo_imports_unstubbed(const debuginfo *di, const char *name);
+bool debuginfo_imports(const debuginfo *di, const char *name);
 
 #endif

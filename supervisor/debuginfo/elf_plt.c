@@ -162,6 +162,14 @@ size_t elf_plt_stubs(const elf_plt *p, const struct elf_symbol **out)
     return p->n;
 }
 
+bool elf_plt_imports(const elf_plt *p, const char *name)
+{
+    for (size_t i = 0; i < p->n_slots; i++)
+        if (strcmp(p->slots[i].name, name) == 0)
+            return true;
+    return false;
+}
+
 bool elf_plt_imports_unstubbed(const elf_plt *p, const char *name)
 {
     for (size_t i = 0; i < p->n_slots; i++)

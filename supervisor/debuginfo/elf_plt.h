@@ -32,5 +32,7 @@ size_t elf_plt_stubs(const elf_plt *p, const struct elf_symbol **out);
  * function's address (R_X86_64_GLOB_DAT: a pointer to it can be called
  * from anywhere, even where a .plt.got stub also uses the slot). */
 bool elf_plt_imports_unstubbed(const elf_plt *p, const char *name);
+/* The file imports function `name` at all (through a stub or not). */
+bool elf_plt_imports(const elf_plt *p, const char *name);
 
 #endif

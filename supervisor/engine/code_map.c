@@ -160,9 +160,10 @@ struct code_map {
     uint8_t entry_orig;
     bool entry_planted;
     bool follow_memory;         /* this execution observes heap calls and runtime-library atomics */
-    /* Per heap function: its breakpoint goes on the function itself (the
-     * user's code may reach it without a PLT stub), not on the stubs. */
-    bool heap_at_definition[MF_COUNT];
+    /* Per function followed at its callers' PLT stubs (heap functions,
+     * mutex lock and unlock): its breakpoint goes on the function itself
+     * instead, since some caller may reach it without a stub. */
+    bool at_definition[MF_COUNT];
     struct entry_bp *entries;
     size_t n_entries, cap_entries;
 
@@ -316,11 +317,28 @@ static void sort_entries(code_map *cm)
         qsort(cm->entries, cm->n_entries, sizeof *cm->entries, cmp_entry);
 }
 
+/* Mutex lock and unlock are followed where a module other than the one
+ * defining them (libc) calls them, at that module's PLT stubs, rather than
+ * at their definition: the dynamic loader calls them through a pointer for
+ * its own locks (two stops in every pthread_create, around the TLS block),
+ * C11's mtx_lock calls them inside libc, and neither is the program's own
+ * synchronization (nor a step: calls from library code never are). Where a
+ * module may reach them without a stub (-fno-plt, an address taken), defines
+ * them itself (a static program, an interposer) or may load code later
+ * (dlopen), the definition keeps its breakpoint, as every other modeled
+ * function does. */
+static bool followed_at_callers(enum model_fn fn)
+{
+    return fn == MF_MUTEX_LOCK || fn == MF_MUTEX_UNLOCK;
+}
+
 /* Plants a breakpoint on every modeled function that img defines. */
 static void plant_model_entries(code_map *cm, const elf_image *img, uint64_t bias, int mem_fd)
 {
     for (int fn = 0; fn < MF_COUNT; fn++) {
-        if (model_fn_is_heap((enum model_fn)fn) && (!cm->follow_memory || !cm->heap_at_definition[fn]))
+        if (model_fn_is_heap((enum model_fn)fn) && (!cm->follow_memory || !cm->at_definition[fn]))
+            continue;
+        if (followed_at_callers((enum model_fn)fn) && !cm->at_definition[fn])
             continue;
         plant_symbol(cm, img, bias, mem_fd, model_fns[fn].symbol, (enum model_fn)fn);
     }
@@ -344,20 +362,38 @@ static void plan_heap_calls(code_map *cm, const debuginfo *module, bool defines_
         const char *symbol = model_fns[fn].symbol;
         if (debuginfo_imports_unstubbed(module, symbol) ||
             (defines_them && elf_image_symbol_addrs(img, symbol, &addr, 1) > 0))
-            cm->heap_at_definition[fn] = true;
+            cm->at_definition[fn] = true;
     }
 }
 
-static void plant_heap_stubs(code_map *cm, const debuginfo *module, uint64_t bias, int mem_fd)
+static void plan_sync_calls(code_map *cm, const debuginfo *module, bool system_library)
 {
-    if (!cm->follow_memory)
-        return;
+    const elf_image *img = debuginfo_elf(module);
+    bool loads_code = debuginfo_imports(module, "dlopen") || debuginfo_imports(module, "dlmopen");
+    for (int fn = 0; fn < MF_COUNT; fn++) {
+        uint64_t addr;
+        const char *symbol = model_fns[fn].symbol;
+        if (followed_at_callers((enum model_fn)fn) &&
+            (loads_code || debuginfo_imports_unstubbed(module, symbol) ||
+             (!system_library && elf_image_symbol_addrs(img, symbol, &addr, 1) > 0)))
+            cm->at_definition[fn] = true;
+    }
+}
+
+/* Breakpoints on module's PLT stubs of the functions followed at their
+ * callers: the heap functions in the user's own modules (heap_stubs),
+ * mutex lock and unlock in every module that imports them. */
+static void plant_stubs(code_map *cm, const debuginfo *module, uint64_t bias, int mem_fd, bool heap_stubs)
+{
     const struct elf_symbol *stubs;
     size_t n = debuginfo_plt_stubs(module, &stubs);
     for (size_t i = 0; i < n; i++)
-        for (int fn = MF_MALLOC; fn <= MF_DELETE_ARRAY_SIZED; fn++)
-            if (!cm->heap_at_definition[fn] && strcmp(stubs[i].name, model_fns[fn].symbol) == 0)
+        for (int fn = 0; fn < MF_COUNT; fn++) {
+            bool followed = model_fn_is_heap((enum model_fn)fn) ? heap_stubs && cm->follow_memory
+                                                                 : followed_at_callers((enum model_fn)fn);
+            if (followed && !cm->at_definition[fn] && strcmp(stubs[i].name, model_fns[fn].symbol) == 0)
                 plant_entry(cm, bias + stubs[i].addr, mem_fd, (enum model_fn)fn);
+        }
     sort_entries(cm);
 }
 
@@ -400,8 +436,9 @@ bool code_map_plant_exe(code_map *cm, pid_t pid, int mem_fd, bool follow_memory,
 {
     cm->follow_memory = follow_memory;
     const elf_image *img = debuginfo_elf(cm->exe);
-    memset(cm->heap_at_definition, 0, sizeof cm->heap_at_definition);
+    memset(cm->at_definition, 0, sizeof cm->at_definition);
     plan_heap_calls(cm, cm->exe, true);
+    plan_sync_calls(cm, cm->exe, false);
     cm->n_entries = 0;
     cm->entry_planted = false;
     struct proc_maps maps;
@@ -495,7 +532,8 @@ bool code_map_plant_libs(code_map *cm, pid_t pid, int mem_fd, char *err, size_t 
     for (size_t i = 0; i < cm->n_libs; i++)
         cm->libs[i].lo = cm->libs[i].hi = 0;
     /* Where heap calls are followed depends on every module of the user's
-     * code: decided before the runtime libraries get their entries. */
+     * code, where lock and unlock are on every module: decided before the
+     * runtime libraries get their entries. */
     for (size_t i = 0; i < maps.n; i++) {
         const struct proc_mapping *m = &maps.m[i];
         if (m->path[0] != '/' || strcmp(m->path, cm->exe_path) == 0 || m->offset != 0)
@@ -503,8 +541,10 @@ bool code_map_plant_libs(code_map *cm, pid_t pid, int mem_fd, char *err, size_t 
         struct lib_cache *lc = lib_entry(cm, m->path);
         if (lc && is_own_library(lc))
             plan_heap_calls(cm, lc->debug, false);
+        if (lc && lc->debug)
+            plan_sync_calls(cm, lc->debug, !is_programs_own_library(lc->path));
     }
-    plant_heap_stubs(cm, cm->exe, cm->bias, mem_fd);
+    plant_stubs(cm, cm->exe, cm->bias, mem_fd, true);
     for (size_t i = 0; i < maps.n; i++) {
         const struct proc_mapping *m = &maps.m[i];
         if (m->path[0] != '/' || strcmp(m->path, cm->exe_path) == 0)
@@ -529,8 +569,7 @@ bool code_map_plant_libs(code_map *cm, pid_t pid, int mem_fd, char *err, size_t 
             return false;
         }
         plant_model_entries(cm, img, lc->bias, mem_fd);
-        if (is_own_library(lc))
-            plant_heap_stubs(cm, lc->debug, lc->bias, mem_fd);
+        plant_stubs(cm, lc->debug, lc->bias, mem_fd, is_own_library(lc));
     }
     proc_maps_free(&maps);
     return true;

@@ -570,6 +570,7 @@ assert 0 < r["step"] <= steps, (r["step"], steps)
 assert r["thread_end"] == 0, r
 assert r["thread_start"] == 4 * runs, r          # two workers: clone event + first stop each
 assert r["single_step"] == 0, r                  # every access emulated, after main left too
+assert r["call"] <= runs, r                      # no stop for the loader's locking in pthread_create
 PY
     # A worker's exit() ends every thread: one step, 'program ends'.
     run_mdat run -n 20 -s 1 --fail-on-exit -o out-dir "$TARGETS/thread_ends" worker-exit
