@@ -317,19 +317,20 @@ static void sort_entries(code_map *cm)
         qsort(cm->entries, cm->n_entries, sizeof *cm->entries, cmp_entry);
 }
 
-/* Mutex lock and unlock are followed where a module other than the one
- * defining them (libc) calls them, at that module's PLT stubs, rather than
- * at their definition: the dynamic loader calls them through a pointer for
- * its own locks (two stops in every pthread_create, around the TLS block),
- * C11's mtx_lock calls them inside libc, and neither is the program's own
- * synchronization (nor a step: calls from library code never are). Where a
+/* Mutexes and condition variables are followed where a module other than
+ * the one defining them (libc) calls them, at that module's PLT stubs,
+ * rather than at their definition: the dynamic loader calls lock and unlock
+ * through a pointer for its own locks (two stops in every pthread_create,
+ * around the TLS block), C11's mtx_lock and cnd_wait call them inside libc,
+ * and neither is the program's own synchronization (nor a step: calls from
+ * library code never are). Where a
  * module may reach them without a stub (-fno-plt, an address taken), defines
  * them itself (a static program, an interposer) or may load code later
  * (dlopen), the definition keeps its breakpoint, as every other modeled
  * function does. */
 static bool followed_at_callers(enum model_fn fn)
 {
-    return fn == MF_MUTEX_LOCK || fn == MF_MUTEX_UNLOCK;
+    return (fn >= MF_MUTEX_LOCK && fn <= MF_MUTEX_UNLOCK) || (fn >= MF_COND_WAIT && fn <= MF_COND_BROADCAST);
 }
 
 /* Plants a breakpoint on every modeled function that img defines. */

@@ -187,10 +187,10 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
 
     /* Execution 0 runs first, alone: its length is PCT's estimate for all
      * others, which keeps every execution a function of (seed, index). */
-    cpu_set_t cpus;
-    bool have_cpus = sched_getaffinity(0, sizeof cpus, &cpus) == 0;
+    struct cpu_choice cpus;
+    bool have_cpus = cpu_choice_make(&cpus);
     if (have_cpus)
-        pin_to_cpu(&cpus, 0);
+        cpu_choice_pin(&cpus, 0);
     install_limits(opt);
     uint64_t estimate = FIRST_ESTIMATE;
     bool ok = true;
@@ -264,7 +264,7 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
     munmap(shared, sizeof *shared);
     spawn_set_limits(NULL);
     if (have_cpus)
-        sched_setaffinity(0, sizeof cpus, &cpus);
+        cpu_choice_unpin(&cpus);
     sum->elapsed_sec = (double)(monotonic_ns() - t0) / 1e9;
     if (interrupted && ok)
         return false;   /* err says why; the summary stands */
@@ -360,10 +360,10 @@ bool explore_replay(struct program *prog, const struct schedule *sched, struct t
     }
     install_limits(&opt);
     struct strategy *strat = strategy_replay_new(&sched->choices);
-    cpu_set_t cpus;
-    bool have_cpus = sched_getaffinity(0, sizeof cpus, &cpus) == 0;
+    struct cpu_choice cpus;
+    bool have_cpus = cpu_choice_make(&cpus);
     if (have_cpus)
-        pin_to_cpu(&cpus, 0);
+        cpu_choice_pin(&cpus, 0);
     struct run_io io = run_io_open(show_output, opt.check_cmd != NULL);
     bool ok = run_one(prog, &opt, strat, sched->execution, 0, &io, trace, res);
     run_io_close(&io);
@@ -372,7 +372,7 @@ bool explore_replay(struct program *prog, const struct schedule *sched, struct t
     free(argv);
     spawn_set_limits(NULL);
     if (have_cpus)
-        sched_setaffinity(0, sizeof cpus, &cpus);
+        cpu_choice_unpin(&cpus);
     program_input_free(&input);
     if (!ok)
         snprintf(err, errlen, "%s", res->error_message);
@@ -393,10 +393,10 @@ bool explore_shrink(struct program *prog, const struct schedule *sched, uint64_t
     opt.detectors = detectors_new(&opt.detect, prog->debug, err, errlen);
     bool ok = opt.detectors != NULL;
     struct exec_result res = {0};
-    cpu_set_t cpus;
-    bool have_cpus = sched_getaffinity(0, sizeof cpus, &cpus) == 0;
+    struct cpu_choice cpus;
+    bool have_cpus = cpu_choice_make(&cpus);
     if (have_cpus)
-        pin_to_cpu(&cpus, 0);
+        cpu_choice_pin(&cpus, 0);
     install_limits(&opt);
     if (ok) {
         /* The schedule's own run first: what failure to keep. */
@@ -434,7 +434,7 @@ bool explore_shrink(struct program *prog, const struct schedule *sched, uint64_t
     detectors_free(opt.detectors);
     spawn_set_limits(NULL);
     if (have_cpus)
-        sched_setaffinity(0, sizeof cpus, &cpus);
+        cpu_choice_unpin(&cpus);
     free(argv);
     program_input_free(&input);
     return ok;

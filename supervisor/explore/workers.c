@@ -13,26 +13,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-void pin_to_cpu(const cpu_set_t *allowed_set, int nth)
-{
-    cpu_set_t allowed = *allowed_set;
-    int count = CPU_COUNT(&allowed);
-    if (count <= 0)
-        return;
-    int want = nth % count;
-    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
-        if (!CPU_ISSET(cpu, &allowed))
-            continue;
-        if (want-- == 0) {
-            cpu_set_t one;
-            CPU_ZERO(&one);
-            CPU_SET(cpu, &one);
-            sched_setaffinity(0, sizeof one, &one);
-            return;
-        }
-    }
-}
-
 struct wire_result wire_of(uint64_t index, bool ok, const struct exec_result *res)
 {
     struct wire_result w = {.index = index, .kind = res->kind, .incomplete = res->incomplete, .error = !ok,
@@ -148,7 +128,7 @@ static void emit_to_pipe(void *ctx, const struct wire_result *w)
 }
 
 bool run_workers(struct program *prog, const struct explore_options *opt, uint64_t start, uint64_t estimate,
-                        const cpu_set_t *cpus, struct shared_state *shared, struct tally *tally, char *err,
+                        const struct cpu_choice *cpus, struct shared_state *shared, struct tally *tally, char *err,
                         size_t errlen)
 {
     int jobs = opt->jobs;
@@ -165,7 +145,7 @@ bool run_workers(struct program *prog, const struct explore_options *opt, uint64
         if (pid == 0) {
             prctl(PR_SET_PDEATHSIG, SIGKILL);
             close(p[0]);
-            pin_to_cpu(cpus, w);
+            cpu_choice_pin(cpus, w);
             worker_loop(prog, opt, start + (uint64_t)w, (uint64_t)opt->jobs, estimate, shared, emit_to_pipe, &p[1]);
             _exit(0);
         }

@@ -10,6 +10,7 @@
 
 #include <sched.h>
 
+#include "supervisor/explore/cpu_choice.h"
 #include "supervisor/explore/explore.h"
 
 enum { MAX_REPORTED = 16 };
@@ -42,9 +43,6 @@ struct shared_state {
     struct strategy_profile profile;
 };
 
-/* Pins the calling process to the nth CPU of `allowed`: a ptrace stop costs
- * several times more when tracer and tracee sit on different CPUs. */
-void pin_to_cpu(const cpu_set_t *allowed_set, int nth);
 
 static inline bool keeps_going(const struct explore_options *opt)
 {
@@ -79,7 +77,7 @@ void tally_add(void *ctx, const struct wire_result *w);
 /* Runs executions start.. in opt->jobs forked workers pinned to cpus,
  * adding each result to tally. false with a reason if a worker died. */
 bool run_workers(struct program *prog, const struct explore_options *opt, uint64_t start, uint64_t estimate,
-                 const cpu_set_t *cpus, struct shared_state *shared, struct tally *tally, char *err,
+                 const struct cpu_choice *cpus, struct shared_state *shared, struct tally *tally, char *err,
                  size_t errlen);
 
 #endif

@@ -584,6 +584,28 @@ PY
     expect_status 0
     expect_out "no failure in 100 executions"
     ;;
+placement)
+    # Two mdat runs on one machine do not share a CPU while another idles:
+    # the second one's program (which says where it may run) is pinned away
+    # from the CPU the first one is busy on.
+    [ "$(nproc)" -ge 2 ] || { echo "placement: one CPU, nothing to choose"; exit 0; }
+    "$MDAT" run -n 1000000 -j 1 --timeout 60 -o busy-out "$TARGETS/many_increments" 2 100000 \
+        </dev/null >/dev/null 2>&1 &
+    busy=$!
+    busy_cpu=""
+    for _ in $(seq 100); do
+        busy_cpu=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*\([0-9]*\)$/\1/p' /proc/$busy/status 2>/dev/null)
+        [ -n "$busy_cpu" ] && break
+        sleep 0.05
+    done
+    [ -n "$busy_cpu" ] || { kill -9 $busy; fail "the first mdat did not pin itself to one CPU"; }
+    sleep 0.5
+    run_mdat run -n 1 -s 1 --check "! grep -q 'Cpus_allowed_list:[[:space:]]*$busy_cpu\$'" -o out-dir \
+        /bin/sh -c 'grep Cpus_allowed_list /proc/self/status'
+    kill -9 $busy
+    wait $busy 2>/dev/null
+    expect_status 0
+    ;;
 bad_input)
     for f in not_elf.txt script.sh elf32.bin empty_dir does-not-exist; do
         run_mdat run -n 1 "$TARGETS/$f"

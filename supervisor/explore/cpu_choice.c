@@ -1,0 +1,101 @@
+/* cpu_choice: the allowed CPUs ordered from the least busy (cpu_choice.h). */
+#include "supervisor/explore/cpu_choice.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The CPU thread `tid` of process `pid` is runnable on, or -1 when it is
+ * not runnable (or gone). Fields of /proc/PID/task/TID/stat after the
+ * command name, which may hold spaces and parentheses: the state is the
+ * first, the CPU it last ran on the 37th. */
+static int runnable_on(const char *pid, const char *tid)
+{
+    char path[96], line[1024];
+    snprintf(path, sizeof path, "/proc/%s/task/%s/stat", pid, tid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return -1;
+    size_t n = fread(line, 1, sizeof line - 1, f);
+    fclose(f);
+    line[n] = '\0';
+    char *p = strrchr(line, ')');
+    if (!p || p[1] != ' ' || p[2] != 'R')
+        return -1;
+    p += 2;
+    for (int field = 0; field < 36 && p; field++) {
+        p = strchr(p, ' ');
+        if (p)
+            p++;
+    }
+    return p ? atoi(p) : -1;
+}
+
+/* Runnable threads per CPU, those of this process aside. */
+static void count_runnable(int *runnable)
+{
+    DIR *procs = opendir("/proc");
+    if (!procs)
+        return;
+    char self[24];
+    snprintf(self, sizeof self, "%d", (int)getpid());
+    struct dirent *p;
+    while ((p = readdir(procs)) != NULL) {
+        if (p->d_name[0] < '1' || p->d_name[0] > '9' || strcmp(p->d_name, self) == 0)
+            continue;
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%s/task", p->d_name);
+        DIR *tasks = opendir(path);
+        if (!tasks)
+            continue;
+        struct dirent *t;
+        while ((t = readdir(tasks)) != NULL) {
+            if (t->d_name[0] < '1' || t->d_name[0] > '9')
+                continue;
+            int cpu = runnable_on(p->d_name, t->d_name);
+            if (cpu >= 0 && cpu < CPU_SETSIZE)
+                runnable[cpu]++;
+        }
+        closedir(tasks);
+    }
+    closedir(procs);
+}
+
+bool cpu_choice_make(struct cpu_choice *c)
+{
+    memset(c, 0, sizeof *c);
+    if (sched_getaffinity(0, sizeof c->allowed, &c->allowed) != 0)
+        return false;
+    static int runnable[CPU_SETSIZE];
+    memset(runnable, 0, sizeof runnable);
+    count_runnable(runnable);
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+        if (CPU_ISSET(cpu, &c->allowed))
+            c->order[c->n++] = cpu;
+    /* Least busy first; among equals, in the order of their numbers (a
+     * stable insertion sort: n is the number of CPUs). */
+    for (int i = 1; i < c->n; i++) {
+        int cpu = c->order[i], j = i;
+        for (; j > 0 && runnable[c->order[j - 1]] > runnable[cpu]; j--)
+            c->order[j] = c->order[j - 1];
+        c->order[j] = cpu;
+    }
+    return c->n > 0;
+}
+
+void cpu_choice_pin(const struct cpu_choice *c, int nth)
+{
+    if (c->n <= 0)
+        return;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(c->order[nth % c->n], &one);
+    sched_setaffinity(0, sizeof one, &one);
+}
+
+void cpu_choice_unpin(const struct cpu_choice *c)
+{
+    sched_setaffinity(0, sizeof c->allowed, &c->allowed);
+}
