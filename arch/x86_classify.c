@@ -131,6 +131,63 @@ static bool condition_of(unsigned id, enum x86_cond *cond, bool *is_cmov)
 #undef CONDITION
 }
 
+/* jcc: its condition (jcxz, jecxz, jrcxz and loop are not among them). */
+static bool jump_condition_of(unsigned id, enum x86_cond *cond)
+{
+    switch (id) {
+    case X86_INS_JO: *cond = X86_COND_O; return true;
+    case X86_INS_JNO: *cond = X86_COND_NO; return true;
+    case X86_INS_JB: *cond = X86_COND_B; return true;
+    case X86_INS_JAE: *cond = X86_COND_AE; return true;
+    case X86_INS_JE: *cond = X86_COND_E; return true;
+    case X86_INS_JNE: *cond = X86_COND_NE; return true;
+    case X86_INS_JBE: *cond = X86_COND_BE; return true;
+    case X86_INS_JA: *cond = X86_COND_A; return true;
+    case X86_INS_JS: *cond = X86_COND_S; return true;
+    case X86_INS_JNS: *cond = X86_COND_NS; return true;
+    case X86_INS_JP: *cond = X86_COND_P; return true;
+    case X86_INS_JNP: *cond = X86_COND_NP; return true;
+    case X86_INS_JL: *cond = X86_COND_L; return true;
+    case X86_INS_JGE: *cond = X86_COND_GE; return true;
+    case X86_INS_JLE: *cond = X86_COND_LE; return true;
+    case X86_INS_JG: *cond = X86_COND_G; return true;
+    default:
+        return false;
+    }
+}
+
+/* Branches, calls and returns with their target in the encoding, pop and
+ * leave; false when id is none of those. Only the 64-bit forms are
+ * emulated (an operand-size prefix makes them 16-bit, which compilers do
+ * not emit). */
+static bool classify_flow(const cs_insn *insn, struct x86_insn *out)
+{
+    const cs_x86 *x86 = &insn->detail->x86;
+    const cs_x86_op *o = x86->operands;
+    unsigned id = insn->id;
+    enum x86_cond cond;
+    bool conditional = jump_condition_of(id, &cond);
+    bool flow = conditional || id == X86_INS_JMP || id == X86_INS_CALL || id == X86_INS_RET ||
+                id == X86_INS_LEAVE || id == X86_INS_POP;
+    if (!flow || out->n_mem != 0 || x86->prefix[2] == X86_PREFIX_OPSIZE)
+        return flow;
+    bool relative = x86->op_count == 1 && is_imm(&o[0]);
+    if ((id == X86_INS_JMP || id == X86_INS_CALL || conditional) && relative) {
+        out->emulation = conditional ? X86_EMU_JCC : id == X86_INS_JMP ? X86_EMU_JUMP_REL : X86_EMU_CALL_REL;
+        out->cond = conditional ? (uint8_t)cond : 0;
+        out->store_imm = o[0].imm - (int64_t)insn->address;
+    } else if (id == X86_INS_RET && (x86->op_count == 0 || (x86->op_count == 1 && is_imm(&o[0])))) {
+        out->emulation = X86_EMU_RET;
+        out->store_imm = x86->op_count == 1 ? o[0].imm : 0;
+    } else if (id == X86_INS_LEAVE && x86->op_count == 0) {
+        out->emulation = X86_EMU_LEAVE;
+    } else if (id == X86_INS_POP && x86->op_count == 1 && is_general_reg(&o[0]) && o[0].size == 8) {
+        out->emulation = X86_EMU_POP;
+        out->load_reg = (uint16_t)o[0].reg;
+    }
+    return true;
+}
+
 /* setcc [m] / setcc reg8; cmovcc reg, [m] / cmovcc reg, reg. */
 static bool classify_conditional(unsigned id, const cs_x86 *x86, struct x86_insn *out)
 {
@@ -338,6 +395,13 @@ void x86_classify(const cs_insn *insn, bool lock, bool string, struct x86_insn *
     case X86_INS_CALL:
         if (x86->op_count == 1 && is_mem(&o[0]) && out->n_mem == 1 && out->mem[0].size == 8)
             out->emulation = id == X86_INS_JMP ? X86_EMU_JUMP_MEM : X86_EMU_CALL_MEM;
+        else
+            classify_flow(insn, out);
+        break;
+    case X86_INS_RET:
+    case X86_INS_LEAVE:
+    case X86_INS_POP:
+        classify_flow(insn, out);
         break;
     case X86_INS_XCHG:
     case X86_INS_XADD:
@@ -345,7 +409,7 @@ void x86_classify(const cs_insn *insn, bool lock, bool string, struct x86_insn *
         classify_exchange(id, x86, out);
         break;
     default:
-        if (!classify_conditional(id, x86, out))
+        if (!classify_conditional(id, x86, out) && !classify_flow(insn, out))
             classify_alu(id, x86, out);
         break;
     }

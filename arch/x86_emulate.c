@@ -4,7 +4,7 @@
  * moves, lea, nops and pushes; arithmetic, logic, shifts, rotates, imul and
  * bit tests with the flags (CF, PF, AF, ZF, SF, OF) computed as the CPU
  * computes them; setcc and cmovcc; xchg, xadd, cmpxchg; jmp and call
- * through memory. Also the split of a non-atomic read-modify-write into
+ * through memory; direct jumps, jcc, calls, ret, pop and leave. Also the split of a non-atomic read-modify-write into
  * its load and its store (x86_rmw_*) and what a cmpxchg did. Which
  * instructions qualify is decided at decode time (x86_classify.c); this
  * file never looks at bytes. */
@@ -69,9 +69,17 @@ bool x86_emulated_access(const struct x86_insn *insn, const struct user_regs_str
 {
     switch (insn->emulation) {
     case X86_EMU_PUSH:
+    case X86_EMU_CALL_REL:
         *addr = regs->rsp - 8;
         *size = 8;
         *write = true;
+        return true;
+    case X86_EMU_POP:
+    case X86_EMU_RET:
+    case X86_EMU_LEAVE:
+        *addr = insn->emulation == X86_EMU_LEAVE ? regs->rbp : regs->rsp;
+        *size = 8;
+        *write = false;
         return true;
     case X86_EMU_ALU:
         if (!alu_has_memory(insn))
@@ -302,6 +310,46 @@ static bool emulate_transfer(const struct x86_insn *insn, struct user_regs_struc
     return true;
 }
 
+/* pop, leave, ret and call rel32: the stack and rip (r is the work copy,
+ * addr the stack slot x86_emulated_access named). */
+static bool emulate_stack_flow(const struct x86_insn *insn, struct user_regs_struct *r, const struct x86_memory *mem,
+                               uint64_t addr)
+{
+    uint64_t value;
+    if (insn->emulation == X86_EMU_CALL_REL) {
+        value = r->rip + insn->length;
+        if (!mem->write(mem->ctx, addr, &value, 8))
+            return false;
+        r->rsp -= 8;
+        r->rip += (uint64_t)insn->store_imm;
+        return true;
+    }
+    if (!mem->read(mem->ctx, addr, &value, 8))
+        return false;
+    switch (insn->emulation) {
+    case X86_EMU_POP: {
+        struct register_part reg;
+        if (!x86_register_part(insn->load_reg, r, &reg))
+            return false;
+        r->rsp += 8;
+        x86_write_register(&reg, value);    /* pop rsp: the value read, not the increment */
+        break;
+    }
+    case X86_EMU_LEAVE:
+        r->rsp = r->rbp + 8;
+        r->rbp = value;
+        break;
+    case X86_EMU_RET:
+        r->rsp += 8 + (uint64_t)insn->store_imm;
+        r->rip = value;
+        return true;
+    default:
+        return false;
+    }
+    r->rip += insn->length;
+    return true;
+}
+
 bool x86_emulate(const struct x86_insn *insn, struct user_regs_struct *regs, const struct x86_memory *mem)
 {
     struct register_part reg;
@@ -310,6 +358,12 @@ bool x86_emulate(const struct x86_insn *insn, struct user_regs_struct *regs, con
     bool write;
     if (insn->emulation == X86_EMU_NONE)
         return false;
+    if (insn->emulation == X86_EMU_JUMP_REL || insn->emulation == X86_EMU_JCC) {
+        bool taken = insn->emulation == X86_EMU_JUMP_REL ||
+                     x86_condition_holds((enum x86_cond)insn->cond, regs->eflags);
+        regs->rip += taken ? (uint64_t)insn->store_imm : insn->length;
+        return true;
+    }
     /* Work on a copy: a memory access that fails leaves the thread as it was. */
     struct user_regs_struct r = *regs;
     if (!x86_emulated_access(insn, regs, &addr, &size, &write)) {
@@ -344,6 +398,14 @@ bool x86_emulate(const struct x86_insn *insn, struct user_regs_struct *regs, con
     case X86_EMU_JUMP_MEM:
     case X86_EMU_CALL_MEM:
         if (!emulate_transfer(insn, &r, mem, addr))
+            return false;
+        *regs = r;
+        return true;
+    case X86_EMU_POP:
+    case X86_EMU_LEAVE:
+    case X86_EMU_RET:
+    case X86_EMU_CALL_REL:
+        if (!emulate_stack_flow(insn, &r, mem, addr))
             return false;
         *regs = r;
         return true;

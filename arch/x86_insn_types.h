@@ -44,6 +44,16 @@ enum x86_emulation {
     X86_EMU_CALL_MEM,       /* call qword ptr [m]: push the return address, rip := [m] */
     X86_EMU_SETCC,          /* setcc [m] or setcc reg8 (cond) */
     X86_EMU_CMOV,           /* cmovcc reg, [m] (always reads) or cmovcc reg, src_reg (cond) */
+    /* Control flow and the stack, for running user code ahead in mdat
+     * (exec_ahead.c): store_imm is a branch's target less the address the
+     * instruction was decoded at (the code may run relocated), or ret's
+     * extra bytes to pop. */
+    X86_EMU_POP,            /* pop reg64 */
+    X86_EMU_LEAVE,          /* leave: rsp := rbp, pop rbp */
+    X86_EMU_RET,            /* ret [imm16] */
+    X86_EMU_CALL_REL,       /* call rel32: push the return address, rip := target */
+    X86_EMU_JUMP_REL,       /* jmp rel8/rel32 */
+    X86_EMU_JCC,            /* jcc rel8/rel32 (cond) */
 };
 
 /* The condition of setcc and cmovcc, in the encoding's order. */
