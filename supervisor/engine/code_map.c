@@ -171,6 +171,18 @@ struct code_map {
     size_t n_libs;
     x86_decoder *decoder;       /* for the first instruction of modeled entries */
     debuginfo *vdso;            /* the vDSO's symbols, read from the first execution */
+
+    /* The executable's instructions decoded so far, by runtime address
+     * (open addressing; addr 0 is an empty slot): what running ahead
+     * executes, decoded once per batch. */
+    struct decoded_insn *decoded;
+    size_t n_decoded, cap_decoded;
+};
+
+struct decoded_insn {
+    uint64_t addr;
+    bool ok;                    /* false: not code, or capstone could not decode it */
+    struct x86_insn insn;
 };
 
 
@@ -195,6 +207,7 @@ code_map *code_map_build(const debuginfo *exe)
 
 void code_map_free(code_map *cm)
 {
+    free(cm->decoded);
     if (!cm)
         return;
     site_table_free(&cm->exe_sites);
@@ -683,4 +696,64 @@ bool code_map_is_constant(const code_map *cm, uint64_t addr, uint64_t size)
             return elf_image_addr_constant(debuginfo_elf(lc->debug), addr - lc->bias, size);
     }
     return false;
+}
+
+static size_t decoded_slot(const struct decoded_insn *table, size_t cap, uint64_t addr)
+{
+    size_t i = (size_t)((addr * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
+    while (table[i].addr && table[i].addr != addr)
+        i = (i + 1) & (cap - 1);
+    return i;
+}
+
+static bool grow_decoded(code_map *cm)
+{
+    size_t cap = cm->cap_decoded ? cm->cap_decoded * 2 : 1024;
+    struct decoded_insn *table = calloc(cap, sizeof *table);
+    if (!table)
+        return false;
+    for (size_t i = 0; i < cm->cap_decoded; i++)
+        if (cm->decoded[i].addr)
+            table[decoded_slot(table, cap, cm->decoded[i].addr)] = cm->decoded[i];
+    free(cm->decoded);
+    cm->decoded = table;
+    cm->cap_decoded = cap;
+    return true;
+}
+
+/* The original bytes of the executable's code at runtime address addr (the
+ * file's, without mdat's int3s), up to 16. */
+static size_t exe_code_bytes(const code_map *cm, uint64_t addr, uint8_t *code)
+{
+    const struct elf_section *secs;
+    size_t n = elf_image_sections(debuginfo_elf(cm->exe), &secs);
+    uint64_t file_addr = addr - cm->bias;
+    for (size_t i = 0; i < n; i++) {
+        const struct elf_section *sec = &secs[i];
+        if (!sec->exec || !sec->data || file_addr < sec->addr || file_addr >= sec->addr + sec->size)
+            continue;
+        size_t len = (size_t)(sec->addr + sec->size - file_addr);
+        if (len > 16)
+            len = 16;
+        memcpy(code, sec->data + (file_addr - sec->addr), len);
+        return len;
+    }
+    return 0;
+}
+
+const struct x86_insn *code_map_insn_at(code_map *cm, uint64_t addr)
+{
+    if (!addr || addr < cm->exe_lo || addr >= cm->exe_hi)
+        return NULL;
+    if ((cm->n_decoded + 1) * 2 > cm->cap_decoded && !grow_decoded(cm))
+        return NULL;
+    struct decoded_insn *d = &cm->decoded[decoded_slot(cm->decoded, cm->cap_decoded, addr)];
+    if (!d->addr) {
+        uint8_t code[16];
+        size_t len = exe_code_bytes(cm, addr, code);
+        d->addr = addr;
+        d->ok = len > 0 && x86_decode(cm->decoder, code, len, addr, &d->insn);
+        cm->n_decoded++;
+    }
+    return d->ok ? &d->insn : NULL;
 }

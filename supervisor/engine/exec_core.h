@@ -19,6 +19,8 @@
 
 enum thread_state { TS_RUNNABLE, TS_BLOCKED, TS_EXITED };
 
+enum { EXEC_AHEAD_MEMO = 1024 };
+
 /* How the thread has to be resumed from the ptrace stop it sits in. */
 enum stop_kind {
     STOP_PLAIN,         /* PTRACE_CONT is enough (new thread, emulated syscall, event stop) */
@@ -120,6 +122,9 @@ struct execution {
     uint64_t steps;
     int last_thread;
     int running;                    /* the thread running the current step */
+    /* Where running a thread ahead gave up (exec_ahead.c): the CPU goes
+     * on from there at once next time. */
+    uint64_t ahead_refused[EXEC_AHEAD_MEMO];
     enum stop_reason stop_reason;   /* of the stop being handled, when it is no step's end */
     pid_t held_at_exit;             /* stopped at its exit_group, until the step is reported */
     bool signal_sent;               /* a thread sent a signal since the last look */

@@ -11,6 +11,7 @@
  * are dealt with here and the thread runs on. One function per meaning of a
  * stop; exec_run_thread dispatches. */
 #include "supervisor/engine/code_names.h"
+#include "supervisor/engine/exec_ahead.h"
 #include "supervisor/engine/exec_engine.h"
 #include "supervisor/engine/exec_tso.h"
 #include "supervisor/engine/proc_maps.h"
@@ -89,9 +90,10 @@ static bool store_half(struct execution *ex, struct mthread *t)
 {
     struct x86_memory mem = program_memory(ex);
     struct user_regs_struct regs = t->regs;
-    if (!x86_rmw_store(&t->site->insn, &regs, &mem, t->rmw_old) || !tracee_set_regs(t->tid, &regs))
+    if (!x86_rmw_store(&t->site->insn, &regs, &mem, t->rmw_old))
         return false;
     t->regs = regs;
+    t->regs_dirty = true;
     t->rmw_loaded = false;
     return true;
 }
@@ -108,9 +110,10 @@ static bool emulate_at_breakpoint(struct execution *ex, struct mthread *t)
         return false;
     struct x86_memory mem = {read_memory, write_memory, ex};
     struct user_regs_struct regs = t->regs;
-    if (!x86_emulate(in, &regs, &mem) || !tracee_set_regs(t->tid, &regs))
+    if (!x86_emulate(in, &regs, &mem))
         return false;
     t->regs = regs;
+    t->regs_dirty = true;
     return true;
 }
 
@@ -169,19 +172,21 @@ static int step_over_breakpoint(struct execution *ex, struct mthread *t, bool fi
 
 /* Resumes t from its current stop; for a breakpoint, first carries out or
  * executes the original instruction. *status gets the stop that ends it.
- * Returns 1, 0 on timeout, -1 when t is lost. */
-static int resume(struct execution *ex, struct mthread *t, bool first_op, int *status)
+ * Returns 1, 0 on timeout, -1 when t is lost; 2 when mdat ran t ahead to
+ * the breakpoint at *ahead_at (exec_ahead.c), where no stop was taken. */
+static int resume(struct execution *ex, struct mthread *t, bool first_op, int *status, uint64_t *ahead_at)
 {
     /* Under TSO the visible store of this step waits in t's buffer. */
     ex->tso_recording = ex->tso && first_op && exec_tso_buffers_store(t);
     ex->tso_store_pc = t->regs.rip;
+    bool carried_out = false;
     if (t->stop == STOP_BREAKPOINT && t->rmw_loaded && first_op && !(ex->signals_seen && exec_signal_pending(ex, t))) {
         if (!store_half(ex, t)) {
             ex->tso_recording = false;
             return -1;
         }
         t->stop = STOP_PLAIN;
-        t->regs_dirty = false;
+        carried_out = true;
         op_done(ex, t);
     }
     /* A signal due to the thread is delivered before its next instruction:
@@ -190,17 +195,15 @@ static int resume(struct execution *ex, struct mthread *t, bool first_op, int *s
     bool signal_due = ex->signals_seen && t->stop == STOP_BREAKPOINT && exec_signal_pending(ex, t);
     if (t->stop == STOP_BREAKPOINT && !signal_due && emulate_at_breakpoint(ex, t)) {
         t->stop = STOP_PLAIN;
-        t->regs_dirty = false;
+        carried_out = true;
         if (first_op)
             op_done(ex, t);
     }
     ex->tso_recording = false;
-    if (t->regs_dirty) {
-        if (!tracee_set_regs(t->tid, &t->regs))
+    if (t->stop == STOP_BREAKPOINT) {
+        if (t->regs_dirty && !tracee_set_regs(t->tid, &t->regs))
             return -1;
         t->regs_dirty = false;
-    }
-    if (t->stop == STOP_BREAKPOINT) {
         bool elsewhere = false;
         int r = step_over_breakpoint(ex, t, first_op, status, &elsewhere);
         if (r <= 0 || elsewhere)
@@ -208,6 +211,22 @@ static int resume(struct execution *ex, struct mthread *t, bool first_op, int *s
         t->rmw_loaded = false;  /* the CPU ran it whole (a signal was due) */
         if (first_op)
             op_done(ex, t);
+    }
+    /* The CPU would run on from an instruction mdat carried out: mdat may
+     * as well, while the code is simple (not under TSO, whose buffers see
+     * only native runs, nor with signals about, which the kernel delivers
+     * between native instructions). */
+    if (carried_out && !ex->tso && !ex->signals_seen) {
+        enum ahead_end e = exec_run_ahead(ex, t, ahead_at);
+        if (e == AHEAD_ARRIVED)
+            return 2;
+        if (e == AHEAD_FAILED)
+            return -1;
+    }
+    if (t->regs_dirty) {
+        if (!tracee_set_regs(t->tid, &t->regs))
+            return -1;
+        t->regs_dirty = false;
     }
     if (!exec_tso_before_native(ex, t) || !tracee_cont(t->tid, 0))
         return -1;
@@ -726,8 +745,16 @@ enum run_outcome exec_run_thread(struct execution *ex, struct mthread *t)
     int status;
     bool first = true;
     for (;;) {
-        int r = resume(ex, t, first, &status);
+        uint64_t ahead_at = 0;
+        int r = resume(ex, t, first, &status, &ahead_at);
         first = false;
+        if (r == 2) {
+            bool ours;
+            enum run_outcome o = on_breakpoint(ex, t, ahead_at, &ours);
+            if (o != RUNS_ON)
+                return o;
+            continue;
+        }
         /* Taken from its stop by a SIGKILL (from outside): to its exit stop. */
         if (r < 0 && errno == ESRCH && !ex->leader_gone)
             r = exec_wait_thread(ex, t->tid, &status);

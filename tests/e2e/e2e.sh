@@ -584,6 +584,36 @@ PY
     expect_status 0
     expect_out "no failure in 100 executions"
     ;;
+run_ahead)
+    # mdat runs the user's code between two operations itself when it can
+    # (engine/exec_ahead.c): what it shows must be exactly what it shows
+    # when the CPU runs that code, step for step, in every style of code,
+    # and it must save stops where the code is simple (C++ at -O0).
+    for prog in cxx_threads race_cxx_condvar lost_update counter_o2 names heap_queue c11_threads \
+                omp_race_o0 stdin_sum thread_ends; do
+        [ -x "$TARGETS/$prog" ] || fail "no target $prog"
+        rm -rf out-dir
+        MDAT_NO_RUN_AHEAD=1 run_mdat run -n 4 -s 3 --keep-going --trace -o out-dir --json cpu.json \
+            "$TARGETS/$prog"
+        sed -E 's/[0-9]+\.[0-9]+ s\)/# s)/' "$WORK/out" >"$WORK/cpu.trace"
+        rm -rf out-dir
+        # The same environment, as long (the program's stack starts below it).
+        MDAT_NO_RUN_AHEAD=0 run_mdat run -n 4 -s 3 --keep-going --trace -o out-dir --json ahead.json \
+            "$TARGETS/$prog"
+        sed -E 's/[0-9]+\.[0-9]+ s\)/# s)/' "$WORK/out" >"$WORK/ahead.trace"
+        [ "$(step_lines "$WORK/cpu.trace" | wc -l)" -gt 10 ] || fail "$prog: too few steps to compare"
+        diff -u "$WORK/cpu.trace" "$WORK/ahead.trace" >"$WORK/trace.diff" ||
+            fail "$prog: the traces differ with the code run ahead: $(head -n 12 "$WORK/trace.diff")"
+        stops() { sed -n 's/.*"ptrace_stops_total": \([0-9]*\).*/\1/p' "$1"; }
+        [ "$(stops ahead.json)" -le "$(stops cpu.json)" ] || fail "$prog: more stops when run ahead"
+        if [ "$prog" = cxx_threads ]; then
+            # About 3.7 stops per step on the CPU (this pointers into main's
+            # stack), half that at most when run ahead.
+            [ $(( $(stops ahead.json) * 2 )) -le "$(stops cpu.json)" ] ||
+                fail "cxx_threads: $(stops ahead.json) stops run ahead against $(stops cpu.json)"
+        fi
+    done
+    ;;
 placement)
     # Two mdat runs on one machine do not share a CPU while another idles:
     # the second one's program (which says where it may run) is pinned away

@@ -1,0 +1,22 @@
+/* exec_ahead: running a thread's own code ahead in mdat, up to its next
+ * breakpoint, instead of on the CPU (exec_ahead.c says when and how);
+ * engine-internal. */
+#ifndef MDAT_ENGINE_EXEC_AHEAD_H
+#define MDAT_ENGINE_EXEC_AHEAD_H
+
+#include <stdint.h>
+
+#include "supervisor/engine/exec_core.h"
+
+enum ahead_end {
+    AHEAD_NATIVE,       /* the CPU takes over from t->regs (which may have moved on) */
+    AHEAD_ARRIVED,      /* t is at a breakpoint, *at, as if it had stopped there */
+    AHEAD_FAILED,       /* the program's memory could not be written back: t is lost */
+};
+
+/* Carries t on from t->regs, which stand just after an instruction mdat
+ * carried out at a breakpoint. t->regs_dirty when t->regs moved on: the
+ * kernel's are stale until the engine writes them. */
+enum ahead_end exec_run_ahead(struct execution *ex, struct mthread *t, uint64_t *at);
+
+#endif
