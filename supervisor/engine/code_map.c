@@ -338,9 +338,9 @@ static void sort_entries(code_map *cm)
  * and neither is the program's own synchronization (nor a step: calls from
  * library code never are). Where a
  * module may reach them without a stub (-fno-plt, an address taken), defines
- * them itself (a static program, an interposer) or may load code later
- * (dlopen), the definition keeps its breakpoint, as every other modeled
- * function does. */
+ * them itself (a static program, an interposer) or the program's own code
+ * may load code later (dlopen), the definition keeps its breakpoint, as
+ * every other modeled function does. */
 static bool followed_at_callers(enum model_fn fn)
 {
     return (fn >= MF_MUTEX_LOCK && fn <= MF_MUTEX_UNLOCK) || (fn >= MF_COND_WAIT && fn <= MF_COND_BROADCAST);
@@ -383,7 +383,9 @@ static void plan_heap_calls(code_map *cm, const debuginfo *module, bool defines_
 static void plan_sync_calls(code_map *cm, const debuginfo *module, bool system_library)
 {
     const elf_image *img = debuginfo_elf(module);
-    bool loads_code = debuginfo_imports(module, "dlopen") || debuginfo_imports(module, "dlmopen");
+    /* Code the user's modules load later has no stubs planted; a system
+     * library's own plugins (libgomp's offloading) are library code. */
+    bool loads_code = !system_library && (debuginfo_imports(module, "dlopen") || debuginfo_imports(module, "dlmopen"));
     for (int fn = 0; fn < MF_COUNT; fn++) {
         uint64_t addr;
         const char *symbol = model_fns[fn].symbol;
