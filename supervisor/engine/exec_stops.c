@@ -333,7 +333,10 @@ static enum run_outcome on_clone(struct execution *ex, struct mthread *t, pid_t 
     /* Consume the new thread's initial stop now, so that it is a quiet,
      * stopped thread like every other. */
     int st;
-    if (exec_wait_thread(ex, child, &st) <= 0 || !WIFSTOPPED(st)) {
+    int w = exec_wait_thread(ex, child, &st);
+    if (w == 0)
+        return RUN_TIMEOUT;     /* the time budget (or --timeout) ran out meanwhile: no error of mdat's */
+    if (w < 0 || !WIFSTOPPED(st)) {
         if (ex->leader_gone)
             return RUN_PROCESS_GONE;
         exec_set_error(ex, "new thread %d did not stop", (int)child);

@@ -79,6 +79,20 @@ no_shrink)
     grep -q '^shrunk-from' "$(first_sched)" && fail "an unshrunk schedule says shrunk-from"
     expect_replay_identical "$(first_sched)"
     ;;
+budget_cut)
+    # A shrinking budget that runs out in the middle of a re-execution (here
+    # often while a new thread is being made) ends that re-execution as
+    # incomplete: never an error of mdat's ("new thread ... did not stop"
+    # was one), and the failure is still reported and saved.
+    for budget in 0.005 0.01 0.02 0.03 0.05; do
+        rm -rf out-dir
+        run_mdat run -n 1 -s 6 --check false --shrink-time "$budget" -o out-dir "$TARGETS/many_threads"
+        expect_status 1
+        expect_out "FAILURE checker in execution 0"
+        [ -s "$WORK/err" ] && fail "--shrink-time $budget: $(head -n 1 "$WORK/err")"
+        [ -n "$(first_sched)" ] || fail "--shrink-time $budget: no schedule saved"
+    done
+    ;;
 command)
     # mdat shrink FILE: the same shrinking for a saved schedule, the same
     # result every time and the same as mdat run's under any -j.

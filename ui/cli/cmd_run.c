@@ -379,8 +379,7 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "mdat: %s\n", cut_short);
         status = EXIT_CANNOT_RUN;
     }
-    if (ok)
-        explore_summary_free(&sum);
+    explore_summary_free(&sum);     /* explore_run always leaves it initialised */
     program_free(&prog);
     program_input_free(&input);
     if (sig) {
