@@ -300,6 +300,39 @@ static void classify_extending_load(unsigned id, const cs_x86 *x86, struct x86_i
     out->load_reg = (uint16_t)o[0].reg;
 }
 
+/* Widening within registers: movzx, movsx, movsxd reg, reg and the
+ * accumulator's cbw, cwde, cdqe, cwd, cdq, cqo. */
+static bool classify_extend(unsigned id, const cs_x86 *x86, struct x86_insn *out)
+{
+    static const struct {
+        unsigned id;
+        uint16_t dest, src;
+        bool fill;
+    } accumulator[] = {
+        {X86_INS_CBW, X86_REG_AX, X86_REG_AL, false},    {X86_INS_CWDE, X86_REG_EAX, X86_REG_AX, false},
+        {X86_INS_CDQE, X86_REG_RAX, X86_REG_EAX, false}, {X86_INS_CWD, X86_REG_DX, X86_REG_AX, true},
+        {X86_INS_CDQ, X86_REG_EDX, X86_REG_EAX, true},   {X86_INS_CQO, X86_REG_RDX, X86_REG_RAX, true},
+    };
+    for (size_t i = 0; i < sizeof accumulator / sizeof accumulator[0]; i++) {
+        if (accumulator[i].id != id)
+            continue;
+        out->emulation = accumulator[i].fill ? X86_EMU_SIGN_FILL : X86_EMU_EXTEND;
+        out->load_reg = accumulator[i].dest;
+        out->src_reg = accumulator[i].src;
+        out->cond = 1;
+        return true;
+    }
+    const cs_x86_op *o = x86->operands;
+    bool extending = id == X86_INS_MOVZX || id == X86_INS_MOVSX || id == X86_INS_MOVSXD;
+    if (!extending || x86->op_count != 2 || !is_general_reg(&o[0]) || !is_general_reg(&o[1]) || out->n_mem != 0)
+        return false;
+    out->emulation = X86_EMU_EXTEND;
+    out->load_reg = (uint16_t)o[0].reg;
+    out->src_reg = (uint16_t)o[1].reg;
+    out->cond = id != X86_INS_MOVZX;
+    return true;
+}
+
 /* lea reg, [m]: the address expression goes to mem[0], though nothing is
  * accessed (n_mem stays 0). lea ignores segment prefixes. */
 static void classify_lea(const cs_x86 *x86, struct x86_insn *out)
@@ -374,7 +407,16 @@ void x86_classify(const cs_insn *insn, bool lock, bool string, struct x86_insn *
     case X86_INS_MOVZX:
     case X86_INS_MOVSX:
     case X86_INS_MOVSXD:
-        classify_extending_load(id, x86, out);
+        if (!classify_extend(id, x86, out))
+            classify_extending_load(id, x86, out);
+        break;
+    case X86_INS_CBW:
+    case X86_INS_CWDE:
+    case X86_INS_CDQE:
+    case X86_INS_CWD:
+    case X86_INS_CDQ:
+    case X86_INS_CQO:
+        classify_extend(id, x86, out);
         break;
     case X86_INS_PUSH:
         if (x86->op_count == 1 && is_general_reg(&o[0]) && o[0].size == 8) {

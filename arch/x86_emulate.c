@@ -261,6 +261,18 @@ static bool emulate_registers(const struct x86_insn *insn, struct user_regs_stru
     case X86_EMU_LEA:
         value = x86_effective_address(insn, 0, regs);
         break;
+    case X86_EMU_EXTEND:
+    case X86_EMU_SIGN_FILL: {
+        struct register_part from;
+        if (!x86_register_part(insn->src_reg, regs, &from) || !x86_read_register(insn->src_reg, regs, &value))
+            return false;
+        bool negative = from.width < 8 ? (value >> (from.width * 8 - 1)) & 1 : value >> 63;
+        if (insn->emulation == X86_EMU_SIGN_FILL)
+            value = negative ? ~0ull : 0;
+        else if (insn->cond && negative && from.width < 8)
+            value |= ~0ull << (from.width * 8);
+        break;
+    }
     case X86_EMU_SETCC:
         value = x86_condition_holds((enum x86_cond)insn->cond, regs->eflags);
         break;

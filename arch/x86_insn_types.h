@@ -54,6 +54,8 @@ enum x86_emulation {
     X86_EMU_CALL_REL,       /* call rel32: push the return address, rip := target */
     X86_EMU_JUMP_REL,       /* jmp rel8/rel32 */
     X86_EMU_JCC,            /* jcc rel8/rel32 (cond) */
+    X86_EMU_EXTEND,         /* movzx/movsx/movsxd reg, src_reg; cbw, cwde, cdqe (cond 1: signed) */
+    X86_EMU_SIGN_FILL,      /* cwd, cdq, cqo: load_reg (dx/edx/rdx) := the sign of src_reg, every bit */
 };
 
 /* The condition of setcc and cmovcc, in the encoding's order. */

@@ -161,6 +161,11 @@ enum {
     X(movsx_w, "movswl (%rdi), %esi", ARITH) X(movsxd, "movslq (%rdi), %rsi", ARITH)                  \
     X(move_l, "movl %edx, %esi", ARITH) X(move_q, "movq %rdx, %rsi", ARITH)                           \
     X(move_b, "movb %dh, %al", ARITH) X(set_l, "movl $7, %esi", ARITH) X(set_b, "movb $7, %ah", ARITH) \
+    X(movzx_rr_b, "movzbl %dl, %esi", ARITH) X(movzx_rr_w, "movzwq %dx, %rsi", ARITH)                \
+    X(movzx_rr_h, "movzbw %dh, %si", ARITH) X(movsx_rr_b, "movsbq %dl, %rsi", ARITH)                 \
+    X(movsx_rr_w, "movswl %dx, %esi", ARITH) X(movsx_rr_h, "movsbl %dh, %esi", ARITH)                \
+    X(movsxd_rr, "movslq %edx, %rsi", ARITH) X(cbw, "cbtw", ARITH) X(cwde, "cwtl", ARITH)            \
+    X(cdqe, "cltq", ARITH) X(cwd, "cwtd", ARITH) X(cdq, "cltd", ARITH) X(cqo, "cqto", ARITH)         \
     X(lea_q, "leaq 8(%rdi,%rcx,4), %rsi", ARITH) X(lea_l, "leal -1(%rdx), %esi", ARITH)               \
     X(lea_w, "leaw 3(%rdi,%rcx), %si", ARITH) X(lea_rip, "leaq xe_buffer(%rip), %rsi", ARITH)         \
     X(lea_any, "leaq -5(%rdx,%rsi,8), %rsi", ARITH)                                                   \
