@@ -102,58 +102,36 @@ static bool is_classic_binary(enum x86_alu_op op)
     return op <= X86_ALU_TEST;
 }
 
-/* setcc and cmovcc: their condition. */
-static bool condition_of(unsigned id, enum x86_cond *cond, bool *is_cmov)
+/* setcc, cmovcc and jcc: their condition, and which of the three. */
+enum conditional { COND_SET, COND_MOVE, COND_JUMP };
+
+static bool condition_of(unsigned id, enum x86_cond *cond, enum conditional *kind)
 {
-#define CONDITION(c, set, cmov)                                                                        \
-    case set: *cond = c; *is_cmov = false; return true;                                               \
-    case cmov: *cond = c; *is_cmov = true; return true;
+#define CONDITION(c, set, cmov, jump)                                                                  \
+    case set: *cond = c; *kind = COND_SET; return true;                                               \
+    case cmov: *cond = c; *kind = COND_MOVE; return true;                                             \
+    case jump: *cond = c; *kind = COND_JUMP; return true;
     switch (id) {
-    CONDITION(X86_COND_O, X86_INS_SETO, X86_INS_CMOVO)
-    CONDITION(X86_COND_NO, X86_INS_SETNO, X86_INS_CMOVNO)
-    CONDITION(X86_COND_B, X86_INS_SETB, X86_INS_CMOVB)
-    CONDITION(X86_COND_AE, X86_INS_SETAE, X86_INS_CMOVAE)
-    CONDITION(X86_COND_E, X86_INS_SETE, X86_INS_CMOVE)
-    CONDITION(X86_COND_NE, X86_INS_SETNE, X86_INS_CMOVNE)
-    CONDITION(X86_COND_BE, X86_INS_SETBE, X86_INS_CMOVBE)
-    CONDITION(X86_COND_A, X86_INS_SETA, X86_INS_CMOVA)
-    CONDITION(X86_COND_S, X86_INS_SETS, X86_INS_CMOVS)
-    CONDITION(X86_COND_NS, X86_INS_SETNS, X86_INS_CMOVNS)
-    CONDITION(X86_COND_P, X86_INS_SETP, X86_INS_CMOVP)
-    CONDITION(X86_COND_NP, X86_INS_SETNP, X86_INS_CMOVNP)
-    CONDITION(X86_COND_L, X86_INS_SETL, X86_INS_CMOVL)
-    CONDITION(X86_COND_GE, X86_INS_SETGE, X86_INS_CMOVGE)
-    CONDITION(X86_COND_LE, X86_INS_SETLE, X86_INS_CMOVLE)
-    CONDITION(X86_COND_G, X86_INS_SETG, X86_INS_CMOVG)
+    CONDITION(X86_COND_O, X86_INS_SETO, X86_INS_CMOVO, X86_INS_JO)
+    CONDITION(X86_COND_NO, X86_INS_SETNO, X86_INS_CMOVNO, X86_INS_JNO)
+    CONDITION(X86_COND_B, X86_INS_SETB, X86_INS_CMOVB, X86_INS_JB)
+    CONDITION(X86_COND_AE, X86_INS_SETAE, X86_INS_CMOVAE, X86_INS_JAE)
+    CONDITION(X86_COND_E, X86_INS_SETE, X86_INS_CMOVE, X86_INS_JE)
+    CONDITION(X86_COND_NE, X86_INS_SETNE, X86_INS_CMOVNE, X86_INS_JNE)
+    CONDITION(X86_COND_BE, X86_INS_SETBE, X86_INS_CMOVBE, X86_INS_JBE)
+    CONDITION(X86_COND_A, X86_INS_SETA, X86_INS_CMOVA, X86_INS_JA)
+    CONDITION(X86_COND_S, X86_INS_SETS, X86_INS_CMOVS, X86_INS_JS)
+    CONDITION(X86_COND_NS, X86_INS_SETNS, X86_INS_CMOVNS, X86_INS_JNS)
+    CONDITION(X86_COND_P, X86_INS_SETP, X86_INS_CMOVP, X86_INS_JP)
+    CONDITION(X86_COND_NP, X86_INS_SETNP, X86_INS_CMOVNP, X86_INS_JNP)
+    CONDITION(X86_COND_L, X86_INS_SETL, X86_INS_CMOVL, X86_INS_JL)
+    CONDITION(X86_COND_GE, X86_INS_SETGE, X86_INS_CMOVGE, X86_INS_JGE)
+    CONDITION(X86_COND_LE, X86_INS_SETLE, X86_INS_CMOVLE, X86_INS_JLE)
+    CONDITION(X86_COND_G, X86_INS_SETG, X86_INS_CMOVG, X86_INS_JG)
     default:
         return false;
     }
 #undef CONDITION
-}
-
-/* jcc: its condition (jcxz, jecxz, jrcxz and loop are not among them). */
-static bool jump_condition_of(unsigned id, enum x86_cond *cond)
-{
-    switch (id) {
-    case X86_INS_JO: *cond = X86_COND_O; return true;
-    case X86_INS_JNO: *cond = X86_COND_NO; return true;
-    case X86_INS_JB: *cond = X86_COND_B; return true;
-    case X86_INS_JAE: *cond = X86_COND_AE; return true;
-    case X86_INS_JE: *cond = X86_COND_E; return true;
-    case X86_INS_JNE: *cond = X86_COND_NE; return true;
-    case X86_INS_JBE: *cond = X86_COND_BE; return true;
-    case X86_INS_JA: *cond = X86_COND_A; return true;
-    case X86_INS_JS: *cond = X86_COND_S; return true;
-    case X86_INS_JNS: *cond = X86_COND_NS; return true;
-    case X86_INS_JP: *cond = X86_COND_P; return true;
-    case X86_INS_JNP: *cond = X86_COND_NP; return true;
-    case X86_INS_JL: *cond = X86_COND_L; return true;
-    case X86_INS_JGE: *cond = X86_COND_GE; return true;
-    case X86_INS_JLE: *cond = X86_COND_LE; return true;
-    case X86_INS_JG: *cond = X86_COND_G; return true;
-    default:
-        return false;
-    }
 }
 
 /* Branches, calls and returns with their target in the encoding, pop and
@@ -166,7 +144,8 @@ static bool classify_flow(const cs_insn *insn, struct x86_insn *out)
     const cs_x86_op *o = x86->operands;
     unsigned id = insn->id;
     enum x86_cond cond;
-    bool conditional = jump_condition_of(id, &cond);
+    enum conditional kind;
+    bool conditional = condition_of(id, &cond, &kind) && kind == COND_JUMP;
     bool flow = conditional || id == X86_INS_JMP || id == X86_INS_CALL || id == X86_INS_RET ||
                 id == X86_INS_LEAVE || id == X86_INS_POP;
     if (!flow || out->n_mem != 0 || x86->prefix[2] == X86_PREFIX_OPSIZE)
@@ -192,10 +171,11 @@ static bool classify_flow(const cs_insn *insn, struct x86_insn *out)
 static bool classify_conditional(unsigned id, const cs_x86 *x86, struct x86_insn *out)
 {
     enum x86_cond cond;
-    bool is_cmov;
+    enum conditional kind;
     const cs_x86_op *o = x86->operands;
-    if (!condition_of(id, &cond, &is_cmov))
+    if (!condition_of(id, &cond, &kind) || kind == COND_JUMP)
         return false;
+    bool is_cmov = kind == COND_MOVE;
     if (!is_cmov && x86->op_count == 1 && is_mem(&o[0]) && one_data_access(out)) {
         out->emulation = X86_EMU_SETCC;
     } else if (!is_cmov && x86->op_count == 1 && is_general_reg(&o[0]) && out->n_mem == 0) {

@@ -161,7 +161,7 @@ struct code_map {
     bool entry_planted;
     bool follow_memory;         /* this execution observes heap calls and runtime-library atomics */
     /* Per function followed at its callers' PLT stubs (heap functions,
-     * mutex lock and unlock): its breakpoint goes on the function itself
+     * mutexes, condition variables): its breakpoint goes on the function itself
      * instead, since some caller may reach it without a stub. */
     bool at_definition[MF_COUNT];
     struct entry_bp *entries;
@@ -207,9 +207,9 @@ code_map *code_map_build(const debuginfo *exe)
 
 void code_map_free(code_map *cm)
 {
-    free(cm->decoded);
     if (!cm)
         return;
+    free(cm->decoded);
     site_table_free(&cm->exe_sites);
     for (size_t i = 0; i < cm->n_libs; i++) {
         if (cm->libs[i].sites) {
@@ -336,11 +336,10 @@ static void sort_entries(code_map *cm)
  * through a pointer for its own locks (two stops in every pthread_create,
  * around the TLS block), C11's mtx_lock and cnd_wait call them inside libc,
  * and neither is the program's own synchronization (nor a step: calls from
- * library code never are). Where a
- * module may reach them without a stub (-fno-plt, an address taken), defines
- * them itself (a static program, an interposer) or the program's own code
- * may load code later (dlopen), the definition keeps its breakpoint, as
- * every other modeled function does. */
+ * library code never are). Where a module may reach them without a stub
+ * (-fno-plt, an address taken), defines them itself (a static program, an
+ * interposer) or the program's own code may load code later (dlopen), the
+ * definition keeps its breakpoint, as every other modeled function does. */
 static bool followed_at_callers(enum model_fn fn)
 {
     return (fn >= MF_MUTEX_LOCK && fn <= MF_MUTEX_UNLOCK) || (fn >= MF_COND_WAIT && fn <= MF_COND_BROADCAST);
@@ -398,7 +397,7 @@ static void plan_sync_calls(code_map *cm, const debuginfo *module, bool system_l
 
 /* Breakpoints on module's PLT stubs of the functions followed at their
  * callers: the heap functions in the user's own modules (heap_stubs),
- * mutex lock and unlock in every module that imports them. */
+ * mutexes and condition variables in every module that imports them. */
 static void plant_stubs(code_map *cm, const debuginfo *module, uint64_t bias, int mem_fd, bool heap_stubs)
 {
     const struct elf_symbol *stubs;

@@ -18,7 +18,7 @@
  * MDAT_NO_RUN_AHEAD=1 in the environment turns it off: the traces must be
  * the same either way (e2e.run_ahead compares them).
  *
- * The thread's stack around rsp is read once into a window and written
+ * The thread's stack around its first access is read once into a window and written
  * back before anything else looks at the program's memory; other
  * addresses are read and written in the program directly, with its own
  * page rights. Nothing else runs meanwhile: every other thread is stopped,
@@ -30,24 +30,27 @@
 #include <string.h>
 
 /* About the work of one ptrace stop: more rarely pays. */
-enum { AHEAD_MAX = 256, WINDOW = 4096, WINDOW_BELOW_RSP = 2048 };
+enum { AHEAD_MAX = 256, WINDOW = 4096, WINDOW_BELOW = 2048 };
 
 struct window {
     struct execution *ex;
+    const struct mthread *t;
     uint64_t lo, hi;            /* hi == lo: none (yet, or none possible) */
     uint64_t dirty_lo, dirty_hi;
     bool tried;
     uint8_t bytes[WINDOW];
 };
 
-static void load_window(struct window *w, const struct mthread *t, uint64_t rsp)
+/* At the first access the code makes: the window around it, when it is on
+ * the thread's stack (where the code of a stretch run ahead works). */
+static void load_window(struct window *w, uint64_t near)
 {
+    const struct mthread *t = w->t;
     w->tried = true;
-    if (!t->stack_hi || rsp < t->stack_lo || rsp >= t->stack_hi)
+    if (!t->stack_hi || near < t->stack_lo || near >= t->stack_hi)
         return;
-    uint64_t lo = rsp - WINDOW_BELOW_RSP < t->stack_lo || rsp < WINDOW_BELOW_RSP ? t->stack_lo
-                                                                                : rsp - WINDOW_BELOW_RSP;
-    uint64_t hi = lo + WINDOW > t->stack_hi ? t->stack_hi : lo + WINDOW;
+    uint64_t lo = near - t->stack_lo > WINDOW_BELOW ? near - WINDOW_BELOW : t->stack_lo;
+    uint64_t hi = t->stack_hi - lo > WINDOW ? lo + WINDOW : t->stack_hi;
     if (tracee_read_as_program(w->ex->vm_pid, lo, w->bytes, (size_t)(hi - lo))) {
         w->lo = lo;
         w->hi = hi;
@@ -60,17 +63,20 @@ static bool write_back(struct window *w)
 {
     if (w->dirty_lo >= w->dirty_hi)
         return true;
-    bool ok = tracee_write_as_program(w->ex->vm_pid, w->dirty_lo, w->bytes + (w->dirty_lo - w->lo),
-                                      (size_t)(w->dirty_hi - w->dirty_lo));
+    if (!tracee_write_as_program(w->ex->vm_pid, w->dirty_lo, w->bytes + (w->dirty_lo - w->lo),
+                                 (size_t)(w->dirty_hi - w->dirty_lo)))
+        return false;   /* still dirty: the last write-back reports it */
     w->dirty_lo = w->hi;
     w->dirty_hi = w->lo;
-    return ok;
+    return true;
 }
 
 /* [addr, addr + n) is inside the window: 1; outside it: 0; across its edge:
  * -1 (written back and dropped, so that the program's memory is the truth). */
 static int in_window(struct window *w, uint64_t addr, size_t n)
 {
+    if (!w->tried)
+        load_window(w, addr);
     if (addr >= w->lo && addr + n <= w->hi)
         return 1;
     if (addr + n <= w->lo || addr >= w->hi)
@@ -104,14 +110,6 @@ static bool write_memory(void *ctx, uint64_t addr, const void *buf, size_t n)
     return inside > 0 || (inside == 0 && tracee_write_as_program(w->ex->vm_pid, addr, buf, n));
 }
 
-static bool has_breakpoint(struct execution *ex, uint64_t addr)
-{
-    struct breakpoint_hit hit;
-    uint8_t orig;
-    return (code_map_lookup(ex->cfg->code, addr, &hit) && hit.kind != BP_NONE) ||
-           (ex->n_ret_bps && exec_return_break_orig(ex, addr, &orig));
-}
-
 static uint64_t *refused_slot(struct execution *ex, uint64_t start)
 {
     return &ex->ahead_refused[(start * 0x9e3779b97f4a7c15ull >> 40) % EXEC_AHEAD_MEMO];
@@ -134,22 +132,22 @@ enum ahead_end exec_run_ahead(struct execution *ex, struct mthread *t, uint64_t 
         return AHEAD_NATIVE;
     static struct window w;     /* 4 KB: one run ahead at a time */
     w.ex = ex;
-    w.lo = w.hi = 0;
+    w.t = t;
+    w.lo = w.hi = w.dirty_lo = w.dirty_hi = 0;     /* nothing to write back yet */
     w.tried = false;
     struct x86_memory mem = {read_memory, write_memory, &w};
     struct user_regs_struct regs = t->regs;
     bool arrived = false;
     int n = 0;
     for (; n < AHEAD_MAX; n++) {
-        if (has_breakpoint(ex, regs.rip)) {
+        uint8_t orig;
+        if (exec_breakpoint_orig(ex, regs.rip, &orig)) {
             arrived = true;
             break;
         }
         const struct x86_insn *in = code_map_insn_at(ex->cfg->code, regs.rip);
         if (!in || in->emulation == X86_EMU_NONE || (in->flags & X86_ATOMIC))
             break;
-        if (!w.tried)
-            load_window(&w, t, regs.rsp);
         if (!x86_emulate(in, &regs, &mem))
             break;
     }

@@ -148,8 +148,9 @@ void exec_return_break_add(struct execution *ex, uint64_t addr);
 bool exec_return_break_hit(struct execution *ex, struct mthread *t, uint64_t at, bool returning);
 /* Writes the original bytes back into another address space (a forked child). */
 void exec_return_breaks_remove(struct execution *ex, int mem_fd);
-/* The byte under the return breakpoint at addr; false when there is none. */
-bool exec_return_break_orig(struct execution *ex, uint64_t addr, uint8_t *orig);
+/* One of mdat's int3s sits at addr, the code map's or a return breakpoint:
+ * true, with the program's byte it covers; false when there is none. */
+bool exec_breakpoint_orig(struct execution *ex, uint64_t addr, uint8_t *orig);
 
 /* virtual_clock.c: answers a call of the vDSO's clock functions (fn) and
  * returns from it to ret; false to let the real one run. */

@@ -154,10 +154,7 @@ static bool step_shared_child(struct execution *ex, pid_t tid)
         return false;
     uint64_t at = regs.rip - 1;
     uint8_t orig, now;
-    struct breakpoint_hit hit;
-    if (code_map_lookup(ex->cfg->code, at, &hit))
-        orig = hit.orig;
-    else if (!exec_return_break_orig(ex, at, &orig))
+    if (!exec_breakpoint_orig(ex, at, &orig))
         return false;
     if (!tracee_read_as_program(tid, at, &now, 1) || now != 0xcc)
         return false;   /* a forked child's own copy, unplanted: not ours */

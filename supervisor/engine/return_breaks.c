@@ -3,7 +3,8 @@
  * blocks that way: the block's address is only known on return).
  *
  * Several threads may return through the same place: each adds a
- * reference, and the original byte goes back when the last one has passed. */
+ * reference, and the original byte goes back when the last one has passed.
+ * Also which of mdat's int3s, the code map's or these, sits at an address. */
 #include "supervisor/engine/exec_engine.h"
 
 #include <stdlib.h>
@@ -61,9 +62,14 @@ bool exec_return_break_hit(struct execution *ex, struct mthread *t, uint64_t at,
     return true;
 }
 
-bool exec_return_break_orig(struct execution *ex, uint64_t addr, uint8_t *orig)
+bool exec_breakpoint_orig(struct execution *ex, uint64_t addr, uint8_t *orig)
 {
-    const struct return_bp *bp = find(ex, addr);
+    struct breakpoint_hit hit;
+    if (code_map_lookup(ex->cfg->code, addr, &hit)) {
+        *orig = hit.orig;
+        return true;
+    }
+    const struct return_bp *bp = ex->n_ret_bps ? find(ex, addr) : NULL;
     if (bp)
         *orig = bp->orig;
     return bp != NULL;

@@ -68,12 +68,14 @@ bool cpu_choice_make(struct cpu_choice *c)
     memset(c, 0, sizeof *c);
     if (sched_getaffinity(0, sizeof c->allowed, &c->allowed) != 0)
         return false;
-    static int runnable[CPU_SETSIZE];
-    memset(runnable, 0, sizeof runnable);
-    count_runnable(runnable);
     for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
         if (CPU_ISSET(cpu, &c->allowed))
             c->order[c->n++] = cpu;
+    if (c->n < 2)
+        return c->n > 0;    /* nothing to choose: no need to look at /proc */
+    static int runnable[CPU_SETSIZE];
+    memset(runnable, 0, sizeof runnable);
+    count_runnable(runnable);
     /* Least busy first; among equals, in the order of their numbers (a
      * stable insertion sort: n is the number of CPUs). */
     for (int i = 1; i < c->n; i++) {
@@ -82,7 +84,7 @@ bool cpu_choice_make(struct cpu_choice *c)
             c->order[j] = c->order[j - 1];
         c->order[j] = cpu;
     }
-    return c->n > 0;
+    return true;
 }
 
 void cpu_choice_pin(const struct cpu_choice *c, int nth)

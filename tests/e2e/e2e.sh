@@ -589,6 +589,7 @@ run_ahead)
     # (engine/exec_ahead.c): what it shows must be exactly what it shows
     # when the CPU runs that code, step for step, in every style of code,
     # and it must save stops where the code is simple (C++ at -O0).
+    stops() { sed -n 's/.*"ptrace_stops_total": \([0-9]*\).*/\1/p' "$1"; }
     for prog in cxx_threads race_cxx_condvar lost_update counter_o2 names heap_queue c11_threads \
                 omp_race_o0 stdin_sum thread_ends; do
         [ -x "$TARGETS/$prog" ] || fail "no target $prog"
@@ -604,7 +605,6 @@ run_ahead)
         [ "$(step_lines "$WORK/cpu.trace" | wc -l)" -gt 10 ] || fail "$prog: too few steps to compare"
         diff -u "$WORK/cpu.trace" "$WORK/ahead.trace" >"$WORK/trace.diff" ||
             fail "$prog: the traces differ with the code run ahead: $(head -n 12 "$WORK/trace.diff")"
-        stops() { sed -n 's/.*"ptrace_stops_total": \([0-9]*\).*/\1/p' "$1"; }
         [ "$(stops ahead.json)" -le "$(stops cpu.json)" ] || fail "$prog: more stops when run ahead"
         if [ "$prog" = cxx_threads ]; then
             # About 3.7 stops per step on the CPU (this pointers into main's
