@@ -172,15 +172,19 @@ struct code_map {
     x86_decoder *decoder;       /* for the first instruction of modeled entries */
     debuginfo *vdso;            /* the vDSO's symbols, read from the first execution */
 
-    /* The executable's instructions decoded so far, by runtime address
-     * (open addressing; addr 0 is an empty slot): what running ahead
-     * executes, decoded once per batch. */
+    /* The instructions of the executable and of the libraries loaded with
+     * it decoded so far, by runtime address (open addressing; addr 0 is an
+     * empty slot): what running ahead executes, decoded once per batch. */
     struct decoded_insn *decoded;
     size_t n_decoded, cap_decoded;
 };
 
 struct decoded_insn {
     uint64_t addr;
+    /* Where it was decoded from: a library mapped elsewhere in a later
+     * execution makes the entry stale. */
+    const debuginfo *module;
+    uint64_t bias;
     bool ok;                    /* false: not code, or capstone could not decode it */
     struct x86_insn insn;
 };
@@ -722,13 +726,14 @@ static bool grow_decoded(code_map *cm)
     return true;
 }
 
-/* The original bytes of the executable's code at runtime address addr (the
- * file's, without mdat's int3s), up to 16. */
-static size_t exe_code_bytes(const code_map *cm, uint64_t addr, uint8_t *code)
+/* The original bytes of a module's code at runtime address addr (the
+ * file's, without mdat's int3s: shared code is never relocated in place),
+ * up to 16. */
+static size_t module_code_bytes(const debuginfo *module, uint64_t bias, uint64_t addr, uint8_t *code)
 {
     const struct elf_section *secs;
-    size_t n = elf_image_sections(debuginfo_elf(cm->exe), &secs);
-    uint64_t file_addr = addr - cm->bias;
+    size_t n = elf_image_sections(debuginfo_elf(module), &secs);
+    uint64_t file_addr = addr - bias;
     for (size_t i = 0; i < n; i++) {
         const struct elf_section *sec = &secs[i];
         if (!sec->exec || !sec->data || file_addr < sec->addr || file_addr >= sec->addr + sec->size)
@@ -742,19 +747,44 @@ static size_t exe_code_bytes(const code_map *cm, uint64_t addr, uint8_t *code)
     return 0;
 }
 
+/* The module whose code is at runtime address addr: the executable or a
+ * library loaded with it; false elsewhere (the vDSO, JIT code, a library
+ * loaded later). */
+static bool module_at(const code_map *cm, uint64_t addr, const debuginfo **module, uint64_t *bias)
+{
+    if (addr >= cm->exe_lo && addr < cm->exe_hi) {
+        *module = cm->exe;
+        *bias = cm->bias;
+        return true;
+    }
+    for (size_t i = 0; i < cm->n_libs; i++) {
+        const struct lib_cache *lc = &cm->libs[i];
+        if (lc->debug && lc->hi && addr >= lc->lo && addr < lc->hi) {
+            *module = lc->debug;
+            *bias = lc->bias;
+            return true;
+        }
+    }
+    return false;
+}
+
 const struct x86_insn *code_map_insn_at(code_map *cm, uint64_t addr)
 {
-    if (!addr || addr < cm->exe_lo || addr >= cm->exe_hi)
+    const debuginfo *module;
+    uint64_t bias;
+    if (!addr || !module_at(cm, addr, &module, &bias))
         return NULL;
     if ((cm->n_decoded + 1) * 2 > cm->cap_decoded && !grow_decoded(cm))
         return NULL;
     struct decoded_insn *d = &cm->decoded[decoded_slot(cm->decoded, cm->cap_decoded, addr)];
-    if (!d->addr) {
+    if (!d->addr || d->module != module || d->bias != bias) {
         uint8_t code[16];
-        size_t len = exe_code_bytes(cm, addr, code);
+        size_t len = module_code_bytes(module, bias, addr, code);
+        cm->n_decoded += !d->addr;
         d->addr = addr;
+        d->module = module;
+        d->bias = bias;
         d->ok = len > 0 && x86_decode(cm->decoder, code, len, addr, &d->insn);
-        cm->n_decoded++;
     }
     return d->ok ? &d->insn : NULL;
 }

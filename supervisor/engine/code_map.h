@@ -107,9 +107,10 @@ bool code_map_in_exe_data(const code_map *cm, uint64_t addr, uint64_t size, bool
 bool code_map_is_constant(const code_map *cm, uint64_t addr, uint64_t size);
 /* Looks up the breakpoint at runtime address addr. */
 bool code_map_lookup(const code_map *cm, uint64_t addr, struct breakpoint_hit *hit);
-/* The executable's instruction at runtime address addr as the compiler
- * wrote it (none of mdat's int3s), decoded once per batch and kept; NULL
- * outside the executable's code or where it does not decode. */
+/* The instruction at runtime address addr as the compiler wrote it (none
+ * of mdat's int3s), in the executable or a library loaded with it, decoded
+ * once per batch and kept; NULL outside their code or where it does not
+ * decode. */
 const struct x86_insn *code_map_insn_at(code_map *cm, uint64_t addr);
 
 #endif

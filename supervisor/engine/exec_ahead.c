@@ -9,110 +9,102 @@
  * stretch out with its emulator instead, instruction by instruction, up to
  * the next address that has a breakpoint: the thread is then where it
  * would have stopped, and the engine handles that breakpoint as if it had,
- * with no stop taken. Only the executable's code is run this way, only
- * instructions the emulator carries out exactly (arch/x86_emulate.c, the
- * CPU its oracle); the CPU takes over at any other, when the code leaves
- * the executable (a library call), after AHEAD_MAX instructions, and next
- * time a thread would start ahead where that happened before.
+ * with no stop taken. The stretch may go through the libraries loaded
+ * with the program (a mutex lock's fast path in libc, a PLT stub, an
+ * inline-able helper of libstdc++): they run without preemption anyway.
+ * Only instructions the emulator carries out exactly are run this way
+ * (arch/x86_emulate.c, the CPU its oracle); the CPU takes over at any
+ * other (a system call, SSE, a string instruction), in code loaded later
+ * or generated, after AHEAD_MAX instructions, and from a start where that
+ * is what mostly happens. A futex call is where it may stop too: mdat
+ * answers those itself, so the thread is then as at its seccomp stop.
  *
  * MDAT_NO_RUN_AHEAD=1 in the environment turns it off: the traces must be
  * the same either way (e2e.run_ahead compares them).
  *
- * The thread's stack around its first access is read once into a window and written
- * back before anything else looks at the program's memory; other
- * addresses are read and written in the program directly, with its own
- * page rights. Nothing else runs meanwhile: every other thread is stopped,
- * so the window cannot go stale. */
+ * Memory is read and written with the program's own page rights, through
+ * the copies of its pages that page_cache.c keeps while no thread runs:
+ * a stretch costs no system call for the stack, the lock or the counter
+ * it has touched before. */
 #include "supervisor/engine/exec_ahead.h"
 #include "supervisor/engine/exec_engine.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 
 /* About the work of one ptrace stop: more rarely pays. */
-enum { AHEAD_MAX = 256, WINDOW = 4096, WINDOW_BELOW = 2048 };
+enum { AHEAD_MAX = 256, AHEAD_TRIES = 3 };
 
-struct window {
-    struct execution *ex;
-    const struct mthread *t;
-    uint64_t lo, hi;            /* hi == lo: none (yet, or none possible) */
-    uint64_t dirty_lo, dirty_hi;
-    bool tried;
-    uint8_t bytes[WINDOW];
-};
-
-/* At the first access the code makes: the window around it, when it is on
- * the thread's stack (where the code of a stretch run ahead works). */
-static void load_window(struct window *w, uint64_t near)
-{
-    const struct mthread *t = w->t;
-    w->tried = true;
-    if (!t->stack_hi || near < t->stack_lo || near >= t->stack_hi)
-        return;
-    uint64_t lo = near - t->stack_lo > WINDOW_BELOW ? near - WINDOW_BELOW : t->stack_lo;
-    uint64_t hi = t->stack_hi - lo > WINDOW ? lo + WINDOW : t->stack_hi;
-    if (tracee_read_as_program(w->ex->vm_pid, lo, w->bytes, (size_t)(hi - lo))) {
-        w->lo = lo;
-        w->hi = hi;
-        w->dirty_lo = hi;
-        w->dirty_hi = lo;
-    }
-}
-
-static bool write_back(struct window *w)
-{
-    if (w->dirty_lo >= w->dirty_hi)
-        return true;
-    if (!tracee_write_as_program(w->ex->vm_pid, w->dirty_lo, w->bytes + (w->dirty_lo - w->lo),
-                                 (size_t)(w->dirty_hi - w->dirty_lo)))
-        return false;   /* still dirty: the last write-back reports it */
-    w->dirty_lo = w->hi;
-    w->dirty_hi = w->lo;
-    return true;
-}
-
-/* [addr, addr + n) is inside the window: 1; outside it: 0; across its edge:
- * -1 (written back and dropped, so that the program's memory is the truth). */
-static int in_window(struct window *w, uint64_t addr, size_t n)
-{
-    if (!w->tried)
-        load_window(w, addr);
-    if (addr >= w->lo && addr + n <= w->hi)
-        return 1;
-    if (addr + n <= w->lo || addr >= w->hi)
-        return 0;
-    if (!write_back(w))
-        return -1;
-    w->lo = w->hi = 0;
-    return 0;
-}
-
+/* Through the program's own page rights, and page_cache.c: while the
+ * thread runs ahead, nothing else runs, so what was read stays true. */
 static bool read_memory(void *ctx, uint64_t addr, void *buf, size_t n)
 {
-    struct window *w = ctx;
-    int inside = in_window(w, addr, n);
-    if (inside > 0)
-        memcpy(buf, w->bytes + (addr - w->lo), n);
-    return inside > 0 || (inside == 0 && tracee_read_as_program(w->ex->vm_pid, addr, buf, n));
+    return tracee_read_as_program(((struct execution *)ctx)->vm_pid, addr, buf, n);
 }
 
 static bool write_memory(void *ctx, uint64_t addr, const void *buf, size_t n)
 {
-    struct window *w = ctx;
-    int inside = in_window(w, addr, n);
-    if (inside > 0) {
-        memcpy(w->bytes + (addr - w->lo), buf, n);
-        if (addr < w->dirty_lo)
-            w->dirty_lo = addr;
-        if (addr + n > w->dirty_hi)
-            w->dirty_hi = addr + n;
-    }
-    return inside > 0 || (inside == 0 && tracee_write_as_program(w->ex->vm_pid, addr, buf, n));
+    return tracee_write_as_program(((struct execution *)ctx)->vm_pid, addr, buf, n);
 }
 
-static uint64_t *refused_slot(struct execution *ex, uint64_t start)
+static struct ahead_memo *memo_of(struct execution *ex, uint64_t start)
 {
-    return &ex->ahead_refused[(start * 0x9e3779b97f4a7c15ull >> 40) % EXEC_AHEAD_MEMO];
+    return &ex->ahead_memo[(start * 0x9e3779b97f4a7c15ull >> 40) % EXEC_AHEAD_MEMO];
+}
+
+/* A start that failed may succeed next time: the first call through a
+ * lazily bound PLT goes through the loader, a lock takes its futex path
+ * when contended, malloc its slow path now and then. One that mostly
+ * fails is left to the CPU: a try that gives up costs its emulation on top
+ * of the stop. Halving the counts lets the memo follow a change. */
+static bool refused(struct execution *ex, uint64_t start)
+{
+    const struct ahead_memo *m = memo_of(ex, start);
+    return m->start == start && m->tries >= AHEAD_TRIES && m->arrivals * 4 < m->tries;
+}
+
+static void remember(struct execution *ex, uint64_t start, bool arrived)
+{
+    struct ahead_memo *m = memo_of(ex, start);
+    if (m->start != start) {
+        m->start = start;
+        m->tries = m->arrivals = 0;
+    }
+    if (m->tries == 64) {
+        m->tries /= 2;
+        m->arrivals /= 2;
+    }
+    m->tries++;
+    m->arrivals += arrived;
+}
+
+/* A futex call, which the seccomp filter always stops and mdat always
+ * answers itself (exec_futex.c): the kernel never runs it. */
+static bool is_futex_call(const struct x86_insn *in, const struct user_regs_struct *regs)
+{
+    return in && (in->flags & X86_SYSCALL) && strncmp(in->text, "syscall", 7) == 0 && regs->rax == SYS_futex;
+}
+
+/* The registers as the kernel shows them at the call's seccomp stop: past
+ * the instruction, which has put the return address in rcx and the flags in
+ * r11; the call's number in orig_rax, and rax not yet a result. */
+static void enter_seccomp_stop(struct user_regs_struct *regs, const struct x86_insn *in)
+{
+    regs->rip += in->length;
+    regs->rcx = regs->rip;
+    regs->r11 = regs->eflags;
+    regs->orig_rax = regs->rax;
+    regs->rax = (uint64_t)-ENOSYS;
+}
+
+/* The program's memory may be shared with a forked child that runs free
+ * (MAP_SHARED): an atomic instruction mdat carried out as a read and a
+ * write would not be atomic against it. */
+static bool may_emulate(const struct execution *ex, const struct x86_insn *in)
+{
+    return in && in->emulation != X86_EMU_NONE && (!(in->flags & X86_ATOMIC) || ex->n_passive == 0);
 }
 
 static bool turned_off(void)
@@ -128,16 +120,11 @@ static bool turned_off(void)
 enum ahead_end exec_run_ahead(struct execution *ex, struct mthread *t, uint64_t *at)
 {
     uint64_t start = t->regs.rip;
-    if (turned_off() || *refused_slot(ex, start) == start || !code_map_insn_at(ex->cfg->code, start))
+    if (turned_off() || refused(ex, start) || !code_map_insn_at(ex->cfg->code, start))
         return AHEAD_NATIVE;
-    static struct window w;     /* 4 KB: one run ahead at a time */
-    w.ex = ex;
-    w.t = t;
-    w.lo = w.hi = w.dirty_lo = w.dirty_hi = 0;     /* nothing to write back yet */
-    w.tried = false;
-    struct x86_memory mem = {read_memory, write_memory, &w};
+    struct x86_memory mem = {read_memory, write_memory, ex};
     struct user_regs_struct regs = t->regs;
-    bool arrived = false;
+    bool arrived = false, at_futex = false;
     int n = 0;
     for (; n < AHEAD_MAX; n++) {
         uint8_t orig;
@@ -146,23 +133,23 @@ enum ahead_end exec_run_ahead(struct execution *ex, struct mthread *t, uint64_t 
             break;
         }
         const struct x86_insn *in = code_map_insn_at(ex->cfg->code, regs.rip);
-        if (!in || in->emulation == X86_EMU_NONE || (in->flags & X86_ATOMIC))
+        if (is_futex_call(in, &regs)) {
+            enter_seccomp_stop(&regs, in);
+            arrived = at_futex = true;
+            break;
+        }
+        if (!may_emulate(ex, in))
             break;
         if (!x86_emulate(in, &regs, &mem))
             break;
-    }
-    if (!write_back(&w)) {
-        exec_set_error(ex, "cannot write T%d's stack back after running it ahead", t->id);
-        return AHEAD_FAILED;
     }
     if (n > 0) {
         t->regs = regs;
         t->regs_dirty = true;
     }
-    if (!arrived) {
-        *refused_slot(ex, start) = start;
+    remember(ex, start, arrived);
+    if (!arrived)
         return AHEAD_NATIVE;
-    }
     *at = regs.rip;
-    return AHEAD_ARRIVED;
+    return at_futex ? AHEAD_SYSCALL : AHEAD_ARRIVED;
 }

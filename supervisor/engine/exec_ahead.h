@@ -11,11 +11,11 @@
 enum ahead_end {
     AHEAD_NATIVE,       /* the CPU takes over from t->regs (which may have moved on) */
     AHEAD_ARRIVED,      /* t is at a breakpoint, *at, as if it had stopped there */
-    AHEAD_FAILED,       /* the program's memory could not be written back: t is lost */
+    AHEAD_SYSCALL,      /* t is at a futex call's seccomp stop, as if it had stopped there */
 };
 
-/* Carries t on from t->regs, which stand just after an instruction mdat
- * carried out at a breakpoint. t->regs_dirty when t->regs moved on: the
+/* Carries t on from t->regs, which stand just after an instruction or a
+ * system call mdat carried out. t->regs_dirty when t->regs moved on: the
  * kernel's are stale until the engine writes them. */
 enum ahead_end exec_run_ahead(struct execution *ex, struct mthread *t, uint64_t *at);
 

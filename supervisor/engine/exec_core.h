@@ -48,6 +48,8 @@ struct mthread {
     struct user_regs_struct regs;
     bool regs_dirty;                /* regs differ from the kernel's (rip rewound onto a breakpoint):
                                      * written once, when the thread is resumed */
+    bool ahead_on_resume;           /* mdat made its system call return: it may run ahead from there */
+    bool kernel_at_syscall;         /* the kernel holds it at a seccomp stop (whatever regs say since) */
 
     enum op_kind op;
     const struct code_site *site;   /* OP_ACCESS */
@@ -122,9 +124,12 @@ struct execution {
     uint64_t steps;
     int last_thread;
     int running;                    /* the thread running the current step */
-    /* Where running a thread ahead gave up (exec_ahead.c): the CPU goes
-     * on from there at once next time. */
-    uint64_t ahead_refused[EXEC_AHEAD_MEMO];
+    /* How often running a thread ahead from a start reached a breakpoint
+     * (exec_ahead.c): where it mostly gives up, the CPU goes on at once. */
+    struct ahead_memo {
+        uint64_t start;
+        uint16_t tries, arrivals;
+    } ahead_memo[EXEC_AHEAD_MEMO];
     enum stop_reason stop_reason;   /* of the stop being handled, when it is no step's end */
     pid_t held_at_exit;             /* stopped at its exit_group, until the step is reported */
     bool signal_sent;               /* a thread sent a signal since the last look */

@@ -17,6 +17,7 @@ bool exec_emulate_syscall(struct mthread *t, int64_t result)
     t->regs.rax = (uint64_t)result;
     t->stop = STOP_PLAIN;
     t->regs_dirty = false;
+    t->ahead_on_resume = true;
     return tracee_set_regs(t->tid, &t->regs);
 }
 

@@ -14,6 +14,7 @@
 #include "supervisor/engine/exec_ahead.h"
 #include "supervisor/engine/exec_engine.h"
 #include "supervisor/engine/exec_tso.h"
+#include "supervisor/engine/page_cache.h"
 #include "supervisor/engine/proc_maps.h"
 #include "supervisor/engine/spawn.h"
 
@@ -150,6 +151,21 @@ static int step_over_breakpoint(struct execution *ex, struct mthread *t, bool fi
 {
     uint64_t at = t->regs.rip;
     static const uint8_t int3 = 0xcc;
+    if (t->kernel_at_syscall) {
+        /* mdat ran it on from a system call it answered, to here: a
+         * single-step out of the seccomp stop traps on the way back to
+         * user mode, before any instruction. Take that trap first. */
+        t->kernel_at_syscall = false;
+        if (!tracee_step(t->tid, 0))
+            return -1;
+        int r = exec_wait_thread(ex, t->tid, status);
+        if (r <= 0)
+            return r;
+        if (!(WIFSTOPPED(*status) && WSTOPSIG(*status) == SIGTRAP && stop_event(*status) == 0)) {
+            *stopped_elsewhere = true;
+            return 1;
+        }
+    }
     if (!tracee_write(ex->mem_fd, at, &t->bp_orig, 1) || !tracee_step(t->tid, 0))
         return -1;
     int r = exec_wait_thread(ex, t->tid, status);
@@ -173,13 +189,17 @@ static int step_over_breakpoint(struct execution *ex, struct mthread *t, bool fi
 /* Resumes t from its current stop; for a breakpoint, first carries out or
  * executes the original instruction. *status gets the stop that ends it.
  * Returns 1, 0 on timeout, -1 when t is lost; 2 when mdat ran t ahead to
- * the breakpoint at *ahead_at (exec_ahead.c), where no stop was taken. */
+ * the breakpoint at *ahead_at (exec_ahead.c), 3 to a futex call's seccomp
+ * stop, where no stop was taken. */
 static int resume(struct execution *ex, struct mthread *t, bool first_op, int *status, uint64_t *ahead_at)
 {
     /* Under TSO the visible store of this step waits in t's buffer. */
     ex->tso_recording = ex->tso && first_op && exec_tso_buffers_store(t);
     ex->tso_store_pc = t->regs.rip;
-    bool carried_out = false;
+    /* Where mdat carried out the last instruction or system call, it may
+     * carry on (below). */
+    bool carried_out = t->ahead_on_resume;
+    t->ahead_on_resume = false;
     if (t->stop == STOP_BREAKPOINT && t->rmw_loaded && first_op && !(ex->signals_seen && exec_signal_pending(ex, t))) {
         if (!store_half(ex, t)) {
             ex->tso_recording = false;
@@ -220,8 +240,8 @@ static int resume(struct execution *ex, struct mthread *t, bool first_op, int *s
         enum ahead_end e = exec_run_ahead(ex, t, ahead_at);
         if (e == AHEAD_ARRIVED)
             return 2;
-        if (e == AHEAD_FAILED)
-            return -1;
+        if (e == AHEAD_SYSCALL)
+            return 3;
     }
     if (t->regs_dirty) {
         if (!tracee_set_regs(t->tid, &t->regs))
@@ -230,6 +250,7 @@ static int resume(struct execution *ex, struct mthread *t, bool first_op, int *s
     }
     if (!exec_tso_before_native(ex, t) || !tracee_cont(t->tid, 0))
         return -1;
+    t->kernel_at_syscall = false;
     return exec_wait_thread(ex, t->tid, status);
 }
 
@@ -382,9 +403,13 @@ static void tell_exited(struct execution *ex, const struct mthread *t)
 static void thread_ended(struct execution *ex, struct mthread *t)
 {
     t->state = TS_EXITED;
-    for (int i = 0; ex->vm_pid == t->tid && i < ex->n_threads; i++)
-        if (ex->threads[i].state != TS_EXITED)
-            ex->vm_pid = ex->threads[i].tid;
+    if (ex->vm_pid == t->tid) {
+        for (int i = 0; ex->vm_pid == t->tid && i < ex->n_threads; i++)
+            if (ex->threads[i].state != TS_EXITED)
+                ex->vm_pid = ex->threads[i].tid;
+        if (ex->n_passive == 0)
+            page_cache_follow(ex->mem_fd, ex->vm_pid);
+    }
     tell_exited(ex, t);
     if (t->ctid)
         exec_wake_waiters(ex, t->ctid, FUTEX_BITSET_MATCH_ANY, UINT32_MAX);
@@ -708,6 +733,7 @@ static enum run_outcome on_stop(struct execution *ex, struct mthread *t, int *st
     unsigned long child = 0;
     switch (event) {
     case PTRACE_EVENT_SECCOMP:
+        t->kernel_at_syscall = true;
         return on_syscall(ex, t);
     case PTRACE_EVENT_CLONE:
         ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &child);
@@ -751,9 +777,9 @@ enum run_outcome exec_run_thread(struct execution *ex, struct mthread *t)
         uint64_t ahead_at = 0;
         int r = resume(ex, t, first, &status, &ahead_at);
         first = false;
-        if (r == 2) {
+        if (r == 2 || r == 3) {
             bool ours;
-            enum run_outcome o = on_breakpoint(ex, t, ahead_at, &ours);
+            enum run_outcome o = r == 2 ? on_breakpoint(ex, t, ahead_at, &ours) : on_syscall(ex, t);
             if (o != RUNS_ON)
                 return o;
             continue;

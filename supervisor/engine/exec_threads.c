@@ -7,6 +7,7 @@
  * reaping it, children included. */
 #include "supervisor/engine/exec_engine.h"
 #include "supervisor/engine/exec_template.h"
+#include "supervisor/engine/page_cache.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -135,6 +136,7 @@ void exec_add_passive(struct execution *ex, pid_t tid)
     if (ex->n_passive == ex->cap_passive)
         ex->passive = grow_array(ex->passive, &ex->cap_passive, sizeof *ex->passive, 8);
     ex->passive[ex->n_passive++] = tid;
+    page_cache_follow(-1, 0);   /* it may share the program's memory, and runs free */
     struct tracee_event early;
     while (exec_dequeue(ex, tid, &early))
         passive_stop(ex, &early);

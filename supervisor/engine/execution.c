@@ -13,6 +13,7 @@
 #include "supervisor/engine/exec_engine.h"
 #include "supervisor/engine/exec_tso.h"
 #include "supervisor/engine/exec_template.h"
+#include "supervisor/engine/page_cache.h"
 #include "supervisor/engine/spawn.h"
 
 #include <errno.h>
@@ -601,6 +602,7 @@ static bool start(struct execution *ex, char *err, size_t errlen)
         snprintf(err, errlen, "cannot open /proc/%d/mem: %s", (int)ex->pid, strerror(errno));
         return false;
     }
+    page_cache_follow(ex->mem_fd, ex->vm_pid);
     if (cfg->tmpl)
         return true;    /* forked with everything planted, at the entry point */
     return code_map_plant_exe(cfg->code, ex->pid, ex->mem_fd, ex->describe || cfg->n_listeners > 0, err, errlen);
@@ -683,6 +685,7 @@ bool execution_run(const struct exec_config *cfg, struct exec_result *res)
     }
     if (ex.model_state)
         ex.model->close(ex.model_state);
+    page_cache_follow(-1, 0);
     if (ex.mem_fd >= 0)
         close(ex.mem_fd);
     if (ex.pidfd >= 0)

@@ -1,5 +1,6 @@
 /* tracee: ptrace and /proc/PID/mem wrappers, and waiting with a deadline. */
 #include "supervisor/engine/tracee.h"
+#include "supervisor/engine/page_cache.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,26 +13,46 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Memory of the followed address space goes through page_cache.c; what
+ * bypasses the copies writes them back first. */
 bool tracee_read(int mem_fd, uint64_t addr, void *buf, size_t len)
 {
+    if (page_cache_read(mem_fd, -1, addr, buf, len))
+        return true;
+    page_cache_write_back();
     return pread(mem_fd, buf, len, (off_t)addr) == (ssize_t)len;
 }
 
 bool tracee_write(int mem_fd, uint64_t addr, const void *buf, size_t len)
 {
-    return pwrite(mem_fd, buf, len, (off_t)addr) == (ssize_t)len;
+    if (page_cache_write(mem_fd, -1, addr, buf, len))
+        return true;
+    page_cache_write_back();
+    if (pwrite(mem_fd, buf, len, (off_t)addr) != (ssize_t)len)
+        return false;
+    page_cache_wrote(mem_fd, -1, addr, buf, len, false);
+    return true;
 }
 
 bool tracee_read_as_program(pid_t pid, uint64_t addr, void *buf, size_t len)
 {
+    if (page_cache_read(-1, pid, addr, buf, len))
+        return true;
+    page_cache_write_back();
     struct iovec local = {buf, len}, remote = {(void *)(uintptr_t)addr, len};
     return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)len;
 }
 
 bool tracee_write_as_program(pid_t pid, uint64_t addr, const void *buf, size_t len)
 {
+    if (page_cache_write(-1, pid, addr, buf, len))
+        return true;
+    page_cache_write_back();
     struct iovec local = {(void *)buf, len}, remote = {(void *)(uintptr_t)addr, len};
-    return process_vm_writev(pid, &local, 1, &remote, 1, 0) == (ssize_t)len;
+    if (process_vm_writev(pid, &local, 1, &remote, 1, 0) != (ssize_t)len)
+        return false;
+    page_cache_wrote(-1, pid, addr, buf, len, true);
+    return true;
 }
 
 void tracee_read_string(int mem_fd, uint64_t addr, char *buf, size_t cap)
@@ -39,6 +60,7 @@ void tracee_read_string(int mem_fd, uint64_t addr, char *buf, size_t cap)
     buf[0] = '\0';
     if (cap == 0 || addr == 0)
         return;
+    page_cache_write_back();
     /* Read in small chunks: a string near the end of a mapping would make one
      * large read fail as a whole. */
     size_t got = 0;
@@ -76,12 +98,12 @@ bool tracee_set_regs(pid_t tid, const struct user_regs_struct *regs)
 
 bool tracee_cont(pid_t tid, int sig)
 {
-    return ptrace(PTRACE_CONT, tid, 0, (long)sig) == 0;
+    return page_cache_forget() && ptrace(PTRACE_CONT, tid, 0, (long)sig) == 0;
 }
 
 bool tracee_step(pid_t tid, int sig)
 {
-    return ptrace(PTRACE_SINGLESTEP, tid, 0, (long)sig) == 0;
+    return page_cache_forget() && ptrace(PTRACE_SINGLESTEP, tid, 0, (long)sig) == 0;
 }
 
 uint64_t monotonic_ns(void)

@@ -1,0 +1,183 @@
+/* page_cache: copies of the program's pages while none of its threads runs
+ * (see page_cache.h for when they hold). Direct-mapped: a stretch run
+ * ahead touches a handful of pages (the lock's, the counter's, the stack,
+ * the thread block), and a collision costs a read (and a write when the
+ * page evicted was written). */
+#include "supervisor/engine/page_cache.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/uio.h>
+
+enum { PAGE = 4096, SLOTS = 64 };
+
+struct slot {
+    uint64_t page;      /* the page's address; 0: empty (page 0 is never mapped) */
+    /* The program may write it: one write of its own went through. Until
+     * then writes go to the program first, so that one it may not make
+     * fails where it is made. */
+    bool writable;
+    uint16_t dirty_lo, dirty_hi;    /* written here, not yet in the program: [lo, hi) */
+    uint8_t bytes[PAGE];
+};
+
+static struct {
+    int mem_fd;         /* < 0: following nothing */
+    pid_t pid;
+    struct slot slots[SLOTS];
+} cache = {.mem_fd = -1};
+
+static bool slot_dirty(const struct slot *s)
+{
+    return s->page && s->dirty_lo < s->dirty_hi;
+}
+
+static void set_clean(struct slot *s)
+{
+    s->dirty_lo = PAGE;
+    s->dirty_hi = 0;
+}
+
+bool page_cache_write_back(void)
+{
+    struct iovec local[SLOTS], remote[SLOTS];
+    int n = 0;
+    ssize_t total = 0;
+    for (int i = 0; i < SLOTS; i++) {
+        struct slot *s = &cache.slots[i];
+        if (!slot_dirty(s))
+            continue;
+        size_t len = (size_t)(s->dirty_hi - s->dirty_lo);
+        local[n] = (struct iovec){s->bytes + s->dirty_lo, len};
+        remote[n] = (struct iovec){(void *)(uintptr_t)(s->page + s->dirty_lo), len};
+        total += (ssize_t)len;
+        n++;
+        set_clean(s);
+    }
+    return n == 0 || process_vm_writev(cache.pid, local, (unsigned long)n, remote, (unsigned long)n, 0) == total;
+}
+
+bool page_cache_forget(void)
+{
+    bool ok = page_cache_write_back();
+    for (int i = 0; i < SLOTS; i++)
+        cache.slots[i].page = 0;
+    return ok;
+}
+
+void page_cache_follow(int mem_fd, pid_t pid)
+{
+    if (mem_fd >= 0 && mem_fd == cache.mem_fd) {
+        cache.pid = pid;    /* the same address space, through another of its threads */
+        return;
+    }
+    page_cache_forget();
+    cache.mem_fd = mem_fd;
+    cache.pid = pid;
+}
+
+static bool follows(int mem_fd, pid_t pid)
+{
+    return cache.mem_fd >= 0 && (mem_fd >= 0 ? mem_fd == cache.mem_fd : pid == cache.pid);
+}
+
+static struct slot *slot_of(uint64_t page)
+{
+    return &cache.slots[(page / PAGE) % SLOTS];
+}
+
+/* The copy of page, read from the program when not held; NULL when the
+ * program cannot read it (or a write evicted to make room failed). */
+static struct slot *held(uint64_t page)
+{
+    struct slot *s = slot_of(page);
+    if (s->page == page)
+        return s;
+    if (slot_dirty(s)) {
+        struct iovec local = {s->bytes + s->dirty_lo, (size_t)(s->dirty_hi - s->dirty_lo)};
+        struct iovec remote = {(void *)(uintptr_t)(s->page + s->dirty_lo), local.iov_len};
+        if (process_vm_writev(cache.pid, &local, 1, &remote, 1, 0) != (ssize_t)local.iov_len)
+            return NULL;
+    }
+    s->page = 0;
+    struct iovec local = {s->bytes, PAGE}, remote = {(void *)(uintptr_t)page, PAGE};
+    if (process_vm_readv(cache.pid, &local, 1, &remote, 1, 0) != PAGE)
+        return NULL;
+    s->page = page;
+    s->writable = false;
+    set_clean(s);
+    return s;
+}
+
+/* How much of [addr + done, addr + len) lies in the page of addr + done. */
+static size_t piece(uint64_t addr, size_t done, size_t len)
+{
+    size_t room = PAGE - (size_t)((addr + done) % PAGE);
+    return room < len - done ? room : len - done;
+}
+
+static uint64_t page_of(uint64_t addr)
+{
+    return addr & ~(uint64_t)(PAGE - 1);
+}
+
+/* Page 0 is never mapped (mmap_min_addr), and marks an empty slot. */
+static bool in_range(int mem_fd, pid_t pid, uint64_t addr, size_t len)
+{
+    return follows(mem_fd, pid) && addr >= PAGE && addr + len >= addr;
+}
+
+bool page_cache_read(int mem_fd, pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+    if (!in_range(mem_fd, pid, addr, len))
+        return false;
+    for (size_t done = 0, n; done < len; done += n) {
+        n = piece(addr, done, len);
+        const struct slot *s = held(page_of(addr + done));
+        if (!s)
+            return false;
+        memcpy((uint8_t *)buf + done, s->bytes + (addr + done) % PAGE, n);
+    }
+    return true;
+}
+
+bool page_cache_write(int mem_fd, pid_t pid, uint64_t addr, const void *buf, size_t len)
+{
+    if (!in_range(mem_fd, pid, addr, len))
+        return false;
+    for (size_t done = 0, n; done < len; done += n) {
+        n = piece(addr, done, len);
+        const struct slot *s = slot_of(page_of(addr + done));
+        if (s->page != page_of(addr + done) || !s->writable)
+            return false;
+    }
+    for (size_t done = 0, n; done < len; done += n) {
+        n = piece(addr, done, len);
+        struct slot *s = slot_of(page_of(addr + done));
+        size_t off = (size_t)((addr + done) % PAGE);
+        memcpy(s->bytes + off, (const uint8_t *)buf + done, n);
+        if (off < s->dirty_lo)
+            s->dirty_lo = (uint16_t)off;
+        if (off + n > s->dirty_hi)
+            s->dirty_hi = (uint16_t)(off + n);
+    }
+    return true;
+}
+
+void page_cache_wrote(int mem_fd, pid_t pid, uint64_t addr, const void *buf, size_t len, bool as_program)
+{
+    if (cache.mem_fd < 0)
+        return;
+    if (!follows(mem_fd, pid)) {
+        page_cache_forget();
+        return;
+    }
+    for (size_t done = 0, n; done < len; done += n) {
+        n = piece(addr, done, len);
+        struct slot *s = slot_of(page_of(addr + done));
+        if (s->page == page_of(addr + done)) {
+            memcpy(s->bytes + (addr + done) % PAGE, (const uint8_t *)buf + done, n);
+            s->writable |= as_program;
+        }
+    }
+}

@@ -1,0 +1,52 @@
+/* page_cache: copies of the program's pages in mdat, kept while none of its
+ * threads runs.
+ *
+ * When mdat carries out a stretch of the program itself (exec_ahead.c), a
+ * lock's fast path or a loop over a shared counter reads the same few
+ * words over and over, each a system call (process_vm_readv or a pread of
+ * /proc/PID/mem) that costs as much as the emulation around it. While
+ * every thread of the program is stopped, nothing but mdat changes its
+ * memory: a page read once stays true until a thread is resumed. tracee.c
+ * serves reads of the followed address space from here. Writes go to the
+ * program the first time a page is written (so that a write the program
+ * may not make fails where it is made), then only here until a thread is
+ * resumed or something reads the program around the copies: they are
+ * written back then (one system call for all), and resuming any thread
+ * forgets every page.
+ *
+ * The engine follows one address space at a time, and none while some
+ * other process may share its memory (a forked child runs free). */
+#ifndef MDAT_ENGINE_PAGE_CACHE_H
+#define MDAT_ENGINE_PAGE_CACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* The address space reached through mem_fd (/proc/PID/mem) and through
+ * pid (process_vm_readv); mem_fd < 0: none. The same mem_fd with another
+ * pid (a thread of it that lives on) keeps the pages. */
+void page_cache_follow(int mem_fd, pid_t pid);
+/* Writes what mdat wrote into the copies to the program: before anything
+ * else reads its memory (a thread, the kernel, a read that bypasses the
+ * copies). false when the program could not take it. */
+bool page_cache_write_back(void);
+/* A thread is about to run: writes back, then every copy is stale. */
+bool page_cache_forget(void);
+/* Copies [addr, addr + len) out of the followed address space, when the
+ * handle (a mem_fd, or a pid with mem_fd -1) reaches it, reading the
+ * pages not held yet. false: the caller reads the program itself (another
+ * address space, or a page the program cannot read). */
+bool page_cache_read(int mem_fd, pid_t pid, uint64_t addr, void *buf, size_t len);
+/* Writes [addr, addr + len) into the copies alone, when every page of it
+ * is held and the program has written it before; false: the caller writes
+ * the program itself, then calls page_cache_wrote. */
+bool page_cache_write(int mem_fd, pid_t pid, uint64_t addr, const void *buf, size_t len);
+/* The program's [addr, addr + len) was just written through the handle
+ * (as_program: as the program itself could, which shows the page
+ * writable): the copies follow. A write into any other address space
+ * forgets them all (a vfork child shares the memory). */
+void page_cache_wrote(int mem_fd, pid_t pid, uint64_t addr, const void *buf, size_t len, bool as_program);
+
+#endif
