@@ -32,6 +32,11 @@ struct exec_config {
     double timeout_sec;             /* one step longer than this: hang; 0: none */
     double time_limit_sec;          /* the whole execution; reached: incomplete; 0: none */
     bool detect_livelock;           /* judge repeated states (engine/livelock.h) */
+    /* Record no choices in exec_result.choices: the caller finds a failing
+     * execution again from its seed and index, and a long execution's
+     * choices (16 bytes for nearly every step among many threads) would
+     * be most of mdat's memory. */
+    bool forget_choices;
     /* Where the strategy may take the processor from a thread that could go
      * on (--preempt): everywhere, or only before calls, system calls and
      * thread ends (a memory access runs on in the same thread), plus the

@@ -124,7 +124,7 @@ size_t exec_ask_strategy(struct execution *ex, char kind, const int *ids, const 
         free(ops);
     if (pick >= n)
         pick = 0;
-    if (n > 1 && !s->diverged)
+    if (n > 1 && !s->diverged && !ex->cfg->forget_choices)
         choice_list_add(&ex->res->choices, ex->steps, kind, ids[pick]);
     return pick;
 }

@@ -163,6 +163,7 @@ bool run_one(struct program *prog, const struct explore_options *opt, struct str
         .timeout_sec = opt->timeout_sec,
         .time_limit_sec = opt->time_limit_sec,
         .detect_livelock = true,
+        .forget_choices = io->forget_choices,
         .tmpl = io->tmpl,
         .stdin_fd = input,
         .stdout_fd = io->out_fd,

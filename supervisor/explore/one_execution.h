@@ -20,6 +20,9 @@ struct run_io {
      * program afresh) and the stdin it was made with. */
     struct exec_template *tmpl;
     int tmpl_stdin;
+    /* The caller reads no exec_result.choices (a batch worker: a failure
+     * is found again from its seed and index), so none are kept. */
+    bool forget_choices;
 };
 
 /* Captures stdout when it is not shown or a checker reads it, stderr when it

@@ -30,6 +30,7 @@ void worker_loop(struct program *prog, const struct explore_options *opt, uint64
 {
     struct strategy *strat = strategy_for_options(opt);
     struct run_io io = run_io_begin(prog, opt, opt->show_output);
+    io.forget_choices = true;   /* failure_record.c runs a failing execution again */
     struct trace_tee live = {0};
     if (opt->trace)
         trace_tee_add(&live, opt->trace, opt->trace_out, opt->trace_every_step);
