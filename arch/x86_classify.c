@@ -221,12 +221,14 @@ static bool alu_form_of(enum x86_alu_op op, const cs_x86 *x86, struct x86_insn *
         out->load_reg = (uint16_t)o[0].reg;
         out->store_imm = o[2].imm;
     } else if (n == 2 && is_general_reg(&o[0]) && is_general_reg(&o[1]) &&
-               (is_classic_binary(op) || op == X86_ALU_IMUL) && o[0].size == o[1].size) {
+               (((is_classic_binary(op) || op == X86_ALU_IMUL || is_bit_op(op)) && o[0].size == o[1].size) ||
+                (is_shift(op) && o[1].reg == X86_REG_CL))) {
         out->alu_form = X86_ALU_REG_REG;
         out->load_reg = (uint16_t)o[0].reg;
         out->src_reg = (uint16_t)o[1].reg;
         memory_form = false;
-    } else if (n == 2 && is_general_reg(&o[0]) && is_imm(&o[1]) && is_classic_binary(op)) {
+    } else if (n == 2 && is_general_reg(&o[0]) && is_imm(&o[1]) &&
+               (is_classic_binary(op) || is_bit_op(op) || is_shift(op))) {
         out->alu_form = X86_ALU_REG_IMM;
         out->load_reg = (uint16_t)o[0].reg;
         out->store_imm = o[1].imm;

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "arch/x86_insn.h"
+#include "arch/x86_regs.h"
 
 /* The state a case runs in and leaves. */
 struct cpu {
@@ -126,6 +127,9 @@ enum {
 /* bt* [m], imm (the bit number modulo the width) and bt* [m], reg (a
  * signed bit offset into the string at [m]). */
 #define BITS(X, op, k)                                                                                \
+    X(op##_ri_w, #op "w $13, %si", BIT) X(op##_ri_l, #op "l $37, %esi", BIT)                          \
+    X(op##_ri_q, #op "q $63, %rsi", BIT) X(op##_rr_w, #op "w %dx, %si", BIT)                          \
+    X(op##_rr_l, #op "l %edx, %esi", BIT) X(op##_rr_q, #op "q %rdx, %r9", BIT)                        \
     X(op##_mi_w, #op "w $13, (%rdi)", BIT | k) X(op##_mi_l, #op "l $37, (%rdi)", BIT | k)             \
     X(op##_mi_q, #op "q $63, (%rdi)", BIT | k) X(op##_mr_w, #op "w %si, (%rdi)", BIT | BITREG | k)    \
     X(op##_mr_l, #op "l %esi, (%rdi)", BIT | BITREG | k) X(op##_mr_q, #op "q %rsi, (%rdi)", BIT | BITREG | k)
@@ -190,7 +194,10 @@ enum {
     X(op##_mi_b, #op "b $3, (%rdi)", k | SPLIT) X(op##_mi_w, #op "w $5, (%rdi)", k | SPLIT)           \
     X(op##_mi_l, #op "l $31, (%rdi)", k | SPLIT) X(op##_mi_q, #op "q $37, (%rdi)", k | SPLIT)         \
     X(op##_mcl_b, #op "b %cl, (%rdi)", k | SPLIT) X(op##_mcl_w, #op "w %cl, (%rdi)", k | SPLIT)       \
-    X(op##_mcl_l, #op "l %cl, (%rdi)", k | SPLIT) X(op##_mcl_q, #op "q %cl, (%rdi)", k | SPLIT)
+    X(op##_mcl_l, #op "l %cl, (%rdi)", k | SPLIT) X(op##_mcl_q, #op "q %cl, (%rdi)", k | SPLIT)       \
+    X(op##_r1_l, #op "l %esi", k) X(op##_ri_b, #op "b $3, %sil", k) X(op##_ri_w, #op "w $9, %si", k)  \
+    X(op##_ri_l, #op "l $31, %esi", k) X(op##_ri_q, #op "q $37, %rsi", k)                             \
+    X(op##_rcl_b, #op "b %cl, %dh", k) X(op##_rcl_l, #op "l %cl, %esi", k) X(op##_rcl_q, #op "q %cl, %r9", k)
 #define SHIFTS_ALL(X)                                                                                 \
     SHIFTS(X, shl, SHIFT) SHIFTS(X, shr, SHIFT) SHIFTS(X, sar, SHIFT) SHIFTS(X, rol, SHIFT | ROTATE)  \
     SHIFTS(X, ror, SHIFT | ROTATE) X(sal_mi_l, "sall $2, (%rdi)", SHIFT | SPLIT)
@@ -248,12 +255,21 @@ static uint64_t rnd(void)
     }
 }
 
+static unsigned register_width(uint16_t reg)
+{
+    struct user_regs_struct regs = {0};
+    struct register_part part;
+    assert_true(x86_register_part(reg, &regs, &part));
+    return part.width;
+}
+
 /* The flags a case's result defines (for shifts, it depends on the count). */
 static uint64_t defined_flags(const struct case_def *c, const struct x86_insn *insn, const struct cpu *in)
 {
     if (c->attrs & SHIFT) {
-        unsigned size = insn->mem[0].size, bits = size * 8;
-        uint64_t count = insn->alu_form == X86_ALU_MEM_IMM ? (uint64_t)insn->store_imm : in->rcx & 0xff;
+        unsigned size = insn->n_mem ? insn->mem[0].size : register_width(insn->load_reg), bits = size * 8;
+        bool immediate = insn->alu_form == X86_ALU_MEM_IMM || insn->alu_form == X86_ALU_REG_IMM;
+        uint64_t count = immediate ? (uint64_t)insn->store_imm : in->rcx & 0xff;
         count &= size == 8 ? 63 : 31;
         uint64_t of = count == 1 ? OF : 0;
         if (count == 0)
