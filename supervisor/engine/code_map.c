@@ -177,6 +177,10 @@ struct code_map {
      * empty slot): what running ahead executes, decoded once per batch. */
     struct decoded_insn *decoded;
     size_t n_decoded, cap_decoded;
+    /* Changes whenever the breakpoints planted change (each execution
+     * plants its own): what a decoded instruction remembers of them is
+     * good while it is the same. */
+    uint32_t planted_generation;
 };
 
 struct decoded_insn {
@@ -186,6 +190,8 @@ struct decoded_insn {
     const debuginfo *module;
     uint64_t bias;
     bool ok;                    /* false: not code, or capstone could not decode it */
+    bool planted;               /* one of the code map's breakpoints is here, */
+    uint32_t planted_generation;    /* as of that generation */
     struct x86_insn insn;
 };
 
@@ -316,6 +322,7 @@ static void plant_entry(code_map *cm, uint64_t addr, int mem_fd, enum model_fn f
             abort();
     }
     cm->entries[cm->n_entries++] = (struct entry_bp){addr, fn, orig, first};
+    cm->planted_generation++;
 }
 
 /* A breakpoint on each definition of symbol in img, meaning fn. */
@@ -460,6 +467,7 @@ bool code_map_plant_exe(code_map *cm, pid_t pid, int mem_fd, bool follow_memory,
     plan_sync_calls(cm, cm->exe, false);
     cm->n_entries = 0;
     cm->entry_planted = false;
+    cm->planted_generation++;
     struct proc_maps maps;
     if (!proc_maps_read(pid, &maps)) {
         snprintf(err, errlen, "cannot read the memory map of process %d", (int)pid);
@@ -539,6 +547,7 @@ static struct lib_cache *lib_entry(code_map *cm, const char *path)
 
 bool code_map_plant_libs(code_map *cm, pid_t pid, int mem_fd, char *err, size_t errlen)
 {
+    cm->planted_generation++;
     if (cm->entry_planted) {
         tracee_write(mem_fd, cm->entry_addr, &cm->entry_orig, 1);
         cm->entry_planted = false;
@@ -768,14 +777,16 @@ static bool module_at(const code_map *cm, uint64_t addr, const debuginfo **modul
     return false;
 }
 
-const struct x86_insn *code_map_insn_at(code_map *cm, uint64_t addr)
+const struct x86_insn *code_map_insn_at(code_map *cm, uint64_t addr, bool *planted)
 {
     const debuginfo *module;
     uint64_t bias;
-    if (!addr || !module_at(cm, addr, &module, &bias))
+    struct breakpoint_hit hit;
+    if (!addr || !module_at(cm, addr, &module, &bias) ||
+        ((cm->n_decoded + 1) * 2 > cm->cap_decoded && !grow_decoded(cm))) {
+        *planted = code_map_lookup(cm, addr, &hit);   /* the vDSO's clock functions have entries */
         return NULL;
-    if ((cm->n_decoded + 1) * 2 > cm->cap_decoded && !grow_decoded(cm))
-        return NULL;
+    }
     struct decoded_insn *d = &cm->decoded[decoded_slot(cm->decoded, cm->cap_decoded, addr)];
     if (!d->addr || d->module != module || d->bias != bias) {
         uint8_t code[16];
@@ -785,6 +796,12 @@ const struct x86_insn *code_map_insn_at(code_map *cm, uint64_t addr)
         d->module = module;
         d->bias = bias;
         d->ok = len > 0 && x86_decode(cm->decoder, code, len, addr, &d->insn);
+        d->planted_generation = cm->planted_generation - 1;
     }
+    if (d->planted_generation != cm->planted_generation) {
+        d->planted = code_map_lookup(cm, addr, &hit);
+        d->planted_generation = cm->planted_generation;
+    }
+    *planted = d->planted;
     return d->ok ? &d->insn : NULL;
 }

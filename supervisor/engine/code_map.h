@@ -110,7 +110,8 @@ bool code_map_lookup(const code_map *cm, uint64_t addr, struct breakpoint_hit *h
 /* The instruction at runtime address addr as the compiler wrote it (none
  * of mdat's int3s), in the executable or a library loaded with it, decoded
  * once per batch and kept; NULL outside their code or where it does not
- * decode. */
-const struct x86_insn *code_map_insn_at(code_map *cm, uint64_t addr);
+ * decode. *planted: one of the code map's breakpoints is at addr (what
+ * code_map_lookup finds, remembered with the instruction). */
+const struct x86_insn *code_map_insn_at(code_map *cm, uint64_t addr, bool *planted);
 
 #endif

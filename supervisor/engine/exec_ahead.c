@@ -49,9 +49,17 @@ static bool write_memory(void *ctx, uint64_t addr, const void *buf, size_t n)
     return tracee_write_as_program(((struct execution *)ctx)->vm_pid, addr, buf, n);
 }
 
+/* Two places a start may be remembered at: two starts that share one
+ * would otherwise keep wiping each other's counts. */
+static struct ahead_memo *memo_pair(struct execution *ex, uint64_t start)
+{
+    return &ex->ahead_memo[((start * 0x9e3779b97f4a7c15ull >> 40) % EXEC_AHEAD_MEMO) & ~(uint64_t)1];
+}
+
 static struct ahead_memo *memo_of(struct execution *ex, uint64_t start)
 {
-    return &ex->ahead_memo[(start * 0x9e3779b97f4a7c15ull >> 40) % EXEC_AHEAD_MEMO];
+    struct ahead_memo *pair = memo_pair(ex, start);
+    return pair[0].start == start ? &pair[0] : pair[1].start == start ? &pair[1] : NULL;
 }
 
 /* A start that failed may succeed next time: the first call through a
@@ -62,13 +70,15 @@ static struct ahead_memo *memo_of(struct execution *ex, uint64_t start)
 static bool refused(struct execution *ex, uint64_t start)
 {
     const struct ahead_memo *m = memo_of(ex, start);
-    return m->start == start && m->tries >= AHEAD_TRIES && m->arrivals * 4 < m->tries;
+    return m && m->tries >= AHEAD_TRIES && m->arrivals * 4 < m->tries;
 }
 
 static void remember(struct execution *ex, uint64_t start, bool arrived)
 {
     struct ahead_memo *m = memo_of(ex, start);
-    if (m->start != start) {
+    if (!m) {
+        struct ahead_memo *pair = memo_pair(ex, start);
+        m = pair[0].tries <= pair[1].tries ? &pair[0] : &pair[1];     /* the less known one goes */
         m->start = start;
         m->tries = m->arrivals = 0;
     }
@@ -120,7 +130,8 @@ static bool turned_off(void)
 enum ahead_end exec_run_ahead(struct execution *ex, struct mthread *t, uint64_t *at)
 {
     uint64_t start = t->regs.rip;
-    if (turned_off() || refused(ex, start) || !code_map_insn_at(ex->cfg->code, start))
+    bool planted;
+    if (turned_off() || refused(ex, start) || !code_map_insn_at(ex->cfg->code, start, &planted))
         return AHEAD_NATIVE;
     struct x86_memory mem = {read_memory, write_memory, ex};
     struct user_regs_struct regs = t->regs;
@@ -128,11 +139,11 @@ enum ahead_end exec_run_ahead(struct execution *ex, struct mthread *t, uint64_t 
     int n = 0;
     for (; n < AHEAD_MAX; n++) {
         uint8_t orig;
-        if (exec_breakpoint_orig(ex, regs.rip, &orig)) {
+        const struct x86_insn *in = code_map_insn_at(ex->cfg->code, regs.rip, &planted);
+        if (planted || (ex->n_ret_bps && exec_breakpoint_orig(ex, regs.rip, &orig))) {
             arrived = true;
             break;
         }
-        const struct x86_insn *in = code_map_insn_at(ex->cfg->code, regs.rip);
         if (is_futex_call(in, &regs)) {
             enter_seccomp_stop(&regs, in);
             arrived = at_futex = true;

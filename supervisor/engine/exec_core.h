@@ -113,6 +113,12 @@ struct execution {
     int mem_fd;
     struct mthread *threads;        /* index = id - 1 */
     int n_threads, cap_threads;
+    /* The scheduler's view of threads, kept as they change state
+     * (exec_set_state): the runnable ones' ids in order, how many are
+     * blocked and how many of those can time out. A step's candidates then
+     * cost what the runnable threads cost, not a look at every thread. */
+    int *runnable;
+    int n_runnable, n_blocked, n_timed;
     struct futex_table futex;
     struct tracee_event *queue;     /* stops of threads other than the one we wait for */
     size_t n_queue, cap_queue;

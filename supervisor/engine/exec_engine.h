@@ -39,6 +39,9 @@ void exec_set_error(struct execution *ex, const char *fmt, ...) __attribute__((f
 
 /* exec_threads.c: threads, forked children, queued stops, waiting, the end */
 struct mthread *exec_add_thread(struct execution *ex, pid_t tid);
+/* The only way t->state (and t->timed_wait) change: the scheduler's view
+ * follows. timed_wait counts for a blocked thread; a runnable one has none. */
+void exec_set_state(struct execution *ex, struct mthread *t, enum thread_state state, bool timed_wait);
 bool exec_is_passive(const struct execution *ex, pid_t tid);
 /* A forked child (or an exec'd image) runs free; stops it had queued are dealt with. */
 void exec_add_passive(struct execution *ex, pid_t tid);
@@ -56,7 +59,7 @@ size_t exec_ask_strategy(struct execution *ex, char kind, const int *ids, const 
 
 /* exec_futex.c: futex emulation */
 /* Makes the syscall the thread is stopped at return result without running it. */
-bool exec_emulate_syscall(struct mthread *t, int64_t result);
+void exec_emulate_syscall(struct mthread *t, int64_t result);
 void exec_wake_thread(struct execution *ex, struct mthread *w);
 /* Wakes up to n waiters of addr; which ones, when there are more, is a choice. */
 int exec_wake_waiters(struct execution *ex, uint64_t addr, uint32_t bitset, uint32_t n);

@@ -11,29 +11,30 @@
 #include <errno.h>
 #include <linux/futex.h>
 
-bool exec_emulate_syscall(struct mthread *t, int64_t result)
+void exec_emulate_syscall(struct mthread *t, int64_t result)
 {
     t->regs.orig_rax = (uint64_t)-1;
     t->regs.rax = (uint64_t)result;
     t->stop = STOP_PLAIN;
-    t->regs_dirty = false;
+    /* Written when it is resumed, where a thread killed meanwhile (from
+     * outside) is noticed as such. */
+    t->regs_dirty = true;
     t->ahead_on_resume = true;
-    return tracee_set_regs(t->tid, &t->regs);
 }
 
 void exec_wake_thread(struct execution *ex, struct mthread *w)
 {
     livelock_touch(ex->livelock, w->id);
     futex_table_remove(&ex->futex, w->id);
-    w->state = TS_RUNNABLE;
+    exec_set_state(ex, w, TS_RUNNABLE, false);
     w->op = OP_WOKEN;
-    w->timed_wait = false;
 }
 
 /* The futex call returns result and the thread runs on. */
 static enum run_outcome futex_returns(struct mthread *t, int64_t result)
 {
-    return exec_emulate_syscall(t, result) ? RUN_CONTINUE : RUN_ERROR;
+    exec_emulate_syscall(t, result);
+    return RUN_CONTINUE;
 }
 
 static void tell_woke(struct execution *ex, int woken, uint64_t addr)
@@ -73,10 +74,8 @@ static enum run_outcome futex_wait(struct execution *ex, struct mthread *t, cons
         return futex_returns(t, -EFAULT);
     if (value != fc->val)
         return futex_returns(t, -EAGAIN);
-    if (!exec_emulate_syscall(t, 0))
-        return RUN_ERROR;
-    t->state = TS_BLOCKED;
-    t->timed_wait = fc->timeout != 0;
+    exec_emulate_syscall(t, 0);
+    exec_set_state(ex, t, TS_BLOCKED, fc->timeout != 0);
     t->wait_seq = ++ex->wait_seq;
     futex_table_add(&ex->futex, t->id, fc->uaddr, fc->bitset, t->timed_wait);
     return RUN_BLOCKED;

@@ -294,7 +294,8 @@ static enum run_outcome on_syscall(struct execution *ex, struct mthread *t)
             exec_clock_sleeps(ex, t);
         t->op = t->regs.orig_rax == SYS_sched_yield ? OP_YIELD : OP_SLEEP;
         t->yielded = true;
-        return exec_emulate_syscall(t, 0) ? RUN_NEXT_OP : RUN_ERROR;
+        exec_emulate_syscall(t, 0);
+        return RUN_NEXT_OP;
     default:
         return exec_syscall_stop(ex, t);
     }
@@ -402,7 +403,7 @@ static void tell_exited(struct execution *ex, const struct mthread *t)
  * (the kernel cleared the tid word and woke only its real waiters). */
 static void thread_ended(struct execution *ex, struct mthread *t)
 {
-    t->state = TS_EXITED;
+    exec_set_state(ex, t, TS_EXITED, false);
     if (ex->vm_pid == t->tid) {
         for (int i = 0; ex->vm_pid == t->tid && i < ex->n_threads; i++)
             if (ex->threads[i].state != TS_EXITED)
@@ -718,7 +719,7 @@ static enum run_outcome on_stop(struct execution *ex, struct mthread *t, int *st
             /* A signal kills every thread: the program ends with this step. */
             return WIFSIGNALED(*status) ? RUN_PROCESS_GONE : RUN_THREAD_EXITED;
         }
-        t->state = TS_EXITED;
+        exec_set_state(ex, t, TS_EXITED, false);
         ex->leader_gone = true;
         ex->leader_status = *status;
         return RUN_PROCESS_GONE;

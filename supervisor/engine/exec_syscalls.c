@@ -129,9 +129,8 @@ bool exec_syscall_would_wait(struct execution *ex, struct mthread *t)
 {
     if (readiness(ex, t) != IO_WOULD_BLOCK || ready_after_children(ex, t))
         return false;
-    t->state = TS_BLOCKED;
+    exec_set_state(ex, t, TS_BLOCKED, has_timeout(t));
     t->io_wait = true;
-    t->timed_wait = has_timeout(t);
     t->wait_seq = ++ex->wait_seq;
     ex->n_io_waits++;
     return true;
@@ -139,9 +138,8 @@ bool exec_syscall_would_wait(struct execution *ex, struct mthread *t)
 
 static void end_wait(struct execution *ex, struct mthread *t)
 {
-    t->state = TS_RUNNABLE;
+    exec_set_state(ex, t, TS_RUNNABLE, false);
     t->io_wait = false;
-    t->timed_wait = false;
     ex->n_io_waits--;
     livelock_touch(ex->livelock, t->id);
 }

@@ -63,6 +63,47 @@ struct mthread *exec_thread_by_id(struct execution *ex, int id)
     return id >= 1 && id <= ex->n_threads ? &ex->threads[id - 1] : NULL;
 }
 
+/* Where id is, or would go, in the ordered runnable list. */
+static int runnable_slot(const struct execution *ex, int id)
+{
+    int lo = 0, hi = ex->n_runnable;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (ex->runnable[mid] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+void exec_set_state(struct execution *ex, struct mthread *t, enum thread_state state, bool timed_wait)
+{
+    if (t->state == TS_BLOCKED) {
+        ex->n_blocked--;
+        ex->n_timed -= t->timed_wait;
+    }
+    if ((t->state == TS_RUNNABLE) != (state == TS_RUNNABLE)) {
+        int at = runnable_slot(ex, t->id);
+        int *slot = ex->runnable + at;
+        if (state == TS_RUNNABLE) {
+            memmove(slot + 1, slot, (size_t)(ex->n_runnable - at) * sizeof *slot);
+            *slot = t->id;
+            ex->n_runnable++;
+        } else {
+            memmove(slot, slot + 1, (size_t)(ex->n_runnable - at - 1) * sizeof *slot);
+            ex->n_runnable--;
+        }
+    }
+    t->state = state;
+    if (state != TS_EXITED)
+        t->timed_wait = state == TS_BLOCKED && timed_wait;
+    if (state == TS_BLOCKED) {
+        ex->n_blocked++;
+        ex->n_timed += t->timed_wait;
+    }
+}
+
 int exec_thread_of_pthread(struct execution *ex, uint64_t pthread)
 {
     /* glibc reuses the memory of joined threads: the newest owner is meant. */
@@ -75,8 +116,9 @@ int exec_thread_of_pthread(struct execution *ex, uint64_t pthread)
 struct mthread *exec_add_thread(struct execution *ex, pid_t tid)
 {
     if (ex->n_threads == ex->cap_threads) {
-        size_t cap = (size_t)ex->cap_threads;
+        size_t cap = (size_t)ex->cap_threads, same = cap;
         ex->threads = grow_array(ex->threads, &cap, sizeof *ex->threads, 16);
+        ex->runnable = grow_array(ex->runnable, &same, sizeof *ex->runnable, 16);
         ex->cap_threads = (int)cap;
     }
     struct mthread *t = &ex->threads[ex->n_threads];
@@ -84,6 +126,7 @@ struct mthread *exec_add_thread(struct execution *ex, pid_t tid)
     t->id = ++ex->n_threads;
     t->tid = tid;
     t->state = TS_RUNNABLE;
+    ex->runnable[ex->n_runnable++] = t->id;    /* the highest id yet: the list stays in order */
     t->stop = STOP_PLAIN;
     t->op = OP_START;
     livelock_touch(ex->livelock, t->id);
@@ -266,13 +309,47 @@ static void kill_children(struct execution *ex)
         kill(ex->passive[i], SIGKILL);
 }
 
+/* Someone else's SIGKILL reached the program already. mdat holds every
+ * thread in a ptrace stop while it decides, but carrying a thread on in
+ * mdat over copies of its pages (exec_ahead.c, page_cache.c) it may not
+ * have looked at the kernel for a long time: then it is not the verdict's
+ * to stand. A thread that no longer answers ptrace is dying; its death
+ * (looked at without reaping it, for the drain to see) says by what. */
+static bool killed_meanwhile(const struct execution *ex)
+{
+    bool silent = false;
+    for (int i = 0; i < ex->n_threads && !silent; i++) {
+        const struct mthread *t = &ex->threads[i];
+        errno = 0;
+        silent = t->state != TS_EXITED && ptrace(PTRACE_PEEKUSER, t->tid, 0, 0) == -1 && errno == ESRCH;
+    }
+    for (int round = 0; silent && round < 200; round++) {
+        for (int i = 0; i < ex->n_threads; i++) {
+            pid_t tid = ex->threads[i].tid;
+            siginfo_t si = {0};
+            if (ex->threads[i].state == TS_EXITED ||
+                waitid(P_PID, (id_t)tid, &si, WEXITED | WNOHANG | WNOWAIT | __WALL) != 0 || si.si_pid != tid)
+                continue;
+            if (si.si_code == CLD_KILLED)
+                return si.si_status == SIGKILL;
+            /* The leader stops once more on its way out (its exit event). */
+            unsigned long status;
+            if (si.si_code == CLD_TRAPPED && si.si_status == (SIGTRAP | PTRACE_EVENT_EXIT << 8) &&
+                ptrace(PTRACE_GETEVENTMSG, tid, 0, &status) == 0)
+                return WIFSIGNALED((int)status) && WTERMSIG((int)status) == SIGKILL;
+        }
+        usleep(1000);
+    }
+    return false;
+}
+
 void exec_drain(struct execution *ex, bool kill_it)
 {
     /* Without kill_it the program ends by itself (exit, or an exec'd image
      * running to its end): forked children are killed once the leader is gone. */
     if (kill_it && !ex->leader_gone) {
+        ex->killed = !killed_meanwhile(ex);
         kill(ex->pid, SIGKILL);
-        ex->killed = true;
     }
     if (kill_it || ex->leader_gone)
         kill_children(ex);

@@ -16,6 +16,7 @@
 #include "supervisor/engine/page_cache.h"
 #include "supervisor/engine/spawn.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <sys/syscall.h>
@@ -243,17 +244,25 @@ static void gather(struct execution *ex, struct candidates *c)
         if (!c->ids || !c->yielded)
             abort();
     }
-    c->n = c->n_blocked = c->n_timed = 0;
-    for (int i = 0; i < ex->n_threads; i++) {
-        struct mthread *t = &ex->threads[i];
-        if (t->state == TS_RUNNABLE) {
-            c->ids[c->n] = t->id;
-            c->yielded[c->n++] = t->yielded;
-        } else if (t->state == TS_BLOCKED) {
-            c->n_blocked++;
-            c->n_timed += t->timed_wait;
-        }
+    c->n = (size_t)ex->n_runnable;
+    c->n_blocked = (size_t)ex->n_blocked;
+    c->n_timed = (size_t)ex->n_timed;
+    for (size_t k = 0; k < c->n; k++) {
+        c->ids[k] = ex->runnable[k];
+        c->yielded[k] = ex->threads[ex->runnable[k] - 1].yielded;
     }
+#ifndef NDEBUG
+    /* Debug builds (the sanitizer suite) check the view against the threads. */
+    size_t runnable = 0, blocked = 0, timed = 0;
+    for (int i = 0; i < ex->n_threads; i++) {
+        const struct mthread *t = &ex->threads[i];
+        if (t->state == TS_RUNNABLE)
+            assert(runnable < c->n && c->ids[runnable++] == t->id);
+        blocked += t->state == TS_BLOCKED;
+        timed += t->state == TS_BLOCKED && t->timed_wait;
+    }
+    assert(runnable == c->n && blocked == c->n_blocked && timed == c->n_timed);
+#endif
     /* Under TSO, committing a thread's oldest pending store is a candidate
      * of its own (while anyone can run: a thread blocks only after its
      * buffer was committed). */
@@ -618,7 +627,11 @@ static void note_exit(struct execution *ex, bool ok)
     res->exited = WIFEXITED(st);
     res->exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
     res->term_signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
-    if (res->kind == FAIL_NONE && exec_sigkill_from_outside(ex)) {
+    if (exec_sigkill_from_outside(ex)) {
+        /* Whatever was judged meanwhile was judged of a program being
+         * taken apart: no verdict. */
+        res->kind = FAIL_NONE;
+        res->message[0] = res->location[0] = '\0';
         exec_report_outside_kill(ex, SIGKILL, 0);
         return;
     }
@@ -691,6 +704,7 @@ bool execution_run(const struct exec_config *cfg, struct exec_result *res)
     if (ex.pidfd >= 0)
         close(ex.pidfd);
     free(ex.threads);
+    free(ex.runnable);
     free(ex.queue);
     free(ex.passive);
     free(ex.ret_bps);

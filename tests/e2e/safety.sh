@@ -261,14 +261,14 @@ killed_outside)
     # mdat says so and stops (exit 3) after summarizing what it decided;
     # never a wait, a "FAILURE crash" or a "NOT reproduced".
     cp "$TARGETS/many_increments" prog     # a path no other test runs
-    start_mdat run -n 50 -s 1 -j 1 --json run.json -o out-dir "$WORK/prog" 4 20000
+    start_mdat run -n 50 -s 1 -j 1 --json run.json -o out-dir "$WORK/prog" 4 100000
     pids=$(server_and_execution "$WORK/prog") || fail "no fork server with an execution beside it"
     read -r server execution <<<"$pids"
     kill -KILL "$server"
     wait_mdat
     expect_cut_short "the program's fork server (pid $server) was killed from outside by SIGKILL"
     rm -rf out-dir run.json
-    start_mdat run -n 50 -s 1 -j 2 --json run.json -o out-dir "$WORK/prog" 4 20000
+    start_mdat run -n 50 -s 1 -j 2 --json run.json -o out-dir "$WORK/prog" 4 100000
     pids=$(server_and_execution "$WORK/prog") || fail "no fork server with an execution beside it"
     read -r server execution <<<"$pids"
     kill -KILL "$execution"
@@ -277,7 +277,7 @@ killed_outside)
     expect_err "mdat: execution "
     # A signal with a sender: the sender is named.
     rm -rf out-dir run.json
-    start_mdat run -n 50 -s 1 -j 1 --json run.json -o out-dir "$WORK/prog" 4 20000
+    start_mdat run -n 50 -s 1 -j 1 --json run.json -o out-dir "$WORK/prog" 4 100000
     pids=$(server_and_execution "$WORK/prog") || fail "no fork server with an execution beside it"
     read -r server execution <<<"$pids"
     kill -TERM "$execution"
