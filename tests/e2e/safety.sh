@@ -261,14 +261,22 @@ killed_outside)
     # mdat says so and stops (exit 3) after summarizing what it decided;
     # never a wait, a "FAILURE crash" or a "NOT reproduced".
     cp "$TARGETS/many_increments" prog     # a path no other test runs
-    start_mdat run -n 50 -s 1 -j 1 --json run.json -o out-dir "$WORK/prog" 4 100000
+    # Executions of about a second on this build (a sanitizer build is
+    # many times slower): long enough to be killed in, short enough that
+    # execution 0, run alone first, ends soon.
+    started=$(date +%s%N)
+    "$MDAT" run -n 1 -s 1 -o calibrate-out "$WORK/prog" 4 5000 </dev/null >/dev/null 2>&1
+    took_ms=$(( ($(date +%s%N) - started) / 1000000 + 1 ))
+    rounds=$(( 5000 * 1000 / took_ms ))
+    [ "$rounds" -ge 1000 ] || rounds=1000
+    start_mdat run -n 50 -s 1 -j 1 --json run.json -o out-dir "$WORK/prog" 4 $rounds
     pids=$(server_and_execution "$WORK/prog") || fail "no fork server with an execution beside it"
     read -r server execution <<<"$pids"
     kill -KILL "$server"
     wait_mdat
     expect_cut_short "the program's fork server (pid $server) was killed from outside by SIGKILL"
     rm -rf out-dir run.json
-    start_mdat run -n 50 -s 1 -j 2 --json run.json -o out-dir "$WORK/prog" 4 100000
+    start_mdat run -n 50 -s 1 -j 2 --json run.json -o out-dir "$WORK/prog" 4 $rounds
     pids=$(server_and_execution "$WORK/prog") || fail "no fork server with an execution beside it"
     read -r server execution <<<"$pids"
     kill -KILL "$execution"
@@ -277,7 +285,7 @@ killed_outside)
     expect_err "mdat: execution "
     # A signal with a sender: the sender is named.
     rm -rf out-dir run.json
-    start_mdat run -n 50 -s 1 -j 1 --json run.json -o out-dir "$WORK/prog" 4 100000
+    start_mdat run -n 50 -s 1 -j 1 --json run.json -o out-dir "$WORK/prog" 4 $rounds
     pids=$(server_and_execution "$WORK/prog") || fail "no fork server with an execution beside it"
     read -r server execution <<<"$pids"
     kill -TERM "$execution"
