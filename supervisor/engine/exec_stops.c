@@ -165,6 +165,14 @@ static int step_over_breakpoint(struct execution *ex, struct mthread *t, bool fi
             *stopped_elsewhere = true;
             return 1;
         }
+        /* Should a kernel not trap there, the step ran our int3 instead:
+         * back onto it. */
+        struct user_regs_struct now;
+        if (tracee_get_regs(t->tid, &now) && now.rip != at) {
+            now.rip = at;
+            if (!tracee_set_regs(t->tid, &now))
+                return -1;
+        }
     }
     if (!tracee_write(ex->mem_fd, at, &t->bp_orig, 1) || !tracee_step(t->tid, 0))
         return -1;
