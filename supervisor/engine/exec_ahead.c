@@ -138,9 +138,8 @@ enum ahead_end exec_run_ahead(struct execution *ex, struct mthread *t, uint64_t 
     bool arrived = false, at_futex = false;
     int n = 0;
     for (; n < AHEAD_MAX; n++) {
-        uint8_t orig;
         const struct x86_insn *in = code_map_insn_at(ex->cfg->code, regs.rip, &planted);
-        if (planted || (ex->n_ret_bps && exec_breakpoint_orig(ex, regs.rip, &orig))) {
+        if (planted || exec_return_break_at(ex, regs.rip)) {
             arrived = true;
             break;
         }

@@ -154,6 +154,9 @@ void exec_return_breaks_remove(struct execution *ex, int mem_fd);
 /* One of mdat's int3s sits at addr, the code map's or a return breakpoint:
  * true, with the program's byte it covers; false when there is none. */
 bool exec_breakpoint_orig(struct execution *ex, uint64_t addr, uint8_t *orig);
+/* One of the return breakpoints is at addr (running ahead knows the code
+ * map's from code_map_insn_at). */
+bool exec_return_break_at(struct execution *ex, uint64_t addr);
 
 /* virtual_clock.c: answers a call of the vDSO's clock functions (fn) and
  * returns from it to ret; false to let the real one run. */

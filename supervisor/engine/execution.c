@@ -291,9 +291,7 @@ static void expire_a_timed_wait(struct execution *ex, struct candidates *c)
     }
     exec_wake_thread(ex, t);
     t->op = OP_TIMEDOUT;
-    t->regs.rax = (uint64_t)-ETIMEDOUT;
-    tracee_set_regs(t->tid, &t->regs);
-    t->regs_dirty = false;
+    exec_emulate_syscall(t, -ETIMEDOUT);
 }
 
 /* The watched values as the program leaves: at its end by itself, or

@@ -75,6 +75,11 @@ bool exec_breakpoint_orig(struct execution *ex, uint64_t addr, uint8_t *orig)
     return bp != NULL;
 }
 
+bool exec_return_break_at(struct execution *ex, uint64_t addr)
+{
+    return ex->n_ret_bps && find(ex, addr);
+}
+
 void exec_return_breaks_remove(struct execution *ex, int mem_fd)
 {
     for (size_t i = 0; i < ex->n_ret_bps; i++)

@@ -13,8 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Memory of the followed address space goes through page_cache.c; what
- * bypasses the copies writes them back first. */
+/* Memory of the followed address space goes through page_cache.c: a read
+ * that bypasses the copies writes them back first, a write that bypasses
+ * them updates them after. */
 bool tracee_read(int mem_fd, uint64_t addr, void *buf, size_t len)
 {
     if (page_cache_read(mem_fd, -1, addr, buf, len))
@@ -27,7 +28,6 @@ bool tracee_write(int mem_fd, uint64_t addr, const void *buf, size_t len)
 {
     if (page_cache_write(mem_fd, -1, addr, buf, len))
         return true;
-    page_cache_write_back();
     if (pwrite(mem_fd, buf, len, (off_t)addr) != (ssize_t)len)
         return false;
     page_cache_wrote(mem_fd, -1, addr, buf, len, false);
@@ -47,7 +47,6 @@ bool tracee_write_as_program(pid_t pid, uint64_t addr, const void *buf, size_t l
 {
     if (page_cache_write(-1, pid, addr, buf, len))
         return true;
-    page_cache_write_back();
     struct iovec local = {(void *)buf, len}, remote = {(void *)(uintptr_t)addr, len};
     if (process_vm_writev(pid, &local, 1, &remote, 1, 0) != (ssize_t)len)
         return false;
