@@ -1,22 +1,29 @@
 /* page_cache: copies of the program's pages while none of its threads runs
- * (see page_cache.h for when they hold). Direct-mapped: a stretch run
- * ahead touches a handful of pages (the lock's, the counter's, the stack,
- * the thread block), and a collision costs a read (and a write when the
- * page evicted was written). */
+ * (see page_cache.h for when they hold). Direct-mapped by a hash of the
+ * page: a stretch run ahead touches a handful of pages (the lock's, the
+ * counter's, the stack, the thread block), but a step of each of hundreds
+ * of threads touches its own stack and thread block, and thread stacks lie
+ * a power of two apart, so the index is hashed and the slots are many
+ * (their memory is touched only as they are used). A collision costs a
+ * read (and a write when the page evicted was written). Forgetting every
+ * page is a new generation, and writing back visits only the slots
+ * written: a resume costs what was used, not the size of the cache. */
 #include "supervisor/engine/page_cache.h"
 
 #include <errno.h>
 #include <string.h>
 #include <sys/uio.h>
 
-enum { PAGE = 4096, SLOTS = 64 };
+enum { PAGE = 4096, SLOT_BITS = 11, SLOTS = 1 << SLOT_BITS, WRITES_AT_ONCE = 1024 /* UIO_MAXIOV */ };
 
 struct slot {
-    uint64_t page;      /* the page's address; 0: empty (page 0 is never mapped) */
+    uint64_t page;      /* the page's address, when gen is the cache's */
+    uint32_t gen;
     /* The program may write it: one write of its own went through. Until
      * then writes go to the program first, so that one it may not make
      * fails where it is made. */
     bool writable;
+    bool listed;        /* in cache.written */
     uint16_t dirty_lo, dirty_hi;    /* written here, not yet in the program: [lo, hi) */
     uint8_t bytes[PAGE];
 };
@@ -24,12 +31,20 @@ struct slot {
 static struct {
     int mem_fd;         /* < 0: following nothing */
     pid_t pid;
+    uint32_t gen;       /* slots of another generation hold nothing */
+    int n_written;
+    uint16_t written[SLOTS];    /* the slots with writes to give back, each once */
     struct slot slots[SLOTS];
-} cache = {.mem_fd = -1};
+} cache = {.mem_fd = -1, .gen = 1};
+
+static bool holds(const struct slot *s, uint64_t page)
+{
+    return s->gen == cache.gen && s->page == page;
+}
 
 static bool slot_dirty(const struct slot *s)
 {
-    return s->page && s->dirty_lo < s->dirty_hi;
+    return s->gen == cache.gen && s->dirty_lo < s->dirty_hi;
 }
 
 static void set_clean(struct slot *s)
@@ -40,11 +55,13 @@ static void set_clean(struct slot *s)
 
 bool page_cache_write_back(void)
 {
-    struct iovec local[SLOTS], remote[SLOTS];
+    struct iovec local[WRITES_AT_ONCE], remote[WRITES_AT_ONCE];
+    bool ok = true;
     int n = 0;
     ssize_t total = 0;
-    for (int i = 0; i < SLOTS; i++) {
-        struct slot *s = &cache.slots[i];
+    for (int i = 0; i < cache.n_written; i++) {
+        struct slot *s = &cache.slots[cache.written[i]];
+        s->listed = false;
         if (!slot_dirty(s))
             continue;
         size_t len = (size_t)(s->dirty_hi - s->dirty_lo);
@@ -53,15 +70,26 @@ bool page_cache_write_back(void)
         total += (ssize_t)len;
         n++;
         set_clean(s);
+        if (n == WRITES_AT_ONCE) {
+            ok &= process_vm_writev(cache.pid, local, (unsigned long)n, remote, (unsigned long)n, 0) == total;
+            n = 0;
+            total = 0;
+        }
     }
-    return n == 0 || process_vm_writev(cache.pid, local, (unsigned long)n, remote, (unsigned long)n, 0) == total;
+    if (n)
+        ok &= process_vm_writev(cache.pid, local, (unsigned long)n, remote, (unsigned long)n, 0) == total;
+    cache.n_written = 0;
+    return ok;
 }
 
 bool page_cache_forget(void)
 {
     bool ok = page_cache_write_back();
-    for (int i = 0; i < SLOTS; i++)
-        cache.slots[i].page = 0;
+    if (++cache.gen == 0) {     /* wrapped: no slot may seem current */
+        for (int i = 0; i < SLOTS; i++)
+            cache.slots[i].gen = 0;
+        cache.gen = 1;
+    }
     return ok;
 }
 
@@ -83,7 +111,7 @@ static bool follows(int mem_fd, pid_t pid)
 
 static struct slot *slot_of(uint64_t page)
 {
-    return &cache.slots[(page / PAGE) % SLOTS];
+    return &cache.slots[((page / PAGE) * 0x9e3779b97f4a7c15u) >> (64 - SLOT_BITS)];
 }
 
 /* The copy of page, read from the program when not held; NULL when the
@@ -91,19 +119,21 @@ static struct slot *slot_of(uint64_t page)
 static struct slot *held(uint64_t page)
 {
     struct slot *s = slot_of(page);
-    if (s->page == page)
+    if (holds(s, page))
         return s;
     if (slot_dirty(s)) {
         struct iovec local = {s->bytes + s->dirty_lo, (size_t)(s->dirty_hi - s->dirty_lo)};
         struct iovec remote = {(void *)(uintptr_t)(s->page + s->dirty_lo), local.iov_len};
         if (process_vm_writev(cache.pid, &local, 1, &remote, 1, 0) != (ssize_t)local.iov_len)
             return NULL;
+        set_clean(s);
     }
-    s->page = 0;
+    s->gen = 0;
     struct iovec local = {s->bytes, PAGE}, remote = {(void *)(uintptr_t)page, PAGE};
     if (process_vm_readv(cache.pid, &local, 1, &remote, 1, 0) != PAGE)
         return NULL;
     s->page = page;
+    s->gen = cache.gen;
     s->writable = false;
     set_clean(s);
     return s;
@@ -121,7 +151,7 @@ static uint64_t page_of(uint64_t addr)
     return addr & ~(uint64_t)(PAGE - 1);
 }
 
-/* Page 0 is never mapped (mmap_min_addr), and marks an empty slot. */
+/* Page 0 is never mapped (mmap_min_addr). */
 static bool in_range(int mem_fd, pid_t pid, uint64_t addr, size_t len)
 {
     return follows(mem_fd, pid) && addr >= PAGE && addr + len >= addr;
@@ -148,7 +178,7 @@ bool page_cache_write(int mem_fd, pid_t pid, uint64_t addr, const void *buf, siz
     for (size_t done = 0, n; done < len; done += n) {
         n = piece(addr, done, len);
         const struct slot *s = slot_of(page_of(addr + done));
-        if (s->page != page_of(addr + done) || !s->writable)
+        if (!holds(s, page_of(addr + done)) || !s->writable)
             return false;
     }
     for (size_t done = 0, n; done < len; done += n) {
@@ -156,6 +186,10 @@ bool page_cache_write(int mem_fd, pid_t pid, uint64_t addr, const void *buf, siz
         struct slot *s = slot_of(page_of(addr + done));
         size_t off = (size_t)((addr + done) % PAGE);
         memcpy(s->bytes + off, (const uint8_t *)buf + done, n);
+        if (!s->listed) {
+            s->listed = true;
+            cache.written[cache.n_written++] = (uint16_t)(s - cache.slots);
+        }
         if (off < s->dirty_lo)
             s->dirty_lo = (uint16_t)off;
         if (off + n > s->dirty_hi)
@@ -175,7 +209,7 @@ void page_cache_wrote(int mem_fd, pid_t pid, uint64_t addr, const void *buf, siz
     for (size_t done = 0, n; done < len; done += n) {
         n = piece(addr, done, len);
         struct slot *s = slot_of(page_of(addr + done));
-        if (s->page == page_of(addr + done)) {
+        if (holds(s, page_of(addr + done))) {
             memcpy(s->bytes + (addr + done) % PAGE, (const uint8_t *)buf + done, n);
             s->writable |= as_program;
         }
