@@ -42,6 +42,10 @@ static void portfolio_begin(struct strategy *s, uint64_t exec_seed, uint64_t est
     struct portfolio_state *p = s->state;
     if (!p->current)
         p->current = p->member[0];
+    /* The engine describes every candidate's next operation only for a
+     * member that reads it (pos): with hundreds of threads runnable that
+     * is most of a step's cost. */
+    s->wants_ops = p->current->wants_ops;
     memset(p->picks, 0, sizeof p->picks);
     p->current->stop = false;
     p->current->ops->begin(p->current, exec_seed, estimated_steps);
@@ -118,6 +122,6 @@ struct strategy *strategy_portfolio_new(int depth)
     p->member[3] = strategy_random_new();
     s->ops = &portfolio_ops;
     s->state = p;
-    s->wants_ops = true;    /* pos reads them */
+    s->wants_ops = p->member[0]->wants_ops;     /* the member's, from portfolio_begin on */
     return s;
 }
