@@ -118,7 +118,16 @@ struct execution {
      * blocked and how many of those can time out. A step's candidates then
      * cost what the runnable threads cost, not a look at every thread. */
     int *runnable;
+    bool *runnable_yielded;         /* beside runnable: that thread's last step was a yield or sleep */
     int n_runnable, n_blocked, n_timed;
+    /* The view's changes since the strategy last chose a thread from it
+     * (struct choice_point's view): the threads that became runnable or
+     * stopped being, or yielded or ran. A strategy that keeps its own
+     * order of the candidates (pct) then costs what changed, not what can
+     * run. More than fit: unknown, the strategy looks at them all. */
+    uint64_t view;                  /* thread choices made from the view */
+    int changed[32];
+    int n_changed;                  /* > 32: more changed than fit */
     struct futex_table futex;
     struct tracee_event *queue;     /* stops of threads other than the one we wait for */
     size_t n_queue, cap_queue;

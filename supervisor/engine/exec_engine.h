@@ -42,6 +42,8 @@ struct mthread *exec_add_thread(struct execution *ex, pid_t tid);
 /* The only way t->state (and t->timed_wait) change: the scheduler's view
  * follows. timed_wait counts for a blocked thread; a runnable one has none. */
 void exec_set_state(struct execution *ex, struct mthread *t, enum thread_state state, bool timed_wait);
+/* The only writer of t->yielded (the runnable view keeps a copy). */
+void exec_set_yielded(struct execution *ex, struct mthread *t, bool yielded);
 bool exec_is_passive(const struct execution *ex, pid_t tid);
 /* A forked child (or an exec'd image) runs free; stops it had queued are dealt with. */
 void exec_add_passive(struct execution *ex, pid_t tid);

@@ -301,7 +301,7 @@ static enum run_outcome on_syscall(struct execution *ex, struct mthread *t)
         if (t->regs.orig_rax != SYS_sched_yield)
             exec_clock_sleeps(ex, t);
         t->op = t->regs.orig_rax == SYS_sched_yield ? OP_YIELD : OP_SLEEP;
-        t->yielded = true;
+        exec_set_yielded(ex, t, true);
         exec_emulate_syscall(t, 0);
         return RUN_NEXT_OP;
     default:

@@ -77,6 +77,14 @@ static int runnable_slot(const struct execution *ex, int id)
     return lo;
 }
 
+static void note_changed(struct execution *ex, int id)
+{
+    if (ex->n_changed < (int)(sizeof ex->changed / sizeof *ex->changed))
+        ex->changed[ex->n_changed] = id;
+    if (ex->n_changed <= (int)(sizeof ex->changed / sizeof *ex->changed))
+        ex->n_changed++;
+}
+
 void exec_set_state(struct execution *ex, struct mthread *t, enum thread_state state, bool timed_wait)
 {
     if (t->state == TS_BLOCKED) {
@@ -86,14 +94,20 @@ void exec_set_state(struct execution *ex, struct mthread *t, enum thread_state s
     if ((t->state == TS_RUNNABLE) != (state == TS_RUNNABLE)) {
         int at = runnable_slot(ex, t->id);
         int *slot = ex->runnable + at;
+        bool *yielded = ex->runnable_yielded + at;
+        size_t after = (size_t)(ex->n_runnable - at);
         if (state == TS_RUNNABLE) {
-            memmove(slot + 1, slot, (size_t)(ex->n_runnable - at) * sizeof *slot);
+            memmove(slot + 1, slot, after * sizeof *slot);
+            memmove(yielded + 1, yielded, after * sizeof *yielded);
             *slot = t->id;
+            *yielded = t->yielded;
             ex->n_runnable++;
         } else {
-            memmove(slot, slot + 1, (size_t)(ex->n_runnable - at - 1) * sizeof *slot);
+            memmove(slot, slot + 1, (after - 1) * sizeof *slot);
+            memmove(yielded, yielded + 1, (after - 1) * sizeof *yielded);
             ex->n_runnable--;
         }
+        note_changed(ex, t->id);
     }
     t->state = state;
     if (state != TS_EXITED)
@@ -101,6 +115,19 @@ void exec_set_state(struct execution *ex, struct mthread *t, enum thread_state s
     if (state == TS_BLOCKED) {
         ex->n_blocked++;
         ex->n_timed += t->timed_wait;
+    }
+}
+
+void exec_set_yielded(struct execution *ex, struct mthread *t, bool yielded)
+{
+    if (t->yielded == yielded)
+        return;
+    t->yielded = yielded;
+    if (t->state == TS_RUNNABLE) {
+        int at = runnable_slot(ex, t->id);
+        if (at < ex->n_runnable && ex->runnable[at] == t->id)
+            ex->runnable_yielded[at] = yielded;
+        note_changed(ex, t->id);
     }
 }
 
@@ -119,6 +146,8 @@ struct mthread *exec_add_thread(struct execution *ex, pid_t tid)
         size_t cap = (size_t)ex->cap_threads, same = cap;
         ex->threads = grow_array(ex->threads, &cap, sizeof *ex->threads, 16);
         ex->runnable = grow_array(ex->runnable, &same, sizeof *ex->runnable, 16);
+        same = (size_t)ex->cap_threads;
+        ex->runnable_yielded = grow_array(ex->runnable_yielded, &same, sizeof *ex->runnable_yielded, 16);
         ex->cap_threads = (int)cap;
     }
     struct mthread *t = &ex->threads[ex->n_threads];
@@ -126,7 +155,9 @@ struct mthread *exec_add_thread(struct execution *ex, pid_t tid)
     t->id = ++ex->n_threads;
     t->tid = tid;
     t->state = TS_RUNNABLE;
+    ex->runnable_yielded[ex->n_runnable] = false;
     ex->runnable[ex->n_runnable++] = t->id;    /* the highest id yet: the list stays in order */
+    note_changed(ex, t->id);
     t->stop = STOP_PLAIN;
     t->op = OP_START;
     livelock_touch(ex->livelock, t->id);

@@ -77,7 +77,9 @@ static void next_visible_op(const struct mthread *t, struct visible_op *op)
 
 /* ---------- choices ---------- */
 
-size_t exec_ask_strategy(struct execution *ex, char kind, const int *ids, const bool *yielded, size_t n)
+/* from_view: the candidates are the runnable view (its changes go along). */
+static size_t ask_strategy(struct execution *ex, char kind, const int *ids, const bool *yielded, size_t n,
+                           bool from_view)
 {
     struct strategy *s = ex->cfg->strategy;
     struct visible_op ops_small[16], *ops = NULL;
@@ -107,7 +109,14 @@ size_t exec_ask_strategy(struct execution *ex, char kind, const int *ids, const 
         }
         next_visible_op(exec_thread_by_id(ex, ids[i]), &ops[i]);
     }
-    struct choice_point cp = {ex->steps, ids, yielded, n, ex->last_thread, ops, NULL, 0};
+    struct choice_point cp = {ex->steps, ids, yielded, n, ex->last_thread, ops, NULL, 0, 0, NULL, 0};
+    if (from_view) {
+        cp.view = ex->view;
+        if (ex->n_changed <= (int)(sizeof ex->changed / sizeof *ex->changed)) {
+            cp.changed = ex->changed;
+            cp.n_changed = (size_t)ex->n_changed;
+        }
+    }
     if (kind == CHOICE_WAKE)
         cp.waker = ex->running;
     if (s->wants_state && ex->model_state)
@@ -128,6 +137,11 @@ size_t exec_ask_strategy(struct execution *ex, char kind, const int *ids, const 
     if (n > 1 && !s->diverged && !ex->cfg->forget_choices)
         choice_list_add(&ex->res->choices, ex->steps, kind, ids[pick]);
     return pick;
+}
+
+size_t exec_ask_strategy(struct execution *ex, char kind, const int *ids, const bool *yielded, size_t n)
+{
+    return ask_strategy(ex, kind, ids, yielded, n, false);
 }
 
 /* ---------- trace events ---------- */
@@ -230,34 +244,40 @@ static void tell_begin_end(struct execution *ex, bool begin)
 /* Threads that can run into ids (with their yielded flags); counts of the
  * blocked ones and of those among them whose wait can time out. */
 struct candidates {
-    int *ids;
-    bool *yielded;
+    /* The runnable view itself, or own copies when there is more: flush
+     * candidates under TSO, timed waits to expire. */
+    const int *ids;
+    const bool *yielded;
+    int *own_ids;
+    bool *own_yielded;
     size_t cap, n, n_blocked, n_timed;
+    bool from_view;     /* ids, yielded are the runnable view, unchanged */
 };
 
 static void gather(struct execution *ex, struct candidates *c)
 {
     if ((size_t)ex->n_threads > c->cap) {
         c->cap = (size_t)ex->n_threads * 2;
-        c->ids = realloc(c->ids, sizeof *c->ids * c->cap);
-        c->yielded = realloc(c->yielded, sizeof *c->yielded * c->cap);
-        if (!c->ids || !c->yielded)
+        c->own_ids = realloc(c->own_ids, sizeof *c->own_ids * c->cap);
+        c->own_yielded = realloc(c->own_yielded, sizeof *c->own_yielded * c->cap);
+        if (!c->own_ids || !c->own_yielded)
             abort();
     }
     c->n = (size_t)ex->n_runnable;
     c->n_blocked = (size_t)ex->n_blocked;
     c->n_timed = (size_t)ex->n_timed;
-    for (size_t k = 0; k < c->n; k++) {
-        c->ids[k] = ex->runnable[k];
-        c->yielded[k] = ex->threads[ex->runnable[k] - 1].yielded;
-    }
+    c->ids = ex->runnable;
+    c->yielded = ex->runnable_yielded;
+    c->from_view = true;
 #ifndef NDEBUG
     /* Debug builds (the sanitizer suite) check the view against the threads. */
     size_t runnable = 0, blocked = 0, timed = 0;
     for (int i = 0; i < ex->n_threads; i++) {
         const struct mthread *t = &ex->threads[i];
-        if (t->state == TS_RUNNABLE)
-            assert(runnable < c->n && c->ids[runnable++] == t->id);
+        if (t->state == TS_RUNNABLE) {
+            assert(runnable < c->n && c->ids[runnable] == t->id && c->yielded[runnable] == t->yielded);
+            runnable++;
+        }
         blocked += t->state == TS_BLOCKED;
         timed += t->state == TS_BLOCKED && t->timed_wait;
     }
@@ -266,10 +286,17 @@ static void gather(struct execution *ex, struct candidates *c)
     /* Under TSO, committing a thread's oldest pending store is a candidate
      * of its own (while anyone can run: a thread blocks only after its
      * buffer was committed). */
-    if (c->n > 0) {
-        size_t k = exec_tso_flush_candidates(ex, c->ids + c->n, c->cap - c->n);
-        memset(c->yielded + c->n, 0, k * sizeof *c->yielded);
-        c->n += k;
+    if (c->n > 0 && ex->tso) {
+        size_t k = exec_tso_flush_candidates(ex, c->own_ids + c->n, c->cap - c->n);
+        if (k) {
+            memcpy(c->own_ids, ex->runnable, c->n * sizeof *c->own_ids);
+            memcpy(c->own_yielded, ex->runnable_yielded, c->n * sizeof *c->own_yielded);
+            memset(c->own_yielded + c->n, 0, k * sizeof *c->own_yielded);
+            c->ids = c->own_ids;
+            c->yielded = c->own_yielded;
+            c->n += k;
+            c->from_view = false;
+        }
     }
 }
 
@@ -280,11 +307,11 @@ static void expire_a_timed_wait(struct execution *ex, struct candidates *c)
     size_t k = 0;
     for (int i = 0; i < ex->n_threads; i++)
         if (ex->threads[i].state == TS_BLOCKED && ex->threads[i].timed_wait) {
-            c->ids[k] = ex->threads[i].id;
-            c->yielded[k++] = false;
+            c->own_ids[k] = ex->threads[i].id;
+            c->own_yielded[k++] = false;
         }
-    size_t pick = k > 1 ? exec_ask_strategy(ex, CHOICE_THREAD, c->ids, c->yielded, k) : 0;
-    struct mthread *t = exec_thread_by_id(ex, c->ids[pick]);
+    size_t pick = k > 1 ? exec_ask_strategy(ex, CHOICE_THREAD, c->own_ids, c->own_yielded, k) : 0;
+    struct mthread *t = exec_thread_by_id(ex, c->own_ids[pick]);
     if (t->io_wait) {
         exec_syscall_abandon(ex, t, 0);     /* poll/select: nothing became ready in time */
         return;
@@ -391,7 +418,7 @@ static enum loop_next run_step(struct execution *ex, int id)
     if (id < 0)
         return flush_step(ex, -id);
     struct mthread *t = exec_thread_by_id(ex, id);
-    t->yielded = false;
+    exec_set_yielded(ex, t, false);
     if (!exec_tso_before_step(ex, t)) {
         exec_set_error(ex, "cannot show T%d its own pending stores: %s", id, strerror(errno));
         return LOOP_ERROR;
@@ -480,7 +507,13 @@ static bool choose(struct execution *ex, struct candidates *c, size_t *pick)
         return true;
     if (ex->cfg->preempt == PREEMPT_SYNC && !s->every_step && keeps_running(ex, c, pick))
         return true;
-    *pick = exec_ask_strategy(ex, CHOICE_THREAD, c->ids, c->yielded, c->n);
+    if (c->from_view) {
+        ex->view++;
+        *pick = ask_strategy(ex, CHOICE_THREAD, c->ids, c->yielded, c->n, true);
+        ex->n_changed = 0;
+    } else {
+        *pick = exec_ask_strategy(ex, CHOICE_THREAD, c->ids, c->yielded, c->n);
+    }
     if (s->diverged) {
         exec_set_error(ex, "replay diverged: %s", s->divergence);
         return false;
@@ -579,8 +612,8 @@ static bool schedule_loop(struct execution *ex)
         ok = next == LOOP_FAILED;
         break;
     }
-    free(c.ids);
-    free(c.yielded);
+    free(c.own_ids);
+    free(c.own_yielded);
     return ok;
 }
 
@@ -703,6 +736,7 @@ bool execution_run(const struct exec_config *cfg, struct exec_result *res)
         close(ex.pidfd);
     free(ex.threads);
     free(ex.runnable);
+    free(ex.runnable_yielded);
     free(ex.queue);
     free(ex.passive);
     free(ex.ret_bps);

@@ -27,6 +27,15 @@ struct choice_point {
     /* Only for strategies that ask for them (wants_state): */
     const struct exec_state *state; /* everything as it is before the step */
     int waker;                  /* waiter choices: the thread whose wake it is */
+    /* Thread choices among the runnable threads as the execution keeps
+     * them (ids ascending, no others), numbered from 1 in each execution;
+     * 0: some other set. A strategy that saw choice view - 1 may update
+     * what it kept from there: only the threads in changed may have become
+     * or stopped being candidates or changed their yielded flag. changed
+     * NULL: more changed than are listed. */
+    uint64_t view;
+    const int *changed;
+    size_t n_changed;
 };
 
 struct strategy;

@@ -374,6 +374,88 @@ static void build_schedule(struct schedule *sched)
     choice_list_add(&sched->choices, 9, CHOICE_THREAD, 2);
 }
 
+/* A pct that follows the execution's changes from choice to choice (view
+ * numbers) picks what a pct that scans every candidate picks: hundreds of
+ * threads becoming runnable and not, yielding, being made; now and then
+ * more changes than are listed, a choice on another set, a skipped view. */
+static void test_pct_views_match_scan(void **state)
+{
+    (void)state;
+    enum { MAX = 400 };
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        struct strategy *followed = strategy_pct_new(6), *scanned = strategy_pct_new(6);
+        struct rng r;
+        rng_seed(&r, seed);
+        bool runnable[MAX + 1] = {false}, yielded[MAX + 1] = {false};
+        int n_threads = 0;
+        followed->ops->begin(followed, seed, 20000);
+        scanned->ops->begin(scanned, seed, 20000);
+        int changed[32], n_changed = 0;
+        bool overflow = false;
+        uint64_t view = 0;
+        int previous = 0;
+        for (uint64_t step = 0; step < 20000; step++) {
+            /* What happened since the last choice. */
+            int events = (int)rng_below(&r, step % 997 == 0 ? 60 : 4);
+            for (int e = 0; e < events; e++) {
+                int t;
+                if (n_threads < MAX && (n_threads < 2 || rng_below(&r, 50) == 0)) {
+                    t = ++n_threads;
+                    followed->ops->thread_created(followed, t);
+                    scanned->ops->thread_created(scanned, t);
+                    runnable[t] = true;
+                } else {
+                    t = 1 + (int)rng_below(&r, (uint64_t)n_threads);
+                    if (rng_below(&r, 4) == 0)
+                        yielded[t] = !yielded[t];
+                    else
+                        runnable[t] = !runnable[t];
+                }
+                if (n_changed < 32)
+                    changed[n_changed++] = t;
+                else
+                    overflow = true;
+            }
+            int ids[MAX];
+            bool ylds[MAX];
+            size_t n = 0;
+            for (int t = 1; t <= n_threads; t++)
+                if (runnable[t]) {
+                    ids[n] = t;
+                    ylds[n++] = yielded[t];
+                }
+            if (n == 0)
+                continue;
+            bool other_set = rng_below(&r, 500) == 0, skipped = rng_below(&r, 700) == 0;
+            struct choice_point cp = cp_of(step, ids, ylds, n, previous);
+            struct choice_point plain = cp;
+            if (!other_set) {
+                view += skipped ? 2 : 1;
+                cp.view = view;
+                cp.changed = overflow ? NULL : changed;
+                cp.n_changed = (size_t)n_changed;
+                n_changed = 0;
+                overflow = false;
+            }
+            size_t a = followed->ops->pick_thread(followed, &cp);
+            size_t b = scanned->ops->pick_thread(scanned, &plain);
+            assert_int_equal(ids[a], ids[b]);
+            previous = ids[a];
+            /* It runs, and its yield is over; or it is picked again still
+             * a yielder (nothing changed, yet the pick undid its demotion). */
+            if (yielded[previous] && rng_below(&r, 2)) {
+                yielded[previous] = false;
+                if (n_changed < 32)
+                    changed[n_changed++] = previous;
+                else
+                    overflow = true;
+            }
+        }
+        strategy_free(followed);
+        strategy_free(scanned);
+    }
+}
+
 static void test_replay_follows(void **state)
 {
     (void)state;
@@ -665,6 +747,7 @@ int main(void)
         cmocka_unit_test(test_pct_spin_limit),
         cmocka_unit_test(test_pct_first_pick_varies_with_seed),
         cmocka_unit_test(test_pct_change_point),
+        cmocka_unit_test(test_pct_views_match_scan),
         cmocka_unit_test(test_replay_follows),
         cmocka_unit_test(test_interactive_rewind_then_ask),
         cmocka_unit_test(test_pct_yielders_take_turns),
