@@ -242,9 +242,11 @@ static int resume(struct execution *ex, struct mthread *t, bool first_op, int *s
     }
     /* The CPU would run on from an instruction mdat carried out: mdat may
      * as well, while the code is simple (not under TSO, whose buffers see
-     * only native runs, nor with signals about, which the kernel delivers
-     * between native instructions). */
-    if (carried_out && !ex->tso && !ex->signals_seen) {
+     * only native runs). With signals about, not while one is due to t: the
+     * kernel would deliver it before the next instruction. None becomes
+     * due meanwhile from the program, none of whose threads runs; one from
+     * outside arrives as if a little later, as it may. */
+    if (carried_out && !ex->tso && !(ex->signals_seen && (signal_due || exec_signal_pending(ex, t)))) {
         enum ahead_end e = exec_run_ahead(ex, t, ahead_at);
         if (e == AHEAD_ARRIVED)
             return 2;
