@@ -412,14 +412,19 @@ void x86_classify(const cs_insn *insn, bool lock, bool string, struct x86_insn *
     case X86_INS_NOP:
     case X86_INS_ENDBR64:
     case X86_INS_ENDBR32:
+    case X86_INS_PAUSE:     /* a spin-wait hint: nothing to the program's state */
         if (out->n_mem == 0)
             out->emulation = X86_EMU_NOP;
         break;
     case X86_INS_JMP:
     case X86_INS_CALL:
-        if (x86->op_count == 1 && is_mem(&o[0]) && out->n_mem == 1 && out->mem[0].size == 8)
+        if (x86->op_count == 1 && is_mem(&o[0]) && out->n_mem == 1 && out->mem[0].size == 8) {
             out->emulation = id == X86_INS_JMP ? X86_EMU_JUMP_MEM : X86_EMU_CALL_MEM;
-        else
+        } else if (x86->op_count == 1 && is_general_reg(&o[0]) && o[0].size == 8 &&
+                   x86->prefix[2] != X86_PREFIX_OPSIZE) {
+            out->emulation = id == X86_INS_JMP ? X86_EMU_JUMP_REG : X86_EMU_CALL_REG;
+            out->load_reg = (uint16_t)o[0].reg;
+        } else
             classify_flow(insn, out);
         break;
     case X86_INS_RET:

@@ -70,6 +70,7 @@ bool x86_emulated_access(const struct x86_insn *insn, const struct user_regs_str
     switch (insn->emulation) {
     case X86_EMU_PUSH:
     case X86_EMU_CALL_REL:
+    case X86_EMU_CALL_REG:
         *addr = regs->rsp - 8;
         *size = 8;
         *write = true;
@@ -322,18 +323,22 @@ static bool emulate_transfer(const struct x86_insn *insn, struct user_regs_struc
     return true;
 }
 
-/* pop, leave, ret and call rel32: the stack and rip (r is the work copy,
- * addr the stack slot x86_emulated_access named). */
+/* pop, leave, ret, call rel32 and call reg: the stack and rip (r is the
+ * work copy, addr the stack slot x86_emulated_access named). */
 static bool emulate_stack_flow(const struct x86_insn *insn, struct user_regs_struct *r, const struct x86_memory *mem,
                                uint64_t addr)
 {
     uint64_t value;
-    if (insn->emulation == X86_EMU_CALL_REL) {
+    if (insn->emulation == X86_EMU_CALL_REL || insn->emulation == X86_EMU_CALL_REG) {
+        uint64_t target = r->rip + (uint64_t)insn->store_imm;
+        /* call rsp goes where rsp pointed before the push. */
+        if (insn->emulation == X86_EMU_CALL_REG && !x86_read_register(insn->load_reg, r, &target))
+            return false;
         value = r->rip + insn->length;
         if (!mem->write(mem->ctx, addr, &value, 8))
             return false;
         r->rsp -= 8;
-        r->rip += (uint64_t)insn->store_imm;
+        r->rip = target;
         return true;
     }
     if (!mem->read(mem->ctx, addr, &value, 8))
@@ -374,6 +379,13 @@ bool x86_emulate(const struct x86_insn *insn, struct user_regs_struct *regs, con
         bool taken = insn->emulation == X86_EMU_JUMP_REL ||
                      x86_condition_holds((enum x86_cond)insn->cond, regs->eflags);
         regs->rip += taken ? (uint64_t)insn->store_imm : insn->length;
+        return true;
+    }
+    if (insn->emulation == X86_EMU_JUMP_REG) {
+        uint64_t target;
+        if (!x86_read_register(insn->load_reg, regs, &target))
+            return false;
+        regs->rip = target;
         return true;
     }
     /* Work on a copy: a memory access that fails leaves the thread as it was. */
@@ -417,6 +429,7 @@ bool x86_emulate(const struct x86_insn *insn, struct user_regs_struct *regs, con
     case X86_EMU_LEAVE:
     case X86_EMU_RET:
     case X86_EMU_CALL_REL:
+    case X86_EMU_CALL_REG:
         if (!emulate_stack_flow(insn, &r, mem, addr))
             return false;
         *regs = r;

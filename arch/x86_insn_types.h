@@ -39,7 +39,7 @@ enum x86_emulation {
     X86_EMU_CMPXCHG,        /* [lock] cmpxchg [m], reg (compares with al/ax/eax/rax) */
     X86_EMU_MOVE,           /* mov reg, reg (no memory) */
     X86_EMU_LEA,            /* lea reg, [m]: computes mem[0]'s address, touches nothing (n_mem is 0) */
-    X86_EMU_NOP,            /* nop, endbr64 */
+    X86_EMU_NOP,            /* nop, endbr64, pause */
     X86_EMU_JUMP_MEM,       /* jmp qword ptr [m]: rip := [m] */
     X86_EMU_CALL_MEM,       /* call qword ptr [m]: push the return address, rip := [m] */
     X86_EMU_SETCC,          /* setcc [m] or setcc reg8 (cond) */
@@ -54,6 +54,8 @@ enum x86_emulation {
     X86_EMU_CALL_REL,       /* call rel32: push the return address, rip := target */
     X86_EMU_JUMP_REL,       /* jmp rel8/rel32 */
     X86_EMU_JCC,            /* jcc rel8/rel32 (cond) */
+    X86_EMU_JUMP_REG,       /* jmp reg64: rip := load_reg */
+    X86_EMU_CALL_REG,       /* call reg64: push the return address, rip := load_reg (as it was before) */
     X86_EMU_EXTEND,         /* movzx/movsx/movsxd reg, src_reg; cbw, cwde, cdqe (cond 1: signed) */
     X86_EMU_SIGN_FILL,      /* cwd, cdq, cqo: load_reg (dx/edx/rdx) := the sign of src_reg, every bit */
 };

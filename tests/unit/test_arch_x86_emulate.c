@@ -175,7 +175,9 @@ enum {
     X(lea_any, "leaq -5(%rdx,%rsi,8), %rsi", ARITH)                                                   \
     X(nop, "nop", ARITH) X(nop_m, "nopl 0(%rax,%rax,1)", ARITH) X(endbr64, "endbr64", ARITH)          \
     X(jmp_m, "jmp *(%rdi)", JUMP) X(jmp_rip, "jmp *xe_buffer+48(%rip)", JUMP)                         \
-    X(call_m, "call *(%rdi)", JUMP | CALL) X(call_rip, "call *xe_buffer+48(%rip)", JUMP | CALL)
+    X(call_m, "call *(%rdi)", JUMP | CALL) X(call_rip, "call *xe_buffer+48(%rip)", JUMP | CALL)      \
+    X(jmp_r, "jmp *%rdx", JUMP) X(call_r, "call *%rdx", JUMP | CALL) X(call_r9, "call *%r9", JUMP | CALL) \
+    X(pause, "pause", ARITH)
 
 /* Other addressing: index and scale, rip-relative, high-byte and REX registers. */
 #define ADDRESSING(X)                                                                                 \
@@ -318,6 +320,7 @@ static void random_input(const struct case_def *c, int round, struct input *in)
     if (c->attrs & JUMP) {
         uint64_t target = (uint64_t)(uintptr_t)xe_ret;
         memcpy(in->memory + OPERAND_AT, &target, 8);
+        in->cpu.rdx = in->cpu.r9 = target;     /* jmp reg, call reg */
     }
 }
 
