@@ -44,6 +44,7 @@ struct rthread {
     bool exited;
     uint64_t pthread;
     struct vector_clock clock;
+    uint32_t joined;            /* bumped whenever clock takes in what another thread knew */
     /* The call whose acquire waits for its return (-1: none). */
     int pending_fn;
     uint64_t pending_obj, pending_mutex;
@@ -61,13 +62,25 @@ struct edge {
     uint64_t object;            /* EDGE_EXITED: the pthread_t; the others above: a key */
 };
 
+/* A lock's (or a word's, a barrier round's) clock. A thread that releases
+ * the same lock over and over, with nobody else in between, would join its
+ * whole clock into the lock's each time, and take it back at each acquire:
+ * with hundreds of threads that is most of a step. same_as remembers that
+ * the clock equals that thread's but for the thread's own entry, for as
+ * long as that thread took in nothing from anyone (joined unchanged). */
+struct sync_clock {
+    struct vector_clock vc;
+    int same_as;                /* 0: none */
+    uint32_t same_as_joined;
+};
+
 struct race_detector {
     struct rthread *threads;    /* index = thread id */
     size_t n_threads;
     uint64_t *keys;             /* sync clocks: open addressing, 0 empty */
     uint32_t *clock_index;
     size_t cap_keys, n_keys;
-    struct vector_clock *clocks;
+    struct sync_clock *clocks;
     size_t cap_clocks;
     struct edge *edges;         /* learned during the current step */
     size_t n_edges, cap_edges;
@@ -166,7 +179,7 @@ static void grow_keys(struct race_detector *d)
 }
 
 /* The clock of key; NULL when there is none and !create. */
-static struct vector_clock *sync_clock(struct race_detector *d, uint64_t key, bool create)
+static struct sync_clock *sync_clock(struct race_detector *d, uint64_t key, bool create)
 {
     if (d->cap_keys) {
         for (size_t k = slot_of(key, d->cap_keys); d->keys[k]; k = (k + 1) & (d->cap_keys - 1))
@@ -182,30 +195,52 @@ static struct vector_clock *sync_clock(struct race_detector *d, uint64_t key, bo
         d->cap_clocks = old ? old * 2 : 64;
         d->clocks = xrealloc(d->clocks, d->cap_clocks * sizeof *d->clocks);
         for (size_t i = old; i < d->cap_clocks; i++)
-            vc_init(&d->clocks[i]);
+            vc_init(&d->clocks[i].vc);
     }
     size_t k = slot_of(key, d->cap_keys);
     while (d->keys[k])
         k = (k + 1) & (d->cap_keys - 1);
     d->keys[k] = key;
     d->clock_index[k] = (uint32_t)d->n_keys;
-    struct vector_clock *vc = &d->clocks[d->n_keys++];
-    vc_clear(vc);
-    return vc;
+    struct sync_clock *c = &d->clocks[d->n_keys++];
+    vc_clear(&c->vc);
+    c->same_as = 0;
+    return c;
+}
+
+/* into takes in what from knows. */
+static void take_in(struct rthread *into, const struct vector_clock *from)
+{
+    if (vc_join(&into->clock, from) & VC_SRC_AHEAD)
+        into->joined++;
+}
+
+static bool same_as(const struct sync_clock *l, int id, const struct rthread *t)
+{
+    return l->same_as == id && l->same_as_joined == t->joined;
 }
 
 static void release(struct race_detector *d, int id, uint64_t key)
 {
     struct rthread *t = thread_of(d, id);
-    vc_join(sync_clock(d, key, true), &t->clock);
+    struct sync_clock *l = sync_clock(d, key, true);
+    if (same_as(l, id, t)) {
+        vc_set(&l->vc, (uint32_t)id, vc_get(&t->clock, (uint32_t)id));
+    } else if (vc_join(&l->vc, &t->clock) & VC_DST_AHEAD) {
+        l->same_as = 0;
+    } else {
+        l->same_as = id;
+        l->same_as_joined = t->joined;
+    }
     vc_tick(&t->clock, (uint32_t)id);
 }
 
 static void acquire(struct race_detector *d, int id, uint64_t key)
 {
-    const struct vector_clock *l = sync_clock(d, key, false);
-    if (l)
-        vc_join(&thread_of(d, id)->clock, l);
+    const struct sync_clock *l = sync_clock(d, key, false);
+    struct rthread *t = thread_of(d, id);
+    if (l && !same_as(l, id, t))   /* else the lock knows nothing t does not */
+        take_in(t, &l->vc);
 }
 
 /* ---------- life cycle ---------- */
@@ -239,7 +274,7 @@ void race_detector_free(struct race_detector *d)
     free(d->keys);
     free(d->clock_index);
     for (size_t i = 0; i < d->cap_clocks; i++)
-        vc_free(&d->clocks[i]);
+        vc_free(&d->clocks[i].vc);
     free(d->clocks);
     free(d->edges);
     race_shadow_free(d->shadow);
@@ -289,7 +324,7 @@ static void send(struct race_detector *d, int from, int to)
         return;
     struct rthread *src = thread_of(d, from);
     struct rthread *dst = thread_of(d, to);
-    vc_join(&dst->clock, &src->clock);
+    take_in(dst, &src->clock);
     vc_tick(&src->clock, (uint32_t)from);
 }
 
@@ -479,7 +514,7 @@ static void complete_call(struct race_detector *d, int id)
     case MF_THREAD_JOIN: {
         const struct rthread *target = exited_thread(d, obj);
         if (target)
-            vc_join(&t->clock, &target->clock);
+            take_in(t, &target->clock);
         break;
     }
     case CALL_IO:
@@ -500,10 +535,13 @@ static void barrier_arrive(struct race_detector *d, const struct race_step *s, u
         return;
     }
     struct rthread *t = thread_of(d, s->thread);
-    struct vector_clock *arrivals = sync_clock(d, key_of(obj, TAG_ARRIVALS), true);
-    vc_join(&t->clock, arrivals);
-    vc_clear(arrivals);
-    vc_copy(sync_clock(d, key_of(obj, TAG_ROUND), true), &t->clock);
+    struct sync_clock *arrivals = sync_clock(d, key_of(obj, TAG_ARRIVALS), true);
+    take_in(t, &arrivals->vc);
+    vc_clear(&arrivals->vc);
+    arrivals->same_as = 0;
+    struct sync_clock *round = sync_clock(d, key_of(obj, TAG_ROUND), true);
+    vc_copy(&round->vc, &t->clock);
+    round->same_as = 0;
     vc_tick(&t->clock, (uint32_t)s->thread);
 }
 

@@ -53,7 +53,7 @@ void vc_tick(struct vector_clock *vc, uint32_t thread)
     vc_set(vc, thread, vc_get(vc, thread) + 1);
 }
 
-void vc_join(struct vector_clock *dst, const struct vector_clock *src)
+unsigned vc_join(struct vector_clock *dst, const struct vector_clock *src)
 {
     size_t n = src->n;
     while (n > 0 && src->at[n - 1] == 0)
@@ -62,14 +62,26 @@ void vc_join(struct vector_clock *dst, const struct vector_clock *src)
     /* Four entries at a time (both arrays hold a power of two of at least
      * four): with hundreds of threads this runs at every lock and unlock. */
     typedef uint32_t four __attribute__((vector_size(16)));
-    for (size_t i = 0; i < n; i += 4) {
+    four src_ahead = {0}, dst_ahead = {0};
+    size_t i = 0;
+    for (; i < n; i += 4) {
         four d, s;
         memcpy(&d, dst->at + i, sizeof d);
         memcpy(&s, src->at + i, sizeof s);
         four later = (four)(s > d);
+        src_ahead |= later;
+        dst_ahead |= (four)(d > s);
         d = (s & later) | (d & ~later);
         memcpy(dst->at + i, &d, sizeof d);
     }
+    unsigned found = 0;
+    for (int k = 0; k < 4; k++) {
+        found |= src_ahead[k] ? VC_SRC_AHEAD : 0;
+        found |= dst_ahead[k] ? VC_DST_AHEAD : 0;
+    }
+    for (; i < dst->n && !(found & VC_DST_AHEAD); i++)
+        found |= dst->at[i] ? VC_DST_AHEAD : 0;
+    return found;
 }
 
 void vc_copy(struct vector_clock *dst, const struct vector_clock *src)

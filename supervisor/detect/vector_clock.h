@@ -30,8 +30,11 @@ uint32_t vc_get(const struct vector_clock *vc, uint32_t thread);
 void vc_set(struct vector_clock *vc, uint32_t thread, uint32_t clock);
 /* vc[thread] += 1 */
 void vc_tick(struct vector_clock *vc, uint32_t thread);
-/* dst := dst joined with src (the pointwise maximum). */
-void vc_join(struct vector_clock *dst, const struct vector_clock *src);
+/* What a join found: some entry of src above dst's (dst changed), some
+ * entry of dst above src's (dst is not src now). */
+enum { VC_SRC_AHEAD = 1, VC_DST_AHEAD = 2 };
+/* dst := dst joined with src (the pointwise maximum); returns what it found. */
+unsigned vc_join(struct vector_clock *dst, const struct vector_clock *src);
 void vc_copy(struct vector_clock *dst, const struct vector_clock *src);
 /* Every entry of a is at most b's: what a knows happened before b. */
 bool vc_leq(const struct vector_clock *a, const struct vector_clock *b);

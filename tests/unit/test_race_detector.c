@@ -123,8 +123,18 @@ static void test_vector_clock(void **state)
     vc_set(&a, 1, 3);
     vc_set(&b, 2, 5);
     assert_false(vc_leq(&a, &b));
-    vc_join(&b, &a);
+    assert_int_equal(vc_join(&b, &a), VC_SRC_AHEAD | VC_DST_AHEAD);
     assert_true(vc_leq(&a, &b));
+    assert_int_equal(vc_join(&b, &a), VC_DST_AHEAD);
+    struct vector_clock c;
+    vc_init(&c);
+    vc_copy(&c, &a);
+    assert_int_equal(vc_join(&c, &b), VC_SRC_AHEAD);
+    assert_int_equal(vc_join(&c, &b), 0);
+    vc_tick(&c, 300);   /* beyond what b holds */
+    assert_int_equal(vc_join(&b, &c), VC_SRC_AHEAD);
+    assert_int_equal(vc_join(&c, &a), VC_DST_AHEAD);
+    vc_free(&c);
     assert_int_equal(vc_get(&b, 1), 3);
     assert_int_equal(vc_get(&b, 2), 5);
     assert_int_equal(vc_get(&b, 40), 0);
@@ -245,6 +255,52 @@ static void test_mutex(void **state)
     assert_false(rd(2, COUNTER, 0x401400));
     assert_false(wr(2, COUNTER, 0x401408));
     call(2, MF_MUTEX_UNLOCK, MUTEX);
+}
+
+/* A lock released over and over by one thread keeps what that thread
+ * knows, cheaply, only while it takes in nothing new: T3's write reaches
+ * T2 through another lock, then T4 through the first lock, so T4 reads
+ * it race-free; and T2 locks again after T3 used the first lock itself. */
+static void test_lock_kept_by_one_thread(void **state)
+{
+    (void)state;
+    start_two_workers();
+    spawn(4);
+    assert_false(step_full(4, op_of(VIS_START, 0, 0, 0), false, 0, false));
+    for (int i = 0; i < 5; i++)
+        locked_increment(2, false);
+    /* T3 writes DATA and hands it to T2 through LOCK. */
+    assert_false(wr(3, DATA, 0x401500));
+    call(3, MF_MUTEX_LOCK, LOCK);
+    call(3, MF_MUTEX_UNLOCK, LOCK);
+    call(2, MF_MUTEX_LOCK, LOCK);
+    call(2, MF_MUTEX_UNLOCK, LOCK);
+    /* T2 passes all it knows on through MUTEX to T4. */
+    locked_increment(2, false);
+    locked_increment(4, false);
+    assert_false(rd(4, DATA, 0x401508));
+    /* T3 writes FLAG and unlocks MUTEX itself: T2 must take that in. */
+    assert_false(wr(3, FLAG, 0x401510));
+    locked_increment(3, false);
+    locked_increment(2, false);
+    assert_false(rd(2, FLAG, 0x401518));
+    /* Nothing orders T4's read of FLAG after T3's write. */
+    assert_true(rd(4, FLAG, 0x401520));
+}
+
+/* A post adds to what the semaphore knows (it is not the poster's clock
+ * then): T2's own post and wait still bring it T3's write. */
+static void test_post_keeps_what_others_posted(void **state)
+{
+    (void)state;
+    start_two_workers();
+    call(2, MF_SEM_POST, SEM);
+    call(2, MF_SEM_WAIT, SEM);
+    assert_false(wr(3, DATA, 0x401600));
+    call(3, MF_SEM_POST, SEM);
+    call(2, MF_SEM_POST, SEM);
+    call(2, MF_SEM_WAIT, SEM);
+    assert_false(rd(2, DATA, 0x401608));
 }
 
 /* The acquire comes at the return: a lock whose call has not returned yet
@@ -544,6 +600,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_double_checked_init, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unprotected_list_insert, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mutex, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_lock_kept_by_one_thread, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_post_keeps_what_others_posted, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mutex_misused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_spinlock_over_xchg, setup, teardown),
         cmocka_unit_test_setup_teardown(test_c11_atomics, setup, teardown),
