@@ -32,15 +32,27 @@ void futex_decode(const struct user_regs_struct *regs, struct futex_call *out);
 const char *futex_op_name(int raw_op);
 
 struct futex_waiter {
-    int thread;
+    int thread;                     /* 0: not waiting */
     uint64_t addr;
     uint32_t bitset;
     bool timed;
 };
 
+/* The waiters by thread id, each in the queue of its word (oldest first),
+ * and the queues by word: adding, removing, moving and looking up a thread
+ * cost the same with one waiter or with hundreds; finding a word's waiters
+ * costs what that word has. */
 struct futex_table {
-    struct futex_waiter *waiters;   /* in the order they started waiting */
-    size_t n, cap;
+    struct futex_waiter *by_thread;
+    int *next, *prev;               /* by thread id: the neighbours in its word's queue (0: none) */
+    size_t cap_threads;
+    struct futex_queue {
+        bool used;
+        uint64_t addr;
+        int head, tail;             /* thread ids; 0: empty */
+    } *queues;                      /* open addressing by addr */
+    size_t cap_queues, used_queues;
+    size_t n;                       /* threads waiting */
 };
 
 void futex_table_add(struct futex_table *t, int thread, uint64_t addr, uint32_t bitset, bool timed);

@@ -197,7 +197,7 @@ static void test_table_fifo(void **state)
     assert_int_equal(out[0], 7);
     assert_int_equal(futex_table_find(&t, 0x3000, FUTEX_BITSET_MATCH_ANY, out, 8), 0);
     futex_table_free(&t);
-    assert_null(t.waiters);
+    assert_null(t.by_thread);
     assert_int_equal(t.n, 0);
 }
 
@@ -367,6 +367,94 @@ static void test_table_find_max(void **state)
     futex_table_free(&t);
 }
 
+/* The table against the plainest model of it (one list in the order the
+ * waits began, scanned): random waits, wakes, requeues and clears over
+ * a few words and many threads. */
+struct model_waiter {
+    int thread;
+    uint64_t addr;
+    uint32_t bitset;
+};
+
+static size_t model_find(const struct model_waiter *m, size_t n, uint64_t addr, uint32_t bitset, int *out)
+{
+    size_t found = 0;
+    for (size_t i = 0; i < n; i++)
+        if (m[i].addr == addr && (m[i].bitset & bitset))
+            out[found++] = m[i].thread;
+    return found;
+}
+
+static size_t model_index(const struct model_waiter *m, size_t n, int thread)
+{
+    for (size_t i = 0; i < n; i++)
+        if (m[i].thread == thread)
+            return i;
+    return n;
+}
+
+static void test_table_against_model(void **state)
+{
+    (void)state;
+    enum { THREADS = 300, WORDS = 6 };
+    struct futex_table t = {0};
+    struct model_waiter m[THREADS];
+    size_t n = 0;
+    uint64_t rnd = 12345;
+    for (int round = 0; round < 60000; round++) {
+        rnd = rnd * 6364136223846793005ull + 1442695040888963407ull;
+        uint32_t r = (uint32_t)(rnd >> 33);
+        int thread = 1 + (int)(r % THREADS);
+        uint64_t addr = 0x1000 + 0x40 * ((r >> 9) % WORDS);
+        size_t at = model_index(m, n, thread);
+        switch ((r >> 16) % 8) {
+        case 0: case 1: case 2: case 3:
+            if (at == n) {
+                uint32_t bitset = (r >> 20) % 4 ? FUTEX_BITSET_MATCH_ANY : 1u << ((r >> 22) % 3);
+                futex_table_add(&t, thread, addr, bitset, false);
+                m[n++] = (struct model_waiter){thread, addr, bitset};
+            }
+            break;
+        case 4: case 5: case 6:
+            futex_table_remove(&t, thread);
+            if (at < n) {
+                memmove(&m[at], &m[at + 1], (n - at - 1) * sizeof *m);
+                n--;
+            }
+            break;
+        default:
+            if (r % 1000 == 0) {
+                futex_table_clear(&t);
+                n = 0;
+            } else if (at < n) {
+                futex_table_move(&t, thread, addr);
+                struct model_waiter w = m[at];
+                w.addr = addr;
+                memmove(&m[at], &m[at + 1], (n - at - 1) * sizeof *m);
+                m[n - 1] = w;
+            }
+            break;
+        }
+        assert_int_equal(t.n, n);
+        for (int w = 0; w < WORDS; w++) {
+            for (uint32_t bitset = 1; bitset <= 4; bitset <<= 1) {
+                int got[THREADS], want[THREADS];
+                uint64_t word = 0x1000 + 0x40 * (uint64_t)w;
+                uint32_t b = bitset == 4 ? FUTEX_BITSET_MATCH_ANY : bitset;
+                size_t k = model_find(m, n, word, b, want);
+                assert_int_equal(futex_table_find(&t, word, b, got, THREADS), k);
+                assert_memory_equal(got, want, k * sizeof *got);
+            }
+        }
+        const struct futex_waiter *g = futex_table_get(&t, thread);
+        at = model_index(m, n, thread);
+        assert_true((g != NULL) == (at < n));
+        if (g)
+            assert_true(g->addr == m[at].addr && g->bitset == m[at].bitset && g->thread == thread);
+    }
+    futex_table_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -383,6 +471,7 @@ int main(void)
         cmocka_unit_test(test_table_grows),
         cmocka_unit_test(test_table_bitset),
         cmocka_unit_test(test_table_remove),
+        cmocka_unit_test(test_table_against_model),
         cmocka_unit_test(test_table_move),
         cmocka_unit_test(test_table_get),
         cmocka_unit_test(test_table_find_max),
