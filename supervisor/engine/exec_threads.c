@@ -19,13 +19,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void *grow_array(void *array, size_t *cap, size_t elem, size_t first)
+static void *resized(void *array, size_t cap, size_t elem)
 {
-    *cap = *cap ? *cap * 2 : first;
-    array = realloc(array, *cap * elem);
+    array = realloc(array, cap * elem);
     if (!array)
         abort();
     return array;
+}
+
+static void *grow_array(void *array, size_t *cap, size_t elem, size_t first)
+{
+    *cap = *cap ? *cap * 2 : first;
+    return resized(array, *cap, elem);
 }
 
 void exec_set_error(struct execution *ex, const char *fmt, ...)
@@ -63,18 +68,9 @@ struct mthread *exec_thread_by_id(struct execution *ex, int id)
     return id >= 1 && id <= ex->n_threads ? &ex->threads[id - 1] : NULL;
 }
 
-/* Where id is, or would go, in the ordered runnable list. */
 static int runnable_slot(const struct execution *ex, int id)
 {
-    int lo = 0, hi = ex->n_runnable;
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        if (ex->runnable[mid] < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return (int)ids_slot(ex->runnable, (size_t)ex->n_runnable, id);
 }
 
 static void note_changed(struct execution *ex, int id)
@@ -143,11 +139,11 @@ int exec_thread_of_pthread(struct execution *ex, uint64_t pthread)
 struct mthread *exec_add_thread(struct execution *ex, pid_t tid)
 {
     if (ex->n_threads == ex->cap_threads) {
-        size_t cap = (size_t)ex->cap_threads, same = cap;
+        size_t cap = (size_t)ex->cap_threads;
         ex->threads = grow_array(ex->threads, &cap, sizeof *ex->threads, 16);
-        ex->runnable = grow_array(ex->runnable, &same, sizeof *ex->runnable, 16);
-        same = (size_t)ex->cap_threads;
-        ex->runnable_yielded = grow_array(ex->runnable_yielded, &same, sizeof *ex->runnable_yielded, 16);
+        /* The runnable view holds at most every thread. */
+        ex->runnable = resized(ex->runnable, cap, sizeof *ex->runnable);
+        ex->runnable_yielded = resized(ex->runnable_yielded, cap, sizeof *ex->runnable_yielded);
         ex->cap_threads = (int)cap;
     }
     struct mthread *t = &ex->threads[ex->n_threads];

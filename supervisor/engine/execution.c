@@ -77,7 +77,8 @@ static void next_visible_op(const struct mthread *t, struct visible_op *op)
 
 /* ---------- choices ---------- */
 
-/* from_view: the candidates are the runnable view (its changes go along). */
+/* from_view: the candidates are the runnable view; the choice is numbered
+ * and its changes go along (then start again). */
 static size_t ask_strategy(struct execution *ex, char kind, const int *ids, const bool *yielded, size_t n,
                            bool from_view)
 {
@@ -111,7 +112,7 @@ static size_t ask_strategy(struct execution *ex, char kind, const int *ids, cons
     }
     struct choice_point cp = {ex->steps, ids, yielded, n, ex->last_thread, ops, NULL, 0, 0, NULL, 0};
     if (from_view) {
-        cp.view = ex->view;
+        cp.view = ++ex->view;
         if (ex->n_changed <= (int)(sizeof ex->changed / sizeof *ex->changed)) {
             cp.changed = ex->changed;
             cp.n_changed = (size_t)ex->n_changed;
@@ -136,6 +137,8 @@ static size_t ask_strategy(struct execution *ex, char kind, const int *ids, cons
         pick = 0;
     if (n > 1 && !s->diverged && !ex->cfg->forget_choices)
         choice_list_add(&ex->res->choices, ex->steps, kind, ids[pick]);
+    if (from_view)
+        ex->n_changed = 0;
     return pick;
 }
 
@@ -507,13 +510,7 @@ static bool choose(struct execution *ex, struct candidates *c, size_t *pick)
         return true;
     if (ex->cfg->preempt == PREEMPT_SYNC && !s->every_step && keeps_running(ex, c, pick))
         return true;
-    if (c->from_view) {
-        ex->view++;
-        *pick = ask_strategy(ex, CHOICE_THREAD, c->ids, c->yielded, c->n, true);
-        ex->n_changed = 0;
-    } else {
-        *pick = exec_ask_strategy(ex, CHOICE_THREAD, c->ids, c->yielded, c->n);
-    }
+    *pick = ask_strategy(ex, CHOICE_THREAD, c->ids, c->yielded, c->n, c->from_view);
     if (s->diverged) {
         exec_set_error(ex, "replay diverged: %s", s->divergence);
         return false;

@@ -38,6 +38,21 @@ struct choice_point {
     size_t n_changed;
 };
 
+/* Where id is, or would go, among n ids in ascending order (the runnable
+ * view's order, and so a choice point's with a view). */
+static inline size_t ids_slot(const int *ids, size_t n, int id)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (ids[mid] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 struct strategy;
 
 /* What execution 0 of a batch taught a learning strategy (surw): the

@@ -143,15 +143,8 @@ static size_t highest(const struct pct_state *p, const struct choice_point *cp)
 /* Where thread is among the candidates (ids ascending), or n. */
 static size_t index_of(const struct choice_point *cp, int thread)
 {
-    size_t lo = 0, hi = cp->n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (cp->threads[mid] < thread)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < cp->n && cp->threads[lo] == thread ? lo : cp->n;
+    size_t at = ids_slot(cp->threads, cp->n, thread);
+    return at < cp->n && cp->threads[at] == thread ? at : cp->n;
 }
 
 /* A yield demotes once: demoting a waiting yielder again at every choice
