@@ -194,6 +194,18 @@ static int step_over_breakpoint(struct execution *ex, struct mthread *t, bool fi
     return 1;
 }
 
+/* Whether a signal is due to t, which the kernel would deliver before its
+ * next instruction: looked at (in /proc) only in programs that send
+ * signals, and once while t does not run (*known < 0: not yet). */
+static bool signal_due_to(struct execution *ex, const struct mthread *t, int *known)
+{
+    if (!ex->signals_seen)
+        return false;
+    if (*known < 0)
+        *known = exec_signal_pending(ex, t);
+    return *known;
+}
+
 /* Resumes t from its current stop; for a breakpoint, first carries out or
  * executes the original instruction. *status gets the stop that ends it.
  * Returns 1, 0 on timeout, -1 when t is lost; 2 when mdat ran t ahead to
@@ -208,7 +220,8 @@ static int resume(struct execution *ex, struct mthread *t, bool first_op, int *s
      * carry on (below). */
     bool carried_out = t->ahead_on_resume;
     t->ahead_on_resume = false;
-    if (t->stop == STOP_BREAKPOINT && t->rmw_loaded && first_op && !(ex->signals_seen && exec_signal_pending(ex, t))) {
+    int due = -1;
+    if (t->stop == STOP_BREAKPOINT && t->rmw_loaded && first_op && !signal_due_to(ex, t, &due)) {
         if (!store_half(ex, t)) {
             ex->tso_recording = false;
             return -1;
@@ -218,9 +231,8 @@ static int resume(struct execution *ex, struct mthread *t, bool first_op, int *s
         op_done(ex, t);
     }
     /* A signal due to the thread is delivered before its next instruction:
-     * carrying the instruction out in mdat would put the handler after it.
-     * Only programs that send signals pay for looking. */
-    bool signal_due = ex->signals_seen && t->stop == STOP_BREAKPOINT && exec_signal_pending(ex, t);
+     * carrying the instruction out in mdat would put the handler after it. */
+    bool signal_due = t->stop == STOP_BREAKPOINT && signal_due_to(ex, t, &due);
     if (t->stop == STOP_BREAKPOINT && !signal_due && emulate_at_breakpoint(ex, t)) {
         t->stop = STOP_PLAIN;
         carried_out = true;
@@ -236,6 +248,7 @@ static int resume(struct execution *ex, struct mthread *t, bool first_op, int *s
         int r = step_over_breakpoint(ex, t, first_op, status, &elsewhere);
         if (r <= 0 || elsewhere)
             return r;
+        due = -1;   /* it ran: look again */
         t->rmw_loaded = false;  /* the CPU ran it whole (a signal was due) */
         if (first_op)
             op_done(ex, t);
@@ -246,7 +259,7 @@ static int resume(struct execution *ex, struct mthread *t, bool first_op, int *s
      * kernel would deliver it before the next instruction. None becomes
      * due meanwhile from the program, none of whose threads runs; one from
      * outside arrives as if a little later, as it may. */
-    if (carried_out && !ex->tso && !(ex->signals_seen && (signal_due || exec_signal_pending(ex, t)))) {
+    if (carried_out && !ex->tso && !signal_due && !signal_due_to(ex, t, &due)) {
         enum ahead_end e = exec_run_ahead(ex, t, ahead_at);
         if (e == AHEAD_ARRIVED)
             return 2;
