@@ -215,7 +215,8 @@ static void take_in(struct rthread *into, const struct vector_clock *from)
         into->joined++;
 }
 
-static bool same_as(const struct sync_clock *l, int id, const struct rthread *t)
+/* l's clock is t's (thread id's) but for t's own entry. */
+static bool mirrors(const struct sync_clock *l, int id, const struct rthread *t)
 {
     return l->same_as == id && l->same_as_joined == t->joined;
 }
@@ -224,7 +225,7 @@ static void release(struct race_detector *d, int id, uint64_t key)
 {
     struct rthread *t = thread_of(d, id);
     struct sync_clock *l = sync_clock(d, key, true);
-    if (same_as(l, id, t)) {
+    if (mirrors(l, id, t)) {
         vc_set(&l->vc, (uint32_t)id, vc_get(&t->clock, (uint32_t)id));
     } else if (vc_join(&l->vc, &t->clock) & VC_DST_AHEAD) {
         l->same_as = 0;
@@ -239,7 +240,7 @@ static void acquire(struct race_detector *d, int id, uint64_t key)
 {
     const struct sync_clock *l = sync_clock(d, key, false);
     struct rthread *t = thread_of(d, id);
-    if (l && !same_as(l, id, t))   /* else the lock knows nothing t does not */
+    if (l && !mirrors(l, id, t))   /* else the lock knows nothing t does not */
         take_in(t, &l->vc);
 }
 
