@@ -1,5 +1,6 @@
 /* x86_classify: what x86_emulate could carry out of one decoded
- * instruction (internal to arch/: x86_decode calls it).
+ * instruction with its own C code (internal to arch/: x86_decode calls
+ * it; x86_native.c takes what it leaves).
  *
  * Owns the x86_insn fields that describe the instruction in register and
  * value terms: store_known/store_reg/store_imm (what a plain store writes),
@@ -9,10 +10,12 @@
 #ifndef MDAT_ARCH_X86_CLASSIFY_H
 #define MDAT_ARCH_X86_CLASSIFY_H
 
-#include "arch/x86_capstone.h"
 #include "arch/x86_insn_types.h"
 
-/* lock: the raw bytes carry a LOCK prefix; string: movs/cmps/stos/lods/scas. */
-void x86_classify(const cs_insn *insn, bool lock, bool string, struct x86_insn *out);
+#include <Zydis/Zydis.h>
+
+/* string: movs/cmps/stos/lods/scas. */
+void x86_classify(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops, bool string,
+                  struct x86_insn *out);
 
 #endif

@@ -4,12 +4,15 @@
  * moves, lea, nops and pushes; arithmetic, logic, shifts, rotates, imul and
  * bit tests with the flags (CF, PF, AF, ZF, SF, OF) computed as the CPU
  * computes them; setcc and cmovcc; xchg, xadd, cmpxchg; jmp and call
- * through memory; direct jumps, jcc, calls, ret, pop and leave. Also the split of a non-atomic read-modify-write into
+ * through memory; direct jumps, jcc, calls, ret, pop and leave; and, by
+ * running them in mdat (x86_native.c), vector and other register-only
+ * instructions with at most one memory operand. Also the split of a non-atomic read-modify-write into
  * its load and its store (x86_rmw_*) and what a cmpxchg did. Which
  * instructions qualify is decided at decode time (x86_classify.c); this
  * file never looks at bytes. */
 #include "arch/x86_alu.h"
 #include "arch/x86_insn.h"
+#include "arch/x86_native.h"
 #include "arch/x86_regs.h"
 
 #include <string.h>
@@ -98,6 +101,11 @@ bool x86_emulated_access(const struct x86_insn *insn, const struct user_regs_str
     case X86_EMU_XADD:
     case X86_EMU_CMPXCHG:
         *write = true;
+        break;
+    case X86_EMU_NATIVE:
+        if (insn->n_mem != 1)
+            return false;
+        *write = insn->mem[0].write;
         break;
     case X86_EMU_LOAD:
     case X86_EMU_LOAD_ZERO:
@@ -375,6 +383,8 @@ bool x86_emulate(const struct x86_insn *insn, struct user_regs_struct *regs, con
     bool write;
     if (insn->emulation == X86_EMU_NONE)
         return false;
+    if (insn->emulation == X86_EMU_NATIVE)
+        return x86_native_run(insn, regs, mem);
     if (insn->emulation == X86_EMU_JUMP_REL || insn->emulation == X86_EMU_JCC) {
         bool taken = insn->emulation == X86_EMU_JUMP_REL ||
                      x86_condition_holds((enum x86_cond)insn->cond, regs->eflags);

@@ -1,71 +1,73 @@
-/* x86_flow: capstone's instruction groups say jumps, calls, returns and
- * interrupts; the ids and the lock prefix say what orders memory. */
+/* x86_flow: Zydis's categories say jumps, calls, returns and interrupts;
+ * the mnemonics and the lock prefix say what orders memory. */
 #include "arch/x86_flow.h"
-#include "arch/x86_capstone.h"
 
+#include <Zydis/Zydis.h>
 #include <pthread.h>
-#include <stdlib.h>
 
-static csh handle;
-static bool handle_ok;
-static pthread_once_t handle_once = PTHREAD_ONCE_INIT;
+static ZydisDecoder decoder;
+static bool decoder_ok;
+static pthread_once_t decoder_once = PTHREAD_ONCE_INIT;
 
-static void open_handle(void)
+static void init_decoder(void)
 {
-    handle_ok = cs_open(CS_ARCH_X86, CS_MODE_64, &handle) == CS_ERR_OK &&
-                cs_option(handle, CS_OPT_DETAIL, CS_OPT_ON) == CS_ERR_OK;
+    decoder_ok = ZYAN_SUCCESS(ZydisDecoderInit(&decoder, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64));
 }
 
-static bool orders_memory(const cs_insn *in)
+static bool orders_memory(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops)
 {
-    const cs_x86 *x = &in->detail->x86;
-    if (x->prefix[0] == X86_PREFIX_LOCK)
+    if (in->attributes & ZYDIS_ATTRIB_HAS_LOCK)
         return true;
-    switch (in->id) {
-    case X86_INS_MFENCE: case X86_INS_SFENCE: case X86_INS_LFENCE: case X86_INS_CPUID:
-    case X86_INS_XCHG: case X86_INS_CMPXCHG: case X86_INS_XADD: case X86_INS_CMPXCHG8B: case X86_INS_CMPXCHG16B:
-    case X86_INS_WBINVD: case X86_INS_INVD: case X86_INS_HLT:
-    case X86_INS_UD2: case X86_INS_INT3:
+    switch (in->mnemonic) {
+    case ZYDIS_MNEMONIC_MFENCE: case ZYDIS_MNEMONIC_SFENCE: case ZYDIS_MNEMONIC_LFENCE: case ZYDIS_MNEMONIC_CPUID:
+    case ZYDIS_MNEMONIC_CMPXCHG: case ZYDIS_MNEMONIC_XADD: case ZYDIS_MNEMONIC_CMPXCHG8B: case ZYDIS_MNEMONIC_CMPXCHG16B:
+    case ZYDIS_MNEMONIC_WBINVD: case ZYDIS_MNEMONIC_INVD: case ZYDIS_MNEMONIC_HLT: case ZYDIS_MNEMONIC_SERIALIZE:
+    case ZYDIS_MNEMONIC_UD0: case ZYDIS_MNEMONIC_UD1: case ZYDIS_MNEMONIC_UD2: case ZYDIS_MNEMONIC_INT3:
         return true;
+    case ZYDIS_MNEMONIC_XCHG:
+        return ops[0].type == ZYDIS_OPERAND_TYPE_MEMORY || ops[1].type == ZYDIS_OPERAND_TYPE_MEMORY;
     default:
         return false;
     }
 }
 
-static bool in_group(const cs_insn *in, uint8_t group)
+static bool ends_walk(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops)
 {
-    for (uint8_t i = 0; i < in->detail->groups_count; i++)
-        if (in->detail->groups[i] == group)
-            return true;
-    return false;
+    switch (in->meta.category) {
+    case ZYDIS_CATEGORY_CALL: case ZYDIS_CATEGORY_RET: case ZYDIS_CATEGORY_INTERRUPT:
+    case ZYDIS_CATEGORY_SYSCALL: case ZYDIS_CATEGORY_SYSRET:
+        return true;
+    default:
+        return in->mnemonic == ZYDIS_MNEMONIC_SYSENTER || in->mnemonic == ZYDIS_MNEMONIC_IRET ||
+               in->mnemonic == ZYDIS_MNEMONIC_IRETD || in->mnemonic == ZYDIS_MNEMONIC_IRETQ ||
+               orders_memory(in, ops);
+    }
 }
 
 struct x86_flow x86_flow_of(const uint8_t *code, size_t n, uint64_t addr)
 {
     struct x86_flow f = {.kind = X86_FLOW_UNKNOWN, .next = addr};
-    pthread_once(&handle_once, open_handle);
-    if (!handle_ok)
+    pthread_once(&decoder_once, init_decoder);
+    ZydisDecodedInstruction in;
+    ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+    if (!decoder_ok || !ZYAN_SUCCESS(ZydisDecoderDecodeFull(&decoder, code, n, &in, ops)))
         return f;
-    cs_insn *in = NULL;
-    if (cs_disasm(handle, code, n, addr, 1, &in) != 1)
-        return f;
-    f.next = addr + in->size;
-    const cs_x86 *x = &in->detail->x86;
-    if (in->id == X86_INS_RET && x->op_count == 0) {
+    f.next = addr + in.length;
+    bool branch = in.meta.category == ZYDIS_CATEGORY_COND_BR || in.meta.category == ZYDIS_CATEGORY_UNCOND_BR;
+    if (in.mnemonic == ZYDIS_MNEMONIC_RET && in.operand_count_visible == 0 && in.meta.branch_type != ZYDIS_BRANCH_TYPE_FAR) {
         f.kind = X86_FLOW_RETURN;
-    } else if (in_group(in, CS_GRP_CALL) || in_group(in, CS_GRP_RET) || in_group(in, CS_GRP_INT) ||
-        in_group(in, CS_GRP_IRET) || in->id == X86_INS_SYSCALL || in->id == X86_INS_SYSENTER || orders_memory(in)) {
+    } else if (ends_walk(&in, ops)) {
         f.kind = X86_FLOW_END;
-    } else if (in_group(in, CS_GRP_JUMP)) {
-        bool direct = x->op_count == 1 && x->operands[0].type == X86_OP_IMM;
-        f.kind = !direct ? X86_FLOW_END : in->id == X86_INS_JMP ? X86_FLOW_JUMP : X86_FLOW_BRANCH;
-        f.target = direct ? (uint64_t)x->operands[0].imm : 0;
+    } else if (branch) {
+        bool direct = in.operand_count_visible == 1 && ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
+                      ops[0].imm.is_relative;
+        f.kind = !direct ? X86_FLOW_END : in.mnemonic == ZYDIS_MNEMONIC_JMP ? X86_FLOW_JUMP : X86_FLOW_BRANCH;
+        f.target = direct ? f.next + (uint64_t)ops[0].imm.value.s : 0;
     } else {
         f.kind = X86_FLOW_NEXT;
-        f.pops_frame = in->id == X86_INS_LEAVE ||
-                       (in->id == X86_INS_POP && x->op_count == 1 && x->operands[0].type == X86_OP_REG &&
-                        x->operands[0].reg == X86_REG_RBP);
+        f.pops_frame = in.mnemonic == ZYDIS_MNEMONIC_LEAVE ||
+                       (in.mnemonic == ZYDIS_MNEMONIC_POP && in.operand_count_visible == 1 &&
+                        ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER && ops[0].reg.value == ZYDIS_REGISTER_RBP);
     }
-    cs_free(in, 1);
     return f;
 }

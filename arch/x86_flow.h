@@ -7,7 +7,7 @@
  * static walk can follow or vouch for: calls, returns, indirect jumps,
  * system calls, and instructions that order memory (mfence, sfence, a lock
  * prefix, xchg with memory, cpuid and other serializing ones). Its own
- * capstone handle: callers need no decoder. */
+ * decoder: callers need none. */
 #ifndef MDAT_ARCH_X86_FLOW_H
 #define MDAT_ARCH_X86_FLOW_H
 

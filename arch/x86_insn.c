@@ -1,18 +1,19 @@
-/* x86_insn: decodes one x86-64 instruction with capstone and classifies its
+/* x86_insn: decodes one x86-64 instruction with Zydis and classifies its
  * memory accesses for the supervisor (see arch/x86_insn.h).
  *
- * Owns: the capstone handle, the list of instructions whose "memory operand"
- * is not a memory access (lea, nops, prefetches, cache-line hints), the
- * corrections to capstone 4's per-operand read/write information (wrong for
- * many stores and a few read-modify-writes), the implicit memory operands
- * capstone does not list (xlat, maskmov*), atomicity, and the mapping from
- * capstone register ids to user_regs_struct for effective addresses.
+ * Owns: the decoder and formatter, the list of instructions whose "memory
+ * operand" is not a memory access (lea, nops, prefetches, cache-line
+ * hints), which memory operands count (explicit ones, and the implicit ones
+ * of string instructions, xlat and maskmov; not the stack slots of push,
+ * pop, call, ret and leave, which are the thread's own stack and which the
+ * emulator handles itself), atomicity, and effective addresses from
+ * user_regs_struct. Why Zydis and not capstone 4: docs/architecture.md,
+ * "The decoder".
  *
- * Operand order is capstone's default Intel syntax: the destination is
- * operand 0. */
+ * Operand order is Intel's: the destination is operand 0. */
 #include "arch/x86_insn.h"
-#include "arch/x86_capstone.h"
 #include "arch/x86_classify.h"
+#include "arch/x86_native.h"
 #include "arch/x86_regs.h"
 
 #include <stddef.h>
@@ -20,8 +21,8 @@
 #include <string.h>
 
 struct x86_decoder {
-    csh handle;
-    cs_insn *scratch; /* reused by every x86_decode: cs_malloc once, not per call */
+    ZydisDecoder decoder;
+    ZydisFormatter formatter;
 };
 
 x86_decoder *x86_decoder_new(void)
@@ -29,14 +30,11 @@ x86_decoder *x86_decoder_new(void)
     x86_decoder *d = calloc(1, sizeof *d);
     if (!d)
         return NULL;
-    if (cs_open(CS_ARCH_X86, CS_MODE_64, &d->handle) != CS_ERR_OK) {
-        free(d);
-        return NULL;
-    }
-    cs_option(d->handle, CS_OPT_DETAIL, CS_OPT_ON);
-    d->scratch = cs_malloc(d->handle);
-    if (!d->scratch) {
-        cs_close(&d->handle);
+    if (!ZYAN_SUCCESS(ZydisDecoderInit(&d->decoder, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)) ||
+        !ZYAN_SUCCESS(ZydisFormatterInit(&d->formatter, ZYDIS_FORMATTER_STYLE_INTEL)) ||
+        !ZYAN_SUCCESS(ZydisFormatterSetProperty(&d->formatter, ZYDIS_FORMATTER_PROP_FORCE_SIZE, ZYAN_TRUE)) ||
+        !ZYAN_SUCCESS(ZydisFormatterSetProperty(&d->formatter, ZYDIS_FORMATTER_PROP_FORCE_RELATIVE_RIPREL, ZYAN_TRUE)) ||
+        !ZYAN_SUCCESS(ZydisFormatterSetProperty(&d->formatter, ZYDIS_FORMATTER_PROP_HEX_UPPERCASE, ZYAN_FALSE))) {
         free(d);
         return NULL;
     }
@@ -45,222 +43,58 @@ x86_decoder *x86_decoder_new(void)
 
 void x86_decoder_free(x86_decoder *d)
 {
-    if (!d)
-        return;
-    cs_free(d->scratch, 1);
-    cs_close(&d->handle);
     free(d);
-}
-
-/* ---- raw-byte facts capstone 4 reports unreliably ---------------------- */
-
-static bool is_legacy_prefix(uint8_t b)
-{
-    switch (b) {
-    case 0xf0: case 0xf2: case 0xf3:
-    case 0x2e: case 0x36: case 0x3e: case 0x26: case 0x64: case 0x65:
-    case 0x66: case 0x67:
-        return true;
-    default:
-        return false;
-    }
-}
-
-struct prefix_scan {
-    bool lock;
-    bool address_size_32;   /* 0x67: addresses are computed in 32 bits */
-    size_t opcode_offset;   /* first byte after legacy prefixes and REX */
-};
-
-/* capstone keeps a single REP/REPNE/LOCK slot, so "lock" next to an
- * xacquire/xrelease prefix can be hidden by the order of the bytes; the raw
- * prefix bytes are authoritative. */
-static struct prefix_scan scan_prefixes(const uint8_t *bytes, size_t length)
-{
-    struct prefix_scan scan = {0};
-    size_t i = 0;
-    while (i < length && is_legacy_prefix(bytes[i])) {
-        if (bytes[i] == 0xf0)
-            scan.lock = true;
-        if (bytes[i] == 0x67)
-            scan.address_size_32 = true;
-        i++;
-    }
-    if (i < length && (bytes[i] & 0xf0) == 0x40)
-        i++;
-    scan.opcode_offset = i;
-    return scan;
-}
-
-/* movs a4/a5, cmps a6/a7, stos aa/ab, lods ac/ad, scas ae/af. Decided by
- * opcode because capstone's X86_INS_MOVSD names both the string move and the
- * SSE scalar-double move. */
-static bool is_string_opcode(const uint8_t *bytes, size_t length, const struct prefix_scan *scan)
-{
-    if (scan->opcode_offset >= length)
-        return false;
-    uint8_t op = bytes[scan->opcode_offset];
-    return (op >= 0xa4 && op <= 0xa7) || (op >= 0xaa && op <= 0xaf);
 }
 
 /* ---- instruction classes ----------------------------------------------- */
 
-/* The operand names an address but nothing is loaded or stored: lea computes,
- * nops and the bnd* hints capstone 4 decodes as nop ignore it, prefetches and
- * cache-line maintenance cannot change or observe a value. */
-static bool operand_is_not_an_access(unsigned id)
+/* The operand names an address but nothing is loaded or stored: nops (and
+ * the hints decoded as nops), prefetches and cache-line maintenance cannot
+ * change or observe a value. lea's operand Zydis already calls an address
+ * computation. */
+static bool operand_is_not_an_access(ZydisMnemonic m)
 {
-    switch (id) {
-    case X86_INS_LEA:
-    case X86_INS_NOP:
-    case X86_INS_PREFETCH:
-    case X86_INS_PREFETCHNTA:
-    case X86_INS_PREFETCHT0:
-    case X86_INS_PREFETCHT1:
-    case X86_INS_PREFETCHT2:
-    case X86_INS_PREFETCHW:
-    case X86_INS_CLFLUSH:
-    case X86_INS_CLFLUSHOPT:
-    case X86_INS_CLWB:
+    switch (m) {
+    case ZYDIS_MNEMONIC_NOP:
+    case ZYDIS_MNEMONIC_PREFETCH:
+    case ZYDIS_MNEMONIC_PREFETCHNTA:
+    case ZYDIS_MNEMONIC_PREFETCHT0:
+    case ZYDIS_MNEMONIC_PREFETCHT1:
+    case ZYDIS_MNEMONIC_PREFETCHT2:
+    case ZYDIS_MNEMONIC_PREFETCHW:
+    case ZYDIS_MNEMONIC_PREFETCHWT1:
+    case ZYDIS_MNEMONIC_CLFLUSH:
+    case ZYDIS_MNEMONIC_CLFLUSHOPT:
+    case ZYDIS_MNEMONIC_CLWB:
+    case ZYDIS_MNEMONIC_CLDEMOTE:
         return true;
     default:
         return false;
     }
-}
-
-/* Destination operands that are only read (flags are the only result). */
-static bool destination_is_read_only(unsigned id)
-{
-    switch (id) {
-    case X86_INS_CMP:
-    case X86_INS_TEST:
-    case X86_INS_BT:
-        return true;
-    default:
-        return false;
-    }
-}
-
-/* Read-modify-write destinations, listed because capstone 4 reports some of
- * them (rotates, cmpxchg) as read-only. */
-static bool destination_is_read_modify_write(unsigned id)
-{
-    switch (id) {
-    case X86_INS_ADD: case X86_INS_ADC: case X86_INS_SUB: case X86_INS_SBB:
-    case X86_INS_AND: case X86_INS_OR: case X86_INS_XOR:
-    case X86_INS_INC: case X86_INS_DEC: case X86_INS_NEG: case X86_INS_NOT:
-    case X86_INS_SHL: case X86_INS_SAL: case X86_INS_SHR: case X86_INS_SAR:
-    case X86_INS_ROL: case X86_INS_ROR: case X86_INS_RCL: case X86_INS_RCR:
-    case X86_INS_SHLD: case X86_INS_SHRD:
-    case X86_INS_BTS: case X86_INS_BTR: case X86_INS_BTC:
-    case X86_INS_XCHG: case X86_INS_XADD:
-    case X86_INS_CMPXCHG: case X86_INS_CMPXCHG8B: case X86_INS_CMPXCHG16B:
-        return true;
-    default:
-        return false;
-    }
-}
-
-/* Single-operand stores capstone 4 reports inconsistently (fst, fisttp,
- * fnstcw, stmxcsr and setg as reads; setne correctly as a write). */
-static bool single_operand_is_store(unsigned id)
-{
-    switch (id) {
-    case X86_INS_FST: case X86_INS_FSTP: case X86_INS_FIST: case X86_INS_FISTP:
-    case X86_INS_FISTTP: case X86_INS_FBSTP:
-    case X86_INS_FNSTCW: case X86_INS_FNSTSW: case X86_INS_FNSTENV: case X86_INS_FNSAVE:
-    case X86_INS_FXSAVE: case X86_INS_FXSAVE64:
-    case X86_INS_XSAVE: case X86_INS_XSAVE64: case X86_INS_XSAVEC: case X86_INS_XSAVEC64:
-    case X86_INS_XSAVES: case X86_INS_XSAVES64: case X86_INS_XSAVEOPT: case X86_INS_XSAVEOPT64:
-    case X86_INS_STMXCSR: case X86_INS_VSTMXCSR:
-    case X86_INS_SGDT: case X86_INS_SIDT: case X86_INS_SLDT: case X86_INS_STR: case X86_INS_SMSW:
-    case X86_INS_VMPTRST:
-    case X86_INS_POP:
-    case X86_INS_SETA: case X86_INS_SETAE: case X86_INS_SETB: case X86_INS_SETBE:
-    case X86_INS_SETE: case X86_INS_SETNE: case X86_INS_SETG: case X86_INS_SETGE:
-    case X86_INS_SETL: case X86_INS_SETLE: case X86_INS_SETO: case X86_INS_SETNO:
-    case X86_INS_SETP: case X86_INS_SETNP: case X86_INS_SETS: case X86_INS_SETNS:
-        return true;
-    default:
-        return false;
-    }
-}
-
-/* Single-operand loads capstone 4 reports as stores (frstor) or might. */
-static bool single_operand_is_load(unsigned id)
-{
-    switch (id) {
-    case X86_INS_FRSTOR: case X86_INS_FLDENV: case X86_INS_FLDCW:
-    case X86_INS_FXRSTOR: case X86_INS_FXRSTOR64:
-    case X86_INS_XRSTOR: case X86_INS_XRSTOR64: case X86_INS_XRSTORS: case X86_INS_XRSTORS64:
-    case X86_INS_LDMXCSR: case X86_INS_VLDMXCSR:
-    case X86_INS_PUSH: case X86_INS_CALL: case X86_INS_JMP:
-    case X86_INS_MUL: case X86_INS_IMUL: case X86_INS_DIV: case X86_INS_IDIV:
-        return true;
-    default:
-        return false;
-    }
-}
-
-/* Read/write direction of explicit memory operand position `position` of an
- * instruction with `op_count` operands, starting from capstone's answer and
- * overriding it where capstone 4 is known to be wrong. */
-static void memory_direction(unsigned id, bool string, int position, int op_count,
-                             uint8_t capstone_access, bool *read, bool *write)
-{
-    uint8_t access = capstone_access;
-    if (string) {
-        /* capstone gets movs/cmps/stos/lods/scas right; keep it. */
-    } else if (id == X86_INS_XCHG || id == X86_INS_XADD) {
-        access = CS_AC_READ | CS_AC_WRITE;
-    } else if (position == 0 && op_count == 1) {
-        if (single_operand_is_store(id))
-            access = CS_AC_WRITE;
-        else if (single_operand_is_load(id))
-            access = CS_AC_READ;
-        else if (destination_is_read_modify_write(id))
-            access = CS_AC_READ | CS_AC_WRITE;
-    } else if (position == 0) {
-        if (destination_is_read_only(id))
-            access = CS_AC_READ;
-        else if (destination_is_read_modify_write(id))
-            access = CS_AC_READ | CS_AC_WRITE;
-        else if (access == CS_AC_READ)
-            /* A memory destination that is not compared, tested or modified
-             * in place is stored to: capstone 4 reports movups, movq, movnti,
-             * movbe, pextrd, vmovdqu, vextracti128 ... stores as reads. */
-            access = CS_AC_WRITE;
-    } else {
-        access = CS_AC_READ; /* Intel syntax: a memory operand after the first is a source */
-    }
-    if (access == 0)
-        access = CS_AC_READ; /* unknown: it has an address, so it is at least read */
-    *read = (access & CS_AC_READ) != 0;
-    *write = (access & CS_AC_WRITE) != 0;
 }
 
 /* ---- per-operand location facts ---------------------------------------- */
 
 static bool is_tls_segment(uint16_t segment)
 {
-    return segment == X86_REG_FS || segment == X86_REG_GS;
+    return segment == ZYDIS_REGISTER_FS || segment == ZYDIS_REGISTER_GS;
 }
 
 static bool is_rip_base(uint16_t base)
 {
-    return base == X86_REG_RIP || base == X86_REG_EIP;
+    return base == ZYDIS_REGISTER_RIP || base == ZYDIS_REGISTER_EIP;
 }
 
 /* Only 64-bit rsp/rbp bases count: with a 0x67 prefix [esp+x] is computed in
  * 32 bits and zero-extended, which is not the stack of a 64-bit thread. */
 static bool is_sp_based(const struct x86_mem_operand *m)
 {
-    return m->base == X86_REG_RSP && m->index == 0 && !is_tls_segment(m->segment);
+    return m->base == ZYDIS_REGISTER_RSP && m->index == 0 && !is_tls_segment(m->segment);
 }
 
 static bool is_bp_based(const struct x86_mem_operand *m)
 {
-    return (m->base == X86_REG_RBP || m->base == X86_REG_RSP) && m->index == 0 &&
+    return (m->base == ZYDIS_REGISTER_RBP || m->base == ZYDIS_REGISTER_RSP) && m->index == 0 &&
            !is_tls_segment(m->segment);
 }
 
@@ -276,78 +110,116 @@ static bool is_rip_relative(const struct x86_mem_operand *m)
 
 /* ---- decoding ---------------------------------------------------------- */
 
-static void add_memory_operand(struct x86_insn *out, uint16_t base, uint16_t index,
-                               uint16_t segment, int32_t scale, int64_t disp, uint8_t size,
-                               bool read, bool write)
+/* The stack slots push, pop, call, ret, enter and leave reach through
+ * rsp or rbp: Zydis lists them as hidden operands in the stack segment. */
+static bool is_implicit_stack_slot(const ZydisDecodedOperand *op)
 {
-    if (out->n_mem >= X86_MAX_MEM_OPERANDS)
-        return;
-    /* riz/eiz are encoding artefacts meaning "no index" (padding like
-     * lea rsi, [rsi + riz]); normalise so "no index" tests stay simple. */
-    if (index == X86_REG_RIZ || index == X86_REG_EIZ)
-        index = 0;
-    out->mem[out->n_mem++] = (struct x86_mem_operand){
-        .base = base, .index = index, .segment = segment,
-        .scale = scale, .disp = disp, .size = size,
-        .read = read, .write = write,
-    };
+    return op->visibility == ZYDIS_OPERAND_VISIBILITY_HIDDEN && op->mem.segment == ZYDIS_REGISTER_SS;
 }
 
-/* Memory accessed by instructions whose operands do not name it. */
-static void add_implicit_memory_operands(unsigned id, const struct prefix_scan *scan,
-                                         const cs_x86 *x86, struct x86_insn *out)
+/* Adds the memory operand op; false when it could not be kept (more than
+ * X86_MAX_MEM_OPERANDS). */
+static bool add_memory_operand(struct x86_insn *out, const ZydisDecodedOperand *op)
 {
-    uint16_t segment = 0;
-    if (x86->prefix[1] == X86_PREFIX_FS)
-        segment = X86_REG_FS;
-    else if (x86->prefix[1] == X86_PREFIX_GS)
-        segment = X86_REG_GS;
-    switch (id) {
-    case X86_INS_XLATB: /* al = [rbx + zero-extended al] */
-        add_memory_operand(out, scan->address_size_32 ? X86_REG_EBX : X86_REG_RBX, X86_REG_AL,
-                           segment, 1, 0, 1, true, false);
-        break;
-    case X86_INS_MASKMOVQ: /* byte-masked store to ds:[rdi] */
-        add_memory_operand(out, scan->address_size_32 ? X86_REG_EDI : X86_REG_RDI, 0, segment,
-                           1, 0, 8, false, true);
-        break;
-    case X86_INS_MASKMOVDQU:
-    case X86_INS_VMASKMOVDQU:
-        add_memory_operand(out, scan->address_size_32 ? X86_REG_EDI : X86_REG_RDI, 0, segment,
-                           1, 0, 16, false, true);
-        break;
-    default:
-        break;
+    if (out->n_mem >= X86_MAX_MEM_OPERANDS)
+        return false;
+    uint16_t segment = is_tls_segment((uint16_t)op->mem.segment) ? (uint16_t)op->mem.segment : 0;
+    /* A gather's operand size is one element's; an unknown size is at
+     * least a byte. */
+    unsigned bytes = op->size / 8 ? op->size / 8 : 1;
+    out->mem[out->n_mem++] = (struct x86_mem_operand){
+        .base = (uint16_t)op->mem.base,
+        .index = (uint16_t)op->mem.index,
+        .segment = segment,
+        .scale = op->mem.index ? op->mem.scale : 0,
+        .disp = op->mem.disp.value,
+        .size = (uint8_t)(bytes > 255 ? 255 : bytes),
+        /* A conditional write (a masked store, cmovcc, rep stos) may write. */
+        .read = (op->actions & ZYDIS_OPERAND_ACTION_MASK_READ) != 0 || op->actions == 0,
+        .write = (op->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) != 0,
+    };
+    return true;
+}
+
+/* Every memory operand that accesses memory, explicit or implicit (string
+ * instructions' [rdi] and [rsi], xlat's [rbx + al], maskmov's [rdi]). */
+static void collect_memory_operands(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops,
+                                    struct x86_insn *out)
+{
+    if (operand_is_not_an_access(in->mnemonic))
+        return;
+    for (int i = 0; i < in->operand_count; i++) {
+        const ZydisDecodedOperand *op = &ops[i];
+        if (op->type != ZYDIS_OPERAND_TYPE_MEMORY)
+            continue;
+        bool vector_index = op->mem.type == ZYDIS_MEMOP_TYPE_VSIB;
+        if ((op->mem.type != ZYDIS_MEMOP_TYPE_MEM && !vector_index) || is_implicit_stack_slot(op))
+            continue;
+        if (vector_index)
+            out->flags |= X86_MEM_VECTOR_INDEX;
+        if (add_memory_operand(out, op) && in->mnemonic == ZYDIS_MNEMONIC_XLAT) {
+            /* [rbx + zero-extended al]: Zydis names only rbx. */
+            out->mem[out->n_mem - 1].index = ZYDIS_REGISTER_AL;
+            out->mem[out->n_mem - 1].scale = 1;
+        }
     }
 }
 
-static bool has_group(const cs_detail *detail, uint8_t group)
+/* Registers beyond user_regs_struct among the operands. */
+static bool uses_vector_registers(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops)
 {
-    for (uint8_t i = 0; i < detail->groups_count; i++)
-        if (detail->groups[i] == group)
+    for (int i = 0; i < in->operand_count; i++) {
+        if (ops[i].type != ZYDIS_OPERAND_TYPE_REGISTER && !(ops[i].type == ZYDIS_OPERAND_TYPE_MEMORY &&
+                                                              ops[i].mem.type == ZYDIS_MEMOP_TYPE_VSIB))
+            continue;
+        ZydisRegister reg = ops[i].type == ZYDIS_OPERAND_TYPE_REGISTER ? ops[i].reg.value : ops[i].mem.index;
+        switch (ZydisRegisterGetClass(reg)) {
+        case ZYDIS_REGCLASS_XMM: case ZYDIS_REGCLASS_YMM: case ZYDIS_REGCLASS_ZMM:
+        case ZYDIS_REGCLASS_MASK: case ZYDIS_REGCLASS_X87: case ZYDIS_REGCLASS_MMX: case ZYDIS_REGCLASS_TMM:
             return true;
+        default:
+            if (reg == ZYDIS_REGISTER_MXCSR || reg == ZYDIS_REGISTER_X87CONTROL || reg == ZYDIS_REGISTER_X87STATUS)
+                return true;
+            break;
+        }
+    }
     return false;
 }
 
-static uint32_t control_flags(const cs_insn *insn, const cs_x86 *x86)
+/* An AVX-512 operation under a mask register other than k0, or a
+ * vmaskmov/vpmaskmov: only some elements of the memory operand are
+ * touched. */
+static bool is_masked_access(const ZydisDecodedInstruction *in)
+{
+    switch (in->mnemonic) {
+    case ZYDIS_MNEMONIC_VMASKMOVPS: case ZYDIS_MNEMONIC_VMASKMOVPD:
+    case ZYDIS_MNEMONIC_VPMASKMOVD: case ZYDIS_MNEMONIC_VPMASKMOVQ:
+    case ZYDIS_MNEMONIC_MASKMOVQ: case ZYDIS_MNEMONIC_MASKMOVDQU: case ZYDIS_MNEMONIC_VMASKMOVDQU:
+        return true;
+    default:
+        return in->encoding == ZYDIS_INSTRUCTION_ENCODING_EVEX && in->avx.mask.reg != ZYDIS_REGISTER_NONE &&
+               in->avx.mask.reg != ZYDIS_REGISTER_K0;
+    }
+}
+
+static uint32_t control_flags(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops)
 {
     uint32_t flags = 0;
-    switch (insn->id) {
-    case X86_INS_SYSCALL:
-    case X86_INS_SYSENTER:
+    switch (in->mnemonic) {
+    case ZYDIS_MNEMONIC_SYSCALL:
+    case ZYDIS_MNEMONIC_SYSENTER:
         flags |= X86_SYSCALL;
         break;
-    case X86_INS_INT:
-        if (x86->op_count == 1 && x86->operands[0].type == X86_OP_IMM &&
-            x86->operands[0].imm == 0x80)
+    case ZYDIS_MNEMONIC_INT:
+        if (in->operand_count_visible == 1 && ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE && ops[0].imm.value.u == 0x80)
             flags |= X86_SYSCALL;
         break;
     default:
         break;
     }
-    if (has_group(insn->detail, X86_GRP_CALL))
+    if (in->meta.category == ZYDIS_CATEGORY_CALL)
         flags |= X86_CALL;
-    if (has_group(insn->detail, X86_GRP_RET))
+    if (in->meta.category == ZYDIS_CATEGORY_RET)
         flags |= X86_RET;
     return flags;
 }
@@ -369,20 +241,20 @@ static uint32_t location_flags(const struct x86_insn *insn)
            (all_tls ? X86_MEM_TLS : 0) | (all_rip ? X86_MEM_RIP_RELATIVE : 0);
 }
 
-/* "mnemonic op_str", cut to fit: text is for people, a long AVX-512 operand
- * list losing its tail is fine. */
-static void format_text(char *text, size_t capacity, const char *mnemonic, const char *operands)
+static bool is_atomic(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops)
 {
-    size_t length = 0;
-    const char *parts[] = {mnemonic, operands[0] ? " " : "", operands};
-    for (size_t p = 0; p < sizeof parts / sizeof parts[0]; p++) {
-        size_t n = strlen(parts[p]);
-        if (n > capacity - 1 - length)
-            n = capacity - 1 - length;
-        memcpy(text + length, parts[p], n);
-        length += n;
+    if (in->attributes & ZYDIS_ATTRIB_HAS_LOCK)
+        return true;
+    switch (in->mnemonic) {
+    case ZYDIS_MNEMONIC_CMPXCHG:
+    case ZYDIS_MNEMONIC_CMPXCHG8B:
+    case ZYDIS_MNEMONIC_CMPXCHG16B:
+        return true;
+    case ZYDIS_MNEMONIC_XCHG:   /* with memory, locked whatever the prefixes */
+        return ops[0].type == ZYDIS_OPERAND_TYPE_MEMORY || ops[1].type == ZYDIS_OPERAND_TYPE_MEMORY;
+    default:
+        return false;
     }
-    text[length] = '\0';
 }
 
 bool x86_decode(x86_decoder *d, const uint8_t *code, size_t size, uint64_t address,
@@ -390,58 +262,43 @@ bool x86_decode(x86_decoder *d, const uint8_t *code, size_t size, uint64_t addre
 {
     if (!d || !code || size == 0 || !out)
         return false;
-    const uint8_t *cursor = code;
-    size_t remaining = size;
-    uint64_t next_address = address;
-    cs_insn *insn = d->scratch;
-    if (!cs_disasm_iter(d->handle, &cursor, &remaining, &next_address, insn))
+    ZydisDecodedInstruction in;
+    ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+    if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&d->decoder, code, size, &in, ops)))
         return false;
 
     memset(out, 0, sizeof *out);
     out->address = address;
-    out->length = (uint8_t)insn->size;
-    format_text(out->text, sizeof out->text, insn->mnemonic, insn->op_str);
+    out->length = in.length;
+    memcpy(out->bytes, code, in.length);
+    if (!ZYAN_SUCCESS(ZydisFormatterFormatInstruction(&d->formatter, &in, ops, in.operand_count_visible, out->text,
+                                                      sizeof out->text, address, NULL)))
+        out->text[0] = '\0';
 
-    const cs_x86 *x86 = &insn->detail->x86;
-    struct prefix_scan scan = scan_prefixes(insn->bytes, insn->size);
-    bool string = is_string_opcode(insn->bytes, insn->size, &scan);
-    bool has_explicit_memory = false;
-
-    if (!operand_is_not_an_access(insn->id)) {
-        for (int i = 0; i < x86->op_count; i++) {
-            const cs_x86_op *op = &x86->operands[i];
-            if (op->type != X86_OP_MEM)
-                continue;
-            has_explicit_memory = true;
-            bool read, write;
-            memory_direction(insn->id, string, i, x86->op_count, op->access, &read, &write);
-            add_memory_operand(out, (uint16_t)op->mem.base, (uint16_t)op->mem.index,
-                               (uint16_t)op->mem.segment, op->mem.scale, op->mem.disp,
-                               op->size, read, write);
-        }
-        add_implicit_memory_operands(insn->id, &scan, x86, out);
-    }
-
-    uint32_t flags = control_flags(insn, x86);
+    bool string = in.meta.category == ZYDIS_CATEGORY_STRINGOP;
+    collect_memory_operands(&in, ops, out);
+    uint32_t flags = control_flags(&in, ops) | (out->flags & X86_MEM_VECTOR_INDEX);
     if (string)
         flags |= X86_STRING;
     for (int i = 0; i < out->n_mem; i++) {
         flags |= out->mem[i].read ? X86_MEM_READ : 0;
         flags |= out->mem[i].write ? X86_MEM_WRITE : 0;
     }
-    bool always_atomic = insn->id == X86_INS_CMPXCHG || insn->id == X86_INS_CMPXCHG8B ||
-                         insn->id == X86_INS_CMPXCHG16B;
-    bool implicitly_locked = insn->id == X86_INS_XCHG && has_explicit_memory;
-    if (scan.lock || always_atomic || implicitly_locked)
+    if (out->n_mem && is_masked_access(&in))
+        flags |= X86_MEM_MASKED;
+    if (uses_vector_registers(&in, ops))
+        flags |= X86_VECTOR_REGS;
+    if (is_atomic(&in, ops))
         flags |= X86_ATOMIC;
-    out->flags = flags;
-    out->flags |= location_flags(out);
+    out->flags = flags | location_flags(out);
 
-    x86_classify(insn, scan.lock, string, out);
+    x86_classify(&in, ops, string, out);
+    if (out->emulation == X86_EMU_NONE)
+        x86_native_classify(&in, ops, out);
 
     if (out->n_mem > 0 && is_rip_relative(&out->mem[0])) {
         uint64_t target = address + out->length + (uint64_t)out->mem[0].disp;
-        out->rip_target = out->mem[0].base == X86_REG_EIP ? (uint32_t)target : target;
+        out->rip_target = out->mem[0].base == ZYDIS_REGISTER_EIP ? (uint32_t)target : target;
     }
     return true;
 }
@@ -462,60 +319,19 @@ bool x86_insn_may_be_visible(const struct x86_insn *insn, bool frame_pointer)
 
 static bool is_32bit_register(uint16_t reg)
 {
-    switch (reg) {
-    case X86_REG_EAX: case X86_REG_EBX: case X86_REG_ECX: case X86_REG_EDX:
-    case X86_REG_ESI: case X86_REG_EDI: case X86_REG_EBP: case X86_REG_ESP:
-    case X86_REG_R8D: case X86_REG_R9D: case X86_REG_R10D: case X86_REG_R11D:
-    case X86_REG_R12D: case X86_REG_R13D: case X86_REG_R14D: case X86_REG_R15D:
-    case X86_REG_EIP: case X86_REG_EIZ:
-        return true;
-    default:
-        return false;
-    }
+    return (reg >= ZYDIS_REGISTER_EAX && reg <= ZYDIS_REGISTER_R15D) || reg == ZYDIS_REGISTER_EIP;
 }
 
 /* Value of an address register. 32-bit names give the low half, which is
- * what the CPU adds when a 0x67 prefix makes addresses 32-bit. Registers not
- * in user_regs_struct (vector indexes of gathers) read as 0: such operands
- * only get their base + displacement. */
+ * what the CPU adds when a 0x67 prefix makes addresses 32-bit; xlat's al
+ * its byte. Vector indexes of gathers read as 0: such operands only get
+ * their base + displacement (X86_MEM_VECTOR_INDEX says so). */
 static uint64_t register_value(uint16_t reg, const struct user_regs_struct *r)
 {
-    switch (reg) {
-    case X86_REG_RAX: return r->rax;
-    case X86_REG_RBX: return r->rbx;
-    case X86_REG_RCX: return r->rcx;
-    case X86_REG_RDX: return r->rdx;
-    case X86_REG_RSI: return r->rsi;
-    case X86_REG_RDI: return r->rdi;
-    case X86_REG_RBP: return r->rbp;
-    case X86_REG_RSP: return r->rsp;
-    case X86_REG_R8: return r->r8;
-    case X86_REG_R9: return r->r9;
-    case X86_REG_R10: return r->r10;
-    case X86_REG_R11: return r->r11;
-    case X86_REG_R12: return r->r12;
-    case X86_REG_R13: return r->r13;
-    case X86_REG_R14: return r->r14;
-    case X86_REG_R15: return r->r15;
-    case X86_REG_EAX: return (uint32_t)r->rax;
-    case X86_REG_EBX: return (uint32_t)r->rbx;
-    case X86_REG_ECX: return (uint32_t)r->rcx;
-    case X86_REG_EDX: return (uint32_t)r->rdx;
-    case X86_REG_ESI: return (uint32_t)r->rsi;
-    case X86_REG_EDI: return (uint32_t)r->rdi;
-    case X86_REG_EBP: return (uint32_t)r->rbp;
-    case X86_REG_ESP: return (uint32_t)r->rsp;
-    case X86_REG_R8D: return (uint32_t)r->r8;
-    case X86_REG_R9D: return (uint32_t)r->r9;
-    case X86_REG_R10D: return (uint32_t)r->r10;
-    case X86_REG_R11D: return (uint32_t)r->r11;
-    case X86_REG_R12D: return (uint32_t)r->r12;
-    case X86_REG_R13D: return (uint32_t)r->r13;
-    case X86_REG_R14D: return (uint32_t)r->r14;
-    case X86_REG_R15D: return (uint32_t)r->r15;
-    case X86_REG_AL: return (uint8_t)r->rax; /* xlat's index */
-    default: return 0;
-    }
+    uint64_t v = 0;
+    if (!x86_read_register(reg, r, &v))
+        return 0;
+    return v;
 }
 
 /* Note for pop with an rsp-based destination: the CPU uses rsp after the
@@ -551,9 +367,9 @@ uint64_t x86_effective_address(const struct x86_insn *insn, int i,
         address += (uint64_t)bit_string_displacement(insn, regs);
     /* regs->rip, not insn->address: the code may run relocated (PIE) from
      * where it was decoded. */
-    if (m->base == X86_REG_RIP)
+    if (m->base == ZYDIS_REGISTER_RIP)
         address += regs->rip + insn->length;
-    else if (m->base == X86_REG_EIP)
+    else if (m->base == ZYDIS_REGISTER_EIP)
         address += (uint32_t)(regs->rip + insn->length);
     else if (m->base)
         address += register_value(m->base, regs);
@@ -561,9 +377,9 @@ uint64_t x86_effective_address(const struct x86_insn *insn, int i,
         address += register_value(m->index, regs) * (uint64_t)m->scale;
     if (is_32bit_register(m->base) || is_32bit_register(m->index))
         address = (uint32_t)address;
-    if (m->segment == X86_REG_FS)
+    if (m->segment == ZYDIS_REGISTER_FS)
         address += regs->fs_base;
-    else if (m->segment == X86_REG_GS)
+    else if (m->segment == ZYDIS_REGISTER_GS)
         address += regs->gs_base;
     return address;
 }

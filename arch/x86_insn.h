@@ -1,4 +1,4 @@
-/* x86_insn: decoding and classifying one x86-64 instruction (capstone underneath).
+/* x86_insn: decoding and classifying one x86-64 instruction (Zydis underneath).
  *
  * Owns the question "what memory does this instruction touch, and how": the
  * supervisor asks it once per instruction of the main executable when it builds
@@ -17,12 +17,36 @@
 #include <stdint.h>
 #include <sys/user.h>
 
-/* Memory as x86_emulate reaches it: true when all n bytes were moved. */
+/* A thread's registers beyond user_regs_struct that X86_EMU_NATIVE
+ * instructions use: zmm0-31 (whose low 256 and 128 bits are ymm and xmm;
+ * on a CPU without AVX-512 only the first 16 and the bits it has count),
+ * the opmask registers k0-7 and MXCSR. */
+struct x86_vector_regs {
+    uint8_t zmm[32][64];
+    uint64_t k[8];
+    uint32_t mxcsr;
+};
+
+/* What x86_emulate reaches beyond the registers it is given. Memory: true
+ * when all n bytes were moved. vector_regs: the thread's vector registers,
+ * fetched only for an X86_EMU_NATIVE instruction (NULL, or a NULL result:
+ * such instructions are left to the CPU); vector_regs_changed is called
+ * after one changed them. */
 struct x86_memory {
     bool (*read)(void *ctx, uint64_t addr, void *buf, size_t n);
     bool (*write)(void *ctx, uint64_t addr, const void *buf, size_t n);
     void *ctx;
+    struct x86_vector_regs *(*vector_regs)(void *ctx);
+    void (*vector_regs_changed)(void *ctx);
 };
+
+/* The vector registers in the layout of an XSAVE area in standard form
+ * (what PTRACE_GETREGSET NT_X86_XSTATE gives): components this CPU lacks
+ * or that the area says are in their initial state read as zeros. */
+bool x86_vector_regs_from_xsave(const void *xsave, size_t size, struct x86_vector_regs *out);
+/* Writes them back into such an area (marking their components as in
+ * use), for PTRACE_SETREGSET. */
+bool x86_vector_regs_to_xsave(const struct x86_vector_regs *regs, void *xsave, size_t size);
 
 typedef struct x86_decoder x86_decoder;
 
@@ -56,7 +80,7 @@ uint64_t x86_effective_address(const struct x86_insn *insn, int i,
 bool x86_store_value(const struct x86_insn *insn, const struct user_regs_struct *regs, uint64_t *value);
 
 /* Performs an emulatable instruction (insn->emulation) on regs and mem as
- * the CPU would, rip included (jmp [m] and call [m] set it to the target), for a
+ * the CPU would (X86_EMU_NATIVE: on mem's vector registers too), rip included (jmp [m] and call [m] set it to the target), for a
  * thread stopped at it. RFLAGS: CF, PF, AF, ZF, SF and OF as the CPU sets
  * them; flags the manuals leave undefined (AF after logic operations is
  * cleared, SF/ZF/AF/PF after imul and bt* are left as they were, as AMD

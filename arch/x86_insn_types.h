@@ -20,6 +20,12 @@ enum x86_insn_flag {
     X86_MEM_BP_BASED = 1u << 8,   /* every memory operand has base rbp or rsp (no index) */
     X86_MEM_TLS = 1u << 9,        /* every memory operand uses the fs or gs segment */
     X86_MEM_RIP_RELATIVE = 1u << 10, /* every memory operand is rip-relative (absolute target known statically) */
+    X86_MEM_VECTOR_INDEX = 1u << 11, /* a gather or scatter: the addresses are in a vector register (mem[0]
+                                      * names only its base, displacement and one element's size) */
+    X86_MEM_MASKED = 1u << 12,    /* an AVX-512 or vmaskmov access that touches only the elements its mask
+                                   * selects (mem[] names them all) */
+    X86_VECTOR_REGS = 1u << 13,   /* reads or writes registers beyond user_regs_struct (xmm, ymm, zmm, k,
+                                   * mxcsr, x87) */
 };
 
 enum { X86_MAX_MEM_OPERANDS = 2 };
@@ -58,6 +64,12 @@ enum x86_emulation {
     X86_EMU_CALL_REG,       /* call reg64: push the return address, rip := load_reg (as it was before) */
     X86_EMU_EXTEND,         /* movzx/movsx/movsxd reg, src_reg; cbw, cwde, cdqe (cond 1: signed) */
     X86_EMU_SIGN_FILL,      /* cwd, cdq, cqo: load_reg (dx/edx/rdx) := the sign of src_reg, every bit */
+    /* Carried out by running the instruction itself in mdat, on copies of
+     * the thread's registers and of the memory it accesses (x86_native.c):
+     * SSE, AVX and AVX-512 loads, stores and arithmetic, and other
+     * instructions whose only effects are registers, flags and at most one
+     * memory operand of known size. */
+    X86_EMU_NATIVE,
 };
 
 /* The condition of setcc and cmovcc, in the encoding's order. */
@@ -91,10 +103,11 @@ enum x86_alu_form {
     X86_ALU_REG,            /* op reg          (no memory: inc, dec, neg, not) */
 };
 
-/* To name capstone register ids (X86_REG_RSP ...) next to this header, include
- * "arch/x86_capstone.h", not <capstone/capstone.h>: see there for why. */
+/* Registers are named by the decoder's ids (ZydisRegister: include
+ * <Zydis/Zydis.h> to name them, ZYDIS_REGISTER_RSP ...). */
 struct x86_mem_operand {
-    uint16_t base, index, segment; /* capstone x86_reg ids; 0 = none */
+    uint16_t base, index;          /* register ids; 0 = none */
+    uint16_t segment;              /* ZYDIS_REGISTER_FS or _GS when the access adds its base; else 0 */
     int32_t scale;
     int64_t disp;
     uint8_t size;                  /* bytes accessed */
@@ -111,7 +124,7 @@ struct x86_insn {
     /* A plain store (mov to memory): where the stored value comes from, so
      * that it can be shown before the instruction runs. */
     bool store_known;
-    uint16_t store_reg;            /* capstone register id, 0 for an immediate */
+    uint16_t store_reg;            /* register id, 0 for an immediate */
     int64_t store_imm;             /* also: the immediate of a set or of an ALU form */
     /* What x86_emulate can perform, with general registers and immediates only. */
     uint8_t emulation;             /* enum x86_emulation */
@@ -122,7 +135,8 @@ struct x86_insn {
     uint8_t alu_op;                /* enum x86_alu_op, for X86_EMU_ALU */
     uint8_t alu_form;              /* enum x86_alu_form */
     uint8_t cond;                  /* enum x86_cond, for X86_EMU_SETCC and X86_EMU_CMOV */
-    char text[80];                 /* "mov dword ptr [rip + 0x2ee6], eax" */
+    uint8_t bytes[15];             /* the instruction's own bytes (length of them) */
+    char text[80];                 /* "mov dword ptr [rip+0x2EE6], eax" */
 };
 
 #endif

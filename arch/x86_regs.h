@@ -1,6 +1,6 @@
 /* x86_regs: the general-purpose registers of a thread (user_regs_struct)
- * by capstone register names, for the decoder and the emulator (internal
- * to arch/). */
+ * by the decoder's register names (ZydisRegister: rax, eax, ax, al, ah...),
+ * for the decoder and the emulator (internal to arch/). */
 #ifndef MDAT_ARCH_X86_REGS_H
 #define MDAT_ARCH_X86_REGS_H
 
@@ -18,6 +18,9 @@ struct register_part {
 
 bool x86_register_part(uint16_t reg, struct user_regs_struct *r, struct register_part *part);
 bool x86_is_general_register(uint16_t reg);
+/* The 64-bit register a general register name is part of, by its number
+ * in the encoding (rax 0, rcx 1, ... r15 15); -1 for other names. */
+int x86_general_register_number(uint16_t reg);
 /* The value a register name reads. */
 bool x86_read_register(uint16_t reg, const struct user_regs_struct *r, uint64_t *value);
 /* Writes through a register name as the CPU does: a 32-bit name clears the

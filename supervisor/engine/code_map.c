@@ -189,7 +189,7 @@ struct decoded_insn {
      * execution makes the entry stale. */
     const debuginfo *module;
     uint64_t bias;
-    bool ok;                    /* false: not code, or capstone could not decode it */
+    bool ok;                    /* false: not code, or the decoder could not decode it */
     bool planted;               /* one of the code map's breakpoints is here, */
     uint32_t planted_generation;    /* as of that generation */
     struct x86_insn insn;

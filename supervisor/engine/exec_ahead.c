@@ -28,6 +28,7 @@
  * it has touched before. */
 #include "supervisor/engine/exec_ahead.h"
 #include "supervisor/engine/exec_engine.h"
+#include "supervisor/engine/vector_regs.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -133,8 +134,9 @@ enum ahead_end exec_run_ahead(struct execution *ex, struct mthread *t, uint64_t 
     bool planted;
     if (turned_off() || refused(ex, start) || !code_map_insn_at(ex->cfg->code, start, &planted))
         return AHEAD_NATIVE;
-    struct x86_memory mem = {read_memory, write_memory, ex};
+    struct x86_memory mem = {read_memory, write_memory, ex, vector_regs_fetch, vector_regs_mark_changed};
     struct user_regs_struct regs = t->regs;
+    vector_regs_set_thread(t->tid);
     bool arrived = false, at_futex = false;
     int n = 0;
     for (; n < AHEAD_MAX; n++) {

@@ -17,6 +17,7 @@
 #include "supervisor/engine/page_cache.h"
 #include "supervisor/engine/proc_maps.h"
 #include "supervisor/engine/spawn.h"
+#include "supervisor/engine/vector_regs.h"
 
 #include <errno.h>
 #include <linux/futex.h>
@@ -72,7 +73,7 @@ static bool write_memory(void *ctx, uint64_t addr, const void *buf, size_t n)
 
 static struct x86_memory program_memory(struct execution *ex)
 {
-    return (struct x86_memory){read_memory, write_memory, ex};
+    return (struct x86_memory){read_memory, write_memory, ex, vector_regs_fetch, vector_regs_mark_changed};
 }
 
 bool exec_rmw_load_step(struct execution *ex, struct mthread *t)
@@ -109,8 +110,9 @@ static bool emulate_at_breakpoint(struct execution *ex, struct mthread *t)
     const struct x86_insn *in = t->bp_insn;
     if (!in || in->emulation == X86_EMU_NONE)
         return false;
-    struct x86_memory mem = {read_memory, write_memory, ex};
+    struct x86_memory mem = program_memory(ex);
     struct user_regs_struct regs = t->regs;
+    vector_regs_set_thread(t->tid);
     if (!x86_emulate(in, &regs, &mem))
         return false;
     t->regs = regs;

@@ -8,6 +8,7 @@
 #include "supervisor/engine/exec_engine.h"
 #include "supervisor/engine/exec_template.h"
 #include "supervisor/engine/page_cache.h"
+#include "supervisor/engine/vector_regs.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -150,6 +151,7 @@ struct mthread *exec_add_thread(struct execution *ex, pid_t tid)
     memset(t, 0, sizeof *t);
     t->id = ++ex->n_threads;
     t->tid = tid;
+    vector_regs_forget(tid);    /* a dead thread's tid, perhaps */
     t->state = TS_RUNNABLE;
     ex->runnable_yielded[ex->n_runnable] = false;
     ex->runnable[ex->n_runnable++] = t->id;    /* the highest id yet: the list stays in order */

@@ -1,6 +1,7 @@
 /* tracee: ptrace and /proc/PID/mem wrappers, and waiting with a deadline. */
 #include "supervisor/engine/tracee.h"
 #include "supervisor/engine/page_cache.h"
+#include "supervisor/engine/vector_regs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -95,14 +96,17 @@ bool tracee_set_regs(pid_t tid, const struct user_regs_struct *regs)
     return ptrace(PTRACE_SETREGS, tid, 0, regs) == 0;
 }
 
+/* Before a thread runs, what mdat changed of its memory and vector
+ * registers reaches the kernel. */
 bool tracee_cont(pid_t tid, int sig)
 {
-    return page_cache_forget() && ptrace(PTRACE_CONT, tid, 0, (long)sig) == 0;
+    return vector_regs_before_resume(tid) && page_cache_forget() && ptrace(PTRACE_CONT, tid, 0, (long)sig) == 0;
 }
 
 bool tracee_step(pid_t tid, int sig)
 {
-    return page_cache_forget() && ptrace(PTRACE_SINGLESTEP, tid, 0, (long)sig) == 0;
+    return vector_regs_before_resume(tid) && page_cache_forget() &&
+           ptrace(PTRACE_SINGLESTEP, tid, 0, (long)sig) == 0;
 }
 
 uint64_t monotonic_ns(void)
