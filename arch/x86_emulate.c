@@ -384,7 +384,7 @@ bool x86_emulate(const struct x86_insn *insn, struct user_regs_struct *regs, con
     if (insn->emulation == X86_EMU_NONE)
         return false;
     if (insn->emulation == X86_EMU_NATIVE)
-        return x86_native_run(insn, regs, mem);
+        return x86_native_run(insn, regs, mem, insn->n_mem ? x86_effective_address(insn, 0, regs) : 0);
     if (insn->emulation == X86_EMU_JUMP_REL || insn->emulation == X86_EMU_JCC) {
         bool taken = insn->emulation == X86_EMU_JUMP_REL ||
                      x86_condition_holds((enum x86_cond)insn->cond, regs->eflags);

@@ -17,29 +17,6 @@
 #include <stdint.h>
 #include <sys/user.h>
 
-/* A thread's registers beyond user_regs_struct that X86_EMU_NATIVE
- * instructions use: zmm0-31 (whose low 256 and 128 bits are ymm and xmm;
- * on a CPU without AVX-512 only the first 16 and the bits it has count),
- * the opmask registers k0-7 and MXCSR. */
-struct x86_vector_regs {
-    uint8_t zmm[32][64];
-    uint64_t k[8];
-    uint32_t mxcsr;
-};
-
-/* What x86_emulate reaches beyond the registers it is given. Memory: true
- * when all n bytes were moved. vector_regs: the thread's vector registers,
- * fetched only for an X86_EMU_NATIVE instruction (NULL, or a NULL result:
- * such instructions are left to the CPU); vector_regs_changed is called
- * after one changed them. */
-struct x86_memory {
-    bool (*read)(void *ctx, uint64_t addr, void *buf, size_t n);
-    bool (*write)(void *ctx, uint64_t addr, const void *buf, size_t n);
-    void *ctx;
-    struct x86_vector_regs *(*vector_regs)(void *ctx);
-    void (*vector_regs_changed)(void *ctx);
-};
-
 /* The vector registers in the layout of an XSAVE area in standard form
  * (what PTRACE_GETREGSET NT_X86_XSTATE gives): components this CPU lacks
  * or that the area says are in their initial state read as zeros. */

@@ -1,11 +1,13 @@
 /* x86_insn_types: the decoded instruction, as data (struct x86_insn and
- * its enums). Split from arch/x86_insn.h so that the classifier
+ * its enums), and what the emulator reaches besides the general registers
+ * (struct x86_memory, struct x86_vector_regs). Split from arch/x86_insn.h so that the classifier
  * (x86_classify.c), which x86_decode calls, can fill one in without
  * depending on the decoder. Include arch/x86_insn.h, which includes this. */
 #ifndef MDAT_ARCH_X86_INSN_TYPES_H
 #define MDAT_ARCH_X86_INSN_TYPES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 enum x86_insn_flag {
@@ -137,6 +139,30 @@ struct x86_insn {
     uint8_t cond;                  /* enum x86_cond, for X86_EMU_SETCC and X86_EMU_CMOV */
     uint8_t bytes[15];             /* the instruction's own bytes (length of them) */
     char text[80];                 /* "mov dword ptr [rip+0x2EE6], eax" */
+};
+
+
+/* A thread's registers beyond user_regs_struct that X86_EMU_NATIVE
+ * instructions use: zmm0-31 (whose low 256 and 128 bits are ymm and xmm;
+ * on a CPU without AVX-512 only the first 16 and the bits it has count),
+ * the opmask registers k0-7 and MXCSR. */
+struct x86_vector_regs {
+    uint8_t zmm[32][64];
+    uint64_t k[8];
+    uint32_t mxcsr;
+};
+
+/* What x86_emulate reaches beyond the registers it is given. Memory: true
+ * when all n bytes were moved. vector_regs: the thread's vector registers,
+ * fetched only for an X86_EMU_NATIVE instruction (NULL, or a NULL result:
+ * such instructions are left to the CPU); vector_regs_changed is called
+ * after one changed them. */
+struct x86_memory {
+    bool (*read)(void *ctx, uint64_t addr, void *buf, size_t n);
+    bool (*write)(void *ctx, uint64_t addr, const void *buf, size_t n);
+    void *ctx;
+    struct x86_vector_regs *(*vector_regs)(void *ctx);
+    void (*vector_regs_changed)(void *ctx);
 };
 
 #endif

@@ -412,11 +412,13 @@ static void on_fault(int sig, siginfo_t *info, void *context)
         escape = NULL;
         siglongjmp(*e, sig);
     }
-    /* Not a translation's: as it was before, and the fault comes again. */
+    /* Not a translation's: as it was before, and the fault comes again
+     * when the instruction does; one sent (kill) is sent again. */
     for (int i = 0; i < 4; i++)
         if (fault_signals[i] == sig)
             sigaction(sig, &previous[i], NULL);
-    (void)info;
+    if (info->si_code <= 0)
+        raise(sig);
     (void)context;
 }
 
@@ -474,7 +476,8 @@ static int run_guarded(void)
     return 0;
 }
 
-bool x86_native_run(const struct x86_insn *insn, struct user_regs_struct *regs, const struct x86_memory *mem)
+bool x86_native_run(const struct x86_insn *insn, struct user_regs_struct *regs, const struct x86_memory *mem,
+                    uint64_t addr)
 {
     if (insn->emulation != X86_EMU_NATIVE || !mem->vector_regs)
         return false;
@@ -483,12 +486,10 @@ bool x86_native_run(const struct x86_insn *insn, struct user_regs_struct *regs, 
     struct x86_vector_regs *v = t ? mem->vector_regs(mem->ctx) : NULL;
     if (!v)
         return false;
-    uint64_t addr = 0;
     unsigned size = 0, offset = 0;
     for (int n = 0; n < 16; n++)
         frame.gpr[n] = *general_register(regs, n);
     if (insn->n_mem) {
-        addr = x86_effective_address(insn, 0, regs);
         size = insn->mem[0].size;
         offset = (unsigned)(addr & 63);
         /* read even for a store: a masked one keeps the elements it skips */

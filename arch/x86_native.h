@@ -15,9 +15,10 @@
 #ifndef MDAT_ARCH_X86_NATIVE_H
 #define MDAT_ARCH_X86_NATIVE_H
 
-#include "arch/x86_insn.h"
+#include "arch/x86_insn_types.h"
 
 #include <Zydis/Zydis.h>
+#include <sys/user.h>
 
 /* Sets out->emulation to X86_EMU_NATIVE when the
  * instruction's only effects are general registers other than rsp, the
@@ -25,12 +26,14 @@
  * explicit memory operand of 1 to 64 bytes. */
 void x86_native_classify(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops, struct x86_insn *out);
 
-/* Runs an X86_EMU_NATIVE instruction as x86_emulate says (see there). */
+/* Runs an X86_EMU_NATIVE instruction as x86_emulate says (see there);
+ * addr is its memory operand's effective address (when it has one). */
 /* The handlers of SIGILL, SIGSEGV, SIGBUS and SIGFPE that catch a
  * translation's fault are installed on the first run; call this when
  * something has put its own in their place since (a test framework that
  * installs handlers per test). */
 void x86_native_claim_fault_signals(void);
-bool x86_native_run(const struct x86_insn *insn, struct user_regs_struct *regs, const struct x86_memory *mem);
+bool x86_native_run(const struct x86_insn *insn, struct user_regs_struct *regs, const struct x86_memory *mem,
+                    uint64_t addr);
 
 #endif

@@ -181,6 +181,22 @@ struct code_map {
      * plants its own): what a decoded instruction remembers of them is
      * good while it is the same. */
     uint32_t planted_generation;
+    /* Changes whenever code may have changed (a mapping made executable,
+     * relocations written): an instruction decoded before is decoded
+     * again, from memory. */
+    uint32_t decode_epoch;
+
+    /* Code the program changes, in this execution (code_map_exec_mapping):
+     * it changed some (the next execution starts from the original code
+     * again), ranges it may write while they run (writable and
+     * executable, or shared with another mapping: never decoded ahead),
+     * and sites whose int3 it wrote over or mdat took out (no longer
+     * breakpoints). */
+    bool code_changed;
+    struct addr_range *volatile_code;
+    size_t n_volatile, cap_volatile;
+    uint64_t *dead_sites;
+    size_t n_dead, cap_dead;
 };
 
 struct decoded_insn {
@@ -192,6 +208,7 @@ struct decoded_insn {
     bool ok;                    /* false: not code, or the decoder could not decode it */
     bool planted;               /* one of the code map's breakpoints is here, */
     uint32_t planted_generation;    /* as of that generation */
+    uint32_t epoch;             /* decoded in this decode_epoch */
     struct x86_insn insn;
 };
 
@@ -461,6 +478,7 @@ static void plant_vdso(code_map *cm, pid_t pid, int mem_fd)
 bool code_map_plant_exe(code_map *cm, pid_t pid, int mem_fd, bool follow_memory, char *err, size_t errlen)
 {
     cm->follow_memory = follow_memory;
+    cm->decode_epoch++;
     const elf_image *img = debuginfo_elf(cm->exe);
     memset(cm->at_definition, 0, sizeof cm->at_definition);
     plan_heap_calls(cm, cm->exe, true);
@@ -548,6 +566,10 @@ static struct lib_cache *lib_entry(code_map *cm, const char *path)
 bool code_map_plant_libs(code_map *cm, pid_t pid, int mem_fd, char *err, size_t errlen)
 {
     cm->planted_generation++;
+    cm->decode_epoch++;
+    /* The loader has relocated the executable: text relocations (a
+     * DT_TEXTREL executable) changed instructions under its sites. */
+    site_table_refresh(&cm->exe_sites, cm->bias, mem_fd, cm->decoder);
     if (cm->entry_planted) {
         tracee_write(mem_fd, cm->entry_addr, &cm->entry_orig, 1);
         cm->entry_planted = false;
@@ -596,6 +618,8 @@ bool code_map_plant_libs(code_map *cm, pid_t pid, int mem_fd, char *err, size_t 
             proc_maps_free(&maps);
             return false;
         }
+        if (lc->sites && (!lc->sites->sync_only || cm->follow_memory))
+            site_table_refresh(lc->sites, lc->bias, mem_fd, cm->decoder);
         plant_model_entries(cm, img, lc->bias, mem_fd);
         plant_stubs(cm, lc->debug, lc->bias, mem_fd, is_own_library(lc));
     }
@@ -660,6 +684,108 @@ bool code_map_in_exe_data(const code_map *cm, uint64_t addr, uint64_t size, bool
     return false;
 }
 
+static bool site_is_dead(const code_map *cm, uint64_t addr)
+{
+    for (size_t i = 0; i < cm->n_dead; i++)
+        if (cm->dead_sites[i] == addr)
+            return true;
+    return false;
+}
+
+/* ---- code the program changes ---- */
+
+static void grow_append(void **array, size_t *n, size_t *cap, size_t size, const void *item)
+{
+    if (*n == *cap) {
+        *cap = *cap ? *cap * 2 : 16;
+        *array = realloc(*array, *cap * size);
+        if (!*array)
+            abort();
+    }
+    memcpy((char *)*array + *n * size, item, size);
+    (*n)++;
+}
+
+/* The site of st (at bias) at runtime address addr no longer holds: its
+ * int3 goes (when still there: take_out) and the address is dead. */
+static void kill_site(code_map *cm, int mem_fd, const struct site_table *st, uint64_t bias, size_t i, bool take_out)
+{
+    uint64_t addr = bias + st->sites[i].vaddr;
+    uint8_t orig, now;
+    if (take_out && site_table_lookup(st, st->sites[i].vaddr, &orig) && tracee_read(mem_fd, addr, &now, 1) &&
+        now == 0xcc)
+        tracee_write(mem_fd, addr, &orig, 1);
+    if (!site_is_dead(cm, addr))
+        grow_append((void **)&cm->dead_sites, &cm->n_dead, &cm->cap_dead, sizeof addr, &addr);
+}
+
+/* The sites of st (at bias) in [lo, hi): in code the program may write
+ * while it runs (all_go), every one is taken out; else each whose
+ * instruction is no longer what was decoded: its int3 written over (the
+ * program's byte stays) or the bytes after it changed (the original byte
+ * goes back: the program did not write it). */
+static void check_sites(code_map *cm, int mem_fd, const struct site_table *st, uint64_t bias, uint64_t lo,
+                        uint64_t hi, bool all_go)
+{
+    size_t from, to;
+    site_table_range(st, lo - bias, hi - bias, &from, &to);
+    for (size_t i = from; i < to; i++) {
+        const struct x86_insn *in = &st->sites[i].insn;
+        uint8_t now[16];
+        uint64_t addr = bias + st->sites[i].vaddr;
+        bool readable = tracee_read(mem_fd, addr, now, in->length);
+        bool int3_there = readable && now[0] == 0xcc;
+        bool intact = int3_there && memcmp(now + 1, in->bytes + 1, in->length - 1u) == 0;
+        if (all_go || !intact)
+            kill_site(cm, mem_fd, st, bias, i, int3_there);
+    }
+}
+
+void code_map_exec_mapping(code_map *cm, int mem_fd, uint64_t addr, uint64_t len, int prot, bool shared)
+{
+    cm->decode_epoch++;
+    cm->planted_generation++;
+    cm->code_changed = true;
+    if (cm->entry_planted || len == 0 || addr + len < addr)
+        return;     /* the loader's own mappings, relocations: code_map_plant_libs looks */
+    bool writable = (prot & PROT_WRITE) || shared;
+    if (writable) {
+        struct addr_range r = {addr, addr + len};
+        grow_append((void **)&cm->volatile_code, &cm->n_volatile, &cm->cap_volatile, sizeof r, &r);
+    }
+    check_sites(cm, mem_fd, &cm->exe_sites, cm->bias, addr, addr + len, writable);
+    for (size_t i = 0; i < cm->n_libs; i++)
+        if (cm->libs[i].sites && cm->libs[i].hi && addr < cm->libs[i].hi && addr + len > cm->libs[i].lo)
+            check_sites(cm, mem_fd, cm->libs[i].sites, cm->libs[i].bias, addr, addr + len, writable);
+}
+
+void code_map_execution_starts(code_map *cm)
+{
+    if (!cm->code_changed)
+        return;
+    cm->code_changed = false;
+    cm->n_volatile = cm->n_dead = 0;
+    cm->decode_epoch++;
+    cm->planted_generation++;
+}
+
+size_t code_map_unseen_code(const code_map *cm, uint64_t *first)
+{
+    /* Sites taken out of code the program rewrites are unseen too. */
+    size_t n = cm->exe_sites.n_unseen + cm->n_dead;
+    if (first)
+        *first = cm->exe_sites.n_unseen ? cm->bias + cm->exe_sites.first_unseen : cm->n_dead ? cm->dead_sites[0] : 0;
+    for (size_t i = 0; i < cm->n_libs; i++) {
+        const struct lib_cache *lc = &cm->libs[i];
+        if (!lc->hi || !is_own_library(lc) || !lc->sites->n_unseen)
+            continue;
+        if (first && n == 0)
+            *first = lc->bias + lc->sites->first_unseen;
+        n += lc->sites->n_unseen;
+    }
+    return n;
+}
+
 bool code_map_lookup(const code_map *cm, uint64_t addr, struct breakpoint_hit *hit)
 {
     memset(hit, 0, sizeof *hit);
@@ -685,6 +811,8 @@ bool code_map_lookup(const code_map *cm, uint64_t addr, struct breakpoint_hit *h
     }
     const struct code_site *site = NULL;
     bool site_in_sync_table = false;
+    if (cm->n_dead && site_is_dead(cm, addr))
+        return false;
     if (code_map_in_exe(cm, addr)) {
         site = site_table_lookup(&cm->exe_sites, addr - cm->bias, &hit->orig);
     } else {
@@ -735,25 +863,34 @@ static bool grow_decoded(code_map *cm)
     return true;
 }
 
-/* The original bytes of a module's code at runtime address addr (the
- * file's, without mdat's int3s: shared code is never relocated in place),
- * up to 16. */
-static size_t module_code_bytes(const debuginfo *module, uint64_t bias, uint64_t addr, uint8_t *code)
+/* The code at runtime address addr as the program has it in memory (so
+ * code relocated or rewritten at run time is what is decoded), with the
+ * original byte under a breakpoint of the code map's there; up to 16
+ * bytes. *ours_or_none: the first byte is not an int3 mdat does not know
+ * of (a return breakpoint, or the program's own int3): such a decoding is
+ * not kept. */
+static size_t code_bytes(code_map *cm, int mem_fd, uint64_t addr, uint8_t *code, bool *ours_or_none)
 {
-    const struct elf_section *secs;
-    size_t n = elf_image_sections(debuginfo_elf(module), &secs);
-    uint64_t file_addr = addr - bias;
-    for (size_t i = 0; i < n; i++) {
-        const struct elf_section *sec = &secs[i];
-        if (!sec->exec || !sec->data || file_addr < sec->addr || file_addr >= sec->addr + sec->size)
-            continue;
-        size_t len = (size_t)(sec->addr + sec->size - file_addr);
-        if (len > 16)
-            len = 16;
-        memcpy(code, sec->data + (file_addr - sec->addr), len);
-        return len;
+    size_t len = 16;
+    while (len > 0 && !tracee_read(mem_fd, addr, code, len))
+        len = len > 1 ? len / 2 : 0;     /* near the end of a mapping */
+    *ours_or_none = true;
+    struct breakpoint_hit hit;
+    if (len && code[0] == 0xcc) {
+        if (code_map_lookup(cm, addr, &hit))
+            code[0] = hit.orig;
+        else
+            *ours_or_none = false;
     }
-    return 0;
+    return len;
+}
+
+static bool in_volatile_code(const code_map *cm, uint64_t addr)
+{
+    for (size_t i = 0; i < cm->n_volatile; i++)
+        if (addr >= cm->volatile_code[i].lo && addr < cm->volatile_code[i].hi)
+            return true;
+    return false;
 }
 
 /* The module whose code is at runtime address addr: the executable or a
@@ -777,26 +914,28 @@ static bool module_at(const code_map *cm, uint64_t addr, const debuginfo **modul
     return false;
 }
 
-const struct x86_insn *code_map_insn_at(code_map *cm, uint64_t addr, bool *planted)
+const struct x86_insn *code_map_insn_at(code_map *cm, int mem_fd, uint64_t addr, bool *planted)
 {
     const debuginfo *module;
     uint64_t bias;
     struct breakpoint_hit hit;
-    if (!addr || !module_at(cm, addr, &module, &bias) ||
+    if (!addr || !module_at(cm, addr, &module, &bias) || (cm->n_volatile && in_volatile_code(cm, addr)) ||
         ((cm->n_decoded + 1) * 2 > cm->cap_decoded && !grow_decoded(cm))) {
         *planted = code_map_lookup(cm, addr, &hit);   /* the vDSO's clock functions have entries */
         return NULL;
     }
     struct decoded_insn *d = &cm->decoded[decoded_slot(cm->decoded, cm->cap_decoded, addr)];
-    if (!d->addr || d->module != module || d->bias != bias) {
+    if (!d->addr || d->module != module || d->bias != bias || d->epoch != cm->decode_epoch) {
         uint8_t code[16];
-        size_t len = module_code_bytes(module, bias, addr, code);
+        bool keep;
+        size_t len = code_bytes(cm, mem_fd, addr, code, &keep);
         cm->n_decoded += !d->addr;
         d->addr = addr;
         d->module = module;
         d->bias = bias;
         d->ok = len > 0 && x86_decode(cm->decoder, code, len, addr, &d->insn);
         d->planted_generation = cm->planted_generation - 1;
+        d->epoch = keep ? cm->decode_epoch : cm->decode_epoch - 1;
     }
     if (d->planted_generation != cm->planted_generation) {
         d->planted = code_map_lookup(cm, addr, &hit);

@@ -105,13 +105,40 @@ bool code_map_in_exe_data(const code_map *cm, uint64_t addr, uint64_t size, bool
  * never changes while the program runs (read-only sections, RELRO: a
  * vtable, a string literal): reading it is not shared state. */
 bool code_map_is_constant(const code_map *cm, uint64_t addr, uint64_t size);
+/* Places in the user's code (the executable and the program's own
+ * libraries loaded so far) whose memory accesses mdat cannot see: bytes
+ * inside a function that do not decode as an instruction mdat knows (the
+ * CPU runs them; no breakpoint is planted in or after them up to the next
+ * known instruction start) and gathers and scatters, whose addresses are
+ * the lanes of a vector register. 0: every access of the user's code is
+ * seen. *first (may be NULL): the runtime address of one of them. An
+ * execution that runs such code may have shared accesses no step shows:
+ * claims of exhaustiveness lose their grounds. */
+size_t code_map_unseen_code(const code_map *cm, uint64_t *first);
 /* Looks up the breakpoint at runtime address addr. */
 bool code_map_lookup(const code_map *cm, uint64_t addr, struct breakpoint_hit *hit);
-/* The instruction at runtime address addr as the compiler wrote it (none
- * of mdat's int3s), in the executable or a library loaded with it, decoded
- * once per batch and kept; NULL outside their code or where it does not
- * decode. *planted: one of the code map's breakpoints is at addr (what
+/* The instruction at runtime address addr as the program has it in
+ * memory (mem_fd; the original byte under mdat's breakpoints), in the
+ * executable or a library loaded with it, decoded once and kept until
+ * code may have changed; NULL outside their code, in code the program may
+ * be writing (code_map_exec_mapping), or where it does not decode.
+ * *planted: one of the code map's breakpoints is at addr (what
  * code_map_lookup finds, remembered with the instruction). */
-const struct x86_insn *code_map_insn_at(code_map *cm, uint64_t addr, bool *planted);
+const struct x86_insn *code_map_insn_at(code_map *cm, int mem_fd, uint64_t addr, bool *planted);
+
+/* The program asks for a mapping with PROT_EXEC (mmap, mprotect,
+ * pkey_mprotect; seen at the call's seccomp stop, before the kernel runs
+ * it): [addr, addr + len) when known (mprotect, a MAP_FIXED mmap; len 0:
+ * not known), its protection, and whether it is shared with other
+ * mappings (MAP_SHARED). Every decoded instruction is decoded again from
+ * memory. Once the program runs (after its entry point): code it may
+ * write while it runs (PROT_WRITE, or shared) is never decoded ahead, and
+ * the code map's breakpoints in it are taken out; breakpoints in code it
+ * has rewritten are taken out (or forgotten, when it wrote over them).
+ * Both last for this execution only. */
+void code_map_exec_mapping(code_map *cm, int mem_fd, uint64_t addr, uint64_t len, int prot, bool shared);
+/* A new execution begins: from the code the batch planted, whatever the
+ * last one changed. */
+void code_map_execution_starts(code_map *cm);
 
 #endif

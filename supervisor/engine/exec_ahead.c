@@ -132,7 +132,7 @@ enum ahead_end exec_run_ahead(struct execution *ex, struct mthread *t, uint64_t 
 {
     uint64_t start = t->regs.rip;
     bool planted;
-    if (turned_off() || refused(ex, start) || !code_map_insn_at(ex->cfg->code, start, &planted))
+    if (turned_off() || refused(ex, start) || !code_map_insn_at(ex->cfg->code, ex->mem_fd, start, &planted))
         return AHEAD_NATIVE;
     struct x86_memory mem = {read_memory, write_memory, ex, vector_regs_fetch, vector_regs_mark_changed};
     struct user_regs_struct regs = t->regs;
@@ -140,7 +140,7 @@ enum ahead_end exec_run_ahead(struct execution *ex, struct mthread *t, uint64_t 
     bool arrived = false, at_futex = false;
     int n = 0;
     for (; n < AHEAD_MAX; n++) {
-        const struct x86_insn *in = code_map_insn_at(ex->cfg->code, regs.rip, &planted);
+        const struct x86_insn *in = code_map_insn_at(ex->cfg->code, ex->mem_fd, regs.rip, &planted);
         if (planted || exec_return_break_at(ex, regs.rip)) {
             arrived = true;
             break;

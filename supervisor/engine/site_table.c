@@ -148,51 +148,123 @@ static void add_user_range(struct site_table *st, uint64_t lo, uint64_t hi)
     st->user[st->n_user++] = (struct addr_range){lo, hi};
 }
 
+/* The first address above addr that is known to start an instruction: a
+ * function's start by the symbol table or the unwind table; UINT64_MAX
+ * when none is. */
+static uint64_t next_known_start(const struct elf_symbol *fns, size_t n_fns, const struct unwind_functions *uf,
+                                 uint64_t addr)
+{
+    uint64_t next = UINT64_MAX;
+    size_t a = 0, b = n_fns;
+    while (a < b) {
+        size_t mid = (a + b) / 2;
+        if (fns[mid].addr <= addr)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    if (a < n_fns)
+        next = fns[a].addr;
+    a = 0, b = uf->n;
+    while (a < b) {
+        size_t mid = (a + b) / 2;
+        if (uf->starts[mid] <= addr)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    if (a < uf->n && uf->starts[a] < next)
+        next = uf->starts[a];
+    return next;
+}
+
+/* Code mdat cannot see into: counted once per stretch, the first kept. */
+static void note_unseen(struct site_table *st, uint64_t vaddr)
+{
+    if (st->n_unseen++ == 0)
+        st->first_unseen = vaddr;
+}
+
+/* Where decoding [lo, hi) has got to. */
+struct sweep {
+    uint64_t addr;
+    uint64_t fn_lo, fn_hi;      /* the function being scanned: [1, 0) none yet */
+    bool frame_pointer;
+    uint64_t resync;            /* the next known instruction start after addr */
+};
+
+/* A new function, or none (padding), at s->addr: its extent, whether rbp
+ * is its frame pointer. False when it is runtime startup code, skipped. */
+static bool enter_function(struct site_table *st, const struct unwind_functions *uf, struct sweep *s)
+{
+    const elf_image *img = debuginfo_elf(st->di);
+    const struct elf_symbol *fn = elf_image_function_at(img, s->addr);
+    if (fn && is_runtime_startup(fn->name)) {
+        s->addr = fn->addr + fn->size;
+        return false;
+    }
+    if (fn) {
+        s->fn_lo = fn->addr;
+        s->fn_hi = fn->addr + fn->size;
+    } else if (!unwind_function_at(uf, s->addr, &s->fn_lo, &s->fn_hi)) {
+        s->fn_lo = s->addr;
+        s->fn_hi = s->addr + 1;
+    }
+    s->frame_pointer = (fn || uf->n) && s->fn_hi > s->fn_lo + 1 ? starts_with_frame(img, s->fn_lo) : false;
+    return true;
+}
+
 /* Decodes [lo, hi) linearly and records every instruction that may be
- * visible. Whether rbp is a frame pointer is decided per function, from
- * its symbol, else from the unwind table (uf). */
+ * visible. A linear sweep only follows real instruction boundaries from a
+ * known start: it restarts at every function start (symbols, the unwind
+ * table), and where the bytes do not decode, or an instruction would run
+ * over the next known start (padding, data), it plants nothing until that
+ * start. Bytes inside a function that do not decode, and gathers and
+ * scatters (their addresses are a vector register's lanes), are code whose
+ * accesses mdat cannot see: counted in n_unseen. Whether rbp is a frame
+ * pointer is decided per function, from its symbol, else from the unwind
+ * table (uf). */
 static void scan_range(struct site_table *st, x86_decoder *dec, uint64_t lo, uint64_t hi,
                        const struct unwind_functions *uf)
 {
     add_user_range(st, lo, hi);
     const elf_image *img = debuginfo_elf(st->di);
-    uint64_t addr = lo;
-    uint64_t fn_lo = 1, fn_hi = 0;  /* the function being scanned: none yet */
-    bool frame_pointer = false;
-    while (addr < hi) {
-        const struct elf_section *s = section_containing(img, addr);
-        if (!s || !s->exec) {
-            addr++;
+    const struct elf_symbol *fns;
+    size_t n_fns = elf_image_functions(img, &fns);
+    struct sweep s = {.addr = lo, .fn_lo = 1, .fn_hi = 0};
+    s.resync = next_known_start(fns, n_fns, uf, lo);
+    while (s.addr < hi) {
+        const struct elf_section *sec = section_containing(img, s.addr);
+        if (!sec || !sec->exec) {
+            s.addr++;
             continue;
         }
-        uint64_t end = s->addr + s->size < hi ? s->addr + s->size : hi;
-        if (addr < fn_lo || addr >= fn_hi) {
-            const struct elf_symbol *fn = elf_image_function_at(img, addr);
-            if (fn && is_runtime_startup(fn->name)) {
-                addr = fn->addr + fn->size;
-                continue;
-            }
-            if (fn) {
-                fn_lo = fn->addr;
-                fn_hi = fn->addr + fn->size;
-            } else if (!unwind_function_at(uf, addr, &fn_lo, &fn_hi)) {
-                fn_lo = addr;
-                fn_hi = addr + 1;
-            }
-            frame_pointer = (fn || uf->n) && fn_hi > fn_lo + 1 ? starts_with_frame(img, fn_lo) : false;
-        }
+        if (s.addr >= s.resync)
+            s.resync = next_known_start(fns, n_fns, uf, s.addr);
+        uint64_t end = sec->addr + sec->size < hi ? sec->addr + sec->size : hi;
+        if (end > s.resync)
+            end = s.resync;     /* an instruction never runs over a known start */
+        if ((s.addr < s.fn_lo || s.addr >= s.fn_hi) && !enter_function(st, uf, &s))
+            continue;
         struct x86_insn insn;
-        if (!x86_decode(dec, s->data + (addr - s->addr), end - addr, addr, &insn)) {
-            addr++;
+        if (!x86_decode(dec, sec->data + (s.addr - sec->addr), end - s.addr, s.addr, &insn)) {
+            if (s.addr >= s.fn_lo && s.addr < s.fn_hi && s.fn_hi > s.fn_lo + 1)
+                note_unseen(st, s.addr);
+            s.addr = s.resync < hi ? s.resync : hi;     /* unsure: nothing planted until a known start */
             continue;
         }
-        bool visible = x86_insn_may_be_visible(&insn, frame_pointer);
+        if (insn.flags & X86_MEM_VECTOR_INDEX) {
+            note_unseen(st, s.addr);
+            s.addr += insn.length;
+            continue;
+        }
+        bool visible = x86_insn_may_be_visible(&insn, s.frame_pointer);
         if (visible && !(insn.flags & X86_ATOMIC) && (insn.flags & X86_MEM_RIP_RELATIVE) &&
             rip_target_is_constant(img, insn.rip_target))
             visible = false;
         if (visible)
-            add_site(st, addr, &insn);
-        addr += insn.length;
+            add_site(st, s.addr, &insn);
+        s.addr += insn.length;
     }
 }
 
@@ -285,15 +357,24 @@ void site_table_build_sync(struct site_table *st, const debuginfo *di, x86_decod
     st->di = di;
     st->sync_only = true;
     const struct elf_section *secs;
-    size_t n = elf_image_sections(debuginfo_elf(di), &secs);
+    const elf_image *img = debuginfo_elf(di);
+    size_t n = elf_image_sections(img, &secs);
+    const struct elf_symbol *fns;
+    size_t n_fns = elf_image_functions(img, &fns);
+    struct unwind_functions uf = {NULL, 0};
+    uf.n = eh_frame_function_starts(img, &uf.starts);
     for (size_t i = 0; i < n; i++) {
         if (!secs[i].exec || !secs[i].data)
             continue;
         uint64_t addr = secs[i].addr, end = secs[i].addr + secs[i].size;
+        uint64_t resync = next_known_start(fns, n_fns, &uf, addr);
         while (addr < end) {
+            if (addr >= resync)
+                resync = next_known_start(fns, n_fns, &uf, addr);
+            uint64_t stop = end < resync ? end : resync;
             struct x86_insn insn;
-            if (!x86_decode(dec, secs[i].data + (addr - secs[i].addr), end - addr, addr, &insn)) {
-                addr++;
+            if (!x86_decode(dec, secs[i].data + (addr - secs[i].addr), stop - addr, addr, &insn)) {
+                addr = resync;      /* unsure: nothing planted until a known start */
                 continue;
             }
             if ((insn.flags & X86_ATOMIC) && insn.n_mem > 0)
@@ -301,6 +382,7 @@ void site_table_build_sync(struct site_table *st, const debuginfo *di, x86_decod
             addr += insn.length;
         }
     }
+    free(uf.starts);
     build_patched_sections(st);
 }
 
@@ -313,14 +395,73 @@ void site_table_free(struct site_table *st)
     free(st->user);
 }
 
+/* A code section as the address space has it, its sites' bytes set:
+ * read, changed, written, so that whatever the loader wrote there
+ * (relocations of a DT_TEXTREL module) stays. */
 bool site_table_write(const struct site_table *st, uint64_t bias, int mem_fd, bool restore)
 {
     for (size_t i = 0; i < st->n_patched; i++) {
         const struct patched_section *p = &st->patched[i];
-        if (!tracee_write(mem_fd, bias + p->vaddr, restore ? p->orig : p->bytes, p->size))
+        uint8_t *now = malloc(p->size);
+        bool ok = now && tracee_read(mem_fd, bias + p->vaddr, now, p->size);
+        if (ok) {
+            size_t from, to;
+            site_table_range(st, p->vaddr, p->vaddr + p->size, &from, &to);
+            for (size_t k = from; k < to; k++) {
+                size_t off = (size_t)(st->sites[k].vaddr - p->vaddr);
+                now[off] = restore ? p->orig[off] : 0xcc;
+            }
+            ok = tracee_write(mem_fd, bias + p->vaddr, now, p->size);
+        }
+        free(now);
+        if (!ok)
             return false;
     }
     return true;
+}
+
+void site_table_refresh(struct site_table *st, uint64_t bias, int mem_fd, x86_decoder *dec)
+{
+    for (size_t i = 0; i < st->n_patched; i++) {
+        const struct patched_section *p = &st->patched[i];
+        uint8_t *now = malloc(p->size);
+        if (!now || !tracee_read(mem_fd, bias + p->vaddr, now, p->size) || memcmp(now, p->bytes, p->size) == 0) {
+            free(now);
+            continue;   /* as the file has it, with the int3s: nothing relocated */
+        }
+        size_t from, to;
+        site_table_range(st, p->vaddr, p->vaddr + p->size, &from, &to);
+        for (size_t k = from; k < to; k++) {
+            struct code_site *site = &st->sites[k];
+            size_t off = (size_t)(site->vaddr - p->vaddr);
+            uint8_t code[16];
+            size_t len = p->size - off < sizeof code ? p->size - off : sizeof code;
+            memcpy(code, now + off, len);
+            code[0] = p->orig[off];
+            struct x86_insn insn;
+            if (memcmp(code, site->insn.bytes, site->insn.length) != 0 &&
+                x86_decode(dec, code, len, site->vaddr, &insn) && insn.length == site->insn.length)
+                site->insn = insn;
+        }
+        memcpy(p->bytes, now, p->size);
+        free(now);
+    }
+}
+
+void site_table_range(const struct site_table *st, uint64_t lo, uint64_t hi, size_t *from, size_t *to)
+{
+    size_t a = 0, b = st->n_sites;
+    while (a < b) {
+        size_t mid = (a + b) / 2;
+        if (st->sites[mid].vaddr < lo)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    *from = a;
+    while (a < st->n_sites && st->sites[a].vaddr < hi)
+        a++;
+    *to = a;
 }
 
 const struct code_site *site_table_lookup(const struct site_table *st, uint64_t vaddr, uint8_t *orig)

@@ -26,8 +26,8 @@ struct code_site {
 struct patched_section {
     uint64_t vaddr;
     size_t size;
-    uint8_t *bytes;     /* the section with 0xcc on every site */
-    const uint8_t *orig;
+    uint8_t *bytes;     /* the section with 0xcc on every site (relocated once the loader did) */
+    const uint8_t *orig;    /* the file's */
 };
 
 /* The sites of one module (the executable, or a library of the program's
@@ -44,6 +44,12 @@ struct site_table {
     size_t n_user, cap_user;
     /* Only the atomic instructions of a runtime library (site_table_build_sync). */
     bool sync_only;
+    /* Places in user code whose memory accesses mdat cannot see: bytes
+     * inside a function that do not decode (the CPU may run them; no
+     * breakpoint goes there) and gathers and scatters. The first one's
+     * file address. */
+    size_t n_unseen;
+    uint64_t first_unseen;
 };
 
 /* Finds the sites of the module di. User code is what DWARF describes (in
@@ -57,9 +63,17 @@ void site_table_build(struct site_table *st, const debuginfo *di, x86_decoder *d
  * on without calling a modeled function. No user code. */
 void site_table_build_sync(struct site_table *st, const debuginfo *di, x86_decoder *dec);
 void site_table_free(struct site_table *st);
-/* Writes the module's sections with their int3s (or, restore, the
- * original bytes) into the address space behind mem_fd, at bias. */
+/* Puts the module's int3s (or, restore, the original bytes) on its sites
+ * in the address space behind mem_fd, at bias: each code section with
+ * sites is read, changed and written back in one go. */
 bool site_table_write(const struct site_table *st, uint64_t bias, int mem_fd, bool restore);
+/* After the loader relocated the module (at bias, behind mem_fd): a site
+ * whose instruction's bytes it changed (a text relocation) is decoded
+ * again from memory, and the copy of the sections follows. Sections as
+ * the file has them cost one read each. */
+void site_table_refresh(struct site_table *st, uint64_t bias, int mem_fd, x86_decoder *dec);
+/* The sites with file addresses in [lo, hi): sites[*from .. *to). */
+void site_table_range(const struct site_table *st, uint64_t lo, uint64_t hi, size_t *from, size_t *to);
 /* The site at file address vaddr and the byte its int3 replaced; NULL if none. */
 const struct code_site *site_table_lookup(const struct site_table *st, uint64_t vaddr, uint8_t *orig);
 /* vaddr lies in the module's user code. */

@@ -140,7 +140,7 @@ deb)
     [ -s "$deb" ] || { fail "no $deb: $(ls "$WORK/pkg")"; finish; }
     depends=$(dpkg-deb -f "$deb" Depends)
     names=" $(sed -E 's/ \([^)]*\)//g; s/,//g' <<<"$depends") "
-    for lib in libc6 libelf1 libdwarf1 libcapstone4 libncursesw6 libtinfo6 libstdc++6; do
+    for lib in libc6 libelf1 libdwarf1 libzydis4.0 libncursesw6 libtinfo6 libstdc++6; do
         [[ "$names" == *" $lib "* ]] || fail "Depends lacks $lib: $depends"
     done
     # Every dependency is met by what this machine has installed.
