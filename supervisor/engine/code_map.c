@@ -786,6 +786,51 @@ size_t code_map_unseen_code(const code_map *cm, uint64_t *first)
     return n;
 }
 
+/* The original bytes of st's sites (at bias) within [addr, addr + n) into buf. */
+static void hide_sites(const struct site_table *st, uint64_t bias, uint64_t addr, uint8_t *buf, size_t n)
+{
+    for (size_t i = 0; i < st->n_patched; i++) {
+        const struct patched_section *p = &st->patched[i];
+        uint64_t lo = bias + p->vaddr, hi = lo + p->size;
+        if (addr >= hi || addr + n <= lo)
+            continue;
+        size_t from, to;
+        site_table_range(st, (addr > lo ? addr : lo) - bias, (addr + n < hi ? addr + n : hi) - bias, &from, &to);
+        for (size_t k = from; k < to; k++) {
+            uint64_t at = bias + st->sites[k].vaddr;
+            if (buf[at - addr] == 0xcc)
+                buf[at - addr] = p->orig[st->sites[k].vaddr - p->vaddr];
+        }
+    }
+}
+
+void code_map_hide_breakpoints(const code_map *cm, uint64_t addr, void *buf, size_t n)
+{
+    uint8_t *bytes = buf;
+    if (addr + n < addr)
+        return;
+    hide_sites(&cm->exe_sites, cm->bias, addr, bytes, n);
+    for (size_t i = 0; i < cm->n_libs; i++) {
+        const struct lib_cache *lc = &cm->libs[i];
+        if (lc->sites && lc->hi && addr < lc->hi && addr + n > lc->lo)
+            hide_sites(lc->sites, lc->bias, addr, bytes, n);
+    }
+    size_t lo = 0, hi = cm->n_entries;     /* sorted by address */
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (cm->entries[mid].addr < addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < cm->n_entries && cm->entries[i].addr < addr + n; i++)
+        if (bytes[cm->entries[i].addr - addr] == 0xcc)
+            bytes[cm->entries[i].addr - addr] = cm->entries[i].orig;
+    if (cm->entry_planted && cm->entry_addr >= addr && cm->entry_addr < addr + n &&
+        bytes[cm->entry_addr - addr] == 0xcc)
+        bytes[cm->entry_addr - addr] = cm->entry_orig;
+}
+
 bool code_map_lookup(const code_map *cm, uint64_t addr, struct breakpoint_hit *hit)
 {
     memset(hit, 0, sizeof *hit);

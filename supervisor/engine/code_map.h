@@ -115,6 +115,11 @@ bool code_map_is_constant(const code_map *cm, uint64_t addr, uint64_t size);
  * execution that runs such code may have shared accesses no step shows:
  * claims of exhaustiveness lose their grounds. */
 size_t code_map_unseen_code(const code_map *cm, uint64_t *first);
+/* buf holds [addr, addr + n) as read from the program: the code map's
+ * int3s there become the bytes they replaced. For the reads mdat carries
+ * out for the program (its own code reading itself); a read the CPU makes
+ * sees the int3s (README, "Known limits"). */
+void code_map_hide_breakpoints(const code_map *cm, uint64_t addr, void *buf, size_t n);
 /* Looks up the breakpoint at runtime address addr. */
 bool code_map_lookup(const code_map *cm, uint64_t addr, struct breakpoint_hit *hit);
 /* The instruction at runtime address addr as the program has it in

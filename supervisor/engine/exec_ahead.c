@@ -42,7 +42,11 @@ enum { AHEAD_MAX = 256, AHEAD_TRIES = 3 };
  * thread runs ahead, nothing else runs, so what was read stays true. */
 static bool read_memory(void *ctx, uint64_t addr, void *buf, size_t n)
 {
-    return tracee_read_as_program(((struct execution *)ctx)->vm_pid, addr, buf, n);
+    struct execution *ex = ctx;
+    if (!tracee_read_as_program(ex->vm_pid, addr, buf, n))
+        return false;
+    code_map_hide_breakpoints(ex->cfg->code, addr, buf, n);     /* code that reads itself */
+    return true;
 }
 
 static bool write_memory(void *ctx, uint64_t addr, const void *buf, size_t n)

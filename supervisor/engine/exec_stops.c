@@ -23,6 +23,7 @@
 #include <linux/futex.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 
@@ -54,7 +55,11 @@ enum { SIGRTMIN_KERNEL = 32 };
 /* Emulated accesses go through the program's own page protections. */
 static bool read_memory(void *ctx, uint64_t addr, void *buf, size_t n)
 {
-    return tracee_read_as_program(((struct execution *)ctx)->vm_pid, addr, buf, n);
+    struct execution *ex = ctx;
+    if (!tracee_read_as_program(ex->vm_pid, addr, buf, n))
+        return false;
+    code_map_hide_breakpoints(ex->cfg->code, addr, buf, n);     /* code that reads itself */
+    return true;
 }
 
 static bool write_memory(void *ctx, uint64_t addr, const void *buf, size_t n)
@@ -303,6 +308,17 @@ static enum run_outcome on_syscall(struct execution *ex, struct mthread *t)
     case SYS_ptrace:
         exec_refuse_call(ex, t, t->tid);
         return RUNS_ON;
+    case SYS_mmap:
+    case SYS_mprotect:
+    case SYS_pkey_mprotect: {
+        /* Executable memory appears or changes (the filter stops only
+         * calls with PROT_EXEC): the call goes on; the code map learns it. */
+        bool is_mmap = t->regs.orig_rax == SYS_mmap;
+        bool known = !is_mmap || (t->regs.r10 & (MAP_FIXED | MAP_FIXED_NOREPLACE));
+        code_map_exec_mapping(ex->cfg->code, ex->mem_fd, t->regs.rdi, known ? t->regs.rsi : 0, (int)t->regs.rdx,
+                              is_mmap && (t->regs.r10 & MAP_SHARED));
+        return RUNS_ON;
+    }
     case SYS_exit_group:
         /* The process would end here, taking every thread with it: that is
          * a visible step of its own, and others may run before it. When it

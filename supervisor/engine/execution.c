@@ -640,6 +640,7 @@ static bool start(struct execution *ex, char *err, size_t errlen)
         return false;
     }
     page_cache_follow(ex->mem_fd, ex->vm_pid);
+    code_map_execution_starts(cfg->code);
     if (cfg->tmpl)
         return true;    /* forked with everything planted, at the entry point */
     return code_map_plant_exe(cfg->code, ex->pid, ex->mem_fd, ex->describe || cfg->n_listeners > 0, err, errlen);

@@ -22,6 +22,7 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 long spawn_ptrace_options(void)
@@ -68,7 +69,7 @@ static int install_seccomp_filter(void)
 {
     enum { N = sizeof always_traced / sizeof always_traced[0],
            M = sizeof traced_above_stdio / sizeof traced_above_stdio[0] };
-    struct sock_filter code[4 + N + M + 1 + 10];
+    struct sock_filter code[4 + N + M + 1 + 10 + 7];
     int k = 0;
     code[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
     /* Other ABIs (int 0x80) are not modeled: let them through. */
@@ -87,15 +88,26 @@ static int install_seccomp_filter(void)
     for (int i = 0; i < M; i++)
         code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)traced_above_stdio[i],
                                                  (unsigned char)(M - i + 1), 0);
-    /* clone: only one that makes a process (not CLONE_THREAD) is a step. */
+    /* clone: only one that makes a process (not CLONE_THREAD) is a step.
+     * Anything else: to the test for executable mappings (the last block). */
     code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 5, 0);
-    code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+    code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JA | BPF_K, 8, 0, 0);
     code[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]));
     code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, 2, 1, 0);
     code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
     code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE);
     code[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]));
     code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 0x00010000 /* CLONE_THREAD */, 1, 0);
+    code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE);
+    code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+    /* mmap, mprotect, pkey_mprotect with PROT_EXEC: code that appears or
+     * changes at run time (JIT, self-modifying code, dlopen), which
+     * running ahead must not decode from what it saw before (code_map.h). */
+    code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mmap, 2, 0);
+    code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mprotect, 1, 0);
+    code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_pkey_mprotect, 0, 3);
+    code[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2]));
+    code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, PROT_EXEC, 0, 1);
     code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE);
     code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
     struct sock_fprog prog = {.len = (unsigned short)k, .filter = code};
