@@ -13,9 +13,11 @@
  * with the program (a mutex lock's fast path in libc, a PLT stub, an
  * inline-able helper of libstdc++): they run without preemption anyway.
  * Only instructions the emulator carries out exactly are run this way
- * (arch/x86_emulate.c, the CPU its oracle); the CPU takes over at any
- * other (a system call, SSE, a string instruction), in code loaded later
- * or generated, after AHEAD_MAX instructions, and from a start where that
+ * (arch/x86_emulate.c and, for vector code, x86_native.c: the CPU their
+ * oracle); the CPU takes over at any other (a system call, a string
+ * instruction, one mdat cannot decode), in code loaded later, generated or
+ * being rewritten (code_map_insn_at), after AHEAD_MAX instructions, and
+ * from a start where that
  * is what mostly happens. A futex call is where it may stop too: mdat
  * answers those itself, so the thread is then as at its seccomp stop.
  *
