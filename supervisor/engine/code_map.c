@@ -741,13 +741,29 @@ static void check_sites(code_map *cm, int mem_fd, const struct site_table *st, u
     }
 }
 
+/* [lo, hi) meets the code of a module mdat decodes (what code_map_insn_at
+ * and the site tables know). */
+static bool meets_known_code(const code_map *cm, uint64_t lo, uint64_t hi)
+{
+    if (lo < cm->exe_hi && hi > cm->exe_lo)
+        return true;
+    for (size_t i = 0; i < cm->n_libs; i++)
+        if (cm->libs[i].hi && lo < cm->libs[i].hi && hi > cm->libs[i].lo)
+            return true;
+    return false;
+}
+
 void code_map_exec_mapping(code_map *cm, int mem_fd, uint64_t addr, uint64_t len, int prot, bool shared)
 {
+    /* A mapping made where nothing was (no MAP_FIXED: len 0), or away from
+     * every module mdat decodes (a library dlopen maps, a JIT's pages),
+     * changes nothing mdat decoded. The loader's own mappings and
+     * relocations before the entry point: code_map_plant_libs looks. */
+    if (cm->entry_planted || len == 0 || addr + len < addr || !meets_known_code(cm, addr, addr + len))
+        return;
     cm->decode_epoch++;
     cm->planted_generation++;
     cm->code_changed = true;
-    if (cm->entry_planted || len == 0 || addr + len < addr)
-        return;     /* the loader's own mappings, relocations: code_map_plant_libs looks */
     bool writable = (prot & PROT_WRITE) || shared;
     if (writable) {
         struct addr_range r = {addr, addr + len};

@@ -135,8 +135,10 @@ const struct x86_insn *code_map_insn_at(code_map *cm, int mem_fd, uint64_t addr,
  * pkey_mprotect; seen at the call's seccomp stop, before the kernel runs
  * it): [addr, addr + len) when known (mprotect, a MAP_FIXED mmap; len 0:
  * not known), its protection, and whether it is shared with other
- * mappings (MAP_SHARED). Every decoded instruction is decoded again from
- * memory. Once the program runs (after its entry point): code it may
+ * mappings (MAP_SHARED). When it meets the code of a module mdat decodes
+ * (new mappings elsewhere change nothing mdat decoded), every decoded
+ * instruction is decoded again from memory, and once the program runs
+ * (after its entry point): code it may
  * write while it runs (PROT_WRITE, or shared) is never decoded ahead, and
  * the code map's breakpoints in it are taken out; breakpoints in code it
  * has rewritten are taken out (or forgotten, when it wrote over them).
