@@ -116,6 +116,16 @@ struct x86_mem_operand {
     bool read, write;
 };
 
+/* What an X86_EMU_NATIVE instruction needs of the registers beyond
+ * user_regs_struct (struct x86_vector_regs): they are fetched from the
+ * kernel only when it uses them, and written back only when it may change
+ * them (MXCSR's flags aside, which are compared after each run). */
+enum x86_vector_use {
+    X86_VECTOR_UNUSED,      /* integer only: general registers and flags */
+    X86_VECTOR_READ,        /* reads vector or mask registers or MXCSR */
+    X86_VECTOR_WRITE,       /* may change a vector or mask register */
+};
+
 struct x86_insn {
     uint64_t address;
     uint8_t length;
@@ -137,6 +147,7 @@ struct x86_insn {
     uint8_t alu_op;                /* enum x86_alu_op, for X86_EMU_ALU */
     uint8_t alu_form;              /* enum x86_alu_form */
     uint8_t cond;                  /* enum x86_cond, for X86_EMU_SETCC and X86_EMU_CMOV */
+    uint8_t vector_use;            /* enum x86_vector_use, for X86_EMU_NATIVE */
     uint8_t bytes[15];             /* the instruction's own bytes (length of them) */
     char text[80];                 /* "mov dword ptr [rip+0x2EE6], eax" */
 };
@@ -154,9 +165,9 @@ struct x86_vector_regs {
 
 /* What x86_emulate reaches beyond the registers it is given. Memory: true
  * when all n bytes were moved. vector_regs: the thread's vector registers,
- * fetched only for an X86_EMU_NATIVE instruction (NULL, or a NULL result:
- * such instructions are left to the CPU); vector_regs_changed is called
- * after one changed them. */
+ * fetched only for an X86_EMU_NATIVE instruction that uses them (NULL, or a
+ * NULL result: such instructions are left to the CPU); vector_regs_changed
+ * is called after one may have changed them. */
 struct x86_memory {
     bool (*read)(void *ctx, uint64_t addr, void *buf, size_t n);
     bool (*write)(void *ctx, uint64_t addr, const void *buf, size_t n);

@@ -3,12 +3,17 @@
  *
  * A translation is the instruction re-encoded with its memory operand
  * (if any) turned into [scratch], scratch being a general register the
- * instruction does not use, followed by ret. enter_* (below, one per set
- * of vector registers the CPU has) loads every general register but rsp,
- * the flags, MXCSR and every vector and mask register from a frame, calls
- * the translation, and stores them all back; scratch points into the
- * frame's data, at the same offset within 64 bytes as the program's
- * address, so that an alignment check faults where the program's would.
+ * instruction does not use, followed by ret. An entry routine (below)
+ * loads every general register but rsp and the flags from a frame, calls
+ * the translation and stores them back; scratch points into the frame's
+ * data, at the same offset within 64 bytes as the program's address, so
+ * that an alignment check faults where the program's would. For an
+ * instruction that uses them, it also loads MXCSR (through the frame) and
+ * every vector and mask register the CPU has, straight from the thread's
+ * struct x86_vector_regs, and stores the vector and mask registers back
+ * there only if the instruction may change them: no 2 KB copied in and
+ * compared per instruction, and integer instructions (bit counts, BMI,
+ * mul) do not make the engine fetch the thread's vector registers at all.
  * Every vector and mask register is the caller's to clobber in the SysV
  * ABI, so mdat's own need not be kept; its MXCSR is put back.
  *
@@ -33,14 +38,16 @@
 
 enum { DATA_BYTES = 128 };
 
+/* The general registers, flags and MXCSR are copied in and out; the
+ * vector and mask registers are loaded from, and perhaps stored into, the
+ * thread's own struct x86_vector_regs (vregs; NULL for an instruction
+ * that does not use them). */
 struct native_frame {
     uint64_t gpr[16];           /* encoding order: rax rcx rdx rbx rsp rbp rsi rdi r8 .. r15 */
     uint64_t rflags;
     uint64_t code;              /* the translation */
     uint32_t mxcsr, host_mxcsr;
-    uint8_t pad[40];
-    uint8_t zmm[32][64];
-    uint64_t k[8];
+    struct x86_vector_regs *vregs;
     uint8_t data[DATA_BYTES] __attribute__((aligned(64)));
 } __attribute__((aligned(64)));
 
@@ -48,13 +55,13 @@ _Static_assert(offsetof(struct native_frame, rflags) == 128, "frame layout");
 _Static_assert(offsetof(struct native_frame, code) == 136, "frame layout");
 _Static_assert(offsetof(struct native_frame, mxcsr) == 144, "frame layout");
 _Static_assert(offsetof(struct native_frame, host_mxcsr) == 148, "frame layout");
-_Static_assert(offsetof(struct native_frame, zmm) == 192, "frame layout");
-_Static_assert(offsetof(struct native_frame, k) == 2240, "frame layout");
+_Static_assert(offsetof(struct native_frame, vregs) == 152, "frame layout");
+_Static_assert(offsetof(struct x86_vector_regs, k) == 2048, "register file layout");
 
 #define ENTER_START                                                                                   \
     "  push %rbx\n  push %rbp\n  push %r12\n  push %r13\n  push %r14\n  push %r15\n"                  \
     "  push %rdi\n"                                                                                   \
-    "  stmxcsr 148(%rdi)\n"
+    "  stmxcsr 148(%rdi)\n  mov 152(%rdi), %rsi\n"
 /* Vector registers are loaded; now MXCSR, the flags and the general
  * registers (rdi last), then the translation, whose address is at (%rsp). */
 #define ENTER_RUN                                                                                     \
@@ -73,7 +80,7 @@ _Static_assert(offsetof(struct native_frame, k) == 2240, "frame layout");
     "  mov %r10, 80(%rdi)\n  mov %r11, 88(%rdi)\n  mov %r12, 96(%rdi)\n  mov %r13, 104(%rdi)\n"      \
     "  mov %r14, 112(%rdi)\n  mov %r15, 120(%rdi)\n"                                                 \
     "  popq 56(%rdi)\n  popq 128(%rdi)\n  add $8, %rsp\n"                                            \
-    "  stmxcsr 144(%rdi)\n"
+    "  stmxcsr 144(%rdi)\n  mov 152(%rdi), %rsi\n"
 #define ENTER_END                                                                                     \
     "  ldmxcsr 148(%rdi)\n"                                                                           \
     "  add $8, %rsp\n  pop %r15\n  pop %r14\n  pop %r13\n  pop %r12\n  pop %rbp\n  pop %rbx\n  ret\n"
@@ -81,33 +88,45 @@ _Static_assert(offsetof(struct native_frame, k) == 2240, "frame layout");
 #define X16(M) M(0) M(1) M(2) M(3) M(4) M(5) M(6) M(7) M(8) M(9) M(10) M(11) M(12) M(13) M(14) M(15)
 #define X32(M) X16(M) M(16) M(17) M(18) M(19) M(20) M(21) M(22) M(23) M(24) M(25) M(26) M(27) M(28) M(29) M(30) M(31)
 #define X8(M) M(0) M(1) M(2) M(3) M(4) M(5) M(6) M(7)
-#define LOAD_XMM(i) "  movdqu 192+64*" #i "(%rdi), %xmm" #i "\n"
-#define STORE_XMM(i) "  movdqu %xmm" #i ", 192+64*" #i "(%rdi)\n"
-#define LOAD_YMM(i) "  vmovdqu 192+64*" #i "(%rdi), %ymm" #i "\n"
-#define STORE_YMM(i) "  vmovdqu %ymm" #i ", 192+64*" #i "(%rdi)\n"
-#define LOAD_ZMM(i) "  vmovdqu64 192+64*" #i "(%rdi), %zmm" #i "\n"
-#define STORE_ZMM(i) "  vmovdqu64 %zmm" #i ", 192+64*" #i "(%rdi)\n"
-#define LOAD_K(i) "  kmovq 2240+8*" #i "(%rdi), %k" #i "\n"
-#define STORE_K(i) "  kmovq %k" #i ", 2240+8*" #i "(%rdi)\n"
+#define LOAD_XMM(i) "  movdqu 64*" #i "(%rsi), %xmm" #i "\n"
+#define STORE_XMM(i) "  movdqu %xmm" #i ", 64*" #i "(%rsi)\n"
+#define LOAD_YMM(i) "  vmovdqu 64*" #i "(%rsi), %ymm" #i "\n"
+#define STORE_YMM(i) "  vmovdqu %ymm" #i ", 64*" #i "(%rsi)\n"
+#define LOAD_ZMM(i) "  vmovdqu64 64*" #i "(%rsi), %zmm" #i "\n"
+#define STORE_ZMM(i) "  vmovdqu64 %zmm" #i ", 64*" #i "(%rsi)\n"
+#define LOAD_K(i) "  kmovq 2048+8*" #i "(%rsi), %k" #i "\n"
+#define STORE_K(i) "  kmovq %k" #i ", 2048+8*" #i "(%rsi)\n"
 
 #define ENTER_ROUTINE(name, load, store, tail)                                                        \
     ".pushsection .text\n.p2align 4\n.type " name ",@function\n" name ":\n"                           \
     ENTER_START load ENTER_RUN store tail ENTER_END ".size " name ", .-" name "\n.popsection\n"
 
-__asm__(ENTER_ROUTINE("mdat_native_enter_sse", X16(LOAD_XMM), X16(STORE_XMM), ""));
-__asm__(ENTER_ROUTINE("mdat_native_enter_avx", X16(LOAD_YMM), X16(STORE_YMM), "  vzeroupper\n"));
-__asm__(ENTER_ROUTINE("mdat_native_enter_avx512", X32(LOAD_ZMM) X8(LOAD_K), X32(STORE_ZMM) X8(STORE_K),
+/* Per set of vector registers the CPU has: one that stores them back
+ * (_update) and one that only loads them; and one for integer
+ * instructions, which loads none (MXCSR: the default the frame has). */
+__asm__(ENTER_ROUTINE("mdat_native_enter_sse_update", X16(LOAD_XMM), X16(STORE_XMM), ""));
+__asm__(ENTER_ROUTINE("mdat_native_enter_sse", X16(LOAD_XMM), "", ""));
+__asm__(ENTER_ROUTINE("mdat_native_enter_avx_update", X16(LOAD_YMM), X16(STORE_YMM), "  vzeroupper\n"));
+__asm__(ENTER_ROUTINE("mdat_native_enter_avx", X16(LOAD_YMM), "", "  vzeroupper\n"));
+__asm__(ENTER_ROUTINE("mdat_native_enter_avx512_update", X32(LOAD_ZMM) X8(LOAD_K), X32(STORE_ZMM) X8(STORE_K),
                       "  vzeroupper\n"));
+__asm__(ENTER_ROUTINE("mdat_native_enter_avx512", X32(LOAD_ZMM) X8(LOAD_K), "", "  vzeroupper\n"));
+__asm__(ENTER_ROUTINE("mdat_native_enter_integer", "", "", ""));
+void mdat_native_enter_sse_update(struct native_frame *f);
 void mdat_native_enter_sse(struct native_frame *f);
+void mdat_native_enter_avx_update(struct native_frame *f);
 void mdat_native_enter_avx(struct native_frame *f);
+void mdat_native_enter_avx512_update(struct native_frame *f);
 void mdat_native_enter_avx512(struct native_frame *f);
+void mdat_native_enter_integer(struct native_frame *f);
 
 /* ---- what this CPU has ------------------------------------------------------ */
 
 enum vector_level { LEVEL_SSE, LEVEL_AVX, LEVEL_AVX512 };
 
 static enum vector_level level;
-static void (*enter)(struct native_frame *);
+typedef void enter_routine(struct native_frame *);
+static enter_routine *enter_vector_update, *enter_vector;     /* for this CPU */
 static uint8_t *code_cache;         /* executable; NULL: no native runs */
 static size_t code_used;
 enum { CODE_CACHE_BYTES = 1 << 20 };
@@ -131,8 +150,12 @@ static void init_cpu(void)
         if (level == LEVEL_AVX && avx512 && (xcr0 & 0xe0) == 0xe0)
             level = LEVEL_AVX512;
     }
-    enter = level == LEVEL_AVX512 ? mdat_native_enter_avx512 : level == LEVEL_AVX ? mdat_native_enter_avx
-                                                                                 : mdat_native_enter_sse;
+    enter_vector_update = level == LEVEL_AVX512 ? mdat_native_enter_avx512_update
+                          : level == LEVEL_AVX  ? mdat_native_enter_avx_update
+                                                : mdat_native_enter_sse_update;
+    enter_vector = level == LEVEL_AVX512 ? mdat_native_enter_avx512
+                   : level == LEVEL_AVX  ? mdat_native_enter_avx
+                                         : mdat_native_enter_sse;
     void *p = mmap(NULL, CODE_CACHE_BYTES, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     code_cache = p == MAP_FAILED ? NULL : p;
 }
@@ -217,6 +240,49 @@ static int scratch_register(const ZydisDecodedInstruction *in, const ZydisDecode
     return -1;
 }
 
+/* Integer instruction sets: nothing in them reads or writes MXCSR or a
+ * vector register unless an operand names it. Not so for every
+ * instruction that names none: cvtsd2si eax, [m] rounds by MXCSR and
+ * sets its flags, and the decoder lists no MXCSR operand for it. */
+static bool integer_only(const ZydisDecodedInstruction *in)
+{
+    switch (in->meta.isa_ext) {
+    case ZYDIS_ISA_EXT_BASE: case ZYDIS_ISA_EXT_BMI1: case ZYDIS_ISA_EXT_BMI2: case ZYDIS_ISA_EXT_LZCNT:
+    case ZYDIS_ISA_EXT_ADOX_ADCX: case ZYDIS_ISA_EXT_MOVBE:
+        return true;
+    default:
+        return in->mnemonic == ZYDIS_MNEMONIC_POPCNT || in->mnemonic == ZYDIS_MNEMONIC_CRC32;
+    }
+}
+
+/* What the instruction needs of the vector registers. Any operand that is
+ * a vector or mask register makes it READ; one it may write, WRITE (the
+ * decoder lists implicit ones: pcmpestrm's xmm0; and vp2intersectd's
+ * second mask goes with its first). vzeroupper and vzeroall name none.
+ * MXCSR needs no more than READ: it is copied, and compared after a run. */
+static enum x86_vector_use vector_use(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops)
+{
+    if (in->mnemonic == ZYDIS_MNEMONIC_VZEROUPPER || in->mnemonic == ZYDIS_MNEMONIC_VZEROALL)
+        return X86_VECTOR_WRITE;
+    enum x86_vector_use use = integer_only(in) ? X86_VECTOR_UNUSED : X86_VECTOR_READ;
+    for (int i = 0; i < in->operand_count; i++) {
+        if (ops[i].type != ZYDIS_OPERAND_TYPE_REGISTER)
+            continue;
+        switch (ZydisRegisterGetClass(ops[i].reg.value)) {
+        case ZYDIS_REGCLASS_XMM: case ZYDIS_REGCLASS_YMM: case ZYDIS_REGCLASS_ZMM: case ZYDIS_REGCLASS_MASK:
+            if (ops[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE)
+                return X86_VECTOR_WRITE;
+            use = X86_VECTOR_READ;
+            break;
+        default:
+            if (ops[i].reg.value == ZYDIS_REGISTER_MXCSR)
+                use = X86_VECTOR_READ;
+            break;
+        }
+    }
+    return use;
+}
+
 static bool operands_allowed(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops)
 {
     int memory = 0;
@@ -269,6 +335,7 @@ void x86_native_classify(const ZydisDecodedInstruction *in, const ZydisDecodedOp
         in->encoding == ZYDIS_INSTRUCTION_ENCODING_3DNOW || scratch_register(in, ops) < 0)
         return;
     out->emulation = X86_EMU_NATIVE;
+    out->vector_use = (uint8_t)vector_use(in, ops);
 }
 
 /* ---- translations ------------------------------------------------------------ */
@@ -459,8 +526,9 @@ static unsigned long long *general_register(struct user_regs_struct *r, int n)
 
 static __thread struct native_frame frame;
 
-/* Runs t in the frame; 0 when it ran, else the signal its fault raised. */
-static int run_guarded(void)
+/* Runs the frame's translation through enter; 0 when it ran, else the
+ * signal its fault raised. */
+static int run_guarded(enter_routine *enter)
 {
     sigjmp_buf env;
     int sig = sigsetjmp(env, 0);
@@ -476,17 +544,37 @@ static int run_guarded(void)
     return 0;
 }
 
+/* The routine for insn, and the thread's vector registers when it uses
+ * them (*v; NULL otherwise). False when it needs them and has none. */
+static bool prepare_vector_regs(const struct x86_insn *insn, const struct x86_memory *mem, enter_routine **enter,
+                                struct x86_vector_regs **v)
+{
+    *v = NULL;
+    *enter = mdat_native_enter_integer;
+    frame.mxcsr = 0x1f80;       /* not loaded by the integer routine */
+    if (insn->vector_use == X86_VECTOR_UNUSED)
+        return true;
+    *v = mem->vector_regs ? mem->vector_regs(mem->ctx) : NULL;
+    if (!*v)
+        return false;
+    *enter = insn->vector_use == X86_VECTOR_WRITE ? enter_vector_update : enter_vector;
+    frame.mxcsr = (*v)->mxcsr;
+    return true;
+}
+
 bool x86_native_run(const struct x86_insn *insn, struct user_regs_struct *regs, const struct x86_memory *mem,
                     uint64_t addr)
 {
-    if (insn->emulation != X86_EMU_NATIVE || !mem->vector_regs)
+    if (insn->emulation != X86_EMU_NATIVE)
         return false;
     pthread_once(&handlers_once, init_all);
     struct translation *t = translation_of(insn);
-    struct x86_vector_regs *v = t ? mem->vector_regs(mem->ctx) : NULL;
-    if (!v)
+    enter_routine *enter;
+    struct x86_vector_regs *v;
+    if (!t || !prepare_vector_regs(insn, mem, &enter, &v))
         return false;
     unsigned size = 0, offset = 0;
+    bool stores = insn->n_mem && insn->mem[0].write;
     for (int n = 0; n < 16; n++)
         frame.gpr[n] = *general_register(regs, n);
     if (insn->n_mem) {
@@ -498,30 +586,34 @@ bool x86_native_run(const struct x86_insn *insn, struct user_regs_struct *regs, 
         frame.gpr[t->scratch] = (uint64_t)(uintptr_t)(frame.data + offset);
     }
     frame.rflags = 0x202 | (regs->eflags & ARITH_FLAGS);
-    frame.mxcsr = v->mxcsr;
-    memcpy(frame.zmm, v->zmm, sizeof frame.zmm);
-    memcpy(frame.k, v->k, sizeof frame.k);
+    frame.vregs = v;
     frame.code = (uint64_t)(uintptr_t)(code_cache + t->code);
-    int sig = run_guarded();
+    /* An updating routine changes the thread's vector registers in place,
+     * after the instruction ran (a fault leaves them as they were). Should
+     * the store then fail, they must be as they were too: no instruction
+     * mdat runs stores to memory and writes a vector register as well, but
+     * if one does, its registers are kept aside first. */
+    struct x86_vector_regs kept;
+    bool keep = stores && insn->vector_use == X86_VECTOR_WRITE;
+    if (keep)
+        kept = *v;
+    int sig = run_guarded(enter);
     if (sig) {
         if (sig == SIGILL)
             t->state = REFUSED;     /* this CPU lacks it: no use trying again */
         return false;
     }
-    if (insn->n_mem && insn->mem[0].write && !mem->write(mem->ctx, addr, frame.data + offset, size))
+    if (stores && !mem->write(mem->ctx, addr, frame.data + offset, size)) {
+        if (keep)
+            *v = kept;
         return false;
+    }
     for (int n = 0; n < 16; n++)
         if (n != 4 && n != t->scratch)
             *general_register(regs, n) = frame.gpr[n];
     regs->eflags = (regs->eflags & ~(uint64_t)ARITH_FLAGS) | (frame.rflags & ARITH_FLAGS);
-    /* Compared, not predicted: vzeroupper names no operand, FP arithmetic
-     * sets MXCSR's flags without saying so. */
-    bool changed = frame.mxcsr != v->mxcsr || memcmp(frame.zmm, v->zmm, sizeof frame.zmm) != 0 ||
-                   memcmp(frame.k, v->k, sizeof frame.k) != 0;
-    if (changed) {
+    if (v && (insn->vector_use == X86_VECTOR_WRITE || frame.mxcsr != v->mxcsr)) {
         v->mxcsr = frame.mxcsr;
-        memcpy(v->zmm, frame.zmm, sizeof frame.zmm);
-        memcpy(v->k, frame.k, sizeof frame.k);
         if (mem->vector_regs_changed)
             mem->vector_regs_changed(mem->ctx);
     }

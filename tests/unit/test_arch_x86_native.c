@@ -99,6 +99,7 @@ enum {
     BMI = 1 << 0,       /* BMI1, BMI2, LZCNT */
     FP = 1 << 1,        /* floating point: random MXCSR rounding, FP-looking data */
     MASKED = 1 << 2,    /* reads k1 as a mask */
+    INT = 1 << 3,       /* integer only: run without the vector registers */
 };
 
 #define SSE_FORMS(X)                                                                                  \
@@ -108,15 +109,15 @@ enum {
     X(movaps_store, "movaps %xmm6, 16(%rdi)", PLAIN) X(movq_load, "movq (%rdi), %xmm7", PLAIN)        \
     X(movq_store, "movq %xmm8, (%rdi)", PLAIN) X(movd_load, "movd (%rdi), %xmm9", PLAIN)              \
     X(movd_store, "movd %xmm10, 4(%rdi)", PLAIN) X(movq_gpr, "movq %xmm11, %rax", PLAIN)              \
-    X(movd_to_xmm, "movd %esi, %xmm12", PLAIN) X(movhps_store, "movhps %xmm13, (%rdi)", PLAIN)       \
+    X(movd_to_xmm, "movd %esi, %xmm12", PLAIN) X(movhps_store, "movhps %xmm13, (%rdi)", PLAIN)        \
     X(movlpd_load, "movlpd (%rdi), %xmm14", PLAIN) X(movntdq_store, "movntdq %xmm15, (%rdi)", PLAIN)  \
     X(pxor_m, "pxor (%rdi), %xmm0", PLAIN) X(pxor_self, "pxor %xmm1, %xmm1", PLAIN)                   \
     X(paddd_m, "paddd (%rdi), %xmm1", PLAIN) X(psubq_m, "psubq 16(%rdi), %xmm2", PLAIN)               \
-    X(pcmpeqb_m, "pcmpeqb (%rdi), %xmm3", PLAIN) X(pminub_m, "pminub (%rdi), %xmm4", PLAIN)          \
+    X(pcmpeqb_m, "pcmpeqb (%rdi), %xmm3", PLAIN) X(pminub_m, "pminub (%rdi), %xmm4", PLAIN)           \
     X(pmovmskb, "pmovmskb %xmm3, %eax", PLAIN) X(por_m, "por (%rdi), %xmm5", PLAIN)                   \
-    X(pand_m, "pand (%rdi), %xmm6", PLAIN) X(pshufb_m, "pshufb (%rdi), %xmm7", PLAIN)                \
-    X(pmulld_m, "pmulld (%rdi), %xmm8", PLAIN) X(punpcklbw, "punpcklbw %xmm1, %xmm2", PLAIN)        \
-    X(pshufd_m, "pshufd $0x1b, (%rdi), %xmm9", PLAIN) X(ptest_m, "ptest (%rdi), %xmm10", PLAIN)      \
+    X(pand_m, "pand (%rdi), %xmm6", PLAIN) X(pshufb_m, "pshufb (%rdi), %xmm7", PLAIN)                 \
+    X(pmulld_m, "pmulld (%rdi), %xmm8", PLAIN) X(punpcklbw, "punpcklbw %xmm1, %xmm2", PLAIN)          \
+    X(pshufd_m, "pshufd $0x1b, (%rdi), %xmm9", PLAIN) X(ptest_m, "ptest (%rdi), %xmm10", PLAIN)       \
     X(pcmpistri_m, "pcmpistri $0x3a, (%rdi), %xmm11", PLAIN) X(pinsrd_m, "pinsrd $2, (%rdi), %xmm12", PLAIN) \
     X(pextrq_m, "pextrq $1, %xmm13, (%rdi)", PLAIN) X(palignr, "palignr $5, (%rdi), %xmm14", PLAIN)
 
@@ -124,11 +125,12 @@ enum {
     X(addps_m, "addps (%rdi), %xmm0", FP) X(mulsd_m, "mulsd (%rdi), %xmm1", FP)                       \
     X(divss_m, "divss 4(%rdi), %xmm2", FP) X(sqrtsd_m, "sqrtsd (%rdi), %xmm3", FP)                    \
     X(movss_load, "movss (%rdi), %xmm4", FP) X(movsd_store, "movsd %xmm5, (%rdi)", FP)                \
-    X(cvtsi2sd_m, "cvtsi2sdl (%rdi), %xmm6", FP) X(cvttsd2si_m, "cvttsd2si (%rdi), %eax", FP)        \
+    X(cvtsi2sd_m, "cvtsi2sdl (%rdi), %xmm6", FP) X(cvttsd2si_m, "cvttsd2si (%rdi), %eax", FP)         \
+    X(cvtsd2si_m, "cvtsd2si (%rdi), %rax", FP)                                                        \
     X(ucomisd_m, "ucomisd (%rdi), %xmm7", FP) X(minpd_m, "minpd (%rdi), %xmm8", FP)                   \
     X(vaddpd_m, "vaddpd (%rdi), %ymm1, %ymm2", FP) X(vfmadd231ps_m, "vfmadd231ps (%rdi), %ymm3, %ymm4", FP) \
     X(vmulps_z, "vmulps (%rdi), %zmm5, %zmm6", FP) X(vaddps_bcst, "vaddps (%rdi){1to16}, %zmm7, %zmm8", FP) \
-    X(vcvtps2pd_m, "vcvtps2pd (%rdi), %ymm9", FP) X(vdivsd_m, "vdivsd (%rdi), %xmm10, %xmm11", FP)   \
+    X(vcvtps2pd_m, "vcvtps2pd (%rdi), %ymm9", FP) X(vdivsd_m, "vdivsd (%rdi), %xmm10, %xmm11", FP)    \
     X(vroundpd_m, "vroundpd $4, (%rdi), %ymm12", FP) X(vcomiss_m, "vcomiss (%rdi), %xmm13", FP)
 
 #define AVX_FORMS(X)                                                                                  \
@@ -140,10 +142,10 @@ enum {
     X(vpaddd_m, "vpaddd (%rdi), %ymm1, %ymm2", PLAIN) X(vpsubb_m, "vpsubb (%rdi), %ymm3, %ymm4", PLAIN) \
     X(vpcmpeqb_m, "vpcmpeqb (%rdi), %ymm0, %ymm1", PLAIN) X(vpmovmskb, "vpmovmskb %ymm1, %eax", PLAIN) \
     X(vpminub_m, "vpminub (%rdi), %ymm5, %ymm6", PLAIN) X(vpxor_self, "vpxor %xmm0, %xmm0, %xmm0", PLAIN) \
-    X(vpor_m, "vpor (%rdi), %ymm7, %ymm8", PLAIN) X(vptest_m, "vptest (%rdi), %ymm9", PLAIN)         \
+    X(vpor_m, "vpor (%rdi), %ymm7, %ymm8", PLAIN) X(vptest_m, "vptest (%rdi), %ymm9", PLAIN)          \
     X(vpbroadcastb_m, "vpbroadcastb (%rdi), %ymm10", PLAIN) X(vpbroadcastd_m, "vpbroadcastd (%rdi), %ymm11", PLAIN) \
     X(vpbroadcastq_r, "vpbroadcastq %xmm2, %ymm12", PLAIN) X(vextracti128_m, "vextracti128 $1, %ymm13, (%rdi)", PLAIN) \
-    X(vinserti128_m, "vinserti128 $1, (%rdi), %ymm14, %ymm15", PLAIN)                                \
+    X(vinserti128_m, "vinserti128 $1, (%rdi), %ymm14, %ymm15", PLAIN)                                 \
     X(vpmaskmovd_load, "vpmaskmovd (%rdi), %ymm1, %ymm2", PLAIN)                                      \
     X(vpmaskmovd_store, "vpmaskmovd %ymm3, %ymm4, (%rdi)", PLAIN) X(vzeroupper, "vzeroupper", PLAIN)  \
     X(vpshufb_m, "vpshufb (%rdi), %ymm5, %ymm6", PLAIN) X(vpand_m, "vpand (%rdi), %ymm7, %ymm8", PLAIN) \
@@ -170,15 +172,15 @@ enum {
     X(vmovdqu64_mask_rip, "vmovdqu64 xn_buffer+64(%rip), %zmm7{%k2}{z}", MASKED)
 
 #define INTEGER_FORMS(X)                                                                              \
-    X(popcnt_m, "popcntl (%rdi), %eax", PLAIN) X(tzcnt_m, "tzcntq (%rdi), %rax", BMI)                \
-    X(lzcnt_r, "lzcntl %esi, %eax", BMI) X(bsf_m, "bsfl (%rdi), %edx", PLAIN)                         \
-    X(bswap, "bswap %rsi", PLAIN) X(mul_m, "mull (%rdi)", PLAIN) X(imul_1, "imulq (%rdi)", PLAIN)    \
-    X(shld_m, "shldl $3, %esi, (%rdi)", PLAIN) X(rcl_m, "rcll (%rdi)", PLAIN)                         \
-    X(andn_m, "andnq (%rdi), %rsi, %rax", BMI) X(shlx, "shlxq %rcx, %rsi, %rdx", BMI)                 \
-    X(bzhi, "bzhil %ecx, (%rdi), %eax", BMI) X(pdep, "pdepq (%rdi), %rsi, %r8", BMI)                   \
-    X(crc32_m, "crc32l (%rdi), %esi", PLAIN) X(movbe_load, "movbeq (%rdi), %r9", PLAIN)              \
-    X(movbe_store, "movbel %esi, (%rdi)", PLAIN) X(adcx, "adcxq (%rdi), %r10", PLAIN)                \
-    X(sahf, "sahf", PLAIN)
+    X(popcnt_m, "popcntl (%rdi), %eax", INT) X(tzcnt_m, "tzcntq (%rdi), %rax", BMI | INT)             \
+    X(lzcnt_r, "lzcntl %esi, %eax", BMI | INT) X(bsf_m, "bsfl (%rdi), %edx", INT)                     \
+    X(bswap, "bswap %rsi", INT) X(mul_m, "mull (%rdi)", INT) X(imul_1, "imulq (%rdi)", INT)           \
+    X(shld_m, "shldl $3, %esi, (%rdi)", INT) X(rcl_m, "rcll (%rdi)", INT)                             \
+    X(andn_m, "andnq (%rdi), %rsi, %rax", BMI | INT) X(shlx, "shlxq %rcx, %rsi, %rdx", BMI | INT)     \
+    X(bzhi, "bzhil %ecx, (%rdi), %eax", BMI | INT) X(pdep, "pdepq (%rdi), %rsi, %r8", BMI | INT)      \
+    X(crc32_m, "crc32l (%rdi), %esi", INT) X(movbe_load, "movbeq (%rdi), %r9", INT)                   \
+    X(movbe_store, "movbel %esi, (%rdi)", INT) X(adcx, "adcxq (%rdi), %r10", INT)                     \
+    X(sahf, "sahf", INT)
 
 #define FORMS(X) SSE_FORMS(X) FP_FORMS(X) AVX_FORMS(X) AVX512_FORMS(X) INTEGER_FORMS(X)
 
@@ -294,7 +296,7 @@ static void run_native(const struct case_def *c, const struct input *in, struct 
 /* ---- the emulator's side ------------------------------------------------- */
 
 static struct x86_vector_regs emulated_vregs;
-static int vregs_changed;
+static int vregs_changed, vregs_fetched;
 
 static bool read_mem(void *ctx, uint64_t addr, void *buf, size_t n)
 {
@@ -310,6 +312,7 @@ static bool write_mem(void *ctx, uint64_t addr, const void *buf, size_t n)
 
 static struct x86_vector_regs *fetch_vregs(void *ctx)
 {
+    vregs_fetched++;
     return &emulated_vregs;
 }
 
@@ -408,6 +411,9 @@ static void every_form_matches_the_cpu(void **unused)
             continue;
         struct x86_insn insn;
         decode_case(d, c, &insn);
+        if ((insn.vector_use == X86_VECTOR_UNUSED) != !!(c->attrs & INT))
+            fail_msg("%s (%s): vector registers %s", c->name, insn.text,
+                     insn.vector_use == X86_VECTOR_UNUSED ? "unused" : "used");
         forms++;
         for (int round = 0; round < ROUNDS; round++) {
             struct input in, cpu;
@@ -417,9 +423,17 @@ static void every_form_matches_the_cpu(void **unused)
             struct user_regs_struct r;
             load_emulator(c, &in.cpu, &r);
             assert_access_covers_changes(c, &insn, &in, &cpu, &r);
+            vregs_fetched = vregs_changed = 0;
             if (!x86_emulate(&insn, &r, &test_memory))
                 fail_msg("%s (%s): x86_emulate refused", c->name, insn.text);
             assert_same(c, &in, &cpu, &r);
+            /* what changed is written back; an integer one fetches nothing */
+            bool vector_changed = memcmp(in.cpu.zmm, cpu.cpu.zmm, sizeof in.cpu.zmm) != 0 ||
+                                  memcmp(in.cpu.k, cpu.cpu.k, sizeof in.cpu.k) != 0 || in.cpu.mxcsr != cpu.cpu.mxcsr;
+            if (vector_changed && !vregs_changed)
+                fail_msg("%s: vector registers changed, not said so", c->name);
+            if ((c->attrs & INT) && vregs_fetched)
+                fail_msg("%s: vector registers fetched for an integer instruction", c->name);
         }
     }
     print_message("%d forms x %d random inputs each\n", forms, ROUNDS);
@@ -427,6 +441,11 @@ static void every_form_matches_the_cpu(void **unused)
 }
 
 static bool no_vregs_read(void *ctx, uint64_t addr, void *buf, size_t n)
+{
+    return false;
+}
+
+static bool no_write(void *ctx, uint64_t addr, const void *buf, size_t n)
 {
     return false;
 }
@@ -477,6 +496,8 @@ static void faults_are_left_to_the_cpu(void **unused)
     r.rdi = (uint64_t)(uintptr_t)(xn_buffer + OPERAND_AT);
     r.rdx = 1;
     assert_refused(d, div, sizeof div, &r, &test_memory, "division by zero");
+    static const float one = 1.0f;              /* not 0/0: that is invalid, masked */
+    memcpy(emulated_vregs.zmm[0], &one, sizeof one);
     emulated_vregs.mxcsr = 0x1f80 & ~0x200u;    /* divide-by-zero unmasked */
     assert_refused(d, divss, sizeof divss, &r, &test_memory, "an unmasked FP exception");
     emulated_vregs.mxcsr = 0x1f80;
@@ -487,6 +508,15 @@ static void faults_are_left_to_the_cpu(void **unused)
     assert_refused(d, vmovdqu, sizeof vmovdqu, &r, &unreadable, "unreadable memory");
     const struct x86_memory no_vregs = {read_mem, write_mem, NULL, NULL, NULL};
     assert_refused(d, vmovdqu, sizeof vmovdqu, &r, &no_vregs, "no vector registers");
+    /* A store that cannot be written: refused after the CPU ran it, with
+     * the registers as they were (vmovdqu64 zmm1{k1}... stores only). */
+    const struct x86_memory unwritable = {read_mem, no_write, NULL, fetch_vregs, note_vregs_changed};
+    static const uint8_t vmovdqu_store[] = {0xc5, 0xfe, 0x7f, 0x07};   /* vmovdqu [rdi], ymm0 */
+    static const uint8_t vpextrq_store[] = {0xc4, 0xe3, 0xf9, 0x16, 0x0f, 0x01}; /* vpextrq [rdi], xmm1, 1 */
+    static const uint8_t shld_store[] = {0x0f, 0xa4, 0x37, 0x03};      /* shld [rdi], esi, 3 */
+    assert_refused(d, vmovdqu_store, sizeof vmovdqu_store, &r, &unwritable, "an unwritable vector store");
+    assert_refused(d, vpextrq_store, sizeof vpextrq_store, &r, &unwritable, "an unwritable extract");
+    assert_refused(d, shld_store, sizeof shld_store, &r, &unwritable, "an unwritable integer store");
     /* And after all that, mdat's own state is its own: a faulting run
      * leaves the next one right. */
     random_input(&cases[0], &in);
