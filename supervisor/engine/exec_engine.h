@@ -47,6 +47,10 @@ void exec_set_yielded(struct execution *ex, struct mthread *t, bool yielded);
 bool exec_is_passive(const struct execution *ex, pid_t tid);
 /* A forked child (or an exec'd image) runs free; stops it had queued are dealt with. */
 void exec_add_passive(struct execution *ex, pid_t tid);
+/* Handles the stops forked children have come to meanwhile (a system call
+ * the filter stops, an int3 of a vfork child): a thread run ahead in mdat
+ * takes no ptrace stop that would see them, and they must not wait for one. */
+void exec_serve_passive(struct execution *ex);
 void exec_enqueue(struct execution *ex, const struct tracee_event *ev);
 bool exec_dequeue(struct execution *ex, pid_t tid, struct tracee_event *ev);
 /* Waits for the next stop of tid, dealing with everyone else's meanwhile.

@@ -301,6 +301,20 @@ static enum run_outcome on_syscall(struct execution *ex, struct mthread *t)
     case SYS_ptrace:
         exec_refuse_call(ex, t, t->tid);
         return RUNS_ON;
+    case SYS_mmap:      /* with MAP_SHARED (the filter lets the others through) */
+    case SYS_mremap:
+    case SYS_shmat:
+        page_cache_maps_changed();
+        return RUNS_ON;
+    case SYS_alarm:
+    case SYS_setitimer:
+    case SYS_timer_settime:
+        /* The kernel's timer sends a signal later, while a thread may run
+         * ahead in mdat or wait in its model: look for signals due from
+         * now on, and do not take a spin for a livelock. */
+        ex->signals_seen = true;
+        ex->timers_armed = true;
+        return RUNS_ON;
     case SYS_exit_group:
         /* The process would end here, taking every thread with it: that is
          * a visible step of its own, and others may run before it. When it

@@ -277,6 +277,20 @@ static void passive_stop(struct execution *ex, const struct tracee_event *ev)
     tracee_cont(ev->tid, deliver);
 }
 
+void exec_serve_passive(struct execution *ex)
+{
+    for (size_t i = 0; i < ex->n_passive; i++) {
+        pid_t tid = ex->passive[i];
+        int status;
+        if (waitpid(tid, &status, __WALL | WNOHANG) != tid)
+            continue;
+        ex->res->ptrace_stops++;
+        struct tracee_event ev = {tid, status};
+        passive_stop(ex, &ev);   /* may add or remove children: from the start again */
+        i = (size_t)-1;
+    }
+}
+
 /* An event of the fork server, which mdat waits for by pid: only its death
  * (killed from outside) reaches a wait for any tracee. */
 static bool template_event(struct execution *ex, const struct tracee_event *ev)

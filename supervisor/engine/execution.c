@@ -415,6 +415,15 @@ static enum loop_next flush_step(struct execution *ex, int thread)
     return LOOP_ON;
 }
 
+/* Whether the program's state decides its future, so that a state it has
+ * been in before means a spin: not while a process that runs free shares
+ * its memory (a forked child's store to MAP_SHARED memory ends the spin)
+ * or a timer of the kernel's may send a signal (its handler may). */
+static bool closed_world(const struct execution *ex)
+{
+    return ex->n_passive == 0 && !ex->timers_armed;
+}
+
 /* Runs one step of the thread ids[pick]; returns how the loop goes on. */
 static enum loop_next run_step(struct execution *ex, int id)
 {
@@ -463,7 +472,8 @@ static enum loop_next run_step(struct execution *ex, int id)
      * that ends the process is held at its exit until then). */
     if ((next == LOOP_ON || next == LOOP_END) && ex->cfg->n_listeners && !tell_step(ex, id, &op))
         next = LOOP_FAILED;
-    if (next == LOOP_ON && ex->cfg->detect_livelock && livelock_after_step(ex->livelock, ex, id)) {
+    if (next == LOOP_ON && ex->cfg->detect_livelock && livelock_after_step(ex->livelock, ex, id) &&
+        closed_world(ex)) {
         exec_report_livelock(ex);
         next = LOOP_FAILED;
     }
@@ -536,7 +546,7 @@ static bool out_of_budget(struct execution *ex)
     if (ex->cfg->max_steps && ex->cfg->max_steps / 4 < enough)
         enough = ex->cfg->max_steps / 4;
     if (ex->cfg->detect_livelock && enough > 0 && ex->livelock->quiet >= enough &&
-        livelock_fair(ex->livelock, ex)) {
+        livelock_fair(ex->livelock, ex) && closed_world(ex)) {
         exec_report_livelock(ex);
         exec_snapshot_threads(ex);
     } else {
@@ -550,8 +560,10 @@ static bool schedule_loop(struct execution *ex)
     struct candidates c = {0};
     bool ok = true;
     for (;;) {
-        if (ex->signal_sent)
+        if (ex->signal_sent || ex->timers_armed)
             exec_interrupt_signalled_waits(ex);
+        if (ex->n_passive)
+            exec_serve_passive(ex);
         gather(ex, &c);
         if (c.n == 0 && c.n_timed > 0) {
             expire_a_timed_wait(ex, &c);
