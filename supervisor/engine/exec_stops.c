@@ -79,6 +79,10 @@ bool exec_rmw_load_step(struct execution *ex, struct mthread *t)
 {
     if (t->op != OP_ACCESS || t->rmw_loaded || t->stop != STOP_BREAKPOINT || !x86_is_split_rmw(&t->site->insn))
         return false;
+    /* A read-modify-write the program may not store faults before it
+     * loads anything: the CPU runs it whole, and faults. */
+    if (!tracee_writable_as_program(ex->vm_pid, t->access_addr, t->access_size))
+        return false;
     struct x86_memory mem = program_memory(ex);
     if (!x86_rmw_load(&t->site->insn, &t->regs, &mem, &t->rmw_old))
         return false;   /* it would fault: the CPU runs it whole, and faults */
@@ -222,13 +226,13 @@ static int resume(struct execution *ex, struct mthread *t, bool first_op, int *s
     t->ahead_on_resume = false;
     int due = -1;
     if (t->stop == STOP_BREAKPOINT && t->rmw_loaded && first_op && !signal_due_to(ex, t, &due)) {
-        if (!store_half(ex, t)) {
-            ex->tso_recording = false;
-            return -1;
+        if (store_half(ex, t)) {
+            t->stop = STOP_PLAIN;
+            carried_out = true;
+            op_done(ex, t);
+        } else {
+            t->rmw_loaded = false;  /* the store would fault: the CPU runs it whole, and faults */
         }
-        t->stop = STOP_PLAIN;
-        carried_out = true;
-        op_done(ex, t);
     }
     /* A signal due to the thread is delivered before its next instruction:
      * carrying the instruction out in mdat would put the handler after it. */
