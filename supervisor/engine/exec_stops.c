@@ -787,9 +787,10 @@ static enum run_outcome on_stop(struct execution *ex, struct mthread *t, int *st
         return RUNS_ON;
     case PTRACE_EVENT_EXEC:
         /* exec replaces the program mdat was scheduling: from here on it
-         * runs on its own, as a forked child does. */
-        exec_add_passive(ex, t->tid);
-        tracee_cont(t->tid, 0);
+         * runs on its own, as a forked child does, under the main thread's
+         * tid (which a thread that is not the main one takes). */
+        exec_add_passive(ex, ex->pid);
+        tracee_cont(ex->pid, 0);
         return RUN_PROCESS_EXITING;
     case PTRACE_EVENT_EXIT:
         return on_exit_event(ex, t);

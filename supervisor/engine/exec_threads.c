@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -302,6 +303,31 @@ static bool template_event(struct execution *ex, const struct tracee_event *ev)
     return true;
 }
 
+/* Whether thread tid is running its step of execve. */
+static bool running_exec(struct execution *ex, pid_t tid)
+{
+    const struct mthread *t = tid > 0 ? exec_thread_by_tid(ex, tid) : NULL;
+    return t && t->op == OP_SYSCALL && (t->sys_nr == SYS_execve || t->sys_nr == SYS_execveat);
+}
+
+/* An event of another thread while tid runs execve: the kernel ends every
+ * other thread first (the main thread's exit event must be let go, or the
+ * exec waits for it for ever), and a thread that is not the main one
+ * reports the exec under the main thread's tid, which it takes. true: ev
+ * is that exec, tid's stop. */
+static bool exec_event(struct execution *ex, pid_t tid, const struct tracee_event *ev)
+{
+    if (!WIFSTOPPED(ev->status) || !running_exec(ex, tid))
+        return false;
+    if (stop_event(ev->status) == PTRACE_EVENT_EXEC && ev->tid == ex->pid)
+        return true;
+    if (stop_event(ev->status) == PTRACE_EVENT_EXIT)
+        ptrace(PTRACE_CONT, ev->tid, 0, 0);
+    else
+        exec_enqueue(ex, ev);
+    return false;
+}
+
 int exec_wait_thread(struct execution *ex, pid_t tid, int *status)
 {
     struct tracee_event ev;
@@ -334,6 +360,14 @@ int exec_wait_thread(struct execution *ex, pid_t tid, int *status)
         }
         if (template_event(ex, &ev))
             continue;
+        if (ev.tid != tid && running_exec(ex, tid) && !exec_is_passive(ex, ev.tid)) {
+            if (exec_event(ex, tid, &ev)) {
+                *status = ev.status;
+                return 1;
+            }
+            if (WIFSTOPPED(ev.status))
+                continue;
+        }
         if (exec_is_passive(ex, ev.tid))
             passive_stop(ex, &ev);
         else if (ev.tid == ex->pid && is_exit_status(ev.status)) {
