@@ -20,6 +20,7 @@
 
 #include <errno.h>
 #include <linux/futex.h>
+#include <linux/kcmp.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/ptrace.h>
@@ -30,6 +31,9 @@
 #endif
 #ifndef CLONE_VM
 #define CLONE_VM 0x00000100
+#endif
+#ifndef CLONE_VFORK
+#define CLONE_VFORK 0x00004000
 #endif
 #ifndef CLONE_THREAD
 #define CLONE_THREAD 0x00010000
@@ -353,7 +357,7 @@ static void tell_created(struct execution *ex, int parent, int child)
     }
 }
 
-static void new_process(struct execution *ex, pid_t child, bool shares_memory);
+static enum run_outcome new_process(struct execution *ex, const struct mthread *t, pid_t child, bool vfork);
 
 /* A clone of t: a new thread of the program (scheduled from its first
  * step), or a new process (runs free, see new_process). */
@@ -373,10 +377,8 @@ static enum run_outcome on_clone(struct execution *ex, struct mthread *t, pid_t 
         ctid = t->regs.r10;
         tls = t->regs.r8;
     }
-    if (!(flags & CLONE_THREAD)) {
-        new_process(ex, child, flags & CLONE_VM);
-        return RUNS_ON;
-    }
+    if (!(flags & CLONE_THREAD))
+        return new_process(ex, t, child, flags & CLONE_VFORK);
     int parent = t->id;
     bool parent_is_main = t->tid == ex->pid;
     uint64_t start = t->pending_start;
@@ -413,12 +415,23 @@ static enum run_outcome on_clone(struct execution *ex, struct mthread *t, pid_t 
     return RUNS_ON;
 }
 
+/* Whether child shares the program's memory (clone with CLONE_VM, made
+ * by any call: the kernel's answer, not the flags mdat saw). */
+static bool shares_memory(const struct execution *ex, pid_t child)
+{
+    return syscall(SYS_kcmp, ex->pid, child, KCMP_VM, 0, 0) == 0;
+}
+
 /* A forked child runs free, without mdat's breakpoints (a vfork child
  * shares our memory until it execs or exits, so its bytes are ours: it
- * steps over the int3s it meets, exec_threads.c). */
-static void new_process(struct execution *ex, pid_t child, bool shares_memory)
+ * steps over the int3s it meets, exec_threads.c). A process that shares
+ * the program's memory and runs beside it (clone with CLONE_VM, without
+ * CLONE_THREAD or CLONE_VFORK) would touch it unscheduled and unseen: the
+ * program is refused with what it did, never judged. */
+static enum run_outcome new_process(struct execution *ex, const struct mthread *t, pid_t child, bool vfork)
 {
-    if (!shares_memory) {
+    bool shared = vfork || shares_memory(ex, child);
+    if (!shared) {
         int fd = tracee_open_mem(child);
         if (fd >= 0) {
             code_map_unplant(ex->cfg->code, fd);
@@ -426,7 +439,17 @@ static void new_process(struct execution *ex, pid_t child, bool shares_memory)
             close(fd);
         }
     }
-    exec_add_passive(ex, child);
+    exec_add_passive(ex, child);     /* (killed with the program) */
+    if (shared && !vfork) {
+        char where[160] = "?";
+        uint64_t pc = exec_syscall_caller(ex, t);
+        exec_format_line(ex, pc ? pc : t->last_user_pc, where, sizeof where);
+        exec_set_error(ex, "T%d made a process that shares the program's memory (clone with CLONE_VM, not a "
+                       "thread) at %s: mdat cannot schedule or check its accesses, and refuses the program",
+                       t->id, where);
+        return RUN_ERROR;
+    }
+    return RUNS_ON;
 }
 
 /* ---------- the end of a thread or of the process ---------- */
@@ -783,8 +806,7 @@ static enum run_outcome on_stop(struct execution *ex, struct mthread *t, int *st
     case PTRACE_EVENT_FORK:
     case PTRACE_EVENT_VFORK:
         ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &child);
-        new_process(ex, (pid_t)child, event == PTRACE_EVENT_VFORK);
-        return RUNS_ON;
+        return new_process(ex, t, (pid_t)child, event == PTRACE_EVENT_VFORK);
     case PTRACE_EVENT_EXEC:
         /* exec replaces the program mdat was scheduling: from here on it
          * runs on its own, as a forked child does, under the main thread's
