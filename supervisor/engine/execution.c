@@ -465,6 +465,12 @@ static enum loop_next run_step(struct execution *ex, int id)
     ex->last_thread = id;
     if (ex->describe)
         finish_event(ex, t, o, &ev);
+    /* A signal stopped the step before its access (a fault of the access
+     * itself, its handler recovering with siglongjmp, among them): nothing
+     * was read or written, so listeners hear of no access. */
+    if (t->interrupted_by && ex->cfg->n_listeners &&
+        (op.kind == VIS_READ || op.kind == VIS_WRITE || op.kind == VIS_UPDATE))
+        op = (struct visible_op){.kind = VIS_YIELD, .fn = -1, .pc = op.pc};
     t->interrupted_by = 0;
     t->cancelled = false;
     enum loop_next next = after_step(ex, t, o);
