@@ -110,6 +110,8 @@ bool exec_syscall_wait_outside(struct execution *ex, bool *inside);
 
 /* exec_signals.c */
 /* A signal the thread does not block is pending for it (or its process). */
+/* At the rt_sigaction of SIGTRAP: the program's handler runs unblocked. */
+void exec_sigtrap_handler(struct execution *ex, struct mthread *t);
 bool exec_signal_pending(struct execution *ex, const struct mthread *t);
 bool exec_signal_is_fatal(struct execution *ex, pid_t tid, int sig);
 /* Signals sent to threads blocked in the model end their waits (EINTR). */

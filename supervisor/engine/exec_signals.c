@@ -7,7 +7,9 @@
  * telling a signal the program brought on itself from one sent from
  * outside (another shell's kill): every signal the program's processes
  * send stops at seccomp and is noted, so one it never sent, from a sender
- * that is none of its processes, came from outside and is no verdict. */
+ * that is none of its processes, came from outside and is no verdict.
+ * Also keeps a SIGTRAP handler of the program's own from being blocked
+ * while it runs, where mdat's traps would reset it (exec_sigtrap_handler). */
 #include "supervisor/engine/code_names.h"
 #include "supervisor/engine/exec_engine.h"
 
@@ -157,4 +159,29 @@ void exec_report_outside_kill(struct execution *ex, int sig, pid_t sender)
     exec_set_error(ex, "the program (pid %d) was killed from outside by SIG%s (%snot by the program or mdat)",
                    (int)ex->pid, name ? name : "?", by);
     ex->res->interrupted = true;
+}
+
+/* The kernel's struct sigaction, as rt_sigaction takes it. */
+struct kernel_sigaction {
+    uint64_t handler, flags, restorer, mask;
+};
+
+/* A trap (an int3, a single step) that comes while its signal is blocked is
+ * forced on the thread: the kernel resets the handler to the default and
+ * unblocks it. mdat's breakpoints and steps trap, so in a SIGTRAP handler of
+ * the program's own, where the kernel blocks SIGTRAP, the first of them
+ * would undo the handler, and the program's next trap would kill it. The
+ * handler is installed with SA_NODEFER and without SIGTRAP in its mask
+ * instead: it runs unblocked, as it does natively unless it traps itself. */
+void exec_sigtrap_handler(struct execution *ex, struct mthread *t)
+{
+    uint64_t at = t->regs.rsi;
+    struct kernel_sigaction act;
+    if (!at || !tracee_read(ex->mem_fd, at, &act, sizeof act))
+        return;
+    if (act.handler == (uint64_t)(uintptr_t)SIG_DFL || act.handler == (uint64_t)(uintptr_t)SIG_IGN)
+        return;
+    act.flags |= SA_NODEFER;
+    act.mask &= ~(1ull << (SIGTRAP - 1));
+    tracee_write(ex->mem_fd, at, &act, sizeof act);
 }

@@ -314,6 +314,9 @@ static enum run_outcome on_syscall(struct execution *ex, struct mthread *t)
     case SYS_shmat:
         page_cache_maps_changed();
         return RUNS_ON;
+    case SYS_rt_sigaction:     /* of SIGTRAP (the filter lets the others through) */
+        exec_sigtrap_handler(ex, t);
+        return RUNS_ON;
     case SYS_alarm:
     case SYS_setitimer:
     case SYS_timer_settime:

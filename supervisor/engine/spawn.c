@@ -74,30 +74,34 @@ static int install_seccomp_filter(void)
 {
     enum { N = sizeof always_traced / sizeof always_traced[0],
            M = sizeof traced_above_stdio / sizeof traced_above_stdio[0] };
-    struct sock_filter code[4 + N + M + 2 + 13];
+    struct sock_filter code[4 + N + M + 3 + 17];
     int k = 0;
     code[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
     /* Other ABIs (int 0x80) are not modeled: let them through. */
     code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0);
     code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
     code[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
-    /* Layout after the loads: N+M+2 tests, ALLOW, [fd test: load, jgt,
+    /* Layout after the loads: N+M+3 tests, ALLOW, [fd test: load, jgt,
      * ALLOW], TRACE, [clone test: load, jset, TRACE, ALLOW], [mmap test:
-     * load, jset, TRACE, ALLOW]. clone3 is not traced (its flags are in
+     * load, jset, TRACE, ALLOW], [rt_sigaction test: load, jeq, TRACE,
+     * ALLOW]. clone3 is not traced (its flags are in
      * memory, out of the filter's reach): glibc makes threads with it, and
      * a process made with it is seen through ptrace's fork event. */
-    enum { AFTER_TESTS = N + M + 2 };
+    enum { AFTER_TESTS = N + M + 3 };
     for (int i = 0; i < N; i++)
         code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)always_traced[i],
                                                  (unsigned char)(AFTER_TESTS - i - 1 + 4), 0);
     for (int i = 0; i < M; i++)
         code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)traced_above_stdio[i],
-                                                 (unsigned char)(M - i + 2), 0);
+                                                 (unsigned char)(M - i + 3), 0);
     /* clone: only one that makes a process (not CLONE_THREAD) is a step. */
-    code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 6, 0);
+    code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 7, 0);
     /* mmap: only one that maps shared memory (MAP_SHARED, and
      * MAP_SHARED_VALIDATE, which has its bit): page_cache.c must know. */
-    code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mmap, 9, 0);
+    code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mmap, 10, 0);
+    /* rt_sigaction of SIGTRAP: a handler of the program's own must not be
+     * blocked while mdat's traps happen (exec_signals.c). */
+    code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_rt_sigaction, 13, 0);
     code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
     code[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]));
     code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, 2, 1, 0);
@@ -109,6 +113,10 @@ static int install_seccomp_filter(void)
     code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
     code[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[3]));
     code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 0x01 /* MAP_SHARED */, 0, 1);
+    code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE);
+    code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+    code[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]));
+    code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SIGTRAP, 0, 1);
     code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE);
     code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
     struct sock_fprog prog = {.len = (unsigned short)k, .filter = code};
