@@ -112,6 +112,13 @@ bool exec_syscall_wait_outside(struct execution *ex, bool *inside);
 /* A signal the thread does not block is pending for it (or its process). */
 /* At the rt_sigaction of SIGTRAP: the program's handler runs unblocked. */
 void exec_sigtrap_handler(struct execution *ex, struct mthread *t);
+/* At the seccomp stop of alarm, setitimer or timer_settime: a signal may
+ * come later, at a time noted when it can be told (exec_await_timer). */
+void exec_note_timer(struct execution *ex, struct mthread *t);
+/* Every thread waits in the model while a timer is armed: waits in real
+ * time (at most limit_ns) for its signal to end a wait. true: some thread
+ * can run again. */
+bool exec_await_timer(struct execution *ex, uint64_t limit_ns);
 bool exec_signal_pending(struct execution *ex, const struct mthread *t);
 bool exec_signal_is_fatal(struct execution *ex, pid_t tid, int sig);
 /* Signals sent to threads blocked in the model end their waits (EINTR). */

@@ -323,8 +323,7 @@ static enum run_outcome on_syscall(struct execution *ex, struct mthread *t)
         /* The kernel's timer sends a signal later, while a thread may run
          * ahead in mdat or wait in its model: look for signals due from
          * now on, and do not take a spin for a livelock. */
-        ex->signals_seen = true;
-        ex->timers_armed = true;
+        exec_note_timer(ex, t);
         return RUNS_ON;
     case SYS_exit_group:
         /* The process would end here, taking every thread with it: that is

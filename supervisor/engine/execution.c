@@ -352,6 +352,12 @@ static void set_step_deadline(struct execution *ex)
         ex->deadline_ns = ex->end_ns;
 }
 
+/* How long a wait for a timer's signal may take: as a step may. */
+static uint64_t step_timeout_ns(const struct execution *ex)
+{
+    return ex->cfg->timeout_sec > 0 ? (uint64_t)(ex->cfg->timeout_sec * 1e9) : 10000000000u;
+}
+
 static enum loop_next after_step(struct execution *ex, struct mthread *t, enum run_outcome o)
 {
     switch (o) {
@@ -587,6 +593,8 @@ static bool schedule_loop(struct execution *ex)
                 break;
             }
         }
+        if (c.n == 0 && c.n_blocked > 0 && exec_await_timer(ex, step_timeout_ns(ex)))
+            continue;   /* a timer's signal ended a wait */
         if (c.n == 0) {
             if (c.n_blocked > 0) {
                 exec_report_deadlock(ex);

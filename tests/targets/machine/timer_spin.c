@@ -1,8 +1,11 @@
 /* timer_spin: CORRECT. Threads spin on flags that only signal handlers
  * set: a timer of setitimer (SIGALRM after 20 ms) and of alarm (1 s). The
- * signals arrive while the threads spin, as on the CPU. Prints
- * "itimer fired" and "alarm fired" and exits 0. */
+ * signals arrive while the threads spin, as on the CPU. Then main waits on
+ * a semaphore that only a handler posts (setitimer, 50 ms): every thread
+ * waits, and the timer still comes (no deadlock). Prints "itimer fired",
+ * "alarm fired" and "wait ended" and exits 0. */
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,6 +19,14 @@ static void on_alarm(int sig)
 {
     (void)sig;
     fired = 1;
+}
+
+static sem_t posted;
+
+static void post_on_alarm(int sig)
+{
+    (void)sig;
+    sem_post(&posted);
 }
 
 static void *spinner(void *arg)
@@ -46,5 +57,14 @@ int main(void)
     alarm(1);
     pthread_join(t, NULL);      /* a thread spins: the alarm still comes */
     printf("alarm fired\n");
+
+    sem_init(&posted, 0, 0);
+    sa.sa_handler = post_on_alarm;
+    sigaction(SIGALRM, &sa, NULL);
+    it.it_value.tv_usec = 50000;
+    setitimer(ITIMER_REAL, &it, NULL);
+    while (sem_wait(&posted) != 0)  /* EINTR: the handler ran first */
+        ;
+    printf("wait ended\n");
     return spins_done ? 0 : 1;
 }
