@@ -287,8 +287,11 @@ void exec_serve_passive(struct execution *ex)
             continue;
         ex->res->ptrace_stops++;
         struct tracee_event ev = {tid, status};
-        passive_stop(ex, &ev);   /* may add or remove children: from the start again */
-        i = (size_t)-1;
+        passive_stop(ex, &ev);
+        /* One stop per child and pass: one that stops again at once waits
+         * for the next step. A child gone leaves the last in its place. */
+        if (i < ex->n_passive && ex->passive[i] != tid)
+            i--;
     }
 }
 
@@ -310,14 +313,14 @@ static bool running_exec(struct execution *ex, pid_t tid)
     return t && t->op == OP_SYSCALL && (t->sys_nr == SYS_execve || t->sys_nr == SYS_execveat);
 }
 
-/* An event of another thread while tid runs execve: the kernel ends every
+/* An event of another thread while a thread runs execve: the kernel ends every
  * other thread first (the main thread's exit event must be let go, or the
  * exec waits for it for ever), and a thread that is not the main one
  * reports the exec under the main thread's tid, which it takes. true: ev
- * is that exec, tid's stop. */
-static bool exec_event(struct execution *ex, pid_t tid, const struct tracee_event *ev)
+ * is that exec, the exec'ing thread's stop. */
+static bool exec_event(struct execution *ex, const struct tracee_event *ev)
 {
-    if (!WIFSTOPPED(ev->status) || !running_exec(ex, tid))
+    if (!WIFSTOPPED(ev->status))
         return false;
     if (stop_event(ev->status) == PTRACE_EVENT_EXEC && ev->tid == ex->pid)
         return true;
@@ -360,8 +363,8 @@ int exec_wait_thread(struct execution *ex, pid_t tid, int *status)
         }
         if (template_event(ex, &ev))
             continue;
-        if (ev.tid != tid && running_exec(ex, tid) && !exec_is_passive(ex, ev.tid)) {
-            if (exec_event(ex, tid, &ev)) {
+        if (running_exec(ex, tid) && !exec_is_passive(ex, ev.tid)) {
+            if (exec_event(ex, &ev)) {
                 *status = ev.status;
                 return 1;
             }
