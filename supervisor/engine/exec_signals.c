@@ -238,9 +238,8 @@ bool exec_await_timer(struct execution *ex, uint64_t limit_ns)
     if (!ex->timers_armed)
         return false;
     uint64_t now = monotonic_ns(), due = ex->timer_due_ns;
-    if (ex->timer_period_ns && due)
-        while (due < now)
-            due += ex->timer_period_ns;
+    if (ex->timer_period_ns && due && due < now)
+        due += ((now - due) / ex->timer_period_ns + 1) * ex->timer_period_ns;
     /* A signal takes a moment to be seen pending after its time. */
     uint64_t until = ex->timer_due_unknown ? now + limit_ns : due ? due + 100000000u : now;
     if (until > now + limit_ns)
