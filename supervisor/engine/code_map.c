@@ -249,6 +249,8 @@ void code_map_free(code_map *cm)
     debuginfo_free(cm->vdso);
     free(cm->libs);
     free(cm->entries);
+    free(cm->volatile_code);
+    free(cm->dead_sites);
     free(cm);
 }
 
