@@ -25,6 +25,7 @@ enum { EXEC_AHEAD_MEMO = 1024 };
 enum stop_kind {
     STOP_PLAIN,         /* PTRACE_CONT is enough (new thread, emulated syscall, event stop) */
     STOP_BREAKPOINT,    /* at an int3 of ours: step over the original instruction first */
+    STOP_FAULT,         /* at an instruction that faulted on a page it may not touch (exec_pages.h) */
 };
 
 /* What the thread will do when it next runs: the subject of its next step. */
@@ -90,6 +91,17 @@ struct mthread {
     uint64_t heap_size, heap_old;   /* heap_old: the block realloc moves */
     uint64_t heap_site;             /* the user's line that allocates */
     enum model_fn heap_fn;
+
+    /* Page ownership (exec_pages.c): the system call followed to its end
+     * and its arguments, whether it runs with every key open, faults in a
+     * row on a page it may touch. */
+    bool syscall_exit_wanted;
+    bool at_syscall_exit;           /* stopped there (the call is over) */
+    bool pkru_opened;
+
+    long pages_nr;
+    uint64_t pages_args[6];
+    int pages_retries;
 };
 
 /* A one-shot breakpoint of ours at a return address (engine/return_breaks.c). */
@@ -101,6 +113,7 @@ struct return_bp {
 
 struct store_buffers;
 struct walk_memo;
+struct exec_pages;
 
 struct execution {
     const struct exec_config *cfg;
@@ -195,6 +208,8 @@ struct execution {
 
     struct return_bp *ret_bps;      /* one-shot breakpoints at return addresses */
     size_t n_ret_bps, cap_ret_bps;
+
+    struct exec_pages *pages;       /* page ownership (exec_pages.h), NULL: every access observed */
 };
 
 struct mthread *exec_thread_by_tid(struct execution *ex, pid_t tid);

@@ -23,7 +23,9 @@ enum run_outcome {
     RUN_FAILED,         /* res->kind says what */
     RUN_ERROR,          /* mdat failed; res->error says why */
     RUN_TIMEOUT,
+    RUN_RESTART,        /* page ownership cannot go on: the execution runs again (exec_result.restart) */
 };
+
 
 static inline int stop_event(int status)
 {

@@ -12,6 +12,11 @@ void exec_result_free(struct exec_result *res)
     res->final_watches = NULL;
     res->n_final_watches = 0;
     choice_list_free(&res->choices);
+    free(res->restart_pages);
+    res->restart_pages = NULL;
+    res->n_restart_pages = 0;
+
+
 }
 
 int exec_result_recent(const struct exec_result *res, const struct trace_event **out, int max)
@@ -37,6 +42,7 @@ const char *stop_reason_name(enum stop_reason k)
         [STOP_REASON_THREAD_START] = "thread_start",
         [STOP_REASON_THREAD_END] = "thread_end",
         [STOP_REASON_SIGNAL] = "signal",
+        [STOP_REASON_PAGES] = "pages",
     };
     return k < STOP_REASON_COUNT ? names[k] : "other";
 }

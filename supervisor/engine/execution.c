@@ -11,9 +11,11 @@
  * gone, a deadlock, a failure, the step limit or the wall-clock limit. */
 #include "supervisor/engine/code_names.h"
 #include "supervisor/engine/exec_engine.h"
+#include "supervisor/engine/exec_pages.h"
 #include "supervisor/engine/exec_tso.h"
 #include "supervisor/engine/exec_template.h"
 #include "supervisor/engine/page_cache.h"
+#include "supervisor/engine/pkru.h"
 #include "supervisor/engine/spawn.h"
 
 #include <assert.h>
@@ -176,7 +178,9 @@ static void describe_outcome(struct execution *ex, struct mthread *t, enum run_o
     case RUN_CONTINUE:  /* exec_run_thread never returns it */
     case RUN_NEXT_OP:
     case RUN_ERROR:
+    case RUN_RESTART:
         break;
+
     case RUN_BLOCKED: {
         int holder;
         char what[200];
@@ -339,7 +343,7 @@ static void record_final_watches(struct execution *ex)
 }
 
 /* How the loop goes on after a step that ended in o. */
-enum loop_next { LOOP_ON, LOOP_END, LOOP_FAILED, LOOP_INCOMPLETE, LOOP_ERROR };
+enum loop_next { LOOP_ON, LOOP_END, LOOP_FAILED, LOOP_INCOMPLETE, LOOP_ERROR, LOOP_RESTART };
 
 /* The next step may take --timeout, and must end by --time-limit. */
 static void set_step_deadline(struct execution *ex)
@@ -371,6 +375,8 @@ static enum loop_next after_step(struct execution *ex, struct mthread *t, enum r
         }
         exec_report_hang(ex, t);
         return LOOP_FAILED;
+    case RUN_RESTART:
+        return LOOP_RESTART;
     case RUN_CONTINUE:
     case RUN_ERROR:
         break;
@@ -436,6 +442,8 @@ static enum loop_next run_step(struct execution *ex, int id)
     }
     ex->running = id;
     set_step_deadline(ex);
+    if (ex->pages)
+        exec_pages_before_step(ex, t);
     enum run_outcome o;
     if (t->op == OP_CALL && ex->model_state &&
         ex->model->call_is_misuse(ex->model_state, t, t->fn, t->call_arg[0], t->call_arg[1]))
@@ -599,7 +607,8 @@ static bool schedule_loop(struct execution *ex)
             exec_snapshot_threads(ex);
             record_final_watches(ex);
         }
-        if (next == LOOP_INCOMPLETE) {
+        if (next == LOOP_INCOMPLETE || next == LOOP_RESTART) {
+            /* (restart: no verdict, the execution runs again) */
             exec_drain(ex, true);
             break;
         }
@@ -616,6 +625,31 @@ static bool schedule_loop(struct execution *ex)
 
 /* ---------- one execution ---------- */
 
+/* A fork of a template prepared for page ownership runs with it, or
+ * with every access observed: then every site gets its int3 back and the
+ * main thread every key. */
+static bool own_pages_or_not(struct execution *ex, char *err, size_t errlen)
+{
+    const struct exec_config *cfg = ex->cfg;
+    bool prepared = cfg->tmpl->pages && cfg->tmpl->pages->ready;
+    if (cfg->own_pages && prepared) {
+        code_map_set_planting(cfg->code, SITES_ATOMIC);
+        return true;
+    }
+    if (cfg->own_pages) {
+        snprintf(err, errlen, "page ownership needs a fork server prepared for it");
+        return false;
+    }
+    if (!prepared)
+        return true;
+    code_map_set_planting(cfg->code, SITES_ALL);
+    if (!code_map_replant_sites(cfg->code, ex->mem_fd) || !pkru_set(ex->pid, PKRU_ALL_OPEN)) {
+        snprintf(err, errlen, "cannot plant every breakpoint in the program");
+        return false;
+    }
+    return true;
+}
+
 static bool start(struct execution *ex, char *err, size_t errlen)
 {
     const struct exec_config *cfg = ex->cfg;
@@ -624,7 +658,7 @@ static bool start(struct execution *ex, char *err, size_t errlen)
         ex->pid = exec_template_fork(cfg->tmpl, &lost, err, errlen);
         ex->res->interrupted = lost;
     } else {
-        struct spawn_request req = {cfg->path, cfg->argv, cfg->stdin_fd, cfg->stdout_fd, cfg->stderr_fd};
+        struct spawn_request req = {cfg->path, cfg->argv, cfg->stdin_fd, cfg->stdout_fd, cfg->stderr_fd, false};
         ex->pid = spawn_traced(&req, err, errlen);
     }
     if (ex->pid < 0)
@@ -641,7 +675,7 @@ static bool start(struct execution *ex, char *err, size_t errlen)
     }
     page_cache_follow(ex->mem_fd, ex->vm_pid);
     if (cfg->tmpl)
-        return true;    /* forked with everything planted, at the entry point */
+        return own_pages_or_not(ex, err, errlen);    /* forked with everything planted, at the entry point */
     return code_map_plant_exe(cfg->code, ex->pid, ex->mem_fd, ex->describe || cfg->n_listeners > 0, err, errlen);
 }
 
@@ -691,6 +725,13 @@ bool execution_run(const struct exec_config *cfg, struct exec_result *res)
         abort();
     livelock_init(ex.livelock);
     ex.describe = cfg->on_event != NULL || cfg->want_state || cfg->describe_events || cfg->strategy->wants_state;
+    /* How it observes memory goes with its choices: they replay only so. */
+    res->choices.pages = cfg->own_pages                       ? PAGES_OWN
+                         : cfg->tmpl && cfg->tmpl->pages ? PAGES_OBSERVE_ALL
+                                                           : PAGES_OFF;
+    for (size_t i = 0; cfg->own_pages && i < cfg->n_observed; i++)
+        page_list_add(&res->choices.observed, cfg->observed[i]);
+
     cfg->strategy->diverged = false;
     cfg->strategy->ops->begin(cfg->strategy, cfg->exec_seed, cfg->estimated_steps);
     tracee_block_sigchld();
@@ -705,16 +746,30 @@ bool execution_run(const struct exec_config *cfg, struct exec_result *res)
         if (ex.model)
             ex.model_state = ex.model->open(&ex);
         exec_add_thread(&ex, ex.pid);
+        if (cfg->own_pages && !exec_pages_begin(&ex))
+            ok = false;
         exec_tso_begin(&ex);
-        tell_begin_end(&ex, true);
-        ok = schedule_loop(&ex);
-        tell_begin_end(&ex, false);
+        if (ok) {
+            tell_begin_end(&ex, true);
+            ok = schedule_loop(&ex);
+            tell_begin_end(&ex, false);
+        } else {
+            exec_drain(&ex, true);
+        }
+        exec_pages_end(&ex);
     }
     res->steps = ex.steps;
-    note_exit(&ex, ok);
-    if (ok)
+    if (res->restart) {
+        /* No verdict: it runs again. */
+        res->kind = FAIL_NONE;
+        ok = ok && !res->error;
+    } else {
+        note_exit(&ex, ok);
+    }
+    if (ok && !res->restart)
         exec_report_refused(&ex);
-    if (ok && ex.leader_gone && !ex.killed && res->kind == FAIL_NONE && !res->interrupted &&
+    if (ok && !res->restart && ex.leader_gone
+ && !ex.killed && res->kind == FAIL_NONE && !res->interrupted &&
         code_map_before_entry(cfg->code)) {
         /* The dynamic loader gave up (a missing library, a bad ELF
          * interpreter): the program never ran, which is no verdict at all. */

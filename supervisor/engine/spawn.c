@@ -1,5 +1,6 @@
 /* spawn: fork, seize, filter and exec the traced program. */
 #include "supervisor/engine/spawn.h"
+#include "supervisor/engine/pages_setup.h"
 #include "supervisor/engine/proc_maps.h"
 #include "supervisor/engine/tracee.h"
 
@@ -27,7 +28,7 @@
 long spawn_ptrace_options(void)
 {
     return PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC |
-           PTRACE_O_TRACEEXIT | PTRACE_O_TRACESECCOMP | PTRACE_O_EXITKILL;
+           PTRACE_O_TRACEEXIT | PTRACE_O_TRACESECCOMP | PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD;
 }
 
 /* Only the syscalls mdat models stop the tracee; everything else runs at full
@@ -101,6 +102,30 @@ static int install_seccomp_filter(void)
     struct sock_fprog prog = {.len = (unsigned short)k, .filter = code};
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         return -1;
+    return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
+/* A second filter, with page ownership (pages_setup.h): the calls that map
+ * memory, and those whose buffers the kernel reaches with the calling
+ * thread's rights, stop too. (Filters stack: the stricter answer wins.) */
+static int install_pages_filter(void)
+{
+    size_t n;
+    const long *nrs = pages_traced_syscalls(&n);
+    if (n > 250)
+        return -1;
+    struct sock_filter code[256 + 4];
+    int k = 0;
+    code[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
+    code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0);
+    code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+    code[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+    for (size_t i = 0; i < n; i++)
+        code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nrs[i],
+                                                 (unsigned char)(n - i), 0);
+    code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+    code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE);
+    struct sock_fprog prog = {.len = (unsigned short)k, .filter = code};
     return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
 }
 
@@ -265,18 +290,24 @@ static void describe_lost_exec(int status, char *msg, size_t len)
  * sleep at once instead, unless the user chose how they wait. The spin is
  * no visible operation: the schedules are the same either way. Built
  * before the fork: the child only execs. NULL: out of memory. */
-static char **program_environment(void)
+static char **program_environment(bool follow_pages)
 {
     extern char **environ;
     size_t n = 0;
     while (environ[n])
         n++;
-    char **env = malloc((n + 2) * sizeof *env);
+    char **env = malloc((n + 3) * sizeof *env);
     if (!env)
         return NULL;
     memcpy(env, environ, n * sizeof *env);
     if (!getenv("GOMP_SPINCOUNT") && !getenv("OMP_WAIT_POLICY"))
         env[n++] = "GOMP_SPINCOUNT=0";
+    /* With page ownership the executable's PLT reads its function
+     * pointers from a copy of mdat's, out of the pages it follows
+     * (pages_setup.c): resolved before the program starts, they never
+     * change after. */
+    if (follow_pages && !getenv("LD_BIND_NOW"))
+        env[n++] = "LD_BIND_NOW=1";
     env[n] = NULL;
     return env;
 }
@@ -288,7 +319,8 @@ pid_t spawn_traced(const struct spawn_request *req, char *err, size_t errlen)
         snprintf(err, errlen, "pipe: %s", strerror(errno));
         return -1;
     }
-    char **env = program_environment();
+    char **env = program_environment(req->follow_pages);
+
     if (!env) {
         snprintf(err, errlen, "out of memory");
         close(go[0]);
@@ -341,8 +373,9 @@ pid_t spawn_traced(const struct spawn_request *req, char *err, size_t errlen)
             child_fail(report[1], "personality");
         if (apply_limits(&limits_in_force) != 0)
             child_fail(report[1], "setrlimit");
-        if (install_seccomp_filter() != 0)
+        if (install_seccomp_filter() != 0 || (req->follow_pages && install_pages_filter() != 0))
             child_fail(report[1], "seccomp");
+
         execve(req->path, req->argv, env);
         child_exec_fail(report[1], req->path);
     }

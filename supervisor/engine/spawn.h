@@ -29,7 +29,9 @@ struct spawn_request {
     int stdin_fd;           /* -1: inherit */
     int stdout_fd;          /* -1: inherit */
     int stderr_fd;          /* -1: inherit */
+    bool follow_pages;      /* page ownership: the system calls it needs stop too (pages_setup.h) */
 };
+
 
 /* The limits of every program this process spawns from now on (NULL:
  * none, the default). Process-wide rather than a request field because

@@ -156,7 +156,20 @@ static bool probe_estimate(struct program *prog, const struct explore_options *o
     return true;
 }
 
+/* Page ownership wherever it keeps every verdict as it is: not for a
+ * systematic search (its classes are made of every access), x86-TSO
+ * (stores wait in buffers only at steps), invariants and watched values
+ * (judged and shown after every access), or a static program (libc's
+ * own data is the program's there). MDAT_NO_PAGE_OWNERSHIP=1 turns it
+ * off (engine/pages_setup.c), as does a machine without protection keys. */
+static bool explore_owns_pages(const struct program *prog, const struct explore_options *opt)
+{
+    return !strategy_is_systematic(opt->strategy) && !opt->tso && opt->detect.n_invariants == 0 &&
+           opt->n_watches == 0 && !elf_image_is_static(debuginfo_elf(prog->debug));
+}
+
 bool explore_run(struct program *prog, const struct explore_options *opt, struct explore_summary *sum, char *err,
+
                  size_t errlen)
 {
     memset(sum, 0, sizeof *sum);
@@ -174,6 +187,7 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
     judged.detectors = detectors_new(&opt->detect, prog->debug, err, errlen);
     if (!judged.detectors)
         return false;
+    judged.own_pages = explore_owns_pages(prog, opt);
     opt = &judged;
     struct shared_state *shared =
         mmap(NULL, sizeof *shared, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -204,6 +218,11 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
     } else {
         ok = probe_estimate(prog, opt, shared, &estimate, err, errlen);
     }
+    /* What execution 0 found shared, every other one observes from its start. */
+    struct page_list learned = {0};
+    for (uint32_t i = 0; i < shared->n_learned; i++)
+        page_list_add(&learned, shared->learned[i]);
+    judged.observed = &learned;
     uint64_t start = opt->first > 1 ? opt->first : 1;
     if (ok && !systematic && opt->schedules > start && !tally.have_error && (keeps_going(opt) || tally.n_found == 0)) {
         if (opt->jobs <= 1)
@@ -261,6 +280,8 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
         free(kept);
     }
     detectors_free(judged.detectors);
+    page_list_free(&learned);
+
     munmap(shared, sizeof *shared);
     spawn_set_limits(NULL);
     if (have_cpus)
@@ -364,9 +385,9 @@ bool explore_replay(struct program *prog, const struct schedule *sched, struct t
     bool have_cpus = cpu_choice_make(&cpus);
     if (have_cpus)
         cpu_choice_pin(&cpus, 0);
-    struct run_io io = run_io_open(show_output, opt.check_cmd != NULL);
+    struct run_io io = run_io_single(prog, &opt, strat, show_output);
     bool ok = run_one(prog, &opt, strat, sched->execution, 0, &io, trace, res);
-    run_io_close(&io);
+    run_io_end(&io);
     strategy_free(strat);
     detectors_free(opt.detectors);
     free(argv);
@@ -401,9 +422,10 @@ bool explore_shrink(struct program *prog, const struct schedule *sched, uint64_t
     if (ok) {
         /* The schedule's own run first: what failure to keep. */
         struct strategy *strat = strategy_replay_new(&sched->choices);
-        struct run_io io = run_io_open(false, opt.check_cmd != NULL);
+        struct run_io io = run_io_single(prog, &opt, strat, false);
         ok = run_one(prog, &opt, strat, sched->execution, 0, &io, NULL, &res);
-        run_io_close(&io);
+        run_io_end(&io);
+
         strategy_free(strat);
         if (!ok)
             snprintf(err, errlen, "%s", res.error_message);

@@ -27,6 +27,8 @@
 #include "supervisor/explore/program_input.h"
 #include "supervisor/explore/schedule.h"
 #include "supervisor/explore/strategies.h"
+#include "supervisor/sharing/page_list.h"
+
 #include "supervisor/engine/spawn.h"
 #include "supervisor/trace/trace_tee.h"
 
@@ -67,7 +69,15 @@ struct explore_options {
     struct detect_options detect;
     enum preempt_mode preempt;
     bool tso;                   /* --memory-model tso */
+    /* Page ownership (engine/exec_pages.h): only accesses to memory more
+     * than one thread touches are steps. Decided by the driver (the
+     * machine, the strategy, the memory model); observed: the pages every
+     * execution observes from its start (what execution 0 found shared,
+     * or a schedule's), NULL when none. */
+    bool own_pages;
+    const struct page_list *observed;
     bool keep_going;
+
     /* Each reported failure is shrunk (shrink.h) before it is saved, within
      * shrink_runs re-executions and shrink_seconds of wall-clock time
      * (0: no time limit). */

@@ -100,8 +100,8 @@ static bool write_schedule(const struct program *prog, const struct explore_opti
         s.shrunk_from_steps = sh->original_steps;
         s.shrunk_from_preemptions = sh->original_preemptions;
     }
-    for (size_t i = 0; i < choices->n; i++)
-        choice_list_add(&s.choices, choices->at[i].step, choices->at[i].kind, choices->at[i].thread);
+    choice_list_copy(&s.choices, choices);
+
     bool written = schedule_write(&s, path, err, errlen);
     schedule_free(&s);
     return written;
@@ -156,11 +156,11 @@ static bool shrink_found(struct program *prog, const struct explore_options *opt
                          uint64_t estimate, struct strategy *strat, const char *stem, const char *stdin_file,
                          struct explore_failure *f, struct shrink_outcome *sh, char *err, size_t errlen)
 {
-    struct run_io io = run_io_open(false, quiet->check_cmd != NULL);
+    struct run_io io = run_io_single(prog, quiet, strat, false);
     struct exec_result orig;
     bool ok = run_one(prog, quiet, strat, w->index, estimate, &io, NULL, &orig);
     strategy_free(strat);
-    run_io_close(&io);
+    run_io_end(&io);
     if (!ok) {
         snprintf(err, errlen, "%s", orig.error_message);
         exec_result_free(&orig);
@@ -222,13 +222,13 @@ bool record_failure(struct program *prog, const struct explore_options *opt, con
         shrink_outcome_free(&sh);
         return close_saved_traces(&tee, f, false, err, errlen);
     }
-    struct run_io io = run_io_open(false, false);
     struct strategy *strat = f->shrunk ? strategy_replay_new(&sh.choices) : strategy_again(opt, w->index, profile, choices);
+    struct run_io io = run_io_single(prog, &quiet, strat, false);
     bool ok = run_one(prog, &quiet, strat, w->index, estimate, &io, &tee, &f->result);
     strategy_free(strat);
     copy_fd_to_file(io.out_fd, f->stdout_file);
     copy_fd_to_file(io.err_fd, f->stderr_file);
-    run_io_close(&io);
+    run_io_end(&io);
     if (!ok)
         snprintf(err, errlen, "%s", f->result.error_message);
     ok = close_saved_traces(&tee, f, ok, err, errlen);
@@ -256,8 +256,9 @@ bool record_outcome(struct program *prog, const struct explore_options *opt, str
     if (!save_input(opt, stem, input_file, &stdin_file, err, errlen))
         return false;
     struct explore_options quiet = recording_options(opt, (enum failure_kind)o->key.kind);
-    struct run_io io = run_io_open(false, opt->check_cmd != NULL);
     struct strategy *strat = strategy_again(opt, o->execution, profile, choices);
+    struct run_io io = run_io_single(prog, &quiet, strat, false);
+
     struct exec_result res;
     bool ok = run_one(prog, &quiet, strat, o->execution, estimate, &io, NULL, &res);
     strategy_free(strat);
@@ -266,7 +267,7 @@ bool record_outcome(struct program *prog, const struct explore_options *opt, str
         outcome_key_of(&res, io.out_fd, &again);
         o->reproduced = outcome_key_equal(&again, &o->key);
     }
-    run_io_close(&io);
+    run_io_end(&io);
     if (!ok)
         snprintf(err, errlen, "%s", res.error_message);
     else

@@ -23,6 +23,8 @@
  *   fail-on-exit 0
  *   preempt sync                    (only when not all: --preempt)
  *   memory-model tso                (only with --memory-model tso)
+ *   pages own                       (own or all: page ownership, exec_pages.h)
+ *   observed 0x55555555b000 ...     (PAGES_OWN: pages observed from the start)
  *   races fail                      (fail, warn or off; off when absent: files
  *                                    from before mdat looked for races)
  *   invariant <C-escaped expression> (one line per --invariant)
@@ -52,7 +54,30 @@ void schedule_init(struct schedule *s)
     snprintf(s->failure, sizeof s->failure, "none");
 }
 
+/* "observed 0x55555555b000 0x7ffff0000000 ...": page addresses, in hex. */
+static bool read_observed(struct schedule *s, const char *value, char *why, size_t whylen)
+{
+    const char *p = value;
+    while (*p) {
+        char *end;
+        errno = 0;
+        if (strncmp(p, "0x", 2) != 0 || !isxdigit((unsigned char)p[2])) {
+            snprintf(why, whylen, "observed wants page addresses in hex (0x...)");
+            return false;
+        }
+        unsigned long long page = strtoull(p, &end, 16);
+        if (errno || (page & 4095) || (*end && *end != ' ')) {
+            snprintf(why, whylen, "observed wants page addresses in hex, 4096-aligned");
+            return false;
+        }
+        page_list_add(&s->choices.observed, page);
+        p = *end ? end + 1 : end;
+    }
+    return true;
+}
+
 const char *preempt_mode_name(enum preempt_mode m)
+
 {
     return m == PREEMPT_MODE_SYNC ? "sync" : m == PREEMPT_MODE_RACES ? "races" : "all";
 }
@@ -230,6 +255,11 @@ bool schedule_write(const struct schedule *s, const char *path, char *err, size_
         fprintf(f, "preempt %s\n", preempt_mode_name(s->preempt));
     if (s->tso)
         fprintf(f, "memory-model tso\n");
+    if (s->choices.pages != PAGES_OFF)
+        fprintf(f, "pages %s\n", s->choices.pages == PAGES_OWN ? "own" : "all");
+    for (size_t i = 0; i < s->choices.observed.n; i++)
+        fprintf(f, "%s0x%" PRIx64 "%s", i % 8 == 0 ? "observed " : "", s->choices.observed.at[i],
+                (i % 8 == 7 || i + 1 == s->choices.observed.n) ? "\n" : " ");
     fprintf(f, "races %s\n", race_mode_name(s->races));
     for (int i = 0; i < s->n_invariants; i++) {
         fprintf(f, "invariant ");
@@ -538,7 +568,16 @@ static bool parse_key(const char *line, const char *value, struct schedule *s, u
             return false;
         }
         s->tso = strcmp(value, "tso") == 0;
+    } else if (KEY("pages")) {
+        if (strcmp(value, "own") != 0 && strcmp(value, "all") != 0) {
+            snprintf(why, whylen, "pages wants own or all");
+            return false;
+        }
+        s->choices.pages = value[0] == 'o' ? PAGES_OWN : PAGES_OBSERVE_ALL;
+    } else if (KEY("observed")) {
+        return read_observed(s, value, why, whylen);
     } else if (KEY("preempt")) {
+
         if (!preempt_mode_from_name(value, &s->preempt)) {
             snprintf(why, whylen, "preempt wants all, sync or races");
             return false;

@@ -24,7 +24,19 @@ struct wire_result wire_of(uint64_t index, bool ok, const struct exec_result *re
     return w;
 }
 
+/* Execution 0's observed pages, for every other execution (more than fit:
+ * they observe what fits, and find the rest themselves). */
+static void learn_pages(struct shared_state *shared, const struct exec_result *res)
+{
+    const struct page_list *observed = &res->choices.observed;
+    size_t n = observed->n < LEARNED_PAGES_MAX ? observed->n : LEARNED_PAGES_MAX;
+    memcpy(shared->learned, observed->at, n * sizeof *shared->learned);
+
+    shared->n_learned = (uint32_t)n;
+}
+
 void worker_loop(struct program *prog, const struct explore_options *opt, uint64_t first, uint64_t stride,
+
                         uint64_t estimate, struct shared_state *shared,
                         void (*emit)(void *ctx, const struct wire_result *w), void *emit_ctx)
 {
@@ -44,6 +56,9 @@ void worker_loop(struct program *prog, const struct explore_options *opt, uint64
         bool ok = run_one(prog, opt, strat, i, estimate, &io, opt->trace ? &live : NULL, &res);
         if (i == 0 && ok && strat->ops->learn)
             strat->ops->learn(strat, &shared->profile);
+        if (i == 0 && ok)
+            learn_pages(shared, &res);
+
         struct wire_result w = wire_of(i, ok, &res);
         if (opt->outcomes && ok) {
             outcome_key_of(&res, io.out_fd, &w.outcome);

@@ -36,12 +36,21 @@ struct wire_result {
 
 /* Shared between parent and workers: the lowest failing index found so far,
  * so that nobody runs executions that can no longer be reported. */
+enum { LEARNED_PAGES_MAX = 8192 };
+
 struct shared_state {
+
     volatile uint64_t lowest_failure;
     /* What execution 0 taught a learning strategy (written before any
      * worker is forked, read by all). */
     struct strategy_profile profile;
+    /* The pages execution 0 found shared (page ownership): every later
+     * execution observes them from its start (written before any worker
+     * is forked, read by all). */
+    uint32_t n_learned;
+    uint64_t learned[LEARNED_PAGES_MAX];
 };
+
 
 
 static inline bool keeps_going(const struct explore_options *opt)
