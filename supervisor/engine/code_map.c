@@ -262,6 +262,28 @@ bool code_map_in_exe(const code_map *cm, uint64_t addr)
     return addr >= cm->exe_lo && addr < cm->exe_hi;
 }
 
+bool code_map_in_own_module(const code_map *cm, uint64_t addr)
+{
+    if (code_map_in_exe(cm, addr))
+        return true;
+    for (size_t i = 0; i < cm->n_libs; i++) {
+        const struct lib_cache *lc = &cm->libs[i];
+        if (!lc->hi || !is_own_library(lc))
+            continue;
+        /* Its .bss may lie beyond its file's mappings. */
+        uint64_t hi = lc->hi;
+        const struct elf_section *secs;
+        size_t n = elf_image_sections(debuginfo_elf(lc->debug), &secs);
+        for (size_t k = 0; k < n; k++)
+            if (secs[k].alloc && lc->bias + secs[k].addr + secs[k].size > hi)
+                hi = lc->bias + secs[k].addr + secs[k].size;
+        if (addr >= lc->lo && addr < hi)
+            return true;
+    }
+    return false;
+}
+
+
 /* The library with a site table (the program's own, or a runtime library's
  * atomics) mapped at addr in this execution, NULL if none. */
 static const struct lib_cache *library_with_sites_at(const code_map *cm, uint64_t addr)

@@ -93,6 +93,10 @@ uint64_t code_map_bias(const code_map *cm);
 const debuginfo *code_map_exe(const code_map *cm);
 
 bool code_map_in_exe(const code_map *cm, uint64_t addr);
+/* In the executable or one of the program's own libraries (code, data,
+ * .bss): the modules whose data is the user's. */
+bool code_map_in_own_module(const code_map *cm, uint64_t addr);
+
 /* In the part of the executable that is the user's code (where sites are):
  * library calls made from anywhere else are not scheduling points. */
 bool code_map_is_user_code(const code_map *cm, uint64_t addr);

@@ -97,6 +97,8 @@ struct mthread {
      * row on a page it may touch. */
     bool syscall_exit_wanted;
     bool at_syscall_exit;           /* stopped there (the call is over) */
+    bool at_birth;                  /* a new thread at its first stop, not run yet */
+
     bool pkru_opened;
 
     long pages_nr;

@@ -247,7 +247,15 @@ bool exec_pages_open_keys(struct execution *ex, struct mthread *t)
     return pkru_set(t->tid, PKRU_ALL_OPEN);
 }
 
+bool exec_pages_restore_rights(struct execution *ex, struct mthread *t)
+{
+    uint32_t now;
+    uint32_t own = rights_of(ex->pages, t->id);
+    return pkru_get(t->tid, &now) && now != own && !t->pkru_opened && pkru_set(t->tid, own);
+}
+
 bool exec_pages_close_keys(struct execution *ex, struct mthread *t)
+
 {
     return pkru_set(t->tid, rights_of(ex->pages, t->id));
 }
@@ -258,85 +266,53 @@ struct call_batch {
     struct stub_call calls[STUB_MAX_CALLS];
     size_t n;
     int key;
-    bool full;
 };
+
+static void count_piece(void *ctx, uint64_t start, uint64_t end, int prot)
+{
+    (*(size_t *)ctx)++;
+}
 
 static void add_piece(void *ctx, uint64_t start, uint64_t end, int prot)
 {
     struct call_batch *b = ctx;
-    if (b->n == STUB_MAX_CALLS) {
-        b->full = true;
-        return;
-    }
     b->calls[b->n++] = (struct stub_call){SYS_pkey_mprotect, {start, end - start, (uint64_t)prot, (uint64_t)b->key}};
 }
 
-/* Moves the pending key changes into calls, with each mapping's rights;
- * leaves what does not fit. */
+/* Moves the pending key changes into calls, a call per piece of mapping
+ * (a key goes with the rights the pages have), as many as fit. */
 static size_t pending_calls(struct exec_pages *p, struct call_batch *b)
 {
     b->n = 0;
-    b->full = false;
-    while (b->n < STUB_MAX_CALLS - 8) {
-        struct page_retag r;
-        if (!page_owners_take_retags(p->po, &r, 1))
+    struct page_retag r;
+    while (page_owners_next_retag(p->po, &r)) {
+        size_t pieces = 0;
+        vma_list_pieces(&p->vmas, r.start, r.end, count_piece, &pieces);
+        if (b->n + pieces > STUB_MAX_CALLS)
             break;
         b->key = r.key;
         vma_list_pieces(&p->vmas, r.start, r.end, add_piece, b);
-        if (b->full)
-            break;  /* the rest of r is lost: only at absurd fragmentation */
+        page_owners_take_retags(p->po, &r, 1);
     }
     return b->n;
 }
 
-/* Runs the pending key changes through the stub in t, then t goes on
- * (trap: t stops at the stub's end instead, its registers put back). */
-static bool run_stub(struct execution *ex, struct mthread *t, bool trap)
+/* Sends t through the stub on its way out of its stop: the pending key
+ * changes are made before it runs anything of its own. What does not fit
+ * in one pass (more than STUB_MAX_CALLS pieces: never seen) waits for the
+ * next thread that runs. */
+static bool run_stub(struct execution *ex, struct mthread *t)
 {
-    struct exec_pages *p = ex->pages;
     static struct call_batch batch;
-    while (page_owners_retags_pending(p->po)) {
-        if (!pending_calls(p, &batch))
-            continue;
-        bool more = page_owners_retags_pending(p->po);
-        struct stub_request req = {batch.calls, batch.n, STUB_TRAP_ON_FAILURE, 0, 0};
-        if (trap || more)
-            req.flags |= STUB_TRAP_AT_END;
-        struct user_regs_struct to_run;
-        if (getenv("MDAT_DEBUG_PAGES2"))
-            fprintf(stderr, "stub T%d rip 0x%llx trap %d calls %zu\n", t->id, (unsigned long long)t->regs.rip,
-                    !!(req.flags & STUB_TRAP_AT_END), batch.n);
-        if (!stub_prepare(ex->mem_fd, &t->regs, &req, &to_run))
-            return false;
-        if (!(req.flags & STUB_TRAP_AT_END)) {
-            /* t goes through the stub on its way: the caller resumes it. */
-            t->regs = to_run;
-            t->regs_dirty = true;
-            return true;
-        }
-        if (!tracee_set_regs(t->tid, &to_run) || !tracee_cont(t->tid, 0))
-            return false;
-        int status;
-        int r = exec_wait_thread(ex, t->tid, &status);
-        if (r <= 0)
-            return false;
-        struct user_regs_struct at;
-        if (!WIFSTOPPED(status) || WSTOPSIG(status) != SIGTRAP || !tracee_get_regs(t->tid, &at) ||
-            !stub_trapped_at(at.rip)) {
-            exec_set_error(ex, "T%d did not come back from mdat's key changes (status 0x%x)", t->id, status);
-            return false;
-        }
-        ex->res->stops_by_reason[STOP_REASON_PAGES]++;
-        int64_t failed = 0;
-        tracee_read(ex->mem_fd, STUB_BASE + 4096 + 160, &failed, sizeof failed);
-        if (failed) {
-            int64_t result = 0;
-            stub_result(ex->mem_fd, (size_t)failed - 1, &result);
-            exec_set_error(ex, "cannot change a page's protection key in the program: %s", strerror((int)-result));
-            return false;
-        }
-        t->regs_dirty = true;   /* put back when it is resumed */
-    }
+    if (!pending_calls(ex->pages, &batch))
+        return true;
+    struct stub_request req = {batch.calls, batch.n, STUB_TRAP_ON_FAILURE, 0, 0};
+
+    struct user_regs_struct to_run;
+    if (!stub_prepare(ex->mem_fd, &t->regs, &req, &to_run))
+        return false;
+    t->regs = to_run;
+    t->regs_dirty = true;
     return true;
 }
 
@@ -348,22 +324,18 @@ static bool run_stub(struct execution *ex, struct mthread *t, bool trap)
  * cannot touch natively what it should not meanwhile. */
 static bool can_detour(const struct mthread *t)
 {
-    return (int64_t)t->regs.orig_rax < 0 || t->at_syscall_exit || t->op == OP_START;
+    return (int64_t)t->regs.orig_rax < 0 || t->at_syscall_exit || t->at_birth;
+
 }
 
 bool exec_pages_before_native(struct execution *ex, struct mthread *t)
 {
     if (!page_owners_retags_pending(ex->pages->po) || !can_detour(t))
         return true;
-    return run_stub(ex, t, false);
+    return run_stub(ex, t);
 }
 
-bool exec_pages_before_single_step(struct execution *ex, struct mthread *t)
-{
-    if (!ex->pages || !page_owners_retags_pending(ex->pages->po) || !can_detour(t))
-        return true;
-    return run_stub(ex, t, true);
-}
+
 
 
 /* ---------- synchronisation ---------- */
@@ -473,12 +445,18 @@ bool exec_pages_thread_start(struct execution *ex, struct mthread *parent, struc
     page_owners_set_thread_key(p->po, child->id, p->img->thread_keys[slot]);
     /* Its stack up to its thread block (glibc keeps it above the stack,
      * in the same mapping). */
-    uint64_t hi = child->tls > child->stack_hi ? child->tls + 4096 : child->stack_hi;
-    const struct vma *v = vma_list_find(&p->vmas, hi - 1);
+    uint64_t hi = child->tls >= child->stack_hi ? child->tls + 4096 : child->stack_hi;
+    const struct vma *v = vma_list_find(&p->vmas, child->tls >= child->stack_hi ? child->tls : child->stack_hi - 1);
     if (v && hi > v->end)
         hi = v->end;
+
     if (child->stack_lo && hi > child->stack_lo)
         page_owners_stack(p->po, child->stack_lo & ~(uint64_t)(PAGE_BYTES - 1), hi, child->id);
+    if (getenv("MDAT_DEBUG_PAGES2"))
+        fprintf(stderr, "start T%d tid %d stack 0x%llx-0x%llx tls 0x%llx -> 0x%llx key %d\n", child->id, child->tid,
+                (unsigned long long)child->stack_lo, (unsigned long long)child->stack_hi,
+                (unsigned long long)child->tls, (unsigned long long)hi, p->img->thread_keys[slot]);
+
     hb_thread_start(p->hb, child->id, parent->id);
     /* Its registers: it may go through the stub on its first way out. */
     return tracee_get_regs(child->tid, &child->regs) && pkru_set(child->tid, rights_of(p, child->id));

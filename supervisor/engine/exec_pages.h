@@ -64,15 +64,17 @@ enum page_verdict exec_pages_fault(struct execution *ex, struct mthread *t, uint
  * it may not touch natively (a visible operation, or library code's), and
  * back. */
 bool exec_pages_open_keys(struct execution *ex, struct mthread *t);
+/* t lost its rights (a signal handler starts with the kernel's default):
+ * true when they were not t's, and are now. */
+bool exec_pages_restore_rights(struct execution *ex, struct mthread *t);
+
 bool exec_pages_close_keys(struct execution *ex, struct mthread *t);
 
 /* Before t runs natively from its stop (PTRACE_CONT): pending key changes
  * are made on the way (t's registers then point at the stub). false on an
  * error (set). */
 bool exec_pages_before_native(struct execution *ex, struct mthread *t);
-/* Before t runs one instruction under the CPU's single-step: pending key
- * changes are made first (a stop at the stub's end). */
-bool exec_pages_before_single_step(struct execution *ex, struct mthread *t);
+
 
 /* Synchronisation as the engine sees it. */
 void exec_pages_before_step(struct execution *ex, struct mthread *t);

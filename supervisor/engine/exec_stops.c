@@ -14,12 +14,17 @@
 #include "supervisor/engine/exec_ahead.h"
 #include "supervisor/engine/exec_engine.h"
 #include "supervisor/engine/exec_pages.h"
+#include "supervisor/engine/inject_stub.h"
 #include "supervisor/engine/exec_tso.h"
 #include "supervisor/engine/page_cache.h"
 #include "supervisor/engine/proc_maps.h"
 #include "supervisor/engine/spawn.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <linux/futex.h>
 #include <signal.h>
 #include <string.h>
@@ -185,8 +190,6 @@ static int step_over_breakpoint(struct execution *ex, struct mthread *t, bool fi
                 return -1;
         }
     }
-    if (ex->pages && !exec_pages_before_single_step(ex, t))
-        return -1;
     if (!tracee_write(ex->mem_fd, at, &t->bp_orig, 1) || !tracee_step(t->tid, 0))
         return -1;
     int r = exec_wait_thread(ex, t->tid, status);
@@ -214,8 +217,9 @@ static int step_over_fault(struct execution *ex, struct mthread *t, bool first_o
                            bool *stopped_elsewhere)
 {
     uint64_t at = t->regs.rip;
-    if (!exec_pages_before_single_step(ex, t) || !exec_pages_open_keys(ex, t))
+    if (!exec_pages_open_keys(ex, t))
         return -1;
+
     if (t->regs_dirty && !tracee_set_regs(t->tid, &t->regs))
         return -1;
     t->regs_dirty = false;
@@ -285,7 +289,11 @@ static int resume(struct execution *ex, struct mthread *t, bool first_op, int *s
             op_done(ex, t);
     }
     ex->tso_recording = false;
+    if (getenv("MDAT_DEBUG_PAGES2") && t->stop == STOP_FAULT)
+        fprintf(stderr, "resume STOP_FAULT T%d rip 0x%llx signal_due %d insn %p\n", t->id,
+                (unsigned long long)t->regs.rip, signal_due, (void *)t->bp_insn);
     if (t->stop == STOP_FAULT && signal_due) {
+
         /* The handler runs first; the instruction faults again after it. */
         t->stop = STOP_PLAIN;
     } else if (t->stop == STOP_FAULT) {
@@ -341,6 +349,7 @@ static int resume(struct execution *ex, struct mthread *t, bool first_op, int *s
     if (t->syscall_exit_wanted ? ptrace(PTRACE_SYSCALL, t->tid, 0, 0) != 0 : !tracee_cont(t->tid, 0))
         return -1;
     t->at_syscall_exit = false;
+    t->at_birth = false;
 
     t->kernel_at_syscall = false;
     return exec_wait_thread(ex, t->tid, status);
@@ -376,9 +385,17 @@ static enum run_outcome on_syscall(struct execution *ex, struct mthread *t)
          * runs, the syscall goes on (the thread is resumed from this stop). */
         t->op = OP_EXIT;
         t->stop = STOP_PLAIN;
-        if (code_map_is_user_code(ex->cfg->code, t->regs.rip))
+        if (code_map_is_user_code(ex->cfg->code, t->regs.rip)) {
             t->last_user_pc = t->regs.rip;
+        } else {
+            /* Its place is the user's call of exit(), not the last
+             * visible operation before it. */
+            uint64_t caller = exec_syscall_caller(ex, t);
+            if (caller)
+                t->last_user_pc = caller;
+        }
         return RUN_NEXT_OP;
+
     case SYS_sched_yield:
     case SYS_nanosleep:
     case SYS_clock_nanosleep:
@@ -472,7 +489,9 @@ static enum run_outcome on_clone(struct execution *ex, struct mthread *t, pid_t 
         return RUN_ERROR;
     }
     ex->res->stops_by_reason[STOP_REASON_THREAD_START]++;
+    exec_thread_by_id(ex, nt_id)->at_birth = true;
     /* Only the main thread needs its exit event (on_exit_event); a thread
+
      * it makes inherits its options. */
     if (parent_is_main)
         ptrace(PTRACE_SETOPTIONS, child, 0, spawn_ptrace_options() & ~PTRACE_O_TRACEEXIT);
@@ -804,7 +823,12 @@ static enum run_outcome on_breakpoint(struct execution *ex, struct mthread *t, u
 static enum run_outcome on_page_fault(struct execution *ex, struct mthread *t, uint64_t addr)
 {
     ex->stop_reason = STOP_REASON_PAGES;
+    if (!addr) {
+        t->stop = STOP_PLAIN;   /* its rights are back (is_page_fault) */
+        return RUNS_ON;
+    }
     switch (exec_pages_fault(ex, t, addr)) {
+
     case PV_GO_ON:
         t->stop = STOP_PLAIN;
         return RUNS_ON;
@@ -825,8 +849,20 @@ static enum run_outcome on_page_fault(struct execution *ex, struct mthread *t, u
 static bool is_page_fault(struct execution *ex, struct mthread *t, int sig, uint64_t *addr)
 {
     siginfo_t si;
-    if (!ex->pages || sig != SIGSEGV || ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) != 0 || si.si_code != SEGV_PKUERR)
+    if (!ex->pages || sig != SIGSEGV || ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) != 0)
         return false;
+    if (si.si_code == SI_KERNEL && exec_pages_restore_rights(ex, t)) {
+        /* A signal handler starts with the kernel's default rights, and
+         * its first touch of the thread's stack faults: the kernel, which
+         * cannot put a frame for that fault on the same stack, makes it a
+         * SIGSEGV of its own. With the thread's rights it goes on. */
+        *addr = 0;
+        return true;
+    }
+    if (si.si_code != SEGV_PKUERR)
+        return false;
+
+
     *addr = (uint64_t)(uintptr_t)si.si_addr;
     return true;
 }
@@ -908,6 +944,12 @@ static enum run_outcome on_stop(struct execution *ex, struct mthread *t, int *st
     }
     if (sig == (SIGTRAP | 0x80) && t->syscall_exit_wanted)
         return on_syscall_exit(ex, t);
+    int key_error;
+    if (sig == SIGTRAP && ex->pages && stub_trapped_at(ex->mem_fd, t->regs.rip, &key_error)) {
+        exec_set_error(ex, "cannot change the protection key of the program's memory: %s", strerror(key_error));
+        return RUN_ERROR;
+    }
+
     if (sig == SIGTRAP) {
         bool ours;
         enum run_outcome o = on_breakpoint(ex, t, t->regs.rip - 1, &ours);

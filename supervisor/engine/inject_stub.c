@@ -30,7 +30,7 @@ __asm__(".pushsection .rodata\n"
         ".intel_syntax noprefix\n"
         "mdat_stub_start:\n"
         "  lea r15, [rip + mdat_stub_start + 4096]\n"
-        "  lea rsp, [r15 + 20*4096]\n"
+        "  lea rsp, [r15 + 16*4096]\n"
         "  test dword ptr [r15 + 152], 1\n"
         "  jz 1f\n"
         "  mov eax, dword ptr [r15 + 144]\n"
@@ -106,6 +106,9 @@ __asm__(".pushsection .rodata\n"
 
 extern const uint8_t mdat_stub_start[], mdat_stub_end[];
 
+_Static_assert(STUB_DATA_PAGES + STUB_STACK_PAGES == 16, "the stub's stack top is spelled out in its code");
+
+
 const uint8_t *stub_code(size_t *len)
 {
     *len = (size_t)(mdat_stub_end - mdat_stub_start);
@@ -134,24 +137,32 @@ bool stub_prepare(int mem_fd, const struct user_regs_struct *regs, const struct 
         memcpy(calls + i * CALL_SIZE, &req->calls[i].nr, 8);
         memcpy(calls + i * CALL_SIZE + 8, req->calls[i].args, sizeof req->calls[i].args);
     }
-    uint64_t data = STUB_BASE + DATA;
+    static unsigned next_slot;
+    uint64_t slot = STUB_BASE + (uint64_t)(next_slot++ % STUB_SLOTS) * STUB_SLOT_PAGES * 4096;
+    uint64_t data = slot + DATA;
     if (!tracee_write(mem_fd, data, head, sizeof head) ||
         (req->n_calls && !tracee_write(mem_fd, data + OFF_CALLS, calls, req->n_calls * CALL_SIZE)))
         return false;
     *to_run = *regs;
-    to_run->rip = STUB_BASE;
+    to_run->rip = slot;
     /* A thread at a system call the kernel still has to finish would
      * restart it (orig_rax) at the stub: none is left to restart. */
     to_run->orig_rax = (uint64_t)-1;
     return true;
 }
 
-bool stub_trapped_at(uint64_t rip)
+bool stub_trapped_at(int mem_fd, uint64_t rip, int *failed)
 {
-    return rip > STUB_BASE && rip <= STUB_BASE + (uint64_t)(mdat_stub_end - mdat_stub_start);
-}
-
-bool stub_result(int mem_fd, size_t i, int64_t *result)
-{
-    return tracee_read(mem_fd, STUB_BASE + DATA + OFF_CALLS + i * CALL_SIZE + 56, result, sizeof *result);
+    *failed = 0;
+    size_t len = (size_t)(mdat_stub_end - mdat_stub_start);
+    if (rip <= STUB_BASE || rip > STUB_BASE + (uint64_t)STUB_PAGES * 4096)
+        return false;
+    uint64_t slot = STUB_BASE + (rip - STUB_BASE - 1) / (STUB_SLOT_PAGES * 4096ull) * STUB_SLOT_PAGES * 4096;
+    if (rip > slot + len)
+        return false;
+    int64_t which = 0, result = 0;
+    if (tracee_read(mem_fd, slot + DATA + OFF_FAILED, &which, sizeof which) && which > 0 &&
+        tracee_read(mem_fd, slot + DATA + OFF_CALLS + (uint64_t)(which - 1) * CALL_SIZE + 56, &result, sizeof result))
+        *failed = (int)-result;
+    return true;
 }

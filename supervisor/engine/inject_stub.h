@@ -25,13 +25,20 @@
 #include <stdint.h>
 #include <sys/user.h>
 
-/* Far from where the kernel puts anything of a program with ASLR off. */
+/* Far from where the kernel puts anything of a program with ASLR off.
+ * Several copies (slots), each with its data and stack: a signal handler
+ * can run before a thread sent through one has executed any of it (the
+ * kernel delivers a due signal first), and the handler's thread may be
+ * sent through the stub again meanwhile; taking the slots in turn keeps
+ * the first one's data. */
 #define STUB_BASE 0x100000000000ull
 enum {
     STUB_CODE_PAGES = 1,
-    STUB_DATA_PAGES = 4,
-    STUB_STACK_PAGES = 16,
-    STUB_PAGES = STUB_CODE_PAGES + STUB_DATA_PAGES + STUB_STACK_PAGES,
+    STUB_DATA_PAGES = 8,
+    STUB_STACK_PAGES = 8,
+    STUB_SLOT_PAGES = STUB_CODE_PAGES + STUB_DATA_PAGES + STUB_STACK_PAGES,
+    STUB_SLOTS = 8,
+    STUB_PAGES = STUB_SLOT_PAGES * STUB_SLOTS,
     STUB_MAX_CALLS = (STUB_DATA_PAGES * 4096 - 192) / 64,
 };
 
@@ -55,7 +62,8 @@ struct stub_request {
     uint32_t pkru_during, pkru_after;
 };
 
-/* The stub's code, to copy to STUB_BASE. */
+/* The stub's code, to copy to the start of every slot (STUB_BASE + i *
+ * STUB_SLOT_PAGES pages). */
 const uint8_t *stub_code(size_t *len);
 
 /* Writes regs and the request into the stub's data (through mem_fd) and
@@ -63,9 +71,8 @@ const uint8_t *stub_code(size_t *len);
  * false when the program's memory could not be written. */
 bool stub_prepare(int mem_fd, const struct user_regs_struct *regs, const struct stub_request *req,
                   struct user_regs_struct *to_run);
-/* After STUB_TRAP_*: the thread stopped at an int3 of the stub. */
-bool stub_trapped_at(uint64_t rip);
-/* The result of call i of the last request (read back through mem_fd). */
-bool stub_result(int mem_fd, size_t i, int64_t *result);
+/* The thread stopped at an int3 of the stub (STUB_TRAP_*): *failed gets
+ * the error of the call that failed (STUB_TRAP_ON_FAILURE), 0 if none. */
+bool stub_trapped_at(int mem_fd, uint64_t rip, int *failed);
 
 #endif

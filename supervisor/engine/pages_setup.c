@@ -156,7 +156,7 @@ static bool find_memory(pid_t pid, const code_map *code, struct pages_image *img
         }
         if (!m->write || m->shared || m->exec)
             continue;
-        bool exe_data = code_map_in_exe(code, m->start);
+        bool exe_data = code_map_in_own_module(code, m->start);
         if (exe_data || strcmp(m->path, "[heap]") == 0)
             ok = add_range(&img->followed, &img->n_followed, m->start, m->end);
     }
@@ -282,12 +282,25 @@ bool pages_setup(pid_t pid, int mem_fd, const struct user_regs_struct *entry, co
         return false;
     }
     img->brk_start = img->brk_end = ((uint64_t)results[1] + 4095) & ~4095ull;
-    map[0] = (struct stub_call){SYS_mprotect, {STUB_BASE, STUB_CODE_PAGES * 4096ull, PROT_READ | PROT_EXEC}};
-    if (!tracee_write(mem_fd, STUB_BASE, code_bytes, code_len) ||
-        !pages_inject(pid, mem_fd, at, entry, map, 1, results) || results[0] != 0) {
+    /* Each slot's code read-only and executable. */
+    struct stub_call protect[STUB_SLOTS];
+    int64_t protected[STUB_SLOTS];
+    bool written = true;
+    for (int i = 0; i < STUB_SLOTS; i++) {
+        uint64_t slot = STUB_BASE + (uint64_t)i * STUB_SLOT_PAGES * 4096;
+        written = written && tracee_write(mem_fd, slot, code_bytes, code_len);
+        protect[i] = (struct stub_call){SYS_mprotect, {slot, STUB_CODE_PAGES * 4096ull, PROT_READ | PROT_EXEC}};
+    }
+    if (!written || !pages_inject(pid, mem_fd, at, entry, protect, STUB_SLOTS, protected)) {
         snprintf(err, errlen, "cannot write mdat's stub into the program");
         return false;
     }
+    for (int i = 0; i < STUB_SLOTS; i++)
+        if (protected[i] != 0) {
+            snprintf(err, errlen, "cannot write mdat's stub into the program");
+            return false;
+        }
+
     if (!find_memory(pid, code, img, err, errlen) || !redirect_plt(pid, mem_fd, entry, code, img, err, errlen))
         return false;
 

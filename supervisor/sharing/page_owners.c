@@ -135,7 +135,16 @@ size_t page_owners_take_retags(struct page_owners *po, struct page_retag *out, s
     return n;
 }
 
+bool page_owners_next_retag(const struct page_owners *po, struct page_retag *out)
+{
+    if (!po->n_retags)
+        return false;
+    *out = po->retags[0];
+    return true;
+}
+
 bool page_owners_retags_pending(const struct page_owners *po)
+
 {
     return po->n_retags > 0;
 }

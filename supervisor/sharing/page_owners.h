@@ -107,6 +107,9 @@ void page_owners_thread_end(struct page_owners *po, int thread, uint32_t final_e
 /* Moves up to max pending key changes, oldest first, into out; returns
  * how many. Later ones may override earlier ones: apply them in order. */
 size_t page_owners_take_retags(struct page_owners *po, struct page_retag *out, size_t max);
+/* The oldest pending key change, left pending; false when none. */
+bool page_owners_next_retag(const struct page_owners *po, struct page_retag *out);
+
 bool page_owners_retags_pending(const struct page_owners *po);
 
 #endif
