@@ -151,6 +151,10 @@ struct execution {
     uint64_t deadline_ns;           /* waits end here: the sooner of the step's and the execution's limit */
     uint64_t end_ns;                /* --time-limit: the execution ends here (0: none) */
     uint64_t step_started_ns;       /* when the running step began */
+    /* Page ownership: deadline_ns is the sooner of the step's real one and
+     * the time to look whether its thread spins on memory it owns. */
+    uint64_t step_deadline_ns, spin_check_ns;
+
     uint64_t steps;
     int last_thread;
     int running;                    /* the thread running the current step */

@@ -595,3 +595,75 @@ void exec_pages_syscall_exit(struct execution *ex, struct mthread *t)
         break;
     }
 }
+
+/* ---------- a long native run ---------- */
+
+/* Instructions followed to see what a long run reads. */
+enum { SPIN_FOLLOW = 4096 };
+
+/* Records the pages in reads the thread may read natively (its own, the
+ * read-shared): those another thread could change only if it ran. */
+static void note_reads(struct exec_pages *p, const struct mthread *t, const struct x86_insn *in,
+                       struct page_list *reads)
+{
+    for (int i = 0; i < in->n_mem; i++) {
+        if (!in->mem[i].read)
+            continue;
+        uint64_t addr = x86_effective_address(in, i, &t->regs);
+        int owner;
+        enum page_state st = page_owners_state(p->po, addr, &owner);
+        if (st == PAGE_PRIVATE || st == PAGE_READ_SHARED)
+            page_list_add(reads, addr);
+    }
+}
+
+enum spin_verdict exec_pages_spin(struct execution *ex, struct mthread *t, int *status)
+{
+    struct exec_pages *p = ex->pages;
+    uint64_t saved = ex->deadline_ns;
+    ex->deadline_ns = monotonic_ns() + 1000000000ull;
+    enum spin_verdict v = SPIN_LOST;
+    if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) != 0 || exec_wait_thread(ex, t->tid, status) <= 0)
+        goto out;
+    v = SPIN_STOPPED;
+    if (!WIFSTOPPED(*status) || stop_event(*status) != PTRACE_EVENT_STOP)
+        goto out;       /* something else stopped it first */
+    struct page_list reads = {0};
+    uint64_t first_rip = 0;
+    bool looped = false;
+    for (int i = 0; i < SPIN_FOLLOW; i++) {
+        if (!tracee_get_regs(t->tid, &t->regs))
+            break;
+        if (i == 0)
+            first_rip = t->regs.rip;
+        else if (t->regs.rip == first_rip)
+            looped = true;
+        bool planted;
+        const struct x86_insn *in = code_map_insn_at(ex->cfg->code, t->regs.rip, &planted);
+        if (!in || (in->flags & X86_SYSCALL))
+            break;
+        note_reads(p, t, in, &reads);
+        if (!tracee_step(t->tid, 0) || exec_wait_thread(ex, t->tid, status) <= 0) {
+            page_list_free(&reads);
+            v = SPIN_LOST;
+            goto out;
+        }
+        ex->res->stops_by_reason[STOP_REASON_PAGES]++;
+        if (!WIFSTOPPED(*status) || WSTOPSIG(*status) != SIGTRAP || stop_event(*status) != 0) {
+            page_list_free(&reads);
+            goto out;   /* a fault, a signal: it stopped on its own */
+        }
+    }
+    tracee_get_regs(t->tid, &t->regs);
+    t->stop = STOP_PLAIN;
+    v = SPIN_NONE;
+    if (looped && reads.n) {
+        for (size_t i = 0; i < reads.n; i++)
+            note_conflict(p, reads.at[i]);
+        v = SPIN_RESTART;
+    }
+    page_list_free(&reads);
+out:
+    ex->deadline_ns = saved;
+    return v;
+}

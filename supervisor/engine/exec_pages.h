@@ -91,7 +91,24 @@ void exec_pages_allocated(struct execution *ex, struct mthread *t, uint64_t addr
 
 void exec_pages_child(struct execution *ex, pid_t child);
 
+/* How long a step may run natively before exec_pages_spin looks at it. */
+#define SPIN_WATCH_SEC 1.0
+enum spin_verdict {
+    SPIN_NONE,          /* no spin on memory it owns: t is stopped, to be resumed */
+    SPIN_RESTART,       /* it reads pages nobody shared yet in a loop: run again observing them */
+    SPIN_STOPPED,       /* it stopped by itself meanwhile: *status */
+    SPIN_LOST,
+};
+/* t has run natively for SPIN_WATCH_SEC without a stop: interrupts it and
+ * follows it for a while, instruction by instruction. A loop that reads
+ * only pages some thread owns, none of which another thread could change
+ * while it runs alone, never ends under mdat though it might on a CPU:
+ * the pages it reads are observed from the start of the next run, where
+ * each read is a step and the others get their turn. */
+enum spin_verdict exec_pages_spin(struct execution *ex, struct mthread *t, int *status);
+
 /* At the seccomp stop of t's system call: true when the call must be
+
  * followed to its end (resume with PTRACE_SYSCALL). */
 bool exec_pages_syscall_entry(struct execution *ex, struct mthread *t);
 /* At its syscall-exit stop. */

@@ -989,8 +989,28 @@ enum run_outcome exec_run_thread(struct execution *ex, struct mthread *t)
         /* Taken from its stop by a SIGKILL (from outside): to its exit stop. */
         if (r < 0 && errno == ESRCH && !ex->leader_gone)
             r = exec_wait_thread(ex, t->tid, &status);
+        if (r == 0 && ex->spin_check_ns) {
+            /* Running natively this long, it may spin on memory nobody
+             * else has touched yet: no other thread can change it while
+             * it runs alone. */
+            ex->spin_check_ns = 0;
+            ex->deadline_ns = ex->step_deadline_ns;
+            switch (exec_pages_spin(ex, t, &status)) {
+            case SPIN_NONE:
+                continue;       /* a long computation: it goes on */
+            case SPIN_RESTART:
+                return RUN_RESTART;
+            case SPIN_STOPPED:
+                r = 1;          /* it stopped on its own meanwhile: that stop is looked at */
+                break;
+            case SPIN_LOST:
+                r = -1;
+                break;
+            }
+        }
         if (r == 0)
             return RUN_TIMEOUT;
+
         if (r < 0) {
             if (ex->leader_gone)
                 return RUN_PROCESS_GONE;

@@ -6,6 +6,7 @@
  * with the execution's deadline, and the end: letting every thread die and
  * reaping it, children included. */
 #include "supervisor/engine/exec_engine.h"
+#include "supervisor/engine/exec_pages.h"
 #include "supervisor/engine/exec_template.h"
 #include "supervisor/engine/page_cache.h"
 
@@ -271,9 +272,16 @@ static void passive_stop(struct execution *ex, const struct tracee_event *ev)
         exec_refuse_call(ex, NULL, ev->tid);
     } else if (event == 0 && sig == SIGTRAP && step_shared_child(ex, ev->tid)) {
         return;
+    } else if (event == PTRACE_EVENT_STOP) {
+        /* Its first stop: a child runs with every protection key open
+         * (page ownership is the program's threads' business). */
+        if (ex->pages)
+            exec_pages_child(ex, ev->tid);
     } else if (event == 0 && sig != SIGTRAP) {
+
         deliver = sig;
     }
+
     tracee_cont(ev->tid, deliver);
 }
 

@@ -354,7 +354,20 @@ static void set_step_deadline(struct execution *ex)
     ex->deadline_ns = step_end;
     if (ex->end_ns && (!step_end || ex->end_ns < step_end))
         ex->deadline_ns = ex->end_ns;
+    /* With page ownership a long native run is looked at first (a spin on
+     * memory it owns, exec_pages_spin), long before --timeout. */
+    ex->step_deadline_ns = ex->deadline_ns;
+    ex->spin_check_ns = 0;
+    if (ex->pages) {
+        uint64_t watch = ex->cfg->timeout_sec > 0 && ex->cfg->timeout_sec < 2 * SPIN_WATCH_SEC
+                             ? (uint64_t)(ex->cfg->timeout_sec * 5e8)
+                             : (uint64_t)(SPIN_WATCH_SEC * 1e9);
+        ex->spin_check_ns = now + watch;
+        if (!ex->deadline_ns || ex->spin_check_ns < ex->deadline_ns)
+            ex->deadline_ns = ex->spin_check_ns;
+    }
 }
+
 
 static enum loop_next after_step(struct execution *ex, struct mthread *t, enum run_outcome o)
 {
