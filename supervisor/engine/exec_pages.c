@@ -506,7 +506,58 @@ static bool buffer_native(struct execution *ex, const struct mthread *t, uint64_
     return true;
 }
 
+/* The memory a call reaches through its arguments, for the calls whose
+ * buffers are known (the rest run with every key open): each one is
+ * (argument holding the address, its length: a constant, or the argument
+ * holding it when negative, as -1 - index). */
+struct call_buffers {
+    long nr;
+    struct { int addr_arg; long len; bool write; } buf[3];
+};
+
+static const struct call_buffers known_buffers[] = {
+    {SYS_read, {{1, -1 - 2, true}}},
+    {SYS_pread64, {{1, -1 - 2, true}}},
+    {SYS_write, {{1, -1 - 2, false}}},
+    {SYS_pwrite64, {{1, -1 - 2, false}}},
+    {SYS_rt_sigprocmask, {{1, 8, false}, {2, 8, true}}},
+    {SYS_rt_sigaction, {{1, 152, false}, {2, 152, true}}},
+    {SYS_sigaltstack, {{0, 24, false}, {1, 24, true}}},
+    {SYS_clock_gettime, {{1, 16, true}}},
+    {SYS_gettimeofday, {{0, 16, true}, {1, 8, true}}},
+    {SYS_fstat, {{1, 144, true}}},
+    {SYS_newfstatat, {{2, 144, true}}},
+    {SYS_getrandom, {{0, -1 - 1, true}}},
+    {SYS_sched_getaffinity, {{2, -1 - 1, true}}},
+    {SYS_pipe2, {{0, 8, true}}},
+    {SYS_pipe, {{0, 8, true}}},
+    {SYS_wait4, {{1, 4, true}, {3, 144, true}}},
+    {SYS_prlimit64, {{2, 16, false}, {3, 16, true}}},
+    {SYS_getrlimit, {{1, 16, true}}},
+    {SYS_uname, {{0, 390, true}}},
+    {SYS_sysinfo, {{0, 112, true}}},
+};
+
+static bool call_buffers_native(struct execution *ex, const struct mthread *t, long nr)
+{
+    const uint64_t *a = t->pages_args;
+    for (size_t i = 0; i < sizeof known_buffers / sizeof *known_buffers; i++) {
+        const struct call_buffers *c = &known_buffers[i];
+        if (c->nr != nr)
+            continue;
+        for (int k = 0; k < 3 && (c->buf[k].addr_arg || c->buf[k].len); k++) {
+            uint64_t addr = a[c->buf[k].addr_arg];
+            uint64_t len = c->buf[k].len >= 0 ? (uint64_t)c->buf[k].len : a[-1 - c->buf[k].len];
+            if (addr && len && !buffer_native(ex, t, addr, len, c->buf[k].write))
+                return false;
+        }
+        return true;
+    }
+    return false;
+}
+
 bool exec_pages_syscall_entry(struct execution *ex, struct mthread *t)
+
 {
     long nr = (long)t->regs.orig_rax;
     t->pages_nr = nr;
@@ -518,11 +569,11 @@ bool exec_pages_syscall_entry(struct execution *ex, struct mthread *t)
     t->pages_args[5] = t->regs.r9;
     if (pages_syscall_changes_mappings(nr))
         return true;
-    /* The commonest: a buffer the thread owns needs nothing. */
-    if ((nr == SYS_read || nr == SYS_pread64) && buffer_native(ex, t, t->regs.rsi, t->regs.rdx, true))
+    /* Buffers the thread may touch natively (on its stack, mostly) need
+     * nothing: the kernel reaches them with the thread's own rights. */
+    if (call_buffers_native(ex, t, nr))
         return false;
-    if ((nr == SYS_write || nr == SYS_pwrite64) && buffer_native(ex, t, t->regs.rsi, t->regs.rdx, false))
-        return false;
+
     /* The kernel reaches the call's memory with the thread's rights: every
      * key open until the call is over. */
     if (!pkru_set(t->tid, PKRU_ALL_OPEN))
