@@ -167,7 +167,11 @@ struct execution {
     enum stop_reason stop_reason;   /* of the stop being handled, when it is no step's end */
     pid_t held_at_exit;             /* stopped at its exit_group, until the step is reported */
     bool signal_sent;               /* a thread sent a signal since the last look */
-    bool signals_seen;              /* a thread of the program ever sent one */
+    bool signals_seen;              /* a thread of the program ever sent one, or armed a timer */
+    bool timers_armed;              /* a timer of the kernel's may send a signal (alarm, setitimer) */
+    bool timer_due_unknown;         /* the last one armed: when it is due is not known (timer_settime) */
+    uint64_t timer_due_ns;          /* when the last real-time one armed is due (monotonic_ns), 0: none */
+    uint64_t timer_period_ns;       /* and its interval, 0: once */
     uint64_t signals_sent;          /* bit sig-1: some process of the program sent sig (not refused) */
     int sigkill_by;                 /* the first SIGKILL it sent: the thread (0: a child process) */
     char sigkill_loc[160];          /* and where */

@@ -567,6 +567,8 @@ bool exec_pages_syscall_entry(struct execution *ex, struct mthread *t)
     t->pages_args[3] = t->regs.r10;
     t->pages_args[4] = t->regs.r8;
     t->pages_args[5] = t->regs.r9;
+    if (!pages_syscall_traced(nr))
+        return false;   /* stopped for mdat's other reasons only */
     if (pages_syscall_changes_mappings(nr))
         return true;
     /* Buffers the thread may touch natively (on its stack, mostly) need

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <linux/futex.h>
+#include <linux/kcmp.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/ptrace.h>
@@ -36,6 +37,9 @@
 #endif
 #ifndef CLONE_VM
 #define CLONE_VM 0x00000100
+#endif
+#ifndef CLONE_VFORK
+#define CLONE_VFORK 0x00004000
 #endif
 #ifndef CLONE_THREAD
 #define CLONE_THREAD 0x00010000
@@ -94,6 +98,10 @@ static bool at_operation(const struct mthread *t)
 bool exec_rmw_load_step(struct execution *ex, struct mthread *t)
 {
     if (t->op != OP_ACCESS || t->rmw_loaded || !at_operation(t) || !x86_is_split_rmw(&t->site->insn))
+        return false;
+    /* A read-modify-write the program may not store faults before it
+     * loads anything: the CPU runs it whole, and faults. */
+    if (!tracee_writable_as_program(ex->vm_pid, t->access_addr, t->access_size))
         return false;
     struct x86_memory mem = program_memory(ex);
     if (!x86_rmw_load(&t->site->insn, &t->regs, &mem, &t->rmw_old))
@@ -271,13 +279,13 @@ static int resume(struct execution *ex, struct mthread *t, bool first_op, int *s
     t->ahead_on_resume = false;
     int due = -1;
     if (at_operation(t) && t->rmw_loaded && first_op && !signal_due_to(ex, t, &due)) {
-        if (!store_half(ex, t)) {
-            ex->tso_recording = false;
-            return -1;
+        if (store_half(ex, t)) {
+            t->stop = STOP_PLAIN;
+            carried_out = true;
+            op_done(ex, t);
+        } else {
+            t->rmw_loaded = false;  /* the store would fault: the CPU runs it whole, and faults */
         }
-        t->stop = STOP_PLAIN;
-        carried_out = true;
-        op_done(ex, t);
     }
     /* A signal due to the thread is delivered before its next instruction:
      * carrying the instruction out in mdat would put the handler after it. */
@@ -359,6 +367,10 @@ static int resume(struct execution *ex, struct mthread *t, bool first_op, int *s
 
 static enum run_outcome on_syscall(struct execution *ex, struct mthread *t)
 {
+    /* Page ownership follows mappings to their end, and lets the kernel
+     * reach the call's buffers (exec_pages.h). */
+    if (ex->pages && exec_pages_syscall_entry(ex, t))
+        t->syscall_exit_wanted = true;
     ex->stop_reason = STOP_REASON_SYSCALL;
     switch ((long)t->regs.orig_rax) {
     case SYS_futex:
@@ -378,6 +390,22 @@ static enum run_outcome on_syscall(struct execution *ex, struct mthread *t)
         return RUNS_ON;
     case SYS_ptrace:
         exec_refuse_call(ex, t, t->tid);
+        return RUNS_ON;
+    case SYS_mmap:      /* with MAP_SHARED (the filter lets the others through) */
+    case SYS_mremap:
+    case SYS_shmat:
+        page_cache_maps_changed();
+        return RUNS_ON;
+    case SYS_rt_sigaction:     /* of SIGTRAP (the filter lets the others through) */
+        exec_sigtrap_handler(ex, t);
+        return RUNS_ON;
+    case SYS_alarm:
+    case SYS_setitimer:
+    case SYS_timer_settime:
+        /* The kernel's timer sends a signal later, while a thread may run
+         * ahead in mdat or wait in its model: look for signals due from
+         * now on, and do not take a spin for a livelock. */
+        exec_note_timer(ex, t);
         return RUNS_ON;
     case SYS_exit_group:
         /* The process would end here, taking every thread with it: that is
@@ -406,8 +434,6 @@ static enum run_outcome on_syscall(struct execution *ex, struct mthread *t)
         exec_emulate_syscall(t, 0);
         return RUN_NEXT_OP;
     default:
-        if (ex->pages && exec_pages_syscall_entry(ex, t))
-            t->syscall_exit_wanted = true;
         return exec_syscall_stop(ex, t);
     }
 }
@@ -435,7 +461,7 @@ static void tell_created(struct execution *ex, int parent, int child)
     }
 }
 
-static void new_process(struct execution *ex, pid_t child, bool shares_memory);
+static enum run_outcome new_process(struct execution *ex, const struct mthread *t, pid_t child, bool vfork);
 
 /* A clone of t: a new thread of the program (scheduled from its first
  * step), or a new process (runs free, see new_process). */
@@ -455,10 +481,8 @@ static enum run_outcome on_clone(struct execution *ex, struct mthread *t, pid_t 
         ctid = t->regs.r10;
         tls = t->regs.r8;
     }
-    if (!(flags & CLONE_THREAD)) {
-        new_process(ex, child, flags & CLONE_VM);
-        return RUNS_ON;
-    }
+    if (!(flags & CLONE_THREAD))
+        return new_process(ex, t, child, flags & CLONE_VFORK);
     int parent = t->id;
     bool parent_is_main = t->tid == ex->pid;
     uint64_t start = t->pending_start;
@@ -500,12 +524,23 @@ static enum run_outcome on_clone(struct execution *ex, struct mthread *t, pid_t 
     return RUNS_ON;
 }
 
+/* Whether child shares the program's memory (clone with CLONE_VM, made
+ * by any call: the kernel's answer, not the flags mdat saw). */
+static bool shares_memory(const struct execution *ex, pid_t child)
+{
+    return syscall(SYS_kcmp, ex->pid, child, KCMP_VM, 0, 0) == 0;
+}
+
 /* A forked child runs free, without mdat's breakpoints (a vfork child
  * shares our memory until it execs or exits, so its bytes are ours: it
- * steps over the int3s it meets, exec_threads.c). */
-static void new_process(struct execution *ex, pid_t child, bool shares_memory)
+ * steps over the int3s it meets, exec_threads.c). A process that shares
+ * the program's memory and runs beside it (clone with CLONE_VM, without
+ * CLONE_THREAD or CLONE_VFORK) would touch it unscheduled and unseen: the
+ * program is refused with what it did, never judged. */
+static enum run_outcome new_process(struct execution *ex, const struct mthread *t, pid_t child, bool vfork)
 {
-    if (!shares_memory) {
+    bool shared = vfork || shares_memory(ex, child);
+    if (!shared) {
         int fd = tracee_open_mem(child);
         if (fd >= 0) {
             code_map_unplant(ex->cfg->code, fd);
@@ -513,7 +548,17 @@ static void new_process(struct execution *ex, pid_t child, bool shares_memory)
             close(fd);
         }
     }
-    exec_add_passive(ex, child);
+    exec_add_passive(ex, child);     /* (killed with the program) */
+    if (shared && !vfork) {
+        char where[160] = "?";
+        uint64_t pc = exec_syscall_caller(ex, t);
+        exec_format_line(ex, pc ? pc : t->last_user_pc, where, sizeof where);
+        exec_set_error(ex, "T%d made a process that shares the program's memory (clone with CLONE_VM, not a "
+                       "thread) at %s: mdat cannot schedule or check its accesses, and refuses the program",
+                       t->id, where);
+        return RUN_ERROR;
+    }
+    return RUNS_ON;
 }
 
 /* ---------- the end of a thread or of the process ---------- */
@@ -927,13 +972,13 @@ static enum run_outcome on_stop(struct execution *ex, struct mthread *t, int *st
     case PTRACE_EVENT_FORK:
     case PTRACE_EVENT_VFORK:
         ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &child);
-        new_process(ex, (pid_t)child, event == PTRACE_EVENT_VFORK);
-        return RUNS_ON;
+        return new_process(ex, t, (pid_t)child, event == PTRACE_EVENT_VFORK);
     case PTRACE_EVENT_EXEC:
         /* exec replaces the program mdat was scheduling: from here on it
-         * runs on its own, as a forked child does. */
-        exec_add_passive(ex, t->tid);
-        tracee_cont(t->tid, 0);
+         * runs on its own, as a forked child does, under the main thread's
+         * tid (which a thread that is not the main one takes). */
+        exec_add_passive(ex, ex->pid);
+        tracee_cont(ex->pid, 0);
         return RUN_PROCESS_EXITING;
     case PTRACE_EVENT_EXIT:
         return on_exit_event(ex, t);

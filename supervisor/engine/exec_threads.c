@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -285,6 +286,23 @@ static void passive_stop(struct execution *ex, const struct tracee_event *ev)
     tracee_cont(ev->tid, deliver);
 }
 
+void exec_serve_passive(struct execution *ex)
+{
+    for (size_t i = 0; i < ex->n_passive; i++) {
+        pid_t tid = ex->passive[i];
+        int status;
+        if (waitpid(tid, &status, __WALL | WNOHANG) != tid)
+            continue;
+        ex->res->ptrace_stops++;
+        struct tracee_event ev = {tid, status};
+        passive_stop(ex, &ev);
+        /* One stop per child and pass: one that stops again at once waits
+         * for the next step. A child gone leaves the last in its place. */
+        if (i < ex->n_passive && ex->passive[i] != tid)
+            i--;
+    }
+}
+
 /* An event of the fork server, which mdat waits for by pid: only its death
  * (killed from outside) reaches a wait for any tracee. */
 static bool template_event(struct execution *ex, const struct tracee_event *ev)
@@ -294,6 +312,31 @@ static bool template_event(struct execution *ex, const struct tracee_event *ev)
         return false;
     exec_template_saw(t, ev->status);
     return true;
+}
+
+/* Whether thread tid is running its step of execve. */
+static bool running_exec(struct execution *ex, pid_t tid)
+{
+    const struct mthread *t = tid > 0 ? exec_thread_by_tid(ex, tid) : NULL;
+    return t && t->op == OP_SYSCALL && (t->sys_nr == SYS_execve || t->sys_nr == SYS_execveat);
+}
+
+/* An event of another thread while a thread runs execve: the kernel ends every
+ * other thread first (the main thread's exit event must be let go, or the
+ * exec waits for it for ever), and a thread that is not the main one
+ * reports the exec under the main thread's tid, which it takes. true: ev
+ * is that exec, the exec'ing thread's stop. */
+static bool exec_event(struct execution *ex, const struct tracee_event *ev)
+{
+    if (!WIFSTOPPED(ev->status))
+        return false;
+    if (stop_event(ev->status) == PTRACE_EVENT_EXEC && ev->tid == ex->pid)
+        return true;
+    if (stop_event(ev->status) == PTRACE_EVENT_EXIT)
+        ptrace(PTRACE_CONT, ev->tid, 0, 0);
+    else
+        exec_enqueue(ex, ev);
+    return false;
 }
 
 int exec_wait_thread(struct execution *ex, pid_t tid, int *status)
@@ -328,6 +371,14 @@ int exec_wait_thread(struct execution *ex, pid_t tid, int *status)
         }
         if (template_event(ex, &ev))
             continue;
+        if (running_exec(ex, tid) && !exec_is_passive(ex, ev.tid)) {
+            if (exec_event(ex, &ev)) {
+                *status = ev.status;
+                return 1;
+            }
+            if (WIFSTOPPED(ev.status))
+                continue;
+        }
         if (exec_is_passive(ex, ev.tid))
             passive_stop(ex, &ev);
         else if (ev.tid == ex->pid && is_exit_status(ev.status)) {

@@ -368,6 +368,11 @@ static void set_step_deadline(struct execution *ex)
     }
 }
 
+/* How long a wait for a timer's signal may take: as a step may. */
+static uint64_t step_timeout_ns(const struct execution *ex)
+{
+    return ex->cfg->timeout_sec > 0 ? (uint64_t)(ex->cfg->timeout_sec * 1e9) : 10000000000u;
+}
 
 static enum loop_next after_step(struct execution *ex, struct mthread *t, enum run_outcome o)
 {
@@ -434,6 +439,15 @@ static enum loop_next flush_step(struct execution *ex, int thread)
     return LOOP_ON;
 }
 
+/* Whether the program's state decides its future, so that a state it has
+ * been in before means a spin: not while a process that runs free shares
+ * its memory (a forked child's store to MAP_SHARED memory ends the spin)
+ * or a timer of the kernel's may send a signal (its handler may). */
+static bool closed_world(const struct execution *ex)
+{
+    return ex->n_passive == 0 && !ex->timers_armed;
+}
+
 /* Runs one step of the thread ids[pick]; returns how the loop goes on. */
 static enum loop_next run_step(struct execution *ex, int id)
 {
@@ -477,6 +491,12 @@ static enum loop_next run_step(struct execution *ex, int id)
     ex->last_thread = id;
     if (ex->describe)
         finish_event(ex, t, o, &ev);
+    /* A signal stopped the step before its access (a fault of the access
+     * itself, its handler recovering with siglongjmp, among them): nothing
+     * was read or written, so listeners hear of no access. */
+    if (t->interrupted_by && ex->cfg->n_listeners &&
+        (op.kind == VIS_READ || op.kind == VIS_WRITE || op.kind == VIS_UPDATE))
+        op = (struct visible_op){.kind = VIS_YIELD, .fn = -1, .pc = op.pc};
     t->interrupted_by = 0;
     t->cancelled = false;
     enum loop_next next = after_step(ex, t, o);
@@ -484,7 +504,8 @@ static enum loop_next run_step(struct execution *ex, int id)
      * that ends the process is held at its exit until then). */
     if ((next == LOOP_ON || next == LOOP_END) && ex->cfg->n_listeners && !tell_step(ex, id, &op))
         next = LOOP_FAILED;
-    if (next == LOOP_ON && ex->cfg->detect_livelock && livelock_after_step(ex->livelock, ex, id)) {
+    if (next == LOOP_ON && ex->cfg->detect_livelock && livelock_after_step(ex->livelock, ex, id) &&
+        closed_world(ex)) {
         exec_report_livelock(ex);
         next = LOOP_FAILED;
     }
@@ -557,7 +578,7 @@ static bool out_of_budget(struct execution *ex)
     if (ex->cfg->max_steps && ex->cfg->max_steps / 4 < enough)
         enough = ex->cfg->max_steps / 4;
     if (ex->cfg->detect_livelock && enough > 0 && ex->livelock->quiet >= enough &&
-        livelock_fair(ex->livelock, ex)) {
+        livelock_fair(ex->livelock, ex) && closed_world(ex)) {
         exec_report_livelock(ex);
         exec_snapshot_threads(ex);
     } else {
@@ -571,8 +592,10 @@ static bool schedule_loop(struct execution *ex)
     struct candidates c = {0};
     bool ok = true;
     for (;;) {
-        if (ex->signal_sent)
+        if (ex->signal_sent || ex->timers_armed)
             exec_interrupt_signalled_waits(ex);
+        if (ex->n_passive)
+            exec_serve_passive(ex);
         gather(ex, &c);
         if (c.n == 0 && c.n_timed > 0) {
             expire_a_timed_wait(ex, &c);
@@ -590,6 +613,8 @@ static bool schedule_loop(struct execution *ex)
                 break;
             }
         }
+        if (c.n == 0 && c.n_blocked > 0 && exec_await_timer(ex, step_timeout_ns(ex)))
+            continue;   /* a timer's signal ended a wait */
         if (c.n == 0) {
             if (c.n_blocked > 0) {
                 exec_report_deadlock(ex);

@@ -63,6 +63,16 @@ const long *pages_traced_syscalls(size_t *n)
     return all;
 }
 
+bool pages_syscall_traced(long nr)
+{
+    if (pages_syscall_changes_mappings(nr))
+        return true;
+    for (size_t i = 0; i < sizeof buffer_calls / sizeof *buffer_calls; i++)
+        if (buffer_calls[i] == nr)
+            return true;
+    return false;
+}
+
 bool pages_syscall_changes_mappings(long nr)
 {
     for (size_t i = 0; i < sizeof mapping_calls / sizeof *mapping_calls; i++)

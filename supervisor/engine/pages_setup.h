@@ -42,6 +42,7 @@ struct pages_image {
  * installed as a second seccomp filter (spawn.c) when pages are followed. */
 const long *pages_traced_syscalls(size_t *n);
 bool pages_syscall_changes_mappings(long nr);
+bool pages_syscall_traced(long nr);
 
 /* This machine can do it (protection keys in CPU and kernel).
  * MDAT_NO_PAGE_OWNERSHIP=1 in the environment says no. */

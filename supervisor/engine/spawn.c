@@ -58,6 +58,12 @@ static const int always_traced[] = {
     SYS_recvfrom, SYS_recvmsg, SYS_sendto, SYS_sendmsg, SYS_accept, SYS_accept4, SYS_connect,
     SYS_poll, SYS_ppoll, SYS_select, SYS_pselect6, SYS_epoll_wait, SYS_epoll_pwait,
     SYS_wait4, SYS_waitid, SYS_fork, SYS_vfork, SYS_execve, SYS_execveat,
+    /* Calls that may map memory twice or share it (engine/page_cache.c),
+     * besides mmap with MAP_SHARED (tested below). */
+    SYS_mremap, SYS_shmat,
+    /* Timers whose signals come while a thread runs ahead in mdat, or
+     * waits in its model (engine/exec_signals.c). */
+    SYS_alarm, SYS_setitimer, SYS_timer_settime,
 };
 
 /* Reads and writes are traced only on descriptors above 2: standard input
@@ -69,27 +75,34 @@ static int install_seccomp_filter(void)
 {
     enum { N = sizeof always_traced / sizeof always_traced[0],
            M = sizeof traced_above_stdio / sizeof traced_above_stdio[0] };
-    struct sock_filter code[4 + N + M + 1 + 10];
+    struct sock_filter code[4 + N + M + 3 + 17];
     int k = 0;
     code[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
     /* Other ABIs (int 0x80) are not modeled: let them through. */
     code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0);
     code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
     code[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
-    /* Layout after the loads: N+M+1 tests, ALLOW, [fd test: load, jgt,
-     * ALLOW], TRACE, [clone test: load, jset, TRACE, ALLOW]. clone3 is not
-     * traced (its flags are in memory, out of the filter's reach): glibc
-     * makes threads with it, and a process made with it is seen through
-     * ptrace's fork event. */
-    enum { AFTER_TESTS = N + M + 1 };
+    /* Layout after the loads: N+M+3 tests, ALLOW, [fd test: load, jgt,
+     * ALLOW], TRACE, [clone test: load, jset, TRACE, ALLOW], [mmap test:
+     * load, jset, TRACE, ALLOW], [rt_sigaction test: load, jeq, TRACE,
+     * ALLOW]. clone3 is not traced (its flags are in
+     * memory, out of the filter's reach): glibc makes threads with it, and
+     * a process made with it is seen through ptrace's fork event. */
+    enum { AFTER_TESTS = N + M + 3 };
     for (int i = 0; i < N; i++)
         code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)always_traced[i],
                                                  (unsigned char)(AFTER_TESTS - i - 1 + 4), 0);
     for (int i = 0; i < M; i++)
         code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)traced_above_stdio[i],
-                                                 (unsigned char)(M - i + 1), 0);
+                                                 (unsigned char)(M - i + 3), 0);
     /* clone: only one that makes a process (not CLONE_THREAD) is a step. */
-    code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 5, 0);
+    code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 7, 0);
+    /* mmap: only one that maps shared memory (MAP_SHARED, and
+     * MAP_SHARED_VALIDATE, which has its bit): page_cache.c must know. */
+    code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mmap, 10, 0);
+    /* rt_sigaction of SIGTRAP: a handler of the program's own must not be
+     * blocked while mdat's traps happen (exec_signals.c). */
+    code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_rt_sigaction, 13, 0);
     code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
     code[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]));
     code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, 2, 1, 0);
@@ -97,6 +110,14 @@ static int install_seccomp_filter(void)
     code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE);
     code[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]));
     code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 0x00010000 /* CLONE_THREAD */, 1, 0);
+    code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE);
+    code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+    code[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[3]));
+    code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 0x01 /* MAP_SHARED */, 0, 1);
+    code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE);
+    code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+    code[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]));
+    code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SIGTRAP, 0, 1);
     code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE);
     code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
     struct sock_fprog prog = {.len = (unsigned short)k, .filter = code};

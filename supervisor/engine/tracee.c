@@ -43,10 +43,37 @@ bool tracee_read_as_program(pid_t pid, uint64_t addr, void *buf, size_t len)
     return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)len;
 }
 
+/* Whether the program may write every page of [addr, addr + len): each
+ * piece is written with what it holds (nothing else runs meanwhile). x86
+ * stores are all or nothing, and process_vm_writev writes page by page. */
+static bool pages_writable(pid_t pid, uint64_t addr, size_t len)
+{
+    enum { PAGE = 4096 };
+    for (uint64_t at = addr; at < addr + len;) {
+        uint64_t next = (at | (PAGE - 1)) + 1;
+        size_t n = (size_t)((next < addr + len ? next : addr + len) - at);
+        uint8_t bytes[PAGE];
+        if (!tracee_read_as_program(pid, at, bytes, n))
+            return false;
+        struct iovec local = {bytes, n}, remote = {(void *)(uintptr_t)at, n};
+        if (process_vm_writev(pid, &local, 1, &remote, 1, 0) != (ssize_t)n)
+            return false;
+        at = next;
+    }
+    return true;
+}
+
+bool tracee_writable_as_program(pid_t pid, uint64_t addr, size_t len)
+{
+    return len == 0 || pages_writable(pid, addr, len);
+}
+
 bool tracee_write_as_program(pid_t pid, uint64_t addr, const void *buf, size_t len)
 {
     if (page_cache_write(-1, pid, addr, buf, len))
         return true;
+    if (len && (addr ^ (addr + len - 1)) >> 12 && !pages_writable(pid, addr, len))
+        return false;   /* across pages one of which it may not write: nothing written */
     struct iovec local = {(void *)buf, len}, remote = {(void *)(uintptr_t)addr, len};
     if (process_vm_writev(pid, &local, 1, &remote, 1, 0) != (ssize_t)len)
         return false;

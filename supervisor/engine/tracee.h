@@ -20,6 +20,8 @@ bool tracee_write(int mem_fd, uint64_t addr, const void *buf, size_t len);
  * (read-only, PROT_NONE, unmapped) fail (process_vm_readv/writev). */
 bool tracee_read_as_program(pid_t pid, uint64_t addr, void *buf, size_t len);
 bool tracee_write_as_program(pid_t pid, uint64_t addr, const void *buf, size_t len);
+/* Whether the program may write all of [addr, addr + len) (nothing changes). */
+bool tracee_writable_as_program(pid_t pid, uint64_t addr, size_t len);
 /* Reads a NUL-terminated string of at most cap-1 bytes; "" when unreadable. */
 void tracee_read_string(int mem_fd, uint64_t addr, char *buf, size_t cap);
 int tracee_open_mem(pid_t pid);
