@@ -114,7 +114,12 @@ static bool is_runtime_sync_library(const char *path)
  * of the system run without preemption. */
 static bool is_programs_own_library(const char *path)
 {
+    /* mdat's own allocator (inprogram/mdat_alloc.c), wherever it is. */
+    const char *slash = strrchr(path, '/');
+    if (strcmp(slash ? slash + 1 : path, "libmdat_alloc.so") == 0)
+        return false;
     static const char *const system_dirs[] = {"/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/", "/usr/local/lib/"};
+
     for (size_t i = 0; i < sizeof system_dirs / sizeof system_dirs[0]; i++)
         if (strncmp(path, system_dirs[i], strlen(system_dirs[i])) == 0)
             return false;

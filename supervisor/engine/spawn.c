@@ -6,6 +6,7 @@
 
 #include <elf.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/audit.h>
@@ -303,7 +304,30 @@ static void describe_lost_exec(int status, char *msg, size_t len)
         snprintf(msg, len, "%s", how);
 }
 
-/* The program's environment: mdat's, and one setting of libgomp's. Its
+/* mdat's allocator: beside mdat in a build tree, in libexec/mdat installed;
+ * NULL when neither is there (page ownership then goes on with glibc's). */
+static const char *allocator_path(void)
+{
+    static char path[PATH_MAX];
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        return NULL;
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    if (!slash)
+        return NULL;
+    *slash = '\0';
+    snprintf(path, sizeof path, "%s/libmdat_alloc.so", self);
+    if (access(path, R_OK) == 0)
+        return path;
+    snprintf(path, sizeof path, "%s/%s", self, MDAT_ALLOC_FROM_BINDIR);
+    return access(path, R_OK) == 0 ? path : NULL;
+}
+
+/* The program's environment: mdat's, and one setting of libgomp's (and
+ * with page ownership mdat's allocator and eager binding, below). Its
+
  * waiting threads spin (300,000 rounds on this machine's thread count)
  * before they sleep; under mdat no other thread runs meanwhile, so the
  * spin can only run out, at a ptrace stop for each lock it meets on the
@@ -317,10 +341,25 @@ static char **program_environment(bool follow_pages)
     size_t n = 0;
     while (environ[n])
         n++;
-    char **env = malloc((n + 3) * sizeof *env);
+    char **env = malloc((n + 4) * sizeof *env);
     if (!env)
         return NULL;
     memcpy(env, environ, n * sizeof *env);
+    /* With page ownership, mdat's allocator keeps threads' blocks on
+     * pages of their own (inprogram/mdat_alloc.c): glibc's puts them side
+     * by side, which would make those pages shared. */
+    static char preload[PATH_MAX + 64];
+    const char *alloc = follow_pages ? allocator_path() : NULL;
+    if (alloc) {
+        const char *user = getenv("LD_PRELOAD");
+        snprintf(preload, sizeof preload, "LD_PRELOAD=%s%s%s", alloc, user ? ":" : "", user ? user : "");
+        size_t i = 0;
+        while (i < n && strncmp(env[i], "LD_PRELOAD=", 11) != 0)
+            i++;
+        env[i] = preload;
+        n += i == n;
+    }
+
     if (!getenv("GOMP_SPINCOUNT") && !getenv("OMP_WAIT_POLICY"))
         env[n++] = "GOMP_SPINCOUNT=0";
     /* With page ownership the executable's PLT reads its function
