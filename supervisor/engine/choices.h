@@ -38,6 +38,7 @@ struct choice_list {
     /* Kept even when the choices are not (exec_config.forget_choices). */
     enum pages_mode pages;
     struct page_list observed;  /* PAGES_OWN: observed from the start */
+    struct page_list read_shared;   /* PAGES_OWN: shared for reading from the start */
 };
 
 

@@ -72,6 +72,10 @@ struct exec_config {
     bool own_pages;
     const uint64_t *observed;
     size_t n_observed;
+    /* Pages threads read side by side: shared for reading, not observed,
+     * until one of them writes (page_owners_readers). */
+    const uint64_t *read_shared;
+    size_t n_read_shared;
 };
 
 /* Why an execution must run again (exec_result.restart): it shared pages
@@ -138,8 +142,8 @@ struct exec_result {
     /* With own_pages: the execution is no verdict, it must run again with
      * restart_pages observed as well (or every access observed). */
     enum restart_reason restart;
-    uint64_t *restart_pages;
-    size_t n_restart_pages;
+    struct page_list restart_pages;         /* to observe from the start */
+    struct page_list restart_read_shared;   /* to share for reading from the start */
 };
 
 

@@ -100,6 +100,8 @@ struct mthread {
     bool at_birth;                  /* a new thread at its first stop, not run yet */
 
     bool pkru_opened;
+    bool pkru_known;                /* pkru_now is what its PKRU holds */
+    uint32_t pkru_now;
 
     long pages_nr;
     uint64_t pages_args[6];
@@ -154,6 +156,7 @@ struct execution {
     /* Page ownership: deadline_ns is the sooner of the step's real one and
      * the time to look whether its thread spins on memory it owns. */
     uint64_t step_deadline_ns, spin_check_ns;
+    bool spin_restart;              /* a spin on owned memory was found: the execution runs again */
 
     uint64_t steps;
     int last_thread;

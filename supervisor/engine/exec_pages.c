@@ -21,6 +21,10 @@
 #define SYS_pkey_mprotect 329
 #endif
 
+/* Visible operations on followed pages a run goes on with after it found
+ * pages shared unordered, before it stops to run again with them. */
+enum { PROBE_STEPS = 4096 };
+
 struct exec_pages {
     const struct pages_image *img;
     struct page_owners *po;
@@ -30,8 +34,10 @@ struct exec_pages {
     int n_slot_of;
     bool slot_used[PAGES_MAX_KEYS];
     uint64_t heap_end;          /* the program break, page-rounded */
-    uint64_t *conflicts;        /* pages two threads shared unordered */
-    size_t n_conflicts, cap_conflicts;
+    /* Pages two threads shared unordered: to observe next time, or (the
+     * second only read) to share for reading next time. */
+    struct page_list conflicts, read_conflicts;
+    uint64_t steps_after_conflict;  /* visible operations on followed pages since the first */
     bool out_of_keys;
 };
 
@@ -61,7 +67,26 @@ static void set_slot(struct exec_pages *p, int thread, int slot)
 static uint32_t rights_of(const struct exec_pages *p, int thread)
 {
     int slot = key_slot(p, thread);
-    return pkru_rights(slot >= 0 ? p->img->thread_keys[slot] : 0, p->img->key_read_only);
+    return pkru_rights(slot >= 0 ? p->img->thread_keys[slot] : 0,
+                       page_owners_reads_shared(p->po, thread) ? p->img->key_read_only : 0);
+}
+
+/* Sets t's rights, remembering what they are. */
+static bool set_rights(struct mthread *t, uint32_t rights)
+{
+    if (!pkru_set(t->tid, rights))
+        return false;
+    t->pkru_now = rights;
+    t->pkru_known = true;
+    return true;
+}
+
+/* t's rights as the books say (reading read-shared pages opens and closes
+ * with its epochs), before it runs an instruction of its own. */
+static bool sync_rights(struct execution *ex, struct mthread *t)
+{
+    uint32_t want = rights_of(ex->pages, t->id);
+    return (t->pkru_known && t->pkru_now == want) || set_rights(t, want);
 }
 
 /* ---------- the execution's books ---------- */
@@ -89,6 +114,8 @@ bool exec_pages_begin(struct execution *ex)
     page_owners_stack(p->po, img->main_stack.start, img->main_stack.end, 1);
     for (size_t i = 0; i < ex->cfg->n_observed; i++)
         page_owners_observe(p->po, ex->cfg->observed[i]);
+    for (size_t i = 0; i < ex->cfg->n_read_shared; i++)
+        page_owners_readers(p->po, ex->cfg->read_shared[i]);
     /* The template is tagged so already: nothing to change in the program. */
     struct page_retag drop[64];
     while (page_owners_take_retags(p->po, drop, 64))
@@ -107,36 +134,38 @@ void exec_pages_end(struct execution *ex)
     struct exec_result *res = ex->res;
     if (p->out_of_keys) {
         res->restart = RESTART_OBSERVE_ALL;
-    } else if (p->n_conflicts) {
+    } else if (p->conflicts.n || p->read_conflicts.n) {
         res->restart = RESTART_OBSERVE_PAGES;
         res->restart_pages = p->conflicts;
-        res->n_restart_pages = p->n_conflicts;
-        p->conflicts = NULL;
+        res->restart_read_shared = p->read_conflicts;
+        memset(&p->conflicts, 0, sizeof p->conflicts);
+        memset(&p->read_conflicts, 0, sizeof p->read_conflicts);
     }
     page_owners_free(p->po);
     hb_clocks_free(p->hb);
     vma_list_free(&p->vmas);
     free(p->slot_of);
-    free(p->conflicts);
+    page_list_free(&p->conflicts);
+    page_list_free(&p->read_conflicts);
     free(p);
     ex->pages = NULL;
 }
 
-static void note_conflict(struct exec_pages *p, uint64_t page)
+static void note_conflict(struct exec_pages *p, uint64_t page, bool only_read)
 {
-    for (size_t i = 0; i < p->n_conflicts; i++)
-        if (p->conflicts[i] == page)
-            return;
-    if (p->n_conflicts == p->cap_conflicts) {
-        p->cap_conflicts = p->cap_conflicts ? p->cap_conflicts * 2 : 8;
-        p->conflicts = realloc(p->conflicts, p->cap_conflicts * sizeof *p->conflicts);
-        if (!p->conflicts)
-            abort();
-    }
-    p->conflicts[p->n_conflicts++] = page;
+    if (!only_read)
+        page_list_add(&p->conflicts, page);
+    else if (!page_list_has(&p->conflicts, page))
+        page_list_add(&p->read_conflicts, page);
+}
+
+static void note_read_conflict(void *ctx, uint64_t page)
+{
+    note_conflict(ctx, page, true);
 }
 
 bool exec_pages_native(struct execution *ex, const struct mthread *t, uint64_t addr, bool write)
+
 {
     return page_owners_native(ex->pages->po, t->id, addr, write);
 }
@@ -177,18 +206,23 @@ enum page_verdict exec_pages_touch(struct execution *ex, struct mthread *t, cons
         t->bp_insn = in;
         return PV_CARRY;
     }
-    if (touch == TOUCH_CONFLICT) {
-        if (getenv("MDAT_DEBUG_PAGES")) {
-            int owner;
-            enum page_state st = page_owners_state(p->po, addr, &owner);
-            fprintf(stderr, "mdat: T%d at 0x%llx %s 0x%llx: state %d owner T%d\n", t->id, (unsigned long long)rip,
-                    write ? "writes" : "reads", (unsigned long long)addr, st, owner);
-        }
+    if (touch == TOUCH_CONFLICT || touch == TOUCH_CONFLICT_READ) {
         /* Observed from here on in this run; from the start in the next. */
-
-        note_conflict(p, page);
+        note_conflict(p, page, touch == TOUCH_CONFLICT_READ);
+        if (touch == TOUCH_CONFLICT_READ) {
+            int owner;
+            page_owners_state(p->po, page, &owner);
+            page_owners_each_taken_by_reading(p->po, owner, note_read_conflict, p);
+        }
         page_owners_observe(p->po, page);
     }
+    if (p->conflicts.n || p->read_conflicts.n) {
+        /* This run is a probe now (it runs again): a long one costs more
+         * than running again at once with what it found. */
+        if (++p->steps_after_conflict > PROBE_STEPS)
+            return PV_RESTART;
+    }
+
 
     t->op = OP_ACCESS;
     t->site = site;
@@ -211,15 +245,6 @@ enum page_verdict exec_pages_fault(struct execution *ex, struct mthread *t, uint
     bool planted;
     const struct x86_insn *in = code_map_insn_at(ex->cfg->code, t->regs.rip, &planted);
     bool write = insn_writes(in);
-    if (getenv("MDAT_DEBUG_PAGES2")) {
-        int owner;
-        enum page_state st = page_owners_state(p->po, addr, &owner);
-        fprintf(stderr, "fault T%d rip 0x%llx addr 0x%llx native %d state %d owner %d key %d\n", t->id,
-                (unsigned long long)t->regs.rip, (unsigned long long)addr,
-                page_owners_native(p->po, t->id, addr, write), st, owner, page_owners_thread_key(p->po, t->id));
-    }
-
-
     if (!page_owners_native(p->po, t->id, addr, write))
         return exec_pages_touch(ex, t, &t->regs, in, addr, write);
 
@@ -229,7 +254,7 @@ enum page_verdict exec_pages_fault(struct execution *ex, struct mthread *t, uint
     uint32_t now;
     if (pkru_get(t->tid, &now) && now != rights_of(p, t->id)) {
         /* A signal handler starts with the kernel's default rights. */
-        pkru_set(t->tid, rights_of(p, t->id));
+        set_rights(t, rights_of(p, t->id));
         return PV_GO_ON;
     }
     if (++t->pages_retries > 3) {
@@ -244,20 +269,20 @@ enum page_verdict exec_pages_fault(struct execution *ex, struct mthread *t, uint
 
 bool exec_pages_open_keys(struct execution *ex, struct mthread *t)
 {
-    return pkru_set(t->tid, PKRU_ALL_OPEN);
+    return set_rights(t, PKRU_ALL_OPEN);
 }
 
 bool exec_pages_restore_rights(struct execution *ex, struct mthread *t)
 {
     uint32_t now;
     uint32_t own = rights_of(ex->pages, t->id);
-    return pkru_get(t->tid, &now) && now != own && !t->pkru_opened && pkru_set(t->tid, own);
+    return pkru_get(t->tid, &now) && now != own && !t->pkru_opened && set_rights(t, own);
 }
 
 bool exec_pages_close_keys(struct execution *ex, struct mthread *t)
 
 {
-    return pkru_set(t->tid, rights_of(ex->pages, t->id));
+    return set_rights(t, rights_of(ex->pages, t->id));
 }
 
 /* ---------- making the program follow the books ---------- */
@@ -330,9 +355,16 @@ static bool can_detour(const struct mthread *t)
 
 bool exec_pages_before_native(struct execution *ex, struct mthread *t)
 {
+    if (!t->pkru_opened && !sync_rights(ex, t))
+        return false;
     if (!page_owners_retags_pending(ex->pages->po) || !can_detour(t))
         return true;
     return run_stub(ex, t);
+}
+
+bool exec_pages_before_single_step(struct execution *ex, struct mthread *t)
+{
+    return t->pkru_opened || sync_rights(ex, t);
 }
 
 
@@ -401,6 +433,7 @@ void exec_pages_before_step(struct execution *ex, struct mthread *t)
          * takes the epoch this ends). */
         release(ex, t->id, hb_exit_object(0));
         break;
+
     case MF_THREAD_JOIN: {
         int target = exec_thread_of_pthread(ex, obj);
         if (target && hb_thread_ended(ex->pages->hb, target))
@@ -427,6 +460,16 @@ void exec_pages_library_atomic(struct execution *ex, struct mthread *t, uint64_t
 
 /* ---------- threads and processes ---------- */
 
+bool exec_pages_creating(struct execution *ex, struct mthread *t)
+{
+    (void)ex;
+    if (!set_rights(t, PKRU_ALL_OPEN))
+        return false;
+    t->pkru_opened = true;
+    return true;
+}
+
+
 bool exec_pages_thread_start(struct execution *ex, struct mthread *parent, struct mthread *child)
 {
     struct exec_pages *p = ex->pages;
@@ -452,16 +495,17 @@ bool exec_pages_thread_start(struct execution *ex, struct mthread *parent, struc
 
     if (child->stack_lo && hi > child->stack_lo)
         page_owners_stack(p->po, child->stack_lo & ~(uint64_t)(PAGE_BYTES - 1), hi, child->id);
-    if (getenv("MDAT_DEBUG_PAGES2"))
-        fprintf(stderr, "start T%d tid %d stack 0x%llx-0x%llx tls 0x%llx -> 0x%llx key %d\n", child->id, child->tid,
-                (unsigned long long)child->stack_lo, (unsigned long long)child->stack_hi,
-                (unsigned long long)child->tls, (unsigned long long)hi, p->img->thread_keys[slot]);
 
     hb_thread_start(p->hb, child->id, parent->id);
+    if (parent->pkru_opened) {
+        parent->pkru_opened = false;
+        if (!set_rights(parent, rights_of(p, parent->id)))
+            return false;
+    }
     /* Its registers: it may go through the stub on its first way out. */
-    return tracee_get_regs(child->tid, &child->regs) && pkru_set(child->tid, rights_of(p, child->id));
-
+    return tracee_get_regs(child->tid, &child->regs) && set_rights(child, rights_of(p, child->id));
 }
+
 
 void exec_pages_thread_end(struct execution *ex, struct mthread *t)
 {
@@ -578,7 +622,7 @@ bool exec_pages_syscall_entry(struct execution *ex, struct mthread *t)
 
     /* The kernel reaches the call's memory with the thread's rights: every
      * key open until the call is over. */
-    if (!pkru_set(t->tid, PKRU_ALL_OPEN))
+    if (!set_rights(t, PKRU_ALL_OPEN))
         return false;
     t->pkru_opened = true;
     return true;
@@ -587,8 +631,11 @@ bool exec_pages_syscall_entry(struct execution *ex, struct mthread *t)
 static void follow_new_mapping(struct exec_pages *p, uint64_t start, uint64_t len, int prot, int flags)
 {
     uint64_t end = (start + len + PAGE_BYTES - 1) & ~(uint64_t)(PAGE_BYTES - 1);
-    vma_list_set(&p->vmas, start, end, prot);
-    if ((flags & MAP_SHARED) || (flags & MAP_TYPE) == MAP_SHARED_VALIDATE)
+    bool shared = (flags & MAP_SHARED) || (flags & MAP_TYPE) == MAP_SHARED_VALIDATE;
+    vma_list_set(&p->vmas, start, end, prot, shared);
+    /* Shared with other processes, or not writable (nobody's stores to
+     * race with): not followed, until it is made writable. */
+    if (shared || !(prot & PROT_WRITE))
         page_owners_untrack(p->po, start, end);
     else
         page_owners_track(p->po, start, end);
@@ -598,7 +645,7 @@ void exec_pages_syscall_exit(struct execution *ex, struct mthread *t)
 {
     struct exec_pages *p = ex->pages;
     if (t->pkru_opened) {
-        pkru_set(t->tid, rights_of(p, t->id));
+        set_rights(t, rights_of(p, t->id));
         t->pkru_opened = false;
     }
     int64_t rv = (int64_t)t->regs.rax;
@@ -615,10 +662,17 @@ void exec_pages_syscall_exit(struct execution *ex, struct mthread *t)
         break;
     case SYS_mprotect: {
         uint64_t end = (a[0] + a[1] + PAGE_BYTES - 1) & ~(uint64_t)(PAGE_BYTES - 1);
-        /* The rights change; each page keeps its key. */
+        /* The rights change; each page keeps its key. Private memory
+         * made writable is followed from here on. */
         const struct vma *v = vma_list_find(&p->vmas, a[0]);
+        bool shared = v && v->shared;
         if (v)
-            vma_list_set(&p->vmas, a[0], end, (int)a[2]);
+            vma_list_set(&p->vmas, a[0], end, (int)a[2], shared);
+        int owner;
+        if (v && ((int)a[2] & PROT_WRITE) && !shared &&
+            page_owners_state(p->po, a[0], &owner) == PAGE_UNTRACKED)
+            page_owners_track(p->po, a[0], end);
+
         break;
     }
     case SYS_mremap: {
@@ -626,9 +680,11 @@ void exec_pages_syscall_exit(struct execution *ex, struct mthread *t)
          * now, as far as the books go: followed afresh. */
         const struct vma *v = vma_list_find(&p->vmas, a[0]);
         int prot = v ? v->prot : PROT_READ | PROT_WRITE;
+        int flags = v && v->shared ? MAP_SHARED : MAP_PRIVATE;
         vma_list_remove(&p->vmas, a[0], a[0] + a[1]);
         page_owners_untrack(p->po, a[0], a[0] + a[1]);
-        follow_new_mapping(p, (uint64_t)rv, a[2], prot, MAP_PRIVATE);
+        follow_new_mapping(p, (uint64_t)rv, a[2], prot, flags);
+
         break;
     }
     case SYS_brk: {
@@ -670,7 +726,8 @@ static void note_reads(struct exec_pages *p, const struct mthread *t, const stru
     }
 }
 
-enum spin_verdict exec_pages_spin(struct execution *ex, struct mthread *t, int *status)
+enum spin_verdict exec_pages_spin(
+struct execution *ex, struct mthread *t, int *status)
 {
     struct exec_pages *p = ex->pages;
     uint64_t saved = ex->deadline_ns;
@@ -712,7 +769,7 @@ enum spin_verdict exec_pages_spin(struct execution *ex, struct mthread *t, int *
     v = SPIN_NONE;
     if (looped && reads.n) {
         for (size_t i = 0; i < reads.n; i++)
-            note_conflict(p, reads.at[i]);
+            note_conflict(p, reads.at[i], false);
         v = SPIN_RESTART;
     }
     page_list_free(&reads);

@@ -48,7 +48,7 @@ enum page_verdict {
     PV_GO_ON,           /* taken over: run the instruction again, natively */
     PV_VISIBLE,         /* a visible operation of the user's code: the step ends before it */
     PV_CARRY,           /* not the user's (library code): carried out within the step */
-    PV_RESTART,         /* the execution cannot go on (no key for a new thread) */
+    PV_RESTART,         /* the execution runs again (no key for a new thread; a long probe) */
 };
 /* t, with registers regs (its own, or those it has while mdat runs it
  * ahead), touches addr with the instruction at regs->rip (in, NULL when
@@ -76,6 +76,10 @@ bool exec_pages_close_keys(struct execution *ex, struct mthread *t);
 bool exec_pages_before_native(struct execution *ex, struct mthread *t);
 
 
+/* Before t runs one instruction under the CPU's single-step: its rights
+ * as the books say. */
+bool exec_pages_before_single_step(struct execution *ex, struct mthread *t);
+
 /* Synchronisation as the engine sees it. */
 void exec_pages_before_step(struct execution *ex, struct mthread *t);
 void exec_pages_woke(struct execution *ex, int waker, int woken, uint64_t word);
@@ -83,6 +87,13 @@ void exec_pages_library_atomic(struct execution *ex, struct mthread *t, uint64_t
 /* A new thread (its stack [stack_lo, stack_hi) and thread block at tls):
  * false when no key is left for it (the execution must restart). */
 bool exec_pages_thread_start(struct execution *ex, struct mthread *parent, struct mthread *child);
+/* t enters pthread_create (from any code): the kernel writes the new
+ * thread's id into its descriptor with t's rights (clone3's parent_tid,
+ * out of any filter's reach), and glibc may reuse the stack of a thread
+ * that ended, closed to all; every key is open to t until the thread is
+ * born (exec_pages_thread_start). false: t is lost. */
+bool exec_pages_creating(struct execution *ex, struct mthread *t);
+
 void exec_pages_thread_end(struct execution *ex, struct mthread *t);
 /* The allocator handed t the block [addr, addr + size): what its pages
  * held is dead, whoever touched it before. */

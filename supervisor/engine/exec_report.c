@@ -259,7 +259,6 @@ void exec_report_hang(struct execution *ex, struct mthread *t)
     if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) == 0 && exec_wait_thread(ex, t->tid, &status) > 0 &&
         WIFSTOPPED(status))
         tracee_get_regs(t->tid, &t->regs);
-    if (getenv("MDAT_DEBUG_PAGES2")) fprintf(stderr, "hang rip 0x%llx rsp 0x%llx rax 0x%llx\n", (unsigned long long)t->regs.rip, (unsigned long long)t->regs.rsp, (unsigned long long)t->regs.rax);
     ex->deadline_ns = saved;
     uint64_t pc = caller ? caller : code_map_is_user_code(ex->cfg->code, t->regs.rip) ? t->regs.rip : t->last_user_pc;
     char where[160];

@@ -12,9 +12,8 @@ void exec_result_free(struct exec_result *res)
     res->final_watches = NULL;
     res->n_final_watches = 0;
     choice_list_free(&res->choices);
-    free(res->restart_pages);
-    res->restart_pages = NULL;
-    res->n_restart_pages = 0;
+    page_list_free(&res->restart_pages);
+    page_list_free(&res->restart_read_shared);
 
 
 }

@@ -198,6 +198,8 @@ static int step_over_breakpoint(struct execution *ex, struct mthread *t, bool fi
                 return -1;
         }
     }
+    if (ex->pages && !exec_pages_before_single_step(ex, t))
+        return -1;
     if (!tracee_write(ex->mem_fd, at, &t->bp_orig, 1) || !tracee_step(t->tid, 0))
         return -1;
     int r = exec_wait_thread(ex, t->tid, status);
@@ -297,9 +299,6 @@ static int resume(struct execution *ex, struct mthread *t, bool first_op, int *s
             op_done(ex, t);
     }
     ex->tso_recording = false;
-    if (getenv("MDAT_DEBUG_PAGES2") && t->stop == STOP_FAULT)
-        fprintf(stderr, "resume STOP_FAULT T%d rip 0x%llx signal_due %d insn %p\n", t->id,
-                (unsigned long long)t->regs.rip, signal_due, (void *)t->bp_insn);
     if (t->stop == STOP_FAULT && signal_due) {
 
         /* The handler runs first; the instruction faults again after it. */
@@ -354,7 +353,7 @@ static int resume(struct execution *ex, struct mthread *t, bool first_op, int *s
     }
     if (!exec_tso_before_native(ex, t))
         return -1;
-    if (t->syscall_exit_wanted ? ptrace(PTRACE_SYSCALL, t->tid, 0, 0) != 0 : !tracee_cont(t->tid, 0))
+    if (t->syscall_exit_wanted ? !tracee_cont_to_syscall(t->tid) : !tracee_cont(t->tid, 0))
         return -1;
     t->at_syscall_exit = false;
     t->at_birth = false;
@@ -742,8 +741,12 @@ static enum run_outcome on_model_entry(struct execution *ex, struct mthread *t, 
         }
         return RUNS_ON;
     }
-    if (fn == MF_THREAD_CREATE)
+    if (fn == MF_THREAD_CREATE) {
         t->pending_start = t->regs.rdx;
+        if (ex->pages && !exec_pages_creating(ex, t))
+            return RUN_ERROR;
+    }
+
     if (fn == MF_THREAD_CANCEL) {
         struct mthread *target = exec_thread_by_id(ex, exec_thread_of_pthread(ex, t->regs.rdi));
         if (target)
@@ -1034,25 +1037,6 @@ enum run_outcome exec_run_thread(struct execution *ex, struct mthread *t)
         /* Taken from its stop by a SIGKILL (from outside): to its exit stop. */
         if (r < 0 && errno == ESRCH && !ex->leader_gone)
             r = exec_wait_thread(ex, t->tid, &status);
-        if (r == 0 && ex->spin_check_ns) {
-            /* Running natively this long, it may spin on memory nobody
-             * else has touched yet: no other thread can change it while
-             * it runs alone. */
-            ex->spin_check_ns = 0;
-            ex->deadline_ns = ex->step_deadline_ns;
-            switch (exec_pages_spin(ex, t, &status)) {
-            case SPIN_NONE:
-                continue;       /* a long computation: it goes on */
-            case SPIN_RESTART:
-                return RUN_RESTART;
-            case SPIN_STOPPED:
-                r = 1;          /* it stopped on its own meanwhile: that stop is looked at */
-                break;
-            case SPIN_LOST:
-                r = -1;
-                break;
-            }
-        }
         if (r == 0)
             return RUN_TIMEOUT;
 

@@ -339,6 +339,31 @@ static bool exec_event(struct execution *ex, const struct tracee_event *ev)
     return false;
 }
 
+/* Page ownership: the running thread has been native for long enough to
+ * be looked at (a spin on memory it owns, exec_pages_spin). */
+static bool spin_watch_due(struct execution *ex)
+{
+    if (!ex->pages || !ex->spin_check_ns || monotonic_ns() < ex->spin_check_ns)
+        return false;
+    ex->spin_check_ns = 0;
+    ex->deadline_ns = ex->step_deadline_ns;
+    return true;
+}
+
+static enum spin_verdict look_for_spin(struct execution *ex, pid_t tid, int *status)
+{
+    struct mthread *t = exec_thread_by_tid(ex, tid);
+    if (!t)
+        return SPIN_NONE;
+    enum spin_verdict v = exec_pages_spin(ex, t, status);
+    if (v == SPIN_RESTART)
+        ex->spin_restart = true;
+    /* A long computation: it goes on where it was. */
+    if (v == SPIN_NONE && !tracee_cont(tid, 0))
+        v = SPIN_LOST;
+    return v;
+}
+
 int exec_wait_thread(struct execution *ex, pid_t tid, int *status)
 {
     struct tracee_event ev;
@@ -362,6 +387,18 @@ int exec_wait_thread(struct execution *ex, pid_t tid, int *status)
     }
     for (;;) {
         int r = tracee_wait_any(&ev, ex->deadline_ns);
+        if (r == 0 && spin_watch_due(ex)) {
+            switch (look_for_spin(ex, tid, status)) {
+            case SPIN_NONE:
+                continue;
+            case SPIN_RESTART:
+                return 0;       /* the step ends; the execution runs again (ex->spin_restart) */
+            case SPIN_STOPPED:
+                return 1;
+            case SPIN_LOST:
+                return -1;
+            }
+        }
         if (r <= 0)
             return r;
         ex->res->ptrace_stops++;

@@ -387,6 +387,8 @@ static enum loop_next after_step(struct execution *ex, struct mthread *t, enum r
     case RUN_FAILED:
         return LOOP_FAILED;
     case RUN_TIMEOUT:
+        if (ex->spin_restart)
+            return LOOP_RESTART;    /* a spin on memory it owns (exec_pages_spin) */
         if (ex->end_ns && monotonic_ns() >= ex->end_ns) {
             exec_note_incomplete(ex, INCOMPLETE_TIME);
             return LOOP_INCOMPLETE;
@@ -769,6 +771,8 @@ bool execution_run(const struct exec_config *cfg, struct exec_result *res)
                                                            : PAGES_OFF;
     for (size_t i = 0; cfg->own_pages && i < cfg->n_observed; i++)
         page_list_add(&res->choices.observed, cfg->observed[i]);
+    for (size_t i = 0; cfg->own_pages && i < cfg->n_read_shared; i++)
+        page_list_add(&res->choices.read_shared, cfg->read_shared[i]);
 
     cfg->strategy->diverged = false;
     cfg->strategy->ops->begin(cfg->strategy, cfg->exec_seed, cfg->estimated_steps);

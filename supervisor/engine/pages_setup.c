@@ -157,7 +157,7 @@ static bool find_memory(pid_t pid, const code_map *code, struct pages_image *img
     bool ok = true;
     for (size_t i = 0; ok && i < maps.n; i++) {
         const struct proc_mapping *m = &maps.m[i];
-        vma_list_set(&img->vmas, m->start, m->end, prot_of(m));
+        vma_list_set(&img->vmas, m->start, m->end, prot_of(m), m->shared);
         if (strcmp(m->path, "[stack]") == 0) {
             /* It grows down (with its key) as far as its limit lets it. */
             img->main_stack = (struct pages_range){m->end > STACK_REACH ? m->end - STACK_REACH : 0, m->end};
@@ -314,7 +314,7 @@ bool pages_setup(pid_t pid, int mem_fd, const struct user_regs_struct *entry, co
     if (!find_memory(pid, code, img, err, errlen) || !redirect_plt(pid, mem_fd, entry, code, img, err, errlen))
         return false;
 
-    vma_list_set(&img->vmas, STUB_BASE, STUB_BASE + STUB_PAGES * 4096ull, PROT_READ | PROT_WRITE);
+    vma_list_set(&img->vmas, STUB_BASE, STUB_BASE + STUB_PAGES * 4096ull, PROT_READ | PROT_WRITE, false);
 
     /* Close the followed memory; the main thread's stack carries its key. */
     size_t n = 0;

@@ -127,7 +127,13 @@ bool tracee_cont(pid_t tid, int sig)
     return page_cache_forget() && ptrace(PTRACE_CONT, tid, 0, (long)sig) == 0;
 }
 
+bool tracee_cont_to_syscall(pid_t tid)
+{
+    return page_cache_forget() && ptrace(PTRACE_SYSCALL, tid, 0, 0) == 0;
+}
+
 bool tracee_step(pid_t tid, int sig)
+
 {
     return page_cache_forget() && ptrace(PTRACE_SINGLESTEP, tid, 0, (long)sig) == 0;
 }

@@ -30,6 +30,10 @@ bool tracee_get_regs(pid_t tid, struct user_regs_struct *regs);
 bool tracee_set_regs(pid_t tid, const struct user_regs_struct *regs);
 bool tracee_cont(pid_t tid, int sig);
 bool tracee_step(pid_t tid, int sig);
+/* Resumes tid to its next system-call entry or exit stop (as tracee_cont,
+ * the page copies forgotten first). */
+bool tracee_cont_to_syscall(pid_t tid);
+
 
 /* One stop or exit reported by waitpid. */
 struct tracee_event {

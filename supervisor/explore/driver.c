@@ -219,10 +219,13 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
         ok = probe_estimate(prog, opt, shared, &estimate, err, errlen);
     }
     /* What execution 0 found shared, every other one observes from its start. */
-    struct page_list learned = {0};
+    struct page_list learned = {0}, learned_read = {0};
     for (uint32_t i = 0; i < shared->n_learned; i++)
         page_list_add(&learned, shared->learned[i]);
+    for (uint32_t i = 0; i < shared->n_learned_read; i++)
+        page_list_add(&learned_read, shared->learned_read[i]);
     judged.observed = &learned;
+    judged.read_shared = &learned_read;
     uint64_t start = opt->first > 1 ? opt->first : 1;
     if (ok && !systematic && opt->schedules > start && !tally.have_error && (keeps_going(opt) || tally.n_found == 0)) {
         if (opt->jobs <= 1)
@@ -281,6 +284,7 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
     }
     detectors_free(judged.detectors);
     page_list_free(&learned);
+    page_list_free(&learned_read);
 
     munmap(shared, sizeof *shared);
     spawn_set_limits(NULL);

@@ -73,9 +73,10 @@ struct explore_options {
      * than one thread touches are steps. Decided by the driver (the
      * machine, the strategy, the memory model); observed: the pages every
      * execution observes from its start (what execution 0 found shared,
-     * or a schedule's), NULL when none. */
+     * or a schedule's), NULL when none; read_shared: those it shares for
+     * reading. */
     bool own_pages;
-    const struct page_list *observed;
+    const struct page_list *observed, *read_shared;
     bool keep_going;
 
     /* Each reported failure is shrunk (shrink.h) before it is saved, within

@@ -163,11 +163,13 @@ enum { MAX_RESTARTS = 16 };
  * *observed: the pages to observe, and then those it observed; res says
  * the same. */
 static bool run_observing(struct exec_config *cfg, const struct run_io *io, const struct explore_options *opt,
-                          struct page_list *observed, struct exec_result *res)
+                          struct page_list *observed, struct page_list *read_shared, struct exec_result *res)
 {
     for (int attempt = 0;; attempt++) {
         cfg->observed = observed->at;
         cfg->n_observed = observed->n;
+        cfg->read_shared = read_shared->at;
+        cfg->n_read_shared = read_shared->n;
         rewind_fd(io->out_fd);
         rewind_fd(io->err_fd);
         struct output_cap cap;
@@ -181,11 +183,10 @@ static bool run_observing(struct exec_config *cfg, const struct run_io *io, cons
 
         if (res->restart == RESTART_OBSERVE_ALL || attempt + 1 >= MAX_RESTARTS)
             cfg->own_pages = false;
-        for (size_t i = 0; i < res->n_restart_pages; i++)
-            page_list_add(observed, res->restart_pages[i]);
-        if (getenv("MDAT_DEBUG_PAGES"))
-            for (size_t i = 0; i < res->n_restart_pages; i++)
-                fprintf(stderr, "mdat: restart %d: page 0x%llx shared\n", attempt, (unsigned long long)res->restart_pages[i]);
+        for (size_t i = 0; i < res->restart_pages.n; i++)
+            page_list_add(observed, res->restart_pages.at[i]);
+        for (size_t i = 0; i < res->restart_read_shared.n; i++)
+            page_list_add(read_shared, res->restart_read_shared.at[i]);
 
         exec_result_free(res);
     }
@@ -242,8 +243,9 @@ bool run_one(struct program *prog, const struct explore_options *opt, struct str
     /* Recorded choices replay as they were made; a batch's execution 0
      * finds for itself what every later one starts from. */
     const struct choice_list *follows = strat->follows;
-    struct page_list observed = {0};
+    struct page_list observed = {0}, read_shared = {0};
     page_list_copy(&observed, follows ? &follows->observed : index == 0 ? NULL : opt->observed);
+    page_list_copy(&read_shared, follows ? &follows->read_shared : index == 0 ? NULL : opt->read_shared);
     cfg.own_pages = follows ? follows->pages == PAGES_OWN : opt->own_pages;
     if (cfg.own_pages && !(io->tmpl && io->tmpl->pages)) {
         if (follows) {
@@ -253,6 +255,7 @@ bool run_one(struct program *prog, const struct explore_options *opt, struct str
                      "the schedule observes only shared pages, which needs protection keys this machine "
                      "does not offer (MDAT_NO_PAGE_OWNERSHIP, or an older CPU)");
             page_list_free(&observed);
+            page_list_free(&read_shared);
             if (input >= 0)
                 close(input);
             return false;
@@ -265,7 +268,7 @@ bool run_one(struct program *prog, const struct explore_options *opt, struct str
         /* The pages it shares first, untraced; then the traced run. */
         cfg.on_event = NULL;
         cfg.want_state = false;
-        ok = run_observing(&cfg, io, opt, &observed, res);
+        ok = run_observing(&cfg, io, opt, &observed, &read_shared, res);
         exec_result_free(res);
         cfg.on_event = trace_tee_event;
         cfg.want_state = trace_tee_needs_state(trace);
@@ -273,8 +276,9 @@ bool run_one(struct program *prog, const struct explore_options *opt, struct str
     if (trace)
         trace_tee_open(trace);
     if (ok)
-        ok = run_observing(&cfg, io, opt, &observed, res);
+        ok = run_observing(&cfg, io, opt, &observed, &read_shared, res);
     page_list_free(&observed);
+    page_list_free(&read_shared);
 
     ok = ok && judge_output(opt, io, res);
     if (res->interrupted && !(io->tmpl && io->tmpl->gone)) {

@@ -54,23 +54,31 @@ void schedule_init(struct schedule *s)
     snprintf(s->failure, sizeof s->failure, "none");
 }
 
-/* "observed 0x55555555b000 0x7ffff0000000 ...": page addresses, in hex. */
-static bool read_observed(struct schedule *s, const char *value, char *why, size_t whylen)
+/* "observed 0x55555555b000 0x7ffff0000000 ...": page addresses, in hex,
+ * eight to a line. */
+static void write_pages(FILE *f, const char *key, const struct page_list *pages)
+{
+    for (size_t i = 0; i < pages->n; i++)
+        fprintf(f, "%s%s0x%" PRIx64 "%s", i % 8 == 0 ? key : "", i % 8 == 0 ? " " : "", pages->at[i],
+                (i % 8 == 7 || i + 1 == pages->n) ? "\n" : " ");
+}
+
+static bool read_pages(struct page_list *pages, const char *key, const char *value, char *why, size_t whylen)
 {
     const char *p = value;
     while (*p) {
         char *end;
         errno = 0;
         if (strncmp(p, "0x", 2) != 0 || !isxdigit((unsigned char)p[2])) {
-            snprintf(why, whylen, "observed wants page addresses in hex (0x...)");
+            snprintf(why, whylen, "%s wants page addresses in hex (0x...)", key);
             return false;
         }
         unsigned long long page = strtoull(p, &end, 16);
         if (errno || (page & 4095) || (*end && *end != ' ')) {
-            snprintf(why, whylen, "observed wants page addresses in hex, 4096-aligned");
+            snprintf(why, whylen, "%s wants page addresses in hex, 4096-aligned", key);
             return false;
         }
-        page_list_add(&s->choices.observed, page);
+        page_list_add(pages, page);
         p = *end ? end + 1 : end;
     }
     return true;
@@ -257,9 +265,8 @@ bool schedule_write(const struct schedule *s, const char *path, char *err, size_
         fprintf(f, "memory-model tso\n");
     if (s->choices.pages != PAGES_OFF)
         fprintf(f, "pages %s\n", s->choices.pages == PAGES_OWN ? "own" : "all");
-    for (size_t i = 0; i < s->choices.observed.n; i++)
-        fprintf(f, "%s0x%" PRIx64 "%s", i % 8 == 0 ? "observed " : "", s->choices.observed.at[i],
-                (i % 8 == 7 || i + 1 == s->choices.observed.n) ? "\n" : " ");
+    write_pages(f, "observed", &s->choices.observed);
+    write_pages(f, "read-shared", &s->choices.read_shared);
     fprintf(f, "races %s\n", race_mode_name(s->races));
     for (int i = 0; i < s->n_invariants; i++) {
         fprintf(f, "invariant ");
@@ -575,7 +582,9 @@ static bool parse_key(const char *line, const char *value, struct schedule *s, u
         }
         s->choices.pages = value[0] == 'o' ? PAGES_OWN : PAGES_OBSERVE_ALL;
     } else if (KEY("observed")) {
-        return read_observed(s, value, why, whylen);
+        return read_pages(&s->choices.observed, "observed", value, why, whylen);
+    } else if (KEY("read-shared")) {
+        return read_pages(&s->choices.read_shared, "read-shared", value, why, whylen);
     } else if (KEY("preempt")) {
 
         if (!preempt_mode_from_name(value, &s->preempt)) {

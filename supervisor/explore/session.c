@@ -817,6 +817,8 @@ static bool observe_as_recorded(struct session *s, struct exec_config *cfg, int 
     cfg->own_pages = pages == PAGES_OWN;
     cfg->observed = s->path.choices.observed.at;
     cfg->n_observed = s->path.choices.observed.n;
+    cfg->read_shared = s->path.choices.read_shared.at;
+    cfg->n_read_shared = s->path.choices.read_shared.n;
     return true;
 }
 
@@ -869,8 +871,10 @@ bool session_run(struct session *s, const struct session_frontend *fe, char *err
              * did not: observed from the start, it runs again. */
             if (s->res.restart == RESTART_OBSERVE_ALL)
                 s->path.choices.pages = PAGES_OBSERVE_ALL;
-            for (size_t i = 0; i < s->res.n_restart_pages; i++)
-                page_list_add(&s->path.choices.observed, s->res.restart_pages[i]);
+            for (size_t i = 0; i < s->res.restart_pages.n; i++)
+                page_list_add(&s->path.choices.observed, s->res.restart_pages.at[i]);
+            for (size_t i = 0; i < s->res.restart_read_shared.n; i++)
+                page_list_add(&s->path.choices.read_shared, s->res.restart_read_shared.at[i]);
             s->next_target = s->target;
             continue;
         }

@@ -28,11 +28,13 @@ struct wire_result wire_of(uint64_t index, bool ok, const struct exec_result *re
  * they observe what fits, and find the rest themselves). */
 static void learn_pages(struct shared_state *shared, const struct exec_result *res)
 {
-    const struct page_list *observed = &res->choices.observed;
+    const struct page_list *observed = &res->choices.observed, *read = &res->choices.read_shared;
     size_t n = observed->n < LEARNED_PAGES_MAX ? observed->n : LEARNED_PAGES_MAX;
     memcpy(shared->learned, observed->at, n * sizeof *shared->learned);
-
     shared->n_learned = (uint32_t)n;
+    n = read->n < LEARNED_PAGES_MAX ? read->n : LEARNED_PAGES_MAX;
+    memcpy(shared->learned_read, read->at, n * sizeof *shared->learned_read);
+    shared->n_learned_read = (uint32_t)n;
 }
 
 void worker_loop(struct program *prog, const struct explore_options *opt, uint64_t first, uint64_t stride,

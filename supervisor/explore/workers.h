@@ -47,8 +47,8 @@ struct shared_state {
     /* The pages execution 0 found shared (page ownership): every later
      * execution observes them from its start (written before any worker
      * is forked, read by all). */
-    uint32_t n_learned;
-    uint64_t learned[LEARNED_PAGES_MAX];
+    uint32_t n_learned, n_learned_read;
+    uint64_t learned[LEARNED_PAGES_MAX], learned_read[LEARNED_PAGES_MAX];
 };
 
 

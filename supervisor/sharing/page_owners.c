@@ -21,6 +21,8 @@ struct entry {
     uint64_t page;          /* page number + 1; 0: empty slot */
     uint8_t state;          /* enum page_state */
     bool live;              /* PAGE_PRIVATE: open to its owner */
+    bool readers;           /* threads read it side by side: a read hands it on read-shared */
+    bool by_read;           /* PAGE_PRIVATE: its owner took it over by reading it */
     int owner;
     uint32_t epoch;         /* PAGE_PRIVATE armed: the owner's last epoch on it */
 };
@@ -33,6 +35,10 @@ struct live_list {
 struct page_owners {
     int key_closed, key_read_only;
     int *thread_key;        /* index = thread id */
+    /* Reading read-shared pages: open to the thread in its current epoch
+     * (its rights let it), and the last epoch in which it was (0: never). */
+    bool *ro_open;
+    uint32_t *ro_epoch;
     struct live_list *live; /* index = thread id */
     int n_threads;
     struct range_list tracked, stacks;
@@ -74,6 +80,8 @@ void page_owners_free(struct page_owners *po)
         free(po->live[i].pages);
     free(po->live);
     free(po->thread_key);
+    free(po->ro_open);
+    free(po->ro_epoch);
     free(po->tracked.at);
     free(po->stacks.at);
     free(po->entries);
@@ -90,9 +98,13 @@ static void ensure_thread(struct page_owners *po, int thread)
         n *= 2;
     po->thread_key = realloc(po->thread_key, (size_t)n * sizeof *po->thread_key);
     po->live = realloc(po->live, (size_t)n * sizeof *po->live);
-    if (!po->thread_key || !po->live)
+    po->ro_open = realloc(po->ro_open, (size_t)n * sizeof *po->ro_open);
+    po->ro_epoch = realloc(po->ro_epoch, (size_t)n * sizeof *po->ro_epoch);
+    if (!po->thread_key || !po->live || !po->ro_open || !po->ro_epoch)
         abort();
     memset(po->thread_key + po->n_threads, 0, (size_t)(n - po->n_threads) * sizeof *po->thread_key);
+    memset(po->ro_open + po->n_threads, 0, (size_t)(n - po->n_threads) * sizeof *po->ro_open);
+    memset(po->ro_epoch + po->n_threads, 0, (size_t)(n - po->n_threads) * sizeof *po->ro_epoch);
     memset(po->live + po->n_threads, 0, (size_t)(n - po->n_threads) * sizeof *po->live);
     po->n_threads = n;
 }
@@ -106,6 +118,18 @@ void page_owners_set_thread_key(struct page_owners *po, int thread, int key)
 int page_owners_thread_key(const struct page_owners *po, int thread)
 {
     return thread > 0 && thread < po->n_threads ? po->thread_key[thread] : 0;
+}
+
+bool page_owners_reads_shared(const struct page_owners *po, int thread)
+{
+    return thread > 0 && thread < po->n_threads && po->ro_open[thread];
+}
+
+static void open_reading(struct page_owners *po, const struct hb_clocks *hb, int thread)
+{
+    ensure_thread(po, thread);
+    po->ro_open[thread] = true;
+    po->ro_epoch[thread] = hb_epoch(hb, thread);
 }
 
 /* ---------- key changes ---------- */
@@ -347,6 +371,13 @@ void page_owners_stack(struct page_owners *po, uint64_t start, uint64_t end, int
     retag(po, first, last, key ? key : po->key_closed);
 }
 
+void page_owners_readers(struct page_owners *po, uint64_t addr)
+{
+    uint64_t page = addr >> PAGE_SHIFT_BITS;
+    if (range_find(&po->tracked, page))
+        entry_get(po, page)->readers = true;
+}
+
 void page_owners_observe(struct page_owners *po, uint64_t addr)
 {
     uint64_t page = addr >> PAGE_SHIFT_BITS;
@@ -391,21 +422,23 @@ bool page_owners_native(const struct page_owners *po, int thread, uint64_t addr,
         return owner == thread && e->live && page_owners_thread_key(po, thread);
     }
     case PAGE_READ_SHARED:
-        return !write;
+        return !write && page_owners_reads_shared(po, thread);
     default:
         return false;
     }
 }
 
-/* Whether every thread but `thread` is known to it to be over: nobody else
- * can have read a read-shared page since. */
-static bool others_all_over(const struct hb_clocks *hb, int thread)
+/* Whether every read of read-shared pages by a thread but `thread` is
+ * known to it: a thread reads them only in the epochs they are open to
+ * it in (its rights say so), the last of which it remembers. */
+static bool other_readers_over(const struct page_owners *po, const struct hb_clocks *hb, int thread)
 {
-    int max = hb_max_thread(hb);
-    for (int x = 1; x <= max; x++) {
-        if (x == thread || hb_epoch(hb, x) == 0)
+    for (int x = 1; x < po->n_threads; x++) {
+        if (x == thread || !po->ro_epoch[x])
             continue;
-        if (!hb_thread_ended(hb, x) || !hb_knows(hb, thread, x, hb_epoch(hb, x)))
+        if (po->ro_open[x] && !hb_thread_ended(hb, x))
+            return false;   /* it may read them in the epoch it is in */
+        if (!hb_knows(hb, thread, x, po->ro_epoch[x]))
             return false;
     }
     return true;
@@ -416,6 +449,7 @@ static void make_live(struct page_owners *po, struct entry *e, int thread)
     e->state = PAGE_PRIVATE;
     e->owner = thread;
     e->live = true;
+    e->by_read = false;
     live_add(po, thread, e->page - 1);
     retag(po, e->page - 1, e->page, key_of(po, e));
 }
@@ -441,13 +475,23 @@ enum page_touch page_owners_touch(struct page_owners *po, const struct hb_clocks
         return owner == thread ? TOUCH_NATIVE : TOUCH_VISIBLE;
     case PAGE_OBSERVED:
         return TOUCH_VISIBLE;
-    case PAGE_UNTOUCHED:
-        make_live(po, entry_get(po, page), thread);
+    case PAGE_UNTOUCHED: {
+        struct entry *e = entry_get(po, page);
+        if (e->readers && !write) {
+            e->state = PAGE_READ_SHARED;
+            retag(po, page, page + 1, po->key_read_only);
+            open_reading(po, hb, thread);
+        } else {
+            make_live(po, e, thread);
+        }
         return TOUCH_NATIVE;
+    }
     case PAGE_READ_SHARED: {
-        if (!write)
+        if (!write) {
+            open_reading(po, hb, thread);
             return TOUCH_NATIVE;
-        if (!others_all_over(hb, thread))
+        }
+        if (!other_readers_over(po, hb, thread))
             return TOUCH_CONFLICT;
         make_live(po, entry_get(po, page), thread);
         return TOUCH_NATIVE;
@@ -464,13 +508,22 @@ enum page_touch page_owners_touch(struct page_owners *po, const struct hb_clocks
         uint32_t last = e->live ? hb_epoch(hb, e->owner) : e->epoch;
         bool owner_over = hb_thread_ended(hb, e->owner) || !e->live;
         if (!owner_over || !hb_knows(hb, thread, e->owner, last))
-            return TOUCH_CONFLICT;
-        if (write) {
+            return !write && !e->readers ? TOUCH_CONFLICT_READ : TOUCH_CONFLICT;
+        if (write || !e->readers) {
+            /* Handed on whole (a buffer passed down a pipeline): the
+             * reader may write it as well. */
             make_live(po, e, thread);
+            e->by_read = !write;
+
         } else {
             e->state = PAGE_READ_SHARED;
             e->live = false;
             retag(po, page, page + 1, po->key_read_only);
+            open_reading(po, hb, thread);
+            /* The owner read (or wrote) it in epochs the reader knows of:
+             * as if it had read it then. */
+            if (!po->ro_epoch[e->owner] || po->ro_epoch[e->owner] < e->epoch)
+                po->ro_epoch[e->owner] = e->epoch;
         }
         return TOUCH_NATIVE;
     }
@@ -524,14 +577,28 @@ static void arm(struct page_owners *po, int thread, uint32_t epoch)
 void page_owners_release(struct page_owners *po, int thread, uint32_t ended)
 {
     arm(po, thread, ended);
+    if (page_owners_reads_shared(po, thread)) {
+        po->ro_open[thread] = false;    /* its next read of one says it reads again */
+        po->ro_epoch[thread] = ended;
+    }
 }
 
 void page_owners_thread_end(struct page_owners *po, int thread, uint32_t final_epoch)
 {
-    arm(po, thread, final_epoch);
+    page_owners_release(po, thread, final_epoch);
     for (size_t i = 0; i < po->stacks.n; i++)
         if (po->stacks.at[i].thread == thread)
             retag(po, po->stacks.at[i].start, po->stacks.at[i].end, po->key_closed);
     if (thread > 0 && thread < po->n_threads)
         po->thread_key[thread] = 0;
+}
+
+void page_owners_each_taken_by_reading(const struct page_owners *po, int thread,
+                                       void (*each)(void *ctx, uint64_t page), void *ctx)
+{
+    for (size_t i = 0; i < po->cap; i++) {
+        const struct entry *e = &po->entries[i];
+        if (e->page && e->state == PAGE_PRIVATE && e->owner == thread && e->by_read)
+            each(ctx, (e->page - 1) << PAGE_SHIFT_BITS);
+    }
 }

@@ -53,6 +53,8 @@ enum page_touch {
     TOUCH_NATIVE,       /* the thread may now touch it natively (retags queued) */
     TOUCH_VISIBLE,      /* observed, or another thread's stack: a visible operation */
     TOUCH_CONFLICT,     /* unordered sharing of a page with unobserved accesses */
+    TOUCH_CONFLICT_READ,/* the same where the toucher only reads: the next run may share the page for
+                         * reading (page_owners_readers) before it has to observe it */
 };
 
 /* Pages [start, end) are to carry protection key `key`. */
@@ -71,6 +73,9 @@ void page_owners_free(struct page_owners *po);
 /* The key whose pages thread may touch natively (0: none of its own). */
 void page_owners_set_thread_key(struct page_owners *po, int thread, int key);
 int page_owners_thread_key(const struct page_owners *po, int thread);
+/* thread may read read-shared pages now (its rights must say so): from its
+ * first read of one in an epoch to the end of that epoch. */
+bool page_owners_reads_shared(const struct page_owners *po, int thread);
 
 /* [start, end) (page aligned) is followed from now on, untouched. */
 void page_owners_track(struct page_owners *po, uint64_t start, uint64_t end);
@@ -78,6 +83,17 @@ void page_owners_track(struct page_owners *po, uint64_t start, uint64_t end);
 void page_owners_untrack(struct page_owners *po, uint64_t start, uint64_t end);
 /* [start, end) is thread's stack (or its thread block). */
 void page_owners_stack(struct page_owners *po, uint64_t start, uint64_t end, int thread);
+/* Threads read the page holding addr side by side (the execution's initial
+ * set): a thread that reads it after its owner's accesses shares it for
+ * reading with the others, where it would take it over alone. */
+void page_owners_readers(struct page_owners *po, uint64_t addr);
+/* Calls each(ctx, page address) for every page thread took over by
+ * reading it after another thread's accesses: when a third thread reads
+ * one of them, the data they hold (a table filled once) is likely read
+ * by all, and the next run shares them all for reading. */
+void page_owners_each_taken_by_reading(const struct page_owners *po, int thread,
+                                       void (*each)(void *ctx, uint64_t page), void *ctx);
+
 /* The page holding addr is observed from now on (the execution's initial
  * set, or a page its first run found shared). Only followed pages. */
 void page_owners_observe(struct page_owners *po, uint64_t addr);

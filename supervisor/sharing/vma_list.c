@@ -75,7 +75,7 @@ void vma_list_remove(struct vma_list *l, uint64_t start, uint64_t end)
     }
 }
 
-void vma_list_set(struct vma_list *l, uint64_t start, uint64_t end, int prot)
+void vma_list_set(struct vma_list *l, uint64_t start, uint64_t end, int prot, bool shared)
 {
     if (start >= end)
         return;
@@ -83,7 +83,7 @@ void vma_list_set(struct vma_list *l, uint64_t start, uint64_t end, int prot)
     size_t i = first_after(l, start);
     reserve(l, l->n + 1);
     memmove(l->at + i + 1, l->at + i, (l->n - i) * sizeof *l->at);
-    l->at[i] = (struct vma){start, end, prot};
+    l->at[i] = (struct vma){start, end, prot, shared};
     l->n++;
 }
 

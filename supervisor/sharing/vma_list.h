@@ -17,6 +17,7 @@
 struct vma {
     uint64_t start, end;
     int prot;
+    bool shared;        /* MAP_SHARED: other processes may see it */
 };
 
 struct vma_list {
@@ -28,7 +29,7 @@ void vma_list_init(struct vma_list *l);
 void vma_list_free(struct vma_list *l);
 void vma_list_copy(struct vma_list *dst, const struct vma_list *src);
 /* [start, end) is mapped with prot (replacing what was there). */
-void vma_list_set(struct vma_list *l, uint64_t start, uint64_t end, int prot);
+void vma_list_set(struct vma_list *l, uint64_t start, uint64_t end, int prot, bool shared);
 /* [start, end) is unmapped. */
 void vma_list_remove(struct vma_list *l, uint64_t start, uint64_t end);
 /* Calls each(ctx, start, end, prot) for every mapped piece of

@@ -433,14 +433,18 @@ pages)
     # memory nobody else touched yet is no hang.
     for prog in data_sum data_buffers data_matmul data_pipeline data_lookup; do
         src=bench/$prog.c
-        run_mdat run -n 10 -s 1 --json run.json "$TARGETS/${prog}_o2"
+        run_mdat run -n 4 -s 1 --json run.json "$TARGETS/${prog}_o2"
         expect_status 0
-        expect_out "no failure in 10 executions"
+        expect_out "no failure in 4 executions"
         python3 - run.json "$prog" 2>"$WORK/py.err" <<'PY' || fail "$prog: $(cat "$WORK/py.err")"
 import json, sys
 s = json.load(open(sys.argv[1]))
-# Full observation made each of these 0.5-4 million steps an execution.
-assert s["visible_steps_total"] < 10 * 40000, (sys.argv[2], s["visible_steps_total"])
+# Full observation made each of these 0.5-67 million steps an execution.
+# data_matmul's matrices share their edge pages (c's last rows and b's
+# first, c's quarters) and data_lookup's table shares its first page with
+# the total added under the lock: those pages are observed.
+assert s["visible_steps_total"] < 4 * 80000, (sys.argv[2], s["visible_steps_total"])
+
 assert s["ptrace_stops_by_reason"]["pages"] > 0, s["ptrace_stops_by_reason"]
 PY
         rm -rf out-dir

@@ -88,7 +88,9 @@ static void test_unordered_second_touch_conflicts(void **state)
     hb_thread_start(w->hb, 2, 1);
     assert_int_equal(touch(w, 1, PAGE(1), true), TOUCH_NATIVE);
     /* T2 was made before T1 touched the page, and nothing ordered since. */
-    assert_int_equal(touch(w, 2, PAGE(1), false), TOUCH_CONFLICT);
+    assert_int_equal(touch(w, 2, PAGE(1), false), TOUCH_CONFLICT_READ);
+    /* The same by a write: the page must be observed. */
+    assert_int_equal(touch(w, 2, PAGE(1), true), TOUCH_CONFLICT);
     /* A conflict changes nothing in the books: the run starts again. */
     int owner;
     assert_int_equal(page_owners_state(w->po, PAGE(1), &owner), PAGE_PRIVATE);
@@ -119,12 +121,14 @@ static void test_touch_after_release_is_a_new_epoch(void **state)
      * unlock, does not know that touch. */
     assert_int_equal(touch(w, 1, PAGE(3), true), TOUCH_NATIVE);
     hb_acquire(w->hb, 2, 0x1000);
-    assert_int_equal(touch(w, 2, PAGE(3), false), TOUCH_CONFLICT);
+    assert_int_equal(touch(w, 2, PAGE(3), false), TOUCH_CONFLICT_READ);
 }
 
 static void test_readers_share_what_a_writer_handed_on(void **state)
 {
     struct world *w = *state;
+    /* A run before found T2 and T3 reading this page side by side. */
+    page_owners_readers(w->po, PAGE(4));
     assert_int_equal(touch(w, 1, PAGE(4), true), TOUCH_NATIVE);
     release(w, 1, 0);                   /* pthread_create */
     hb_thread_start(w->hb, 2, 1);
@@ -132,10 +136,37 @@ static void test_readers_share_what_a_writer_handed_on(void **state)
     assert_int_equal(touch(w, 2, PAGE(4), false), TOUCH_NATIVE);
     int owner;
     assert_int_equal(page_owners_state(w->po, PAGE(4), &owner), PAGE_READ_SHARED);
+    /* T3 reads read-shared pages from its first read of one in an epoch. */
+    assert_false(page_owners_native(w->po, 3, PAGE(4), false));
+    assert_int_equal(touch(w, 3, PAGE(4), false), TOUCH_NATIVE);
     assert_true(page_owners_native(w->po, 3, PAGE(4), false));
     assert_false(page_owners_native(w->po, 3, PAGE(4), true));
-    /* A write while the readers may still read: conflict. */
+    /* A write while another reader may still read: conflict. */
     assert_int_equal(touch(w, 3, PAGE(4), true), TOUCH_CONFLICT);
+    /* Its release closes its reading: a write by a thread that knows the
+     * release (and every other reader's) may take the page. */
+    release(w, 2, 0x3000);
+    release(w, 3, 0x3000);
+    assert_false(page_owners_native(w->po, 3, PAGE(4), false));
+    hb_acquire(w->hb, 1, 0x3000);
+    assert_int_equal(touch(w, 1, PAGE(4), true), TOUCH_NATIVE);
+}
+
+static void test_handed_on_buffer_read_then_written(void **state)
+{
+    /* A pipeline stage: the producer fills a buffer and hands it on under
+     * a lock; the next stage reads it first, then writes it. */
+    struct world *w = *state;
+    hb_thread_start(w->hb, 2, 1);
+    hb_thread_start(w->hb, 3, 1);
+    assert_int_equal(touch(w, 2, PAGE(20), true), TOUCH_NATIVE);
+    release(w, 2, 0x4000);
+    hb_acquire(w->hb, 3, 0x4000);
+    assert_int_equal(touch(w, 3, PAGE(20), false), TOUCH_NATIVE);
+    assert_int_equal(touch(w, 3, PAGE(20), true), TOUCH_NATIVE);
+    int owner;
+    assert_int_equal(page_owners_state(w->po, PAGE(20), &owner), PAGE_PRIVATE);
+    assert_int_equal(owner, 3);
 }
 
 static void test_write_after_every_reader_joined(void **state)
@@ -176,7 +207,23 @@ static void test_fresh_block(void **state)
     /* The allocator hands the whole page to T2: what T1 left there is dead. */
     page_owners_fresh(w->po, PAGE(7), 2);
     assert_true(page_owners_native(w->po, 2, PAGE(7), true));
-    assert_int_equal(touch(w, 1, PAGE(7), false), TOUCH_CONFLICT);
+    assert_int_equal(touch(w, 1, PAGE(7), false), TOUCH_CONFLICT_READ);
+}
+
+static void test_a_handed_on_page_is_the_readers_whole(void **state)
+{
+    struct world *w = *state;
+    /* A buffer filled by T1 and passed to T2 (nobody else reads it): T2's
+     * first read takes it whole, so its later writes stay native. */
+    assert_int_equal(touch(w, 1, PAGE(10), true), TOUCH_NATIVE);
+    release(w, 1, 0);
+    hb_thread_start(w->hb, 2, 1);
+    assert_int_equal(touch(w, 2, PAGE(10), false), TOUCH_NATIVE);
+    int owner;
+    assert_int_equal(page_owners_state(w->po, PAGE(10), &owner), PAGE_PRIVATE);
+    assert_int_equal(owner, 2);
+    assert_true(page_owners_native(w->po, 2, PAGE(10), true));
+
 }
 
 static void test_untrack_forgets(void **state)
@@ -227,8 +274,8 @@ static void test_vma_list(void **state)
 {
     struct vma_list l;
     vma_list_init(&l);
-    vma_list_set(&l, 0x10000, 0x20000, PROT_READ | PROT_WRITE);
-    vma_list_set(&l, 0x14000, 0x15000, PROT_NONE);
+    vma_list_set(&l, 0x10000, 0x20000, PROT_READ | PROT_WRITE, false);
+    vma_list_set(&l, 0x14000, 0x15000, PROT_NONE, true);
     vma_list_remove(&l, 0x18000, 0x19000);
     assert_int_equal(l.n, 4);
     assert_int_equal(vma_list_find(&l, 0x14800)->prot, PROT_NONE);
@@ -259,10 +306,13 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_touch_after_release_is_a_new_epoch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_readers_share_what_a_writer_handed_on, setup, teardown),
         cmocka_unit_test_setup_teardown(test_write_after_every_reader_joined, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_handed_on_buffer_read_then_written, setup, teardown),
+
         cmocka_unit_test_setup_teardown(test_observed_and_stacks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fresh_block, setup, teardown),
         cmocka_unit_test_setup_teardown(test_untrack_forgets, setup, teardown),
         cmocka_unit_test_setup_teardown(test_retags_coalesce_in_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_handed_on_page_is_the_readers_whole, setup, teardown),
         cmocka_unit_test_setup_teardown(test_many_pages, setup, teardown),
         cmocka_unit_test(test_vma_list),
         cmocka_unit_test(test_page_list),
