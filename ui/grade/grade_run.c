@@ -190,6 +190,10 @@ static int run_command(char *const argv[], const char *dir, int out_fd, double t
         default_stop_signals();
         if (getppid() != parent)
             _exit(127);
+        /* In a sandbox as root, a build is the program's (its Makefile is
+         * the student's code), never mdat's user. */
+        if (!spawn_become_program_user())
+            _exit(126);
         int devnull = open("/dev/null", O_RDONLY);
         if (devnull >= 0)
             dup2(devnull, 0);

@@ -25,13 +25,22 @@
 #include <unistd.h>
 
 #include <linux/capability.h>
+#include <linux/securebits.h>
+
+#include "supervisor/engine/execution.h"
+#include "supervisor/engine/spawn.h"
 
 /* When mdat grade runs as root, submission i runs as a user of its own,
  * which no file and no other process belongs to: SANDBOX_UID_BASE + a
  * number made of mdat grade's process id and i (shards of one class may
- * grade the same submission at once, and RLIMIT_NPROC counts per user).
- * Without root, the one user a user namespace maps. */
-enum { SANDBOX_UID_BASE = 1 << 28, SANDBOX_NS_UID = 1000, HIDE_TMPFS_KB = 64 };
+ * grade the same submission at once, and RLIMIT_NPROC counts per user);
+ * mdat's processes in the sandbox run as another such user,
+ * EXPLORER_UID_OFFSET above it. Inside the sandbox's user namespace the
+ * program's user is SANDBOX_NS_UID and mdat's is 0 (with only the
+ * capabilities it needs to trace, signal and start the program: the
+ * kernel refuses the program any of that against mdat). Without root,
+ * the one user a user namespace maps, SANDBOX_NS_UID, is both. */
+enum { SANDBOX_UID_BASE = 1 << 28, EXPLORER_UID_OFFSET = 1 << 26, SANDBOX_NS_UID = 1000, HIDE_TMPFS_KB = 64 };
 
 static struct {
     bool probed;
@@ -149,11 +158,22 @@ static bool map_user(uid_t uid, gid_t gid, char *err, size_t errlen)
     return true;
 }
 
+/* The program's user and group, as the grading child (outside the
+ * sandbox's user namespace) names them. */
 static void sandbox_ids(const struct sandbox_plan *p, uid_t *uid, gid_t *gid)
 {
     *uid = here.as_root ? (uid_t)SANDBOX_UID_BASE + (uid_t)(p->grader % 8192) * 4096 + (uid_t)(p->submission % 4096)
                         : SANDBOX_NS_UID;
     *gid = (gid_t)*uid;
+}
+
+/* As root: mdat's user in the sandbox, as seen from outside. */
+static uid_t explorer_id(const struct sandbox_plan *p)
+{
+    uid_t uid;
+    gid_t gid;
+    sandbox_ids(p, &uid, &gid);
+    return uid + EXPLORER_UID_OFFSET;
 }
 
 /* mkdir -p, ignoring what exists (parents on the read-only file system). */
@@ -316,9 +336,12 @@ static bool build_view(const struct sandbox_plan *p, int src_fd, bool src_is_dir
     /* The unit's tmpfs first, held by a descriptor: the hiding below may
      * cover where it is mounted (the output directory, /tmp). */
     make_path(p->unit_dir);
+    /* mdat's: the program writes only in its copy and /tmp (as root,
+     * where it is another user, it cannot touch what mdat writes). */
+    uid_t owner = here.as_root ? explorer_id(p) : uid;
     char opts[128];
-    snprintf(opts, sizeof opts, "size=%llu,mode=0755,uid=%d,gid=%d", (unsigned long long)s->max_disk, (int)uid,
-             (int)gid);
+    snprintf(opts, sizeof opts, "size=%llu,mode=0755,uid=%d,gid=%d", (unsigned long long)s->max_disk, (int)owner,
+             (int)owner);
     if (mount("tmpfs", p->unit_dir, "tmpfs", MS_NOSUID | MS_NODEV, opts) != 0)
         return fail(err, errlen, "cannot mount a tmpfs on", p->unit_dir);
     int unit_fd = open(p->unit_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -360,14 +383,49 @@ static bool build_view(const struct sandbox_plan *p, int src_fd, bool src_is_dir
 
 /* ---------- the worker and init ---------- */
 
+/* The capabilities mdat keeps in the sandbox's user namespace as root:
+ * to trace the program (and read its memory and descriptors in /proc),
+ * to signal it, and to start it (or its build) as its user. */
+static const int explorer_caps[] = {CAP_SYS_PTRACE, CAP_KILL, CAP_SETUID, CAP_SETGID, CAP_DAC_OVERRIDE,
+                                    CAP_DAC_READ_SEARCH};
+
+static bool keeps(int cap)
+{
+    for (size_t i = 0; i < sizeof explorer_caps / sizeof explorer_caps[0]; i++)
+        if (explorer_caps[i] == cap)
+            return true;
+    return false;
+}
+
+/* As root: the worker becomes user 0 of its user namespace (another user
+ * than the program's outside) with explorer_caps and nothing else, and
+ * what it execs (a checker, a shell) gets none (SECBIT_NOROOT). */
+static void become_explorer(void)
+{
+    if (setgroups(0, NULL) != 0 || setresgid(0, 0, 0) != 0 || setresuid(0, 0, 0) != 0)
+        _exit(126);
+    /* (while it still has CAP_SETPCAP) */
+    if (prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED, 0, 0, 0) != 0)
+        _exit(126);
+    for (int cap = 0; cap <= CAP_LAST_CAP; cap++)
+        if (!keeps(cap))
+            prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
+    struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
+    struct __user_cap_data_struct caps[2] = {{0}};
+    for (size_t i = 0; i < sizeof explorer_caps / sizeof explorer_caps[0]; i++) {
+        int cap = explorer_caps[i];
+        caps[cap / 32].effective |= 1u << (cap % 32);
+        caps[cap / 32].permitted |= 1u << (cap % 32);
+    }
+    if (syscall(SYS_capset, &hdr, caps) != 0)
+        _exit(126);
+    spawn_set_program_user(true, SANDBOX_NS_UID, SANDBOX_NS_UID);
+}
+
 static void drop_privileges(const struct sandbox_plan *p)
 {
-    uid_t uid;
-    gid_t gid;
-    sandbox_ids(p, &uid, &gid);
     if (here.as_root) {
-        if (setgroups(0, NULL) != 0 || setresgid(gid, gid, gid) != 0 || setresuid(uid, uid, uid) != 0)
-            _exit(126);
+        become_explorer();
     } else {
         /* The namespace's only user already; give up its capabilities. */
         for (int cap = 0; cap <= CAP_LAST_CAP; cap++)
@@ -379,20 +437,71 @@ static void drop_privileges(const struct sandbox_plan *p)
     }
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         _exit(126);
-    /* A change of user makes a process undumpable, and its children cannot
-     * be traced before their exec: mdat seizes them then. */
-    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+    /* Neither the program nor its build may read or write mdat's memory
+     * (the unit's shared result is in it): spawn.c makes each program
+     * dumpable only when its filter is in place. */
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 }
 
 static void run_worker(const struct sandbox_plan *p)
 {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     drop_privileges(p);
+    execution_set_mdat_root(getpid());
     if (chdir(p->copy_dir) != 0)
         _exit(126);
     setenv("HOME", p->copy_dir, 1);
     setenv("TMPDIR", "/tmp", 1);
     _exit(p->work(p->ctx));
+}
+
+/* As root, by init (privileged in the parent user namespace): the
+ * worker's user namespace maps 0 to mdat's user and SANDBOX_NS_UID to the
+ * program's, nothing else. */
+static bool map_worker(const struct sandbox_plan *p, pid_t worker)
+{
+    uid_t uid;
+    gid_t gid;
+    sandbox_ids(p, &uid, &gid);
+    char map[96], path[64];
+    snprintf(map, sizeof map, "0 %u 1\n%d %u 1\n", (unsigned)explorer_id(p), SANDBOX_NS_UID, (unsigned)uid);
+    snprintf(path, sizeof path, "/proc/%d/uid_map", (int)worker);
+    if (!write_file(path, map))
+        return false;
+    snprintf(map, sizeof map, "0 %u 1\n%d %u 1\n", (unsigned)explorer_id(p), SANDBOX_NS_UID, (unsigned)gid);
+    snprintf(path, sizeof path, "/proc/%d/gid_map", (int)worker);
+    return write_file(path, map);
+}
+
+/* Forks the worker; as root, in a user namespace of its own, mapped by
+ * this process (init) before the worker goes on. */
+static pid_t start_worker(const struct sandbox_plan *p)
+{
+    int made[2], mapped[2];
+    if (here.as_root && (pipe2(made, O_CLOEXEC) != 0 || pipe2(mapped, O_CLOEXEC) != 0))
+        return -1;
+    pid_t worker = fork();
+    if (worker < 0 || !here.as_root) {
+        if (worker == 0)
+            run_worker(p);
+        return worker;
+    }
+    char c = 'u';
+    if (worker == 0) {
+        close(made[0]);
+        close(mapped[1]);
+        if (unshare(CLONE_NEWUSER) != 0 || write(made[1], &c, 1) != 1 || read(mapped[0], &c, 1) != 1)
+            _exit(126);
+        close(made[1]);
+        close(mapped[0]);
+        run_worker(p);
+    }
+    close(made[1]);
+    close(mapped[0]);
+    bool ok = read(made[0], &c, 1) == 1 && map_worker(p, worker) && write(mapped[1], &c, 1) == 1;
+    close(made[0]);
+    close(mapped[1]);
+    return ok ? worker : -1;
 }
 
 /* PID 1 of the sandbox: /proc of its namespace, the worker, and every
@@ -402,11 +511,9 @@ static void run_init(const struct sandbox_plan *p)
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (here.optional_flags & CLONE_NEWPID)
         mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
-    pid_t worker = fork();
+    pid_t worker = start_worker(p);
     if (worker < 0)
         _exit(126);
-    if (worker == 0)
-        run_worker(p);
     for (;;) {
         int status;
         pid_t w = waitpid(-1, &status, __WALL | WUNTRACED);
@@ -515,7 +622,12 @@ int grade_sandbox_run(const struct sandbox_plan *p, char *err, size_t errlen)
     gid_t grader_gid = getgid();
     if (unshare(flags) != 0)
         return fail(err, errlen, "cannot make namespaces", ""), -1;
-    if (!here.as_root && !map_user(grader_uid, grader_gid, err, errlen))
+    /* A process writes its own maps in /proc only while it is dumpable
+     * (mdat is not): this one is out of the sandbox's sight. */
+    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+    bool mapped = here.as_root || map_user(grader_uid, grader_gid, err, errlen);
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    if (!mapped)
         return -1;
     if (!build_view(p, src, S_ISDIR(st.st_mode), err, errlen))
         return -1;
