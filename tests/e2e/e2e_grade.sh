@@ -84,6 +84,75 @@ same_reports() {
 
 grade() { run_mdat grade "${OPTS[@]}" "$@"; }
 
+# The hostile class of tests/grade/hostile added in 0.4 (see its README).
+NEW_HOSTILE=(forger_mem forger_vm i386_killer i386_stopper i386_tracer setsig limiter snooper linker)
+
+# teacher_setup DIR OWNER: the teacher's files, for the snooper: a 0644
+# note, a student's 0644 source (class/alice.c), a unix socket listening
+# (what reaches it goes to DIR/teacher/received), and the checksum of the
+# files in $teacher_sum. DIR/teacher is a link to $teacher_dir, outside
+# /tmp (in the build tree), where a sandbox that only hid the usual
+# places (/home, /root, /tmp...) would show them.
+teacher_setup() {
+    local t=$1/teacher real
+    real=$(mktemp -d "$GRADE/.teacher-$TEST-XXXXXX")
+    chmod 755 "$real"
+    trap 'rm -rf "$WORK" "$GRADE"/.teacher-"$TEST"-*' EXIT
+    ln -s "$real" "$t"
+    teacher_dir=$real
+    mkdir -p "$t/class"
+    echo "the teacher's notes" >"$t/notes.txt"
+    cp "$SOURCES/alice.c" "$t/class/alice.c"
+    chmod 644 "$t/notes.txt" "$t/class/alice.c"
+    python3 - "$t/sock" "$t/received" <<'PY' &
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind(sys.argv[1])
+os.chmod(sys.argv[1], 0o777)
+s.listen(8)
+while True:
+    c, _ = s.accept()
+    with open(sys.argv[2], "ab") as out:
+        out.write(c.recv(4096) or b"(connected)")
+    c.close()
+PY
+    listener=$!
+    for _ in $(seq 50); do [ -S "$t/sock" ] && break; sleep 0.1; done
+    [ -n "${2:-}" ] && chown -R "$2" "$real"
+    teacher_sum=$(cd "$t" && sha256sum notes.txt class/alice.c)
+}
+
+# teacher_check DIR: the note unchanged, nothing came through the socket.
+teacher_check() {
+    kill "$listener" 2>/dev/null
+    wait "$listener" 2>/dev/null
+    [ "$(cd "$1/teacher" && sha256sum notes.txt class/alice.c)" = "$teacher_sum" ] || fail "the teacher's files changed"
+    [ -e "$1/teacher/received" ] && fail "a submission reached the teacher's socket: $(cat "$1/teacher/received")"
+}
+
+# expect_new_hostile DIR: the verdicts of NEW_HOSTILE graded into DIR.
+expect_new_hostile() {
+    local dir=$1
+    # Both forgers and the limiter have a real deadlock: it is reported,
+    # not the forged "no failure", not an error of mdat's.
+    expect_verdict "$dir" forger_mem deadlock deadlock
+    expect_verdict "$dir" forger_vm deadlock deadlock
+    expect_verdict "$dir" limiter deadlock deadlock
+    for n in i386_killer i386_stopper i386_tracer; do
+        expect_verdict "$dir" "$n" sandbox-violation
+        field_has "$dir/report.csv" "$n" details "through the 32-bit int \\\$0x80 ABI" ||
+            fail "$n: the details do not name the ABI: $(field "$dir/report.csv" "$n" details)"
+    done
+    expect_verdict "$dir" setsig sandbox-violation
+    field_has "$dir/report.csv" setsig details "fcntl\(F_SETOWN\)" || fail "setsig: $(field "$dir/report.csv" setsig details)"
+    expect_verdict "$dir" snooper ok
+    expect_verdict "$dir" linker ok
+    local odd
+    odd=$(find "$dir" ! -type f ! -type d)
+    [ -z "$odd" ] || fail "copied out of the sandbox though not regular files: $odd"
+    expect_err "linker: not copied out of the sandbox, as not regular files: 5"
+}
+
 case "$TEST" in
 verdicts)
     # Every verdict of the class, in CSV, JSON and HTML; same seeds, same answers.
@@ -356,16 +425,23 @@ hostile)
     H=$WORK/given
     mkdir -p "$H" "$WORK/home"
     cp "$GRADE"/{alice,bob} "$H"/
-    for n in killer saboteur reader filler forkbomb tracer stopper daemon printer; do
+    for n in killer saboteur reader filler forkbomb tracer stopper daemon printer "${NEW_HOSTILE[@]}"; do
         cp "$GRADE/hostile_$n" "$H/$n"
     done
     echo "the teacher's secret" >"$WORK/home/secret"
+    teacher_setup "$WORK"
     before=$(cd "$H" && sha256sum -- *)
+    # (--submission-timeout: a word of the grader's command line, which the
+    # snooper looks for in every other process's)
     HOME=$WORK/home HOSTILE_SECRET=$WORK/home/secret HOSTILE_OTHER=$H/alice \
-        HOSTILE_TARGETS="$H:$WORK/out-h:$WORK/home" \
+        HOSTILE_TARGETS="$H:$WORK/out-h:$WORK/home" HOSTILE_TEACHER_FILE=$teacher_dir/notes.txt \
+        HOSTILE_OTHER_SOURCE=$teacher_dir/class/alice.c HOSTILE_SOCKET=$teacher_dir/sock HOSTILE_MARKER=--submission-timeout \
         run_mdat grade -n 2 -j 1 --timeout 5 --max-steps 30000 --max-procs 32 --max-disk 64M \
-        --submission-timeout 10 --no-times -o out-h "$H"/{alice,killer,saboteur,reader,bob,filler,forkbomb,tracer,stopper,daemon,printer}
+        --submission-timeout 10 --no-times -o out-h "$H"/{alice,killer,saboteur,reader,bob,filler,forkbomb,tracer,stopper,daemon,printer} \
+        "${NEW_HOSTILE[@]/#/$H/}"
     expect_status 0
+    expect_new_hostile out-h
+    teacher_check "$WORK"
     expect_verdict out-h alice ok
     expect_verdict out-h bob deadlock deadlock
     expect_verdict out-h killer sandbox-violation
@@ -395,18 +471,26 @@ hostile)
         N=$WORK/nobody
         mkdir -p "$N/given" "$N/home"
         cp "$H"/{alice,bob,killer,saboteur,reader,filler,stopper,daemon} "$N/given/"
+        for n in "${NEW_HOSTILE[@]}"; do cp "$H/$n" "$N/given/"; done
         echo "nobody's secret" >"$N/home/secret"
         chown -R nobody:nogroup "$N"
         chmod o+x "$WORK"
+        teacher_setup "$N" nobody:nogroup
         before=$(cd "$N/given" && sha256sum -- *)
+        # (no HOSTILE_MARKER: without root, mdat's processes in the sandbox
+        # are the submission's user, whose command lines it may read; see
+        # README "Grading untrusted code")
         (cd "$N" && HOME=$N/home HOSTILE_SECRET=$N/home/secret HOSTILE_OTHER=$N/given/alice \
-            HOSTILE_TARGETS="$N/given:$N/out:$N/home" \
+            HOSTILE_TARGETS="$N/given:$N/out:$N/home" HOSTILE_TEACHER_FILE=$teacher_dir/notes.txt \
+            HOSTILE_OTHER_SOURCE=$teacher_dir/class/alice.c HOSTILE_SOCKET=$teacher_dir/sock \
             setpriv --reuid=nobody --regid=nogroup --clear-groups \
             "$MDAT" grade -n 2 -j 1 --timeout 5 --max-steps 30000 --max-procs 32 --max-disk 64M \
             --submission-timeout 10 --no-times -o out "$N"/given/{alice,killer,saboteur,reader,bob,filler,stopper,daemon} \
-            </dev/null >"$WORK/out" 2>"$WORK/err")
+            "${NEW_HOSTILE[@]/#/$N/given/}" </dev/null >"$WORK/out" 2>"$WORK/err")
         status=$?
         expect_status 0
+        expect_new_hostile "$N/out"
+        teacher_check "$N"
         expect_verdict "$N/out" alice ok
         expect_verdict "$N/out" bob deadlock deadlock
         expect_verdict "$N/out" killer sandbox-violation
@@ -599,21 +683,25 @@ nonroot)
     N=$WORK/u
     mkdir -p "$N/given" "$N/home" "$N/class"
     cp "$GRADE"/{alice,bob} "$N/given/"
-    for n in killer saboteur reader filler forkbomb tracer stopper daemon; do
+    for n in killer saboteur reader filler forkbomb tracer stopper daemon "${NEW_HOSTILE[@]}"; do
         cp "$GRADE/hostile_$n" "$N/given/$n"
     done
     cp "$GRADE"/{alice,bob,carol,dave,erin} "$N/class/"
     echo "the grader's secret" >"$N/home/secret"
     chown -R $U:$U "$N"
     chmod o+x "$WORK"
+    teacher_setup "$N" $U:$U
     before=$(cd "$N/given" && sha256sum -- *)
     (cd "$N" && HOME=$N/home HOSTILE_SECRET=$N/home/secret HOSTILE_OTHER=$N/given/alice \
-        HOSTILE_TARGETS="$N/given:$N/out:$N/home" \
+        HOSTILE_TARGETS="$N/given:$N/out:$N/home" HOSTILE_TEACHER_FILE=$teacher_dir/notes.txt \
+        HOSTILE_OTHER_SOURCE=$teacher_dir/class/alice.c HOSTILE_SOCKET=$teacher_dir/sock \
         as_user "$MDAT" grade -n 2 -j 1 --timeout 5 --max-steps 30000 --max-procs 32 --max-disk 64M \
         --submission-timeout 10 --no-times -o out "$N"/given/{alice,killer,saboteur,reader,bob,filler,forkbomb,tracer,stopper,daemon} \
-        </dev/null >"$WORK/out" 2>"$WORK/err")
+        "${NEW_HOSTILE[@]/#/$N/given/}" </dev/null >"$WORK/out" 2>"$WORK/err")
     status=$?
     expect_status 0
+    expect_new_hostile "$N/out"
+    teacher_check "$N"
     expect_verdict "$N/out" alice ok
     expect_verdict "$N/out" bob deadlock deadlock
     expect_verdict "$N/out" killer sandbox-violation
