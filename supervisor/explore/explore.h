@@ -158,6 +158,11 @@ struct explore_summary {
     /* Failing executions by kind (every one with keep_going or count_all;
      * without, only those that ran before the exploration stopped). */
     uint64_t failing[FAIL_KIND_COUNT];
+    /* Executions in which a data race was found, whatever else failed
+     * (with --races fail-at-end one may fail the checker and race), and
+     * those whose output the checker accepted. */
+    uint64_t raced;
+    uint64_t output_accepted;
     /* Executions cut short while making progress (no failure): how many,
      * and the most steps one of them had reached. */
     uint64_t incomplete;

@@ -190,6 +190,33 @@ static char *unescape(const char *s)
     return out;
 }
 
+void schedule_replay_command(const char *path, bool checker_verdict, char *out, size_t len)
+{
+    const char *verb = checker_verdict ? "mdat replay --trust-check " : "mdat replay ";
+    bool plain = path[0] != '\0';
+    for (const char *c = path; *c; c++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./-+:,=@%", *c))
+            plain = false;
+    if (plain) {
+        snprintf(out, len, "%s%s", verb, path);
+        return;
+    }
+    /* Single quotes for the shell, each ' as '\''. */
+    size_t k = (size_t)snprintf(out, len, "%s'", verb);
+    for (const char *c = path; *c && k + 6 < len; c++) {
+        if (*c == '\'') {
+            memcpy(out + k, "'\\''", 4);
+            k += 4;
+        } else {
+            out[k++] = *c;
+        }
+    }
+    if (k + 2 <= len) {
+        out[k++] = '\'';
+        out[k] = '\0';
+    }
+}
+
 bool schedule_write(const struct schedule *s, const char *path, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "w");
@@ -198,7 +225,9 @@ bool schedule_write(const struct schedule *s, const char *path, char *err, size_
         return false;
     }
     fprintf(f, "mdat-schedule 1\n");
-    fprintf(f, "# Re-execute with: mdat replay %s\n", path);
+    char replay[PATH_MAX + 64];
+    schedule_replay_command(path, strcmp(s->failure, "checker") == 0, replay, sizeof replay);
+    fprintf(f, "# Re-execute with: %s\n", replay);
     fprintf(f, "mdat-version %s\n", s->mdat_version);
     fprintf(f, "program ");
     write_escaped(f, s->program ? s->program : "");

@@ -17,7 +17,8 @@ struct wire_result wire_of(uint64_t index, bool ok, const struct exec_result *re
 {
     struct wire_result w = {.index = index, .kind = res->kind, .incomplete = res->incomplete, .error = !ok,
                             .interrupted = !ok && res->interrupted, .steps = res->steps,
-                            .stops = res->ptrace_stops, .exit_status = res->exit_status};
+                            .stops = res->ptrace_stops, .exit_status = res->exit_status,
+                            .raced = ok && res->raced, .output_accepted = ok && res->output_accepted};
     memcpy(w.stops_by_reason, res->stops_by_reason, sizeof w.stops_by_reason);
     snprintf(w.location, sizeof w.location, "%s", res->location);
     snprintf(w.error_message, sizeof w.error_message, "%s", res->error_message);
@@ -75,6 +76,8 @@ void tally_add(void *ctx, const struct wire_result *w)
         t->sum->ptrace_stops_total += w->stops;
         for (int k = 0; k < STOP_REASON_COUNT; k++)
             t->sum->ptrace_stops_by_reason[k] += w->stops_by_reason[k];
+        t->sum->raced += w->raced != 0;
+        t->sum->output_accepted += w->output_accepted != 0;
     }
     if (w->index == 0)
         t->sum->exit_status_first = (uint64_t)w->exit_status;

@@ -32,6 +32,8 @@ struct wire_result {
      * one already run and no outcome of its own. */
     int32_t has_outcome;
     struct outcome_key outcome;
+    int32_t raced;              /* exec_result.raced */
+    int32_t output_accepted;    /* exec_result.output_accepted */
 };
 
 /* Shared between parent and workers: the lowest failing index found so far,

@@ -60,10 +60,50 @@ if verdict not in ("ok", "build-failed", "mdat-error", "hang", "sandbox-violatio
     assert ff is not None, sub
 if ff is not None:
     assert sub["failing"] >= 1 and sum(sub["failing_by_kind"].values()) == sub["failing"], sub
-    assert ff["replay"] == "mdat replay " + ff["schedule_file"], ff
+    assert ff["replay"] == "mdat replay " + ("--trust-check " if ff["kind"] == "checker" else "") + ff["schedule_file"], ff
 if kind:
     assert ff["kind"] == kind, ff["kind"]
 PY
+}
+
+# replays_work DIR [GRADESCOPE_DIR [SKIP]]: every replay command the
+# grading printed (on the terminal, $WORK/out) or wrote (CSV, JSON, HTML,
+# JUnit, Gradescope) reproduces its failure when pasted into a shell (but
+# those matching the grep -E pattern SKIP).
+replays_work() {
+    local dir=$1 gs=${2:-} skip=${3:-^$} cmd n=0
+    python3 - "$dir" "$WORK/out" "$gs" >"$WORK/replays" <<'PY'
+import csv, glob, html, json, re, sys
+d, terminal, gs = sys.argv[1:]
+found = set()
+for row in csv.DictReader(open(f"{d}/report.csv", newline="", encoding="utf-8")):
+    if row["replay"]:
+        found.add(row["replay"])
+for sub in json.load(open(f"{d}/report.json", encoding="utf-8"))["submissions"]:
+    if sub["first_failure"]:
+        found.add(sub["first_failure"]["replay"])
+for m in re.finditer(r"<td>(mdat replay [^<]*)</td>", open(f"{d}/report.html", encoding="utf-8").read()):
+    found.add(html.unescape(m.group(1)))
+texts = [open(terminal, encoding="utf-8").read()]
+texts += [open(p, encoding="utf-8").read() for p in glob.glob(f"{d}/*.xml")]
+if gs:
+    for p in glob.glob(f"{gs}/**/results.json", recursive=True):
+        r = json.load(open(p, encoding="utf-8"))
+        texts += [r["output"]] + [t["output"] for t in r["tests"]]
+for t in texts:
+    found.update(m.group(1) for m in re.finditer(r"replay: (mdat replay .*)", t))
+print("\n".join(sorted(found)))
+PY
+    while IFS= read -r cmd; do
+        [ -n "$cmd" ] || continue
+        echo "$cmd" | grep -qE -- "$skip" && continue
+        n=$((n + 1))
+        PATH="$(dirname "$MDAT"):$PATH" sh -c "$cmd" </dev/null >"$WORK/pasted.out" 2>&1
+        local st=$?
+        [ "$st" -eq 1 ] && grep -q "reproduced FAILURE" "$WORK/pasted.out" ||
+            fail "pasted \"$cmd\": exit $st: $(tail -2 "$WORK/pasted.out")"
+    done <"$WORK/replays"
+    [ "$n" -gt 0 ] || fail "no replay command in the reports of $dir"
 }
 
 # no_tracee_left: nothing of this test runs any more (mdat, tracees, forked
@@ -168,6 +208,9 @@ verdicts)
     expect_verdict class heidi crash crash
     expect_verdict class judy ok
     expect_verdict class mallory build-failed
+    # (ivan's forks fail at --max-procs in the sandbox, where he is not
+    # root; a replay as root is not limited: RLIMIT_NPROC spares root)
+    if [ "$(id -u)" -eq 0 ]; then replays_work class "" /08-ivan/; else replays_work class; fi
     [ "$(field class/report.csv frank failing)" = 8 ] || fail "frank livelocks in every schedule"
     case "$(field class/report.csv frank details)" in "livelock: "*) ;; *) fail "frank: details do not say livelock";; esac
     # With the race detector on (the default), carol's unlocked balance and
@@ -380,7 +423,8 @@ expect = {"alice": 10, "bob": 6, "carol": 7, "dave": 8, "mallory": 0}
 for name, score in expect.items():
     r = json.load(open(f"{gs}/{list(cases).index(name) + 1:02d}-{name}/results.json", encoding="utf-8"))
     assert r["score"] == score, (name, r["score"])
-    assert [t["name"] for t in r["tests"]] == ["no deadlock", "no assertion", "no checker", "no crash"], r["tests"]
+    assert [t["name"] for t in r["tests"]] == ["no deadlock", "no failed assertion", "output correct in every schedule",
+                                               "no crash"], r["tests"]
     assert sum(t["max_score"] for t in r["tests"]) == 10
     assert sum(t["score"] for t in r["tests"]) == score
     assert "execution_time" not in r and r["output_format"] == "text"
@@ -390,7 +434,13 @@ bob = json.load(open(f"{gs}/02-bob/results.json", encoding="utf-8"))
 dl = bob["tests"][0]
 assert dl["status"] == "failed" and "/class/02-bob/" in dl["output"] and "replay: mdat replay /" in dl["output"], dl
 assert "deadlock" in bob["output"] and "replay:" in bob["output"]
+# A checker failure shows the output it rejected and the steps on shared data.
+dave = json.load(open(f"{gs}/04-dave/results.json", encoding="utf-8"))["output"]
+assert "replay: mdat replay --trust-check /" in dave, dave
+assert "output the checker rejected (" in dave and "\n  enter " in dave, dave
+assert "steps on data several threads touched (" in dave and " W balance := " in dave, dave
 PY
+    replays_work class gs
     for k in 1 2; do
         grade -o class --shard "$k/2" "${part[@]}"
         expect_status 0
@@ -415,6 +465,45 @@ PY
         [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "grade $bad: not one line: $(cat "$WORK/err")"
     done
     [ -e bad/01-alice ] && fail "a usage error still graded"
+    ;;
+scores)
+    # The second assignment (a sum, check_sum.sh) graded with the default
+    # race mode and rubric: oscar's race does not stop his executions, so
+    # the checker sees the sums it lost (he loses "no data race" and
+    # "output correct"); peggy never ends and never prints (she loses "ends
+    # in every schedule", one item for livelock and hang alike, and the
+    # output's point, which needs an output the checker accepted).
+    cp "$GRADE"/{oscar,peggy,rupert} "$CLASS"/
+    run_mdat grade -n 40 -s 1 -j 2 --timeout 5 --max-steps 30000 --no-times --check "$SOURCES/check_sum.sh" \
+        -o sums --gradescope sums-gs "$CLASS/oscar" "$CLASS/peggy" "$CLASS/rupert"
+    expect_status 0
+    expect_verdict sums peggy hang livelock
+    python3 - sums sums-gs <<'PY' || fail "the scores are not the rubric's"
+import json, sys
+d, gs = sys.argv[1:]
+subs = {s["name"].split("-", 1)[1]: s for s in json.load(open(f"{d}/report.json", encoding="utf-8"))["submissions"]}
+oscar = subs["oscar"]
+assert oscar["raced"] == 40, oscar
+assert oscar["failing_by_kind"]["checker"] > 0, oscar      # sums lost past the race
+assert 0 < oscar["output_accepted"] < 40, oscar
+assert oscar["failing_by_kind"]["checker"] + oscar["failing_by_kind"]["race"] == 40, oscar
+assert subs["peggy"]["output_accepted"] == 0 and subs["peggy"]["raced"] == 0, subs["peggy"]
+names = ["no deadlock", "no failed assertion", "no crash", "ends in every schedule", "uses the thread API correctly",
+         "no data race", "leaves the grader alone", "output correct in every schedule"]
+lost = {"oscar": {"no data race", "output correct in every schedule"},
+        "peggy": {"ends in every schedule", "output correct in every schedule"}, "rupert": set()}
+for i, name in enumerate(["oscar", "peggy", "rupert"]):
+    r = json.load(open(f"{gs}/{i + 1:02d}-{name}/results.json", encoding="utf-8"))
+    assert [t["name"] for t in r["tests"]] == names, r["tests"]
+    failed = {t["name"] for t in r["tests"] if t["status"] == "failed"}
+    assert failed == lost[name], (name, failed)
+    assert r["score"] == 8 - len(lost[name]), (name, r["score"])
+out = json.load(open(f"{gs}/02-peggy/results.json", encoding="utf-8"))["tests"][7]["output"]
+assert "no schedule's output reached the checker" in out, out
+PY
+    field_has sums/report.csv oscar details "race on sum: .*also checker in [0-9]+" ||
+        fail "oscar: the details do not say the sums were wrong too: $(field sums/report.csv oscar details)"
+    replays_work sums sums-gs
     ;;
 hostile)
     # A hostile class graded with honest submissions, in the sandbox: the

@@ -115,6 +115,8 @@ struct grade_unit {
     uint64_t schedules_run;             /* UNIT_WALL_CLOCK: those finished before */
     uint64_t failing;                   /* failing executions */
     uint64_t failing_by_kind[FAIL_KIND_COUNT];
+    uint64_t raced;                     /* executions with a data race, whatever else failed */
+    uint64_t output_accepted;           /* executions whose output the checker accepted */
     bool has_failure;
     struct grade_failure first_failure; /* the lowest failing execution of the range */
     double seconds;                     /* wall time, build included */
@@ -132,6 +134,8 @@ struct grade_result {
     uint64_t schedules_run;
     uint64_t failing;
     uint64_t failing_by_kind[FAIL_KIND_COUNT];
+    uint64_t raced;                     /* as in grade_unit, summed */
+    uint64_t output_accepted;
     bool has_failure;
     struct grade_failure first_failure;
     char build_output[1024];

@@ -493,6 +493,8 @@ static void explore_unit(const struct grade_settings *s, int jobs, const char *e
         u->failing_by_kind[k] = sum.failing[k];
         u->failing += sum.failing[k];
     }
+    u->raced = sum.raced;
+    u->output_accepted = sum.output_accepted;
     if (sum.n_failures > 0) {
         u->has_failure = true;
         copy_failure(s, &sum.failures[0], &u->first_failure);

@@ -1,6 +1,9 @@
 /* report_text: a failure as a person reads it on a terminal. */
 #include "ui/render/report.h"
 #include "ui/render/trace_log.h"
+#include "supervisor/explore/schedule.h"
+
+#include <limits.h>
 
 #include <inttypes.h>
 #include <string.h>
@@ -51,8 +54,9 @@ void report_failure_files_text(FILE *out, const struct explore_failure *f)
         fprintf(out, "  %-10s%s\n", i == 0 ? "traces:" : "", f->traces[i].path);
     fprintf(out, "  output:   %s, %s\n", f->stdout_file, f->stderr_file);
     /* A schedule's checker runs only when the user trusts it: one's own run. */
-    fprintf(out, "  replay:   mdat replay %s%s\n", f->result.kind == FAIL_CHECKER ? "--trust-check " : "",
-            f->schedule_file);
+    char replay[PATH_MAX + 64];
+    schedule_replay_command(f->schedule_file, f->result.kind == FAIL_CHECKER, replay, sizeof replay);
+    fprintf(out, "  replay:   %s\n", replay);
 }
 
 /* What a systematic search's table is: every reachable outcome (within
