@@ -156,6 +156,34 @@ static bool probe_estimate(struct program *prog, const struct explore_options *o
     return true;
 }
 
+/* A failure found but not recorded again (a signal stopped mdat): what the
+ * worker said of it, and its schedule when --keep-going saved it at once. */
+static void saved_only(const struct program *prog, const struct explore_options *opt, const struct wire_result *w,
+                       struct explore_failure *f)
+{
+    memset(f, 0, sizeof *f);
+    f->saved_only = true;
+    f->execution = w->index;
+    f->found = f->result.kind = (enum failure_kind)w->kind;
+    snprintf(f->result.location, sizeof f->result.location, "%s", w->location);
+    failure_schedule_path(prog, opt, f->found, w->index, f->schedule_file, sizeof f->schedule_file);
+    if (!opt->keep_going || access(f->schedule_file, F_OK) != 0)
+        f->schedule_file[0] = '\0';
+}
+
+/* The schedules --keep-going saved at once of failures not reported (a
+ * kind and place already reported by a lower execution). */
+static void forget_unreported(const struct program *prog, const struct explore_options *opt, const struct tally *t)
+{
+    for (size_t i = 0; i < t->n_saved; i++) {
+        bool reported = false;
+        for (size_t k = 0; k < t->n_found && !reported; k++)
+            reported = t->found[k].index == t->saved[i].index;
+        if (!reported)
+            failure_forget_found(prog, opt, t->saved[i].index, (enum failure_kind)t->saved[i].kind);
+    }
+}
+
 bool explore_run(struct program *prog, const struct explore_options *opt, struct explore_summary *sum, char *err,
                  size_t errlen)
 {
@@ -182,6 +210,11 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
         return false;
     }
     shared->lowest_failure = UINT64_MAX;
+    /* A signal that stops mdat ends the execution under way within a
+     * fraction of a second (the engine looks at the flag as it waits and
+     * between steps), then the shrinking and recording: what was decided
+     * stays. */
+    tracee_set_stop_flag(opt->stop);
     struct tally tally = {.opt = opt, .sum = sum};
     tally.found = calloc(MAX_REPORTED, sizeof *tally.found);
 
@@ -215,6 +248,9 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
             ok = false;
         }
     }
+    bool stopped = opt->stop && *opt->stop;
+    if (stopped && tally.have_error && tally.first_error.interrupted)
+        tally.have_error = false;   /* the execution the stop cut short: not decided, no error */
     if (ok && tally.have_error &&
         (opt->count_all || tally.n_found == 0 || tally.first_error.index < tally.found[0].index)) {
         snprintf(err, errlen, "%s", tally.first_error.error_message);
@@ -240,12 +276,23 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
         sum->failures = calloc(report ? report : 1, sizeof *sum->failures);
         for (size_t i = 0; i < report && ok; i++) {
             uint64_t est = tally.found[i].index == 0 ? FIRST_ESTIMATE : estimate;
-            ok = record_failure(prog, opt, &tally.found[i], est, &shared->profile,
-                                kept ? &kept->choices[i] : NULL, &sum->failures[i], err, errlen);
+            bool recorded = false;
+            if (!(opt->stop && *opt->stop))
+                recorded = ok = record_failure(prog, opt, &tally.found[i], est, &shared->profile,
+                                               kept ? &kept->choices[i] : NULL, &sum->failures[i], err, errlen);
+            if (!recorded && opt->stop && *opt->stop) {
+                /* Stopped before (or while) it was recorded again. */
+                exec_result_free(&sum->failures[i].result);
+                saved_only(prog, opt, &tally.found[i], &sum->failures[i]);
+                ok = true;
+            }
             sum->n_failures = i + 1;
         }
+        if (opt->keep_going)
+            forget_unreported(prog, opt, &tally);
     }
-    if (ok && opt->outcomes && !interrupted) {
+    free(tally.saved);
+    if (ok && opt->outcomes && !interrupted && !(opt->stop && *opt->stop)) {
         outcome_table_sort(&tally.outcomes);
         for (size_t i = 0; i < tally.outcomes.n && ok; i++) {
             struct outcome *o = &tally.outcomes.at[i];
@@ -261,6 +308,7 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
         free(kept);
     }
     detectors_free(judged.detectors);
+    tracee_set_stop_flag(NULL);
     munmap(shared, sizeof *shared);
     spawn_set_limits(NULL);
     if (have_cpus)

@@ -147,6 +147,13 @@ struct explore_failure {
     double shrink_seconds;
     bool shrink_out_of_time;
     char original_file[PATH_MAX];
+    /* Files that could not be written (a full disk), "PATH (reason), ...";
+     * the schedule, written first, is never among them. */
+    char unwritten[1024];
+    /* Found, its schedule saved when it was found (--keep-going), but not
+     * recorded again: a signal stopped mdat first. Only execution, found,
+     * schedule_file and result.location/kind are meaningful. */
+    bool saved_only;
 };
 
 struct explore_summary {

@@ -3,6 +3,7 @@
 #include "supervisor/explore/failure_record.h"
 #include "supervisor/explore/one_execution.h"
 #include "supervisor/explore/shrink.h"
+#include "supervisor/trace/safe_file.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -11,56 +12,91 @@
 #include <string.h>
 #include <unistd.h>
 
-static bool copy_fd_to_file(int fd, const char *path)
+/* "PATH (reason)" of a file that could not be written, after the others. */
+static void note_unwritten(struct explore_failure *f, const char *why)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return false;
+    size_t used = strlen(f->unwritten);
+    const char *what = strncmp(why, "cannot write ", 13) == 0 ? why + 13 : why;
+    if (used + 1 < sizeof f->unwritten)
+        snprintf(f->unwritten + used, sizeof f->unwritten - used, "%s%s", used ? ", " : "", what);
+}
+
+/* A copy of what fd captured, whole or not at all. */
+static void copy_fd_to_file(int fd, const char *path, struct explore_failure *f)
+{
+    char err[PATH_MAX + 100];
+    struct safe_file sf;
+    FILE *out = safe_file_open(&sf, path, err, sizeof err);
+    if (!out) {
+        note_unwritten(f, err);
+        return;
+    }
     lseek(fd, 0, SEEK_SET);
     char buf[65536];
     ssize_t n;
-    while ((n = read(fd, buf, sizeof buf)) > 0)
-        fwrite(buf, 1, (size_t)n, f);
-    return fclose(f) == 0;
+    bool ok = true;
+    while (ok && (n = read(fd, buf, sizeof buf)) > 0)
+        ok = fwrite(buf, 1, (size_t)n, out) == (size_t)n;
+    if (!ok) {
+        snprintf(err, sizeof err, "%s: %s", path, strerror(errno));
+        safe_file_abort(&sf);
+        note_unwritten(f, err);
+    } else if (!safe_file_commit(&sf, err, sizeof err)) {
+        note_unwritten(f, err);
+    }
 }
 
 /* Opens one file per format of opt->saved_trace_formats, named stem + its
- * suffix, as branches of tee. */
-static bool open_saved_traces(const struct explore_options *opt, const char *stem, struct explore_failure *f,
-                              struct trace_tee *tee, char *err, size_t errlen)
+ * suffix, each under a temporary name (files[i]), as branches of tee. One
+ * that cannot be opened is left out and said in f. */
+static void open_saved_traces(const struct explore_options *opt, const char *stem, struct explore_failure *f,
+                              struct trace_tee *tee, struct safe_file files[TRACE_TEE_MAX])
 {
-    for (int i = 0; opt->saved_trace_formats && opt->saved_trace_formats[i]; i++) {
+    for (int i = 0; opt->saved_trace_formats && opt->saved_trace_formats[i] && f->n_traces < TRACE_TEE_MAX; i++) {
         const struct trace_format *format = opt->saved_trace_formats[i];
-        if (f->n_traces == TRACE_TEE_MAX) {
-            snprintf(err, errlen, "more than %d trace formats to save", TRACE_TEE_MAX);
-            return false;
-        }
         struct saved_trace *t = &f->traces[f->n_traces];
         t->format = format->name;
         snprintf(t->path, sizeof t->path, "%s%s", stem, format->suffix);
-        FILE *out = fopen(t->path, "w");
+        char err[PATH_MAX + 100];
+        FILE *out = safe_file_open(&files[f->n_traces], t->path, err, sizeof err);
         if (!out) {
-            snprintf(err, errlen, "cannot write %s: %s", t->path, strerror(errno));
-            return false;
+            note_unwritten(f, err);
+            continue;
         }
         trace_tee_add(tee, format, out, false);
         f->n_traces++;
     }
-    return true;
 }
 
-/* Closes the files of open_saved_traces; false with a reason if one could
- * not be written completely. */
-static bool close_saved_traces(struct trace_tee *tee, const struct explore_failure *f, bool ok, char *err,
-                               size_t errlen)
+/* Renames the traces of open_saved_traces into place (keep) or drops them;
+ * one that could not be written completely is dropped, said in f, and no
+ * longer among f's traces. */
+static void close_saved_traces(struct trace_tee *tee, struct explore_failure *f, struct safe_file files[TRACE_TEE_MAX],
+                               bool keep)
 {
+    int kept = 0;
     for (int i = 0; i < tee->n; i++) {
-        if (fclose(tee->branch[i].out) != 0 && ok) {
-            snprintf(err, errlen, "cannot write %s: %s", f->traces[i].path, strerror(errno));
-            ok = false;
+        char err[PATH_MAX + 100];
+        if (!keep) {
+            safe_file_abort(&files[i]);
+            continue;
         }
+        if (!safe_file_commit(&files[i], err, sizeof err)) {
+            note_unwritten(f, err);
+            continue;
+        }
+        f->traces[kept++] = f->traces[i];
     }
-    return ok;
+    f->n_traces = kept;
+}
+
+/* What every file of execution index, found failing as kind, is named
+ * from: OUT/PROG-KIND-sSEED-eINDEX. */
+static void failure_stem(const struct program *prog, const struct explore_options *opt, enum failure_kind kind,
+                         uint64_t index, char *stem, size_t len)
+{
+    snprintf(stem, len, "%s/%s-%s-s%" PRIu64 "-e%" PRIu64, opt->out_dir, base_name(prog->path),
+             failure_kind_name(kind), opt->seed, index);
 }
 
 /* The schedule file of an execution of opt's batch that made choices and
@@ -166,6 +202,15 @@ static bool shrink_found(struct program *prog, const struct explore_options *opt
         exec_result_free(&orig);
         return false;
     }
+    /* On disk before the shrinking, which may take long: whatever stops
+     * mdat meanwhile, the failure stays replayable. (With --keep-going it
+     * was saved when it was found.) */
+    if (!opt->keep_going && orig.kind == f->found &&
+        !write_schedule(prog, opt, w->index, &orig.choices, orig.steps, orig.kind, stdin_file, NULL, f->schedule_file,
+                        err, errlen)) {
+        exec_result_free(&orig);
+        return false;
+    }
     if (orig.kind == f->found && strcmp(orig.location, w->location) == 0)
         ok = shrink_failure(prog, quiet, w->index, &orig.choices, orig.kind, orig.location, sh, err, errlen);
     if (ok && sh->shrunk) {
@@ -189,7 +234,8 @@ static bool shrink_found(struct program *prog, const struct explore_options *opt
 
 /* Re-runs a failing execution (shrunk first with opt->shrink) once with its
  * trace recorded in every saved format, and saves schedule, traces and
- * output into the output directory. */
+ * output into the output directory: the schedule first, each file whole
+ * or not at all, and what could not be written is said in f. */
 bool record_failure(struct program *prog, const struct explore_options *opt, const struct wire_result *w,
                     uint64_t estimate, const struct strategy_profile *profile, const struct choice_list *choices,
                     struct explore_failure *f, char *err, size_t errlen)
@@ -198,8 +244,7 @@ bool record_failure(struct program *prog, const struct explore_options *opt, con
     f->execution = w->index;
     f->found = (enum failure_kind)w->kind;
     char stem[PATH_MAX];
-    snprintf(stem, sizeof stem, "%s/%s-%s-s%" PRIu64 "-e%" PRIu64, opt->out_dir, base_name(prog->path),
-             failure_kind_name(f->found), opt->seed, w->index);
+    failure_stem(prog, opt, f->found, w->index, stem, sizeof stem);
     snprintf(f->schedule_file, sizeof f->schedule_file, "%s.sched", stem);
     snprintf(f->stdout_file, sizeof f->stdout_file, "%s.stdout", stem);
     snprintf(f->stderr_file, sizeof f->stderr_file, "%s.stderr", stem);
@@ -217,28 +262,58 @@ bool record_failure(struct program *prog, const struct explore_options *opt, con
     }
 
     struct trace_tee tee = {0};
+    struct safe_file files[TRACE_TEE_MAX];
     trace_tee_bound(&tee, opt->full_trace ? 0 : TRACE_TAIL_STEPS);
-    if (!open_saved_traces(opt, stem, f, &tee, err, errlen)) {
-        shrink_outcome_free(&sh);
-        return close_saved_traces(&tee, f, false, err, errlen);
-    }
+    open_saved_traces(opt, stem, f, &tee, files);
     struct run_io io = run_io_open(false, false);
     struct strategy *strat = f->shrunk ? strategy_replay_new(&sh.choices) : strategy_again(opt, w->index, profile, choices);
     bool ok = run_one(prog, &quiet, strat, w->index, estimate, &io, &tee, &f->result);
     strategy_free(strat);
-    copy_fd_to_file(io.out_fd, f->stdout_file);
-    copy_fd_to_file(io.err_fd, f->stderr_file);
-    run_io_close(&io);
     if (!ok)
         snprintf(err, errlen, "%s", f->result.error_message);
-    ok = close_saved_traces(&tee, f, ok, err, errlen);
     if (ok) {
         f->reproduced = f->result.kind == f->found;
         ok = write_schedule(prog, opt, w->index, &f->result.choices, f->result.steps, f->result.kind, stdin_file,
                             f->shrunk ? &sh : NULL, f->schedule_file, err, errlen);
     }
+    close_saved_traces(&tee, f, files, ok);
+    if (ok) {
+        copy_fd_to_file(io.out_fd, f->stdout_file, f);
+        copy_fd_to_file(io.err_fd, f->stderr_file, f);
+    }
+    run_io_close(&io);
     shrink_outcome_free(&sh);
     return ok;
+}
+
+void failure_schedule_path(const struct program *prog, const struct explore_options *opt, enum failure_kind kind,
+                           uint64_t index, char *path, size_t len)
+{
+    char stem[PATH_MAX];
+    failure_stem(prog, opt, kind, index, stem, sizeof stem);
+    snprintf(path, len, "%s.sched", stem);
+}
+
+bool failure_save_found(const struct program *prog, const struct explore_options *opt, uint64_t index,
+                        const struct exec_result *res, char *path, size_t pathlen, char *err, size_t errlen)
+{
+    char stem[PATH_MAX], input_file[PATH_MAX];
+    failure_stem(prog, opt, res->kind, index, stem, sizeof stem);
+    snprintf(path, pathlen, "%s.sched", stem);
+    const char *stdin_file;
+    return save_input(opt, stem, input_file, &stdin_file, err, errlen) &&
+           write_schedule(prog, opt, index, &res->choices, res->steps, res->kind, stdin_file, NULL, path, err, errlen);
+}
+
+void failure_forget_found(const struct program *prog, const struct explore_options *opt, uint64_t index,
+                          enum failure_kind kind)
+{
+    char stem[PATH_MAX], path[PATH_MAX + 16];
+    failure_stem(prog, opt, kind, index, stem, sizeof stem);
+    snprintf(path, sizeof path, "%s.sched", stem);
+    unlink(path);
+    snprintf(path, sizeof path, "%s.stdin", stem);
+    unlink(path);
 }
 
 bool record_outcome(struct program *prog, const struct explore_options *opt, struct outcome *o, size_t rank,

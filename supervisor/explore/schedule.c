@@ -34,6 +34,7 @@
  *   end
  * Lines starting with '#' are comments. */
 #include "supervisor/explore/schedule.h"
+#include "supervisor/trace/safe_file.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -219,11 +220,12 @@ void schedule_replay_command(const char *path, bool checker_verdict, char *out, 
 
 bool schedule_write(const struct schedule *s, const char *path, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    /* Under a temporary name, renamed when complete and synced: a schedule
+     * is never seen cut short, whatever stops mdat (a full disk, a kill). */
+    struct safe_file sf;
+    FILE *f = safe_file_open(&sf, path, err, errlen);
+    if (!f)
         return false;
-    }
     fprintf(f, "mdat-schedule 1\n");
     char replay[PATH_MAX + 64];
     schedule_replay_command(path, strcmp(s->failure, "checker") == 0, replay, sizeof replay);
@@ -293,12 +295,7 @@ bool schedule_write(const struct schedule *s, const char *path, char *err, size_
                 (i % 12 == 11 || i + 1 == s->choices.n) ? '\n' : ' ');
     }
     fprintf(f, "end\n");
-    bool ok = !ferror(f);
-    if (fclose(f) != 0 || !ok) {
-        snprintf(err, errlen, "cannot write %s", path);
-        return false;
-    }
-    return true;
+    return safe_file_commit(&sf, err, errlen);
 }
 
 /* An unsigned decimal, all of text, at most max. */

@@ -57,6 +57,8 @@ void systematic_run(struct program *prog, const struct explore_options *opt, str
             w.has_outcome = 1;
         }
         struct booked_before before = {tally->n_found, tally->outcomes.n, tally->failures_seen};
+        if (ok && res.kind != FAIL_NONE && opt->keep_going)
+            save_at_once(prog, opt, i, &res);
         tally_add(tally, &w);
         if (ok)
             keep_choices(tally, &before, i, &res, found);

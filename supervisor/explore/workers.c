@@ -1,6 +1,9 @@
 /* workers: forked workers and the tally of their results (see workers.h). */
 #include "supervisor/explore/workers.h"
 #include "supervisor/explore/one_execution.h"
+#include "supervisor/explore/failure_record.h"
+
+#include <inttypes.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,13 +28,24 @@ struct wire_result wire_of(uint64_t index, bool ok, const struct exec_result *re
     return w;
 }
 
+void save_at_once(const struct program *prog, const struct explore_options *opt, uint64_t index,
+                  const struct exec_result *res)
+{
+    char path[PATH_MAX], err[PATH_MAX + 200];
+    if (!failure_save_found(prog, opt, index, res, path, sizeof path, err, sizeof err))
+        fprintf(stderr, "mdat: the schedule of failing execution %" PRIu64 " could not be saved: %s\n", index, err);
+}
+
 void worker_loop(struct program *prog, const struct explore_options *opt, uint64_t first, uint64_t stride,
                         uint64_t estimate, struct shared_state *shared,
                         void (*emit)(void *ctx, const struct wire_result *w), void *emit_ctx)
 {
     struct strategy *strat = strategy_for_options(opt);
     struct run_io io = run_io_begin(prog, opt, opt->show_output);
-    io.forget_choices = true;   /* failure_record.c runs a failing execution again */
+    /* failure_record.c runs a failing execution again; with --keep-going
+     * its schedule is saved at once (a kill before the end loses none),
+     * which takes its choices. */
+    io.forget_choices = !opt->keep_going;
     struct trace_tee live = {0};
     if (opt->trace)
         trace_tee_add(&live, opt->trace, opt->trace_out, opt->trace_every_step);
@@ -50,6 +64,8 @@ void worker_loop(struct program *prog, const struct explore_options *opt, uint64
             outcome_key_of(&res, io.out_fd, &w.outcome);
             w.has_outcome = 1;
         }
+        if (ok && res.kind != FAIL_NONE && opt->keep_going)
+            save_at_once(prog, opt, i, &res);
         if ((res.kind != FAIL_NONE || !ok) && !keeps_going(opt)) {
             uint64_t cur = __atomic_load_n(&shared->lowest_failure, __ATOMIC_RELAXED);
             while (i < cur && !__atomic_compare_exchange_n(&shared->lowest_failure, &cur, i, false,
@@ -95,6 +111,15 @@ void tally_add(void *ctx, const struct wire_result *w)
             t->have_error = true;
         }
     } else if (w->kind != FAIL_NONE) {
+        if (t->opt->keep_going) {
+            if (t->n_saved == t->cap_saved) {
+                t->cap_saved = t->cap_saved ? 2 * t->cap_saved : 16;
+                t->saved = realloc(t->saved, t->cap_saved * sizeof *t->saved);
+                if (!t->saved)
+                    abort();
+            }
+            t->saved[t->n_saved++] = (struct saved_failure){w->index, w->kind};
+        }
         if (t->failures_seen == 0 || w->index < t->lowest.index)
             t->lowest = *w;
         t->failures_seen++;

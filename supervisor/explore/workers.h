@@ -60,8 +60,17 @@ void worker_loop(struct program *prog, const struct explore_options *opt, uint64
                  void (*emit)(void *ctx, const struct wire_result *w), void *emit_ctx);
 
 /* The parent's book of what the executions found. */
+struct saved_failure {
+    uint64_t index;
+    int32_t kind;
+};
+
 struct tally {
     const struct explore_options *opt;
+    /* With --keep-going: every failing execution, whose schedule its worker
+     * saved at once (those not reported are removed at the end). */
+    struct saved_failure *saved;
+    size_t n_saved, cap_saved;
     struct explore_summary *sum;
     struct wire_result *found;      /* distinct failures (kind, location), lowest index each */
     size_t n_found;
@@ -72,6 +81,11 @@ struct tally {
     uint64_t failures_seen;
     struct outcome_table outcomes;  /* with opt->outcomes */
 };
+
+/* With --keep-going: the schedule of failing execution index saved at once
+ * (failure_record.h); a failure to is said on stderr. */
+void save_at_once(const struct program *prog, const struct explore_options *opt, uint64_t index,
+                  const struct exec_result *res);
 
 /* Books one execution's result (an emit function of worker_loop). */
 void tally_add(void *ctx, const struct wire_result *w);
