@@ -142,12 +142,18 @@ static void maybe_call_hook(void)
     }
 }
 
-static const volatile int *stop_flag;
+static const volatile int *stop_flags[2];
 static int stop_held;
 
-void tracee_set_stop_flag(const volatile int *flag)
+void tracee_set_stop_flags(const volatile int *a, const volatile int *b)
 {
-    stop_flag = flag;
+    stop_flags[0] = a;
+    stop_flags[1] = b;
+}
+
+static bool stop_flag_set(void)
+{
+    return (stop_flags[0] && *stop_flags[0]) || (stop_flags[1] && *stop_flags[1]);
 }
 
 void tracee_hold_stop(bool hold)
@@ -157,7 +163,7 @@ void tracee_hold_stop(bool hold)
 
 bool tracee_stop_requested(void)
 {
-    return stop_flag && *stop_flag && stop_held == 0;
+    return stop_held == 0 && stop_flag_set();
 }
 
 /* Waits for an event of pid (-1: of any tracee). */
@@ -182,8 +188,8 @@ static int wait_event(pid_t pid, struct tracee_event *ev, uint64_t deadline_ns)
         }
         /* Nothing yet: sleep until a SIGCHLD or the deadline. A SIGCHLD that
          * arrived between waitpid and here stays pending, so none is lost. */
-        bool watch_stop = stop_flag && stop_held == 0;
-        if (watch_stop && *stop_flag)
+        bool watch_stop = (stop_flags[0] || stop_flags[1]) && stop_held == 0;
+        if (watch_stop && stop_flag_set())
             return 0;
         if (deadline_ns == 0 && !wait_hook && !watch_stop) {
             int sig;

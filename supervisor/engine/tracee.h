@@ -50,12 +50,13 @@ void tracee_block_sigchld(void);
 #define TRACEE_HOOK_PERIOD_NS 50000000u
 void tracee_set_wait_hook(void (*hook)(void *ctx), void *ctx);
 /* From now on a wait ends, as at its deadline, within TRACEE_HOOK_PERIOD_NS
- * of *flag becoming non-zero (a signal that stops mdat; NULL: never),
- * unless held: while the stop is held (a program being killed and reaped)
- * waits run to their end. Holds nest. */
-void tracee_set_stop_flag(const volatile int *flag);
+ * of *a or *b becoming non-zero (a signal that stops mdat; the parent of a
+ * worker giving up the batch; NULL: never), unless held: while the stop
+ * is held (a program being killed and reaped) waits run to their end.
+ * Holds nest. */
+void tracee_set_stop_flags(const volatile int *a, const volatile int *b);
 void tracee_hold_stop(bool hold);
-/* Whether *flag is set and not held. */
+/* Whether a flag is set and not held. */
 bool tracee_stop_requested(void);
 uint64_t monotonic_ns(void);
 

@@ -171,19 +171,6 @@ static void saved_only(const struct program *prog, const struct explore_options 
         f->schedule_file[0] = '\0';
 }
 
-/* The schedules --keep-going saved at once of failures not reported (a
- * kind and place already reported by a lower execution). */
-static void forget_unreported(const struct program *prog, const struct explore_options *opt, const struct tally *t)
-{
-    for (size_t i = 0; i < t->n_saved; i++) {
-        bool reported = false;
-        for (size_t k = 0; k < t->n_found && !reported; k++)
-            reported = t->found[k].index == t->saved[i].index;
-        if (!reported)
-            failure_forget_found(prog, opt, t->saved[i].index, (enum failure_kind)t->saved[i].kind);
-    }
-}
-
 bool explore_run(struct program *prog, const struct explore_options *opt, struct explore_summary *sum, char *err,
                  size_t errlen)
 {
@@ -214,8 +201,8 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
      * fraction of a second (the engine looks at the flag as it waits and
      * between steps), then the shrinking and recording: what was decided
      * stays. */
-    tracee_set_stop_flag(opt->stop);
-    struct tally tally = {.opt = opt, .sum = sum};
+    tracee_set_stop_flags(opt->stop, &shared->abandon);
+    struct tally tally = {.opt = opt, .sum = sum, .prog = prog};
     tally.found = calloc(MAX_REPORTED, sizeof *tally.found);
 
     /* Execution 0 runs first, alone: its length is PCT's estimate for all
@@ -288,10 +275,7 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
             }
             sum->n_failures = i + 1;
         }
-        if (opt->keep_going)
-            forget_unreported(prog, opt, &tally);
     }
-    free(tally.saved);
     if (ok && opt->outcomes && !interrupted && !(opt->stop && *opt->stop)) {
         outcome_table_sort(&tally.outcomes);
         for (size_t i = 0; i < tally.outcomes.n && ok; i++) {
@@ -308,7 +292,7 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
         free(kept);
     }
     detectors_free(judged.detectors);
-    tracee_set_stop_flag(NULL);
+    tracee_set_stop_flags(NULL, NULL);
     munmap(shared, sizeof *shared);
     spawn_set_limits(NULL);
     if (have_cpus)

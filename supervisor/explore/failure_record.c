@@ -90,6 +90,30 @@ static void close_saved_traces(struct trace_tee *tee, struct explore_failure *f,
     f->n_traces = kept;
 }
 
+/* Drops the traces being written (only those that could not be written
+ * all: failed_only) to make room for the schedule, saying so in f. */
+static void drop_traces(struct trace_tee *tee, struct explore_failure *f, struct safe_file files[TRACE_TEE_MAX],
+                        bool failed_only)
+{
+    int kept = 0;
+    for (int i = 0; i < tee->n; i++) {
+        bool failed = fflush(files[i].f) != 0 || ferror(files[i].f);
+        if (failed || !failed_only) {
+            char why[PATH_MAX + 100];
+            snprintf(why, sizeof why, "%s: %s", f->traces[i].path,
+                     failed ? "could not be written whole" : "dropped to make room for the schedule");
+            safe_file_abort(&files[i]);
+            note_unwritten(f, why);
+            continue;
+        }
+        files[kept] = files[i];
+        tee->branch[kept] = tee->branch[i];
+        f->traces[kept++] = f->traces[i];
+    }
+    tee->n = kept;
+    f->n_traces = kept;
+}
+
 /* What every file of execution index, found failing as kind, is named
  * from: OUT/PROG-KIND-sSEED-eINDEX. */
 static void failure_stem(const struct program *prog, const struct explore_options *opt, enum failure_kind kind,
@@ -271,12 +295,40 @@ bool record_failure(struct program *prog, const struct explore_options *opt, con
     strategy_free(strat);
     if (!ok)
         snprintf(err, errlen, "%s", f->result.error_message);
+    bool keep_traces = ok;
     if (ok) {
         f->reproduced = f->result.kind == f->found;
-        ok = write_schedule(prog, opt, w->index, &f->result.choices, f->result.steps, f->result.kind, stdin_file,
-                            f->shrunk ? &sh : NULL, f->schedule_file, err, errlen);
+        /* The schedule first: traces that could not be written all (a
+         * full disk) make room for it, and if it still does not fit, all
+         * of them. */
+        drop_traces(&tee, f, files, true);
+        ok = keep_traces = write_schedule(prog, opt, w->index, &f->result.choices, f->result.steps, f->result.kind,
+                                          stdin_file, f->shrunk ? &sh : NULL, f->schedule_file, err, errlen);
+        if (!ok && tee.n > 0) {
+            drop_traces(&tee, f, files, false);
+            ok = keep_traces = write_schedule(prog, opt, w->index, &f->result.choices, f->result.steps,
+                                              f->result.kind, stdin_file, f->shrunk ? &sh : NULL, f->schedule_file,
+                                              err, errlen);
+        }
+        if (!ok && access(f->schedule_file, F_OK) == 0) {
+            /* The schedule saved when the failure was found (or before it
+             * was shrunk) is still there, whole, and replays: it stands.
+             * The recording's traces go with it only if it is the same
+             * execution. */
+            note_unwritten(f, err);
+            keep_traces = !f->shrunk;
+            if (f->shrunk) {
+                f->shrunk = false;
+                if (f->original_file[0])
+                    unlink(f->original_file);   /* the same as the schedule now */
+                f->original_file[0] = '\0';
+                if (tee.n > 0)
+                    note_unwritten(f, "the traces of the shrunk execution (its schedule was not written)");
+            }
+            ok = true;
+        }
     }
-    close_saved_traces(&tee, f, files, ok);
+    close_saved_traces(&tee, f, files, keep_traces);
     if (ok) {
         copy_fd_to_file(io.out_fd, f->stdout_file, f);
         copy_fd_to_file(io.err_fd, f->stderr_file, f);

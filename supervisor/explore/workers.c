@@ -2,6 +2,7 @@
 #include "supervisor/explore/workers.h"
 #include "supervisor/explore/one_execution.h"
 #include "supervisor/explore/failure_record.h"
+#include "supervisor/engine/tracee.h"
 
 #include <inttypes.h>
 
@@ -52,7 +53,7 @@ void worker_loop(struct program *prog, const struct explore_options *opt, uint64
     for (uint64_t i = first; i < opt->schedules; i += stride) {
         if (!keeps_going(opt) && i > __atomic_load_n(&shared->lowest_failure, __ATOMIC_RELAXED))
             break;
-        if (opt->stop && *opt->stop)
+        if ((opt->stop && *opt->stop) || shared->abandon)
             break;
         struct exec_result res;
         strategy_teach(strat, i, &shared->profile);
@@ -60,6 +61,7 @@ void worker_loop(struct program *prog, const struct explore_options *opt, uint64
         if (i == 0 && ok && strat->ops->learn)
             strat->ops->learn(strat, &shared->profile);
         struct wire_result w = wire_of(i, ok, &res);
+        w.abandoned = !ok && res.interrupted && tracee_stop_requested();
         if (opt->outcomes && ok) {
             outcome_key_of(&res, io.out_fd, &w.outcome);
             w.has_outcome = 1;
@@ -81,9 +83,19 @@ void worker_loop(struct program *prog, const struct explore_options *opt, uint64
     strategy_free(strat);
 }
 
+/* The files --keep-going saved at once for failing execution w, which will
+ * not be reported. */
+static void forget_saved(const struct tally *t, const struct wire_result *w)
+{
+    if (t->opt->keep_going && t->prog)
+        failure_forget_found(t->prog, t->opt, w->index, (enum failure_kind)w->kind);
+}
+
 void tally_add(void *ctx, const struct wire_result *w)
 {
     struct tally *t = ctx;
+    if (w->abandoned)
+        return;     /* no result: stopped before it was decided */
     t->done++;
     if (!w->interrupted) {
         /* (one cut short from outside was never decided) */
@@ -111,15 +123,6 @@ void tally_add(void *ctx, const struct wire_result *w)
             t->have_error = true;
         }
     } else if (w->kind != FAIL_NONE) {
-        if (t->opt->keep_going) {
-            if (t->n_saved == t->cap_saved) {
-                t->cap_saved = t->cap_saved ? 2 * t->cap_saved : 16;
-                t->saved = realloc(t->saved, t->cap_saved * sizeof *t->saved);
-                if (!t->saved)
-                    abort();
-            }
-            t->saved[t->n_saved++] = (struct saved_failure){w->index, w->kind};
-        }
         if (t->failures_seen == 0 || w->index < t->lowest.index)
             t->lowest = *w;
         t->failures_seen++;
@@ -129,12 +132,20 @@ void tally_add(void *ctx, const struct wire_result *w)
         for (i = 0; i < t->n_found; i++)
             if (t->found[i].kind == w->kind && strcmp(t->found[i].location, w->location) == 0)
                 break;
+        const struct wire_result *unreported = w;
         if (i < t->n_found) {
-            if (w->index < t->found[i].index)
+            if (w->index < t->found[i].index) {
+                struct wire_result replaced = t->found[i];
                 t->found[i] = *w;
+                forget_saved(t, &replaced);
+                unreported = NULL;
+            }
         } else if (t->n_found < MAX_REPORTED) {
             t->found[t->n_found++] = *w;
+            unreported = NULL;
         }
+        if (unreported)
+            forget_saved(t, unreported);
     }
     if (t->opt->progress)
         t->opt->progress(t->opt->progress_ctx, t->done, t->opt->schedules, t->failures_seen);
@@ -207,6 +218,10 @@ bool run_workers(struct program *prog, const struct explore_options *opt, uint64
             }
             have[slot] += (size_t)n;
             if (have[slot] == sizeof partial[slot]) {
+                /* A program killed from outside ends the batch: the other
+                 * workers need not finish what they run. */
+                if (partial[slot].error && partial[slot].interrupted && !partial[slot].abandoned)
+                    shared->abandon = 1;
                 tally_add(tally, &partial[slot]);
                 have[slot] = 0;
             }
