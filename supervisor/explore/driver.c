@@ -3,6 +3,7 @@
  * then each reported failure recorded); explore_replay re-executes one
  * schedule with the settings it records. */
 #include "supervisor/explore/explore.h"
+#include "supervisor/explore/failure_files.h"
 #include "supervisor/explore/failure_record.h"
 #include "supervisor/explore/one_execution.h"
 #include "supervisor/explore/shrink.h"

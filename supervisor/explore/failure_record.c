@@ -1,6 +1,7 @@
 /* failure_record: a found failure saved with its trace, schedule and output
  * (see failure_record.h). */
 #include "supervisor/explore/failure_record.h"
+#include "supervisor/explore/failure_files.h"
 #include "supervisor/explore/one_execution.h"
 #include "supervisor/explore/shrink.h"
 #include "supervisor/trace/safe_file.h"
@@ -114,74 +115,6 @@ static void drop_traces(struct trace_tee *tee, struct explore_failure *f, struct
     f->n_traces = kept;
 }
 
-/* What every file of execution index, found failing as kind, is named
- * from: OUT/PROG-KIND-sSEED-eINDEX. */
-static void failure_stem(const struct program *prog, const struct explore_options *opt, enum failure_kind kind,
-                         uint64_t index, char *stem, size_t len)
-{
-    snprintf(stem, len, "%s/%s-%s-s%" PRIu64 "-e%" PRIu64, opt->out_dir, base_name(prog->path),
-             failure_kind_name(kind), opt->seed, index);
-}
-
-/* The schedule file of an execution of opt's batch that made choices and
- * ended as kind after steps; sh (NULL: none) says what it was shrunk from. */
-static bool write_schedule(const struct program *prog, const struct explore_options *opt, uint64_t index,
-                           const struct choice_list *choices, uint64_t steps, enum failure_kind kind,
-                           const char *stdin_file, const struct shrink_outcome *sh, const char *path, char *err,
-                           size_t errlen)
-{
-    struct schedule s;
-    schedule_init(&s);
-    schedule_set_program(&s, prog->path, opt->argv + 1, opt->argc - 1);
-    snprintf(s.sha256, sizeof s.sha256, "%s", prog->sha256);
-    strategy_recorded_name(opt->strategy, index, s.strategy, sizeof s.strategy);
-    s.depth = opt->depth;
-    s.seed = opt->seed;
-    s.execution = index;
-    s.steps = steps;
-    s.max_steps = opt->max_steps;
-    s.max_output = opt->max_output;
-    s.timeout_sec = opt->timeout_sec;
-    if (stdin_file) {
-        s.stdin_file = strdup(stdin_file);
-        snprintf(s.stdin_sha256, sizeof s.stdin_sha256, "%s", opt->input->sha256);
-    }
-    s.fail_on_exit = opt->fail_on_exit;
-    s.preempt = opt->preempt;
-    s.tso = opt->tso;
-    s.races = opt->detect.races;
-    schedule_set_invariants(&s, opt->detect.invariants, opt->detect.n_invariants);
-    if (opt->limits)
-        s.limits = *opt->limits;
-    s.check_cmd = opt->check_cmd ? strdup(opt->check_cmd) : NULL;
-    snprintf(s.failure, sizeof s.failure, "%s", failure_kind_name(kind));
-    if (sh) {
-        s.preemptions = sh->preemptions;
-        s.shrunk_from_steps = sh->original_steps;
-        s.shrunk_from_preemptions = sh->original_preemptions;
-    }
-    for (size_t i = 0; i < choices->n; i++)
-        choice_list_add(&s.choices, choices->at[i].step, choices->at[i].kind, choices->at[i].thread);
-    bool written = schedule_write(&s, path, err, errlen);
-    schedule_free(&s);
-    return written;
-}
-
-/* The program's input saved as stem.stdin, beside the schedule that names
- * it (*name, NULL when the program reads nothing). */
-static bool save_input(const struct explore_options *opt, const char *stem, char file[PATH_MAX], const char **name,
-                       char *err, size_t errlen)
-{
-    *name = NULL;
-    if (!opt->input || opt->input->fd < 0)
-        return true;
-    snprintf(file, PATH_MAX, "%s.stdin", stem);
-    if (!program_input_save(opt->input, file, err, errlen))
-        return false;
-    *name = base_name(file);
-    return true;
-}
-
 /* The options of a run that records or shrinks: output captured, and
  * recording costs more per step than exploring did, so no wall-clock limit
  * the exploring run did not hit may cut it short. A hang keeps its
@@ -230,8 +163,8 @@ static bool shrink_found(struct program *prog, const struct explore_options *opt
      * mdat meanwhile, the failure stays replayable. (With --keep-going it
      * was saved when it was found.) */
     if (!opt->keep_going && orig.kind == f->found &&
-        !write_schedule(prog, opt, w->index, &orig.choices, orig.steps, orig.kind, stdin_file, NULL, f->schedule_file,
-                        err, errlen)) {
+        !failure_write_schedule(prog, opt, w->index, &orig.choices, orig.steps, orig.kind, stdin_file, NULL,
+                                f->schedule_file, err, errlen)) {
         exec_result_free(&orig);
         return false;
     }
@@ -248,8 +181,8 @@ static bool shrink_found(struct program *prog, const struct explore_options *opt
         f->shrink_out_of_time = sh->out_of_time;
         if (sh->steps != sh->original_steps || sh->preemptions != sh->original_preemptions) {
             snprintf(f->original_file, sizeof f->original_file, "%s.original.sched", stem);
-            ok = write_schedule(prog, opt, w->index, &orig.choices, orig.steps, orig.kind, stdin_file, NULL,
-                                f->original_file, err, errlen);
+            ok = failure_write_schedule(prog, opt, w->index, &orig.choices, orig.steps, orig.kind, stdin_file,
+                                        NULL, f->original_file, err, errlen);
         }
     }
     exec_result_free(&orig);
@@ -274,7 +207,7 @@ bool record_failure(struct program *prog, const struct explore_options *opt, con
     snprintf(f->stderr_file, sizeof f->stderr_file, "%s.stderr", stem);
     const char *stdin_file = NULL;
     char input_file[PATH_MAX];
-    if (!save_input(opt, stem, input_file, &stdin_file, err, errlen))
+    if (!failure_save_input(opt, stem, input_file, &stdin_file, err, errlen))
         return false;
     struct explore_options quiet = recording_options(opt, f->found);
     struct shrink_outcome sh = {0};
@@ -302,13 +235,14 @@ bool record_failure(struct program *prog, const struct explore_options *opt, con
          * full disk) make room for it, and if it still does not fit, all
          * of them. */
         drop_traces(&tee, f, files, true);
-        ok = keep_traces = write_schedule(prog, opt, w->index, &f->result.choices, f->result.steps, f->result.kind,
-                                          stdin_file, f->shrunk ? &sh : NULL, f->schedule_file, err, errlen);
+        ok = keep_traces = failure_write_schedule(prog, opt, w->index, &f->result.choices, f->result.steps,
+                                                  f->result.kind, stdin_file, f->shrunk ? &sh : NULL,
+                                                  f->schedule_file, err, errlen);
         if (!ok && tee.n > 0) {
             drop_traces(&tee, f, files, false);
-            ok = keep_traces = write_schedule(prog, opt, w->index, &f->result.choices, f->result.steps,
-                                              f->result.kind, stdin_file, f->shrunk ? &sh : NULL, f->schedule_file,
-                                              err, errlen);
+            ok = keep_traces = failure_write_schedule(prog, opt, w->index, &f->result.choices, f->result.steps,
+                                                      f->result.kind, stdin_file, f->shrunk ? &sh : NULL,
+                                                      f->schedule_file, err, errlen);
         }
         if (!ok && access(f->schedule_file, F_OK) == 0) {
             /* The schedule saved when the failure was found (or before it
@@ -338,36 +272,6 @@ bool record_failure(struct program *prog, const struct explore_options *opt, con
     return ok;
 }
 
-void failure_schedule_path(const struct program *prog, const struct explore_options *opt, enum failure_kind kind,
-                           uint64_t index, char *path, size_t len)
-{
-    char stem[PATH_MAX];
-    failure_stem(prog, opt, kind, index, stem, sizeof stem);
-    snprintf(path, len, "%s.sched", stem);
-}
-
-bool failure_save_found(const struct program *prog, const struct explore_options *opt, uint64_t index,
-                        const struct exec_result *res, char *path, size_t pathlen, char *err, size_t errlen)
-{
-    char stem[PATH_MAX], input_file[PATH_MAX];
-    failure_stem(prog, opt, res->kind, index, stem, sizeof stem);
-    snprintf(path, pathlen, "%s.sched", stem);
-    const char *stdin_file;
-    return save_input(opt, stem, input_file, &stdin_file, err, errlen) &&
-           write_schedule(prog, opt, index, &res->choices, res->steps, res->kind, stdin_file, NULL, path, err, errlen);
-}
-
-void failure_forget_found(const struct program *prog, const struct explore_options *opt, uint64_t index,
-                          enum failure_kind kind)
-{
-    char stem[PATH_MAX], path[PATH_MAX + 16];
-    failure_stem(prog, opt, kind, index, stem, sizeof stem);
-    snprintf(path, sizeof path, "%s.sched", stem);
-    unlink(path);
-    snprintf(path, sizeof path, "%s.stdin", stem);
-    unlink(path);
-}
-
 bool record_outcome(struct program *prog, const struct explore_options *opt, struct outcome *o, size_t rank,
                     uint64_t estimate, const struct strategy_profile *profile, const struct choice_list *choices,
                     char *err, size_t errlen)
@@ -380,7 +284,7 @@ bool record_outcome(struct program *prog, const struct explore_options *opt, str
     snprintf(o->schedule_file, sizeof o->schedule_file, "%s.sched", stem);
     const char *stdin_file;
     char input_file[PATH_MAX];
-    if (!save_input(opt, stem, input_file, &stdin_file, err, errlen))
+    if (!failure_save_input(opt, stem, input_file, &stdin_file, err, errlen))
         return false;
     struct explore_options quiet = recording_options(opt, (enum failure_kind)o->key.kind);
     struct run_io io = run_io_open(false, opt->check_cmd != NULL);
@@ -397,8 +301,8 @@ bool record_outcome(struct program *prog, const struct explore_options *opt, str
     if (!ok)
         snprintf(err, errlen, "%s", res.error_message);
     else
-        ok = write_schedule(prog, opt, o->execution, &res.choices, res.steps, res.kind, stdin_file, NULL,
-                            o->schedule_file, err, errlen);
+        ok = failure_write_schedule(prog, opt, o->execution, &res.choices, res.steps, res.kind, stdin_file, NULL,
+                                    o->schedule_file, err, errlen);
     exec_result_free(&res);
     return ok;
 }

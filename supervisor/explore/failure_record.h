@@ -19,21 +19,6 @@ bool record_failure(struct program *prog, const struct explore_options *opt, con
                     uint64_t estimate, const struct strategy_profile *profile, const struct choice_list *choices,
                     struct explore_failure *f, char *err, size_t errlen);
 
-/* With --keep-going, in the worker that found it: the schedule of failing
- * execution index (res, whose choices were kept) saved at once where
- * record_failure will save it (path), with the program's input: a kill
- * before the end loses none. false with a reason when it could not be
- * written. */
-bool failure_save_found(const struct program *prog, const struct explore_options *opt, uint64_t index,
-                        const struct exec_result *res, char *path, size_t pathlen, char *err, size_t errlen);
-/* Where the schedule of execution index, found failing as kind, is saved. */
-void failure_schedule_path(const struct program *prog, const struct explore_options *opt, enum failure_kind kind,
-                           uint64_t index, char *path, size_t len);
-/* At the end, the files of a failure saved so but not reported (not the
- * first of its kind and place), removed. */
-void failure_forget_found(const struct program *prog, const struct explore_options *opt, uint64_t index,
-                          enum failure_kind kind);
-
 /* Re-runs the execution of outcome o and saves its schedule into the
  * output directory (o->schedule_file), noting whether the re-run ended the
  * same way. rank: its place in the table from 1, named in the file; 0:

@@ -1,7 +1,7 @@
 /* workers: forked workers and the tally of their results (see workers.h). */
 #include "supervisor/explore/workers.h"
 #include "supervisor/explore/one_execution.h"
-#include "supervisor/explore/failure_record.h"
+#include "supervisor/explore/failure_files.h"
 #include "supervisor/engine/tracee.h"
 
 #include <inttypes.h>
