@@ -150,6 +150,10 @@ struct explore_failure {
     /* Files that could not be written (a full disk), "PATH (reason), ...";
      * the schedule, written first, is never among them. */
     char unwritten[1024];
+    /* The SHA-256 of the schedule as mdat wrote it (while no execution ran:
+     * what a program run later may do to the file cannot change it); "" if
+     * unknown. */
+    char schedule_sha256[65];
     /* Found, its schedule saved when it was found (--keep-going), but not
      * recorded again: a signal stopped mdat first. Only execution, found,
      * schedule_file and result.location/kind are meaningful. */

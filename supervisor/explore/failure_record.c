@@ -2,6 +2,7 @@
  * (see failure_record.h). */
 #include "supervisor/explore/failure_record.h"
 #include "supervisor/explore/failure_files.h"
+#include "supervisor/explore/sha256.h"
 #include "supervisor/explore/one_execution.h"
 #include "supervisor/explore/shrink.h"
 #include "supervisor/trace/safe_file.h"
@@ -262,6 +263,8 @@ bool record_failure(struct program *prog, const struct explore_options *opt, con
             ok = true;
         }
     }
+    if (ok && !sha256_file(f->schedule_file, f->schedule_sha256))
+        f->schedule_sha256[0] = '\0';
     close_saved_traces(&tee, f, files, keep_traces);
     if (ok) {
         copy_fd_to_file(io.out_fd, f->stdout_file, f);

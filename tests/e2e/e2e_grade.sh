@@ -125,7 +125,7 @@ same_reports() {
 grade() { run_mdat grade "${OPTS[@]}" "$@"; }
 
 # The hostile class of tests/grade/hostile added in 0.4 (see its README).
-NEW_HOSTILE=(forger_mem forger_vm i386_killer i386_stopper i386_tracer setsig limiter snooper linker)
+NEW_HOSTILE=(forger_mem forger_vm i386_killer i386_stopper i386_tracer setsig limiter snooper linker rewriter)
 
 # teacher_setup DIR OWNER: the teacher's files, for the snooper: a 0644
 # note, a student's 0644 source (class/alice.c), a unix socket listening
@@ -187,6 +187,7 @@ expect_new_hostile() {
     field_has "$dir/report.csv" setsig details "fcntl\(F_SETOWN\)" || fail "setsig: $(field "$dir/report.csv" setsig details)"
     expect_verdict "$dir" snooper ok
     expect_verdict "$dir" linker ok
+    expect_verdict "$dir" rewriter assertion assertion     # (its schedule is written after its last execution)
     local odd
     odd=$(find "$dir" ! -type f ! -type d)
     [ -z "$odd" ] || fail "copied out of the sandbox though not regular files: $odd"
@@ -531,6 +532,11 @@ hostile)
     expect_status 0
     expect_new_hostile out-h
     teacher_check "$WORK"
+    # The rewriter with --outcomes, whose executions run after its failure's
+    # schedule is written: as root it cannot touch mdat's files.
+    run_mdat grade -n 2 -j 1 --outcomes --no-times -o out-rw "$H/rewriter"
+    expect_status 0
+    expect_verdict out-rw rewriter assertion assertion
     expect_verdict out-h alice ok
     expect_verdict out-h bob deadlock deadlock
     expect_verdict out-h killer sandbox-violation
@@ -807,6 +813,15 @@ nonroot)
     grep -q "the grader's secret" "$N/home/secret" || fail "HOME was written to"
     grep -q "NO SANDBOX" "$WORK/err" && fail "no sandbox: $(cat "$WORK/err")"
     expect_err "mdat grade: WARNING: not root: every submission runs as you (uid $U) in a user namespace"
+    # Without root it can rewrite its schedule (the submission's user owns
+    # the unit's files): mdat grade checks it against the hash it kept.
+    (cd "$N" && as_user "$MDAT" grade -n 2 -j 1 --outcomes --no-times -o out-rw "$N/given/rewriter" \
+        </dev/null >"$WORK/out" 2>"$WORK/err")
+    status=$?
+    expect_status 0
+    expect_verdict "$N/out-rw" rewriter sandbox-violation
+    field_has "$N/out-rw/report.csv" rewriter details "is not the one mdat wrote" ||
+        fail "rewriter: $(field "$N/out-rw/report.csv" rewriter details)"
     sleep 0.5
     pgrep -f "sleep 4242" >/dev/null && fail "the daemon outlived grading: $(pgrep -af 'sleep 4242')"
     no_tracee_left

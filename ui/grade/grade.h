@@ -93,6 +93,9 @@ struct grade_failure {
     char function[96];
     char schedule_file[PATH_MAX];
     char program_stderr[200];           /* first line the program wrote on stderr then */
+    /* The SHA-256 of the schedule as mdat wrote it, checked against the
+     * file copied out of the sandbox (grade_run.c; not in the reports). */
+    char schedule_sha256[65];
 };
 
 enum unit_status {

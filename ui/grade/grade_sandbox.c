@@ -798,6 +798,8 @@ int grade_sandbox_run(const struct sandbox_plan *p, char *err, size_t errlen)
         close(real_unit);
         return -1;
     }
+    if (p->before_copy_out)
+        p->before_copy_out(p->ctx);
     copy_out(p, real_unit);
     close(real_unit);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

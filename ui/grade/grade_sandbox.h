@@ -35,6 +35,10 @@ struct sandbox_plan {
     const char *unit_dir;       /* absolute: becomes the private tmpfs, copied out at the end */
     const char *copy_dir;       /* absolute, below unit_dir: the private copy of the submission */
     int (*work)(void *ctx);     /* runs inside, as the sandbox's user, in copy_dir; its exit status */
+    /* Outside, once nothing runs inside any more, before the copy-out
+     * (NULL: nothing): checks what the work left against what only mdat
+     * knows. */
+    void (*before_copy_out)(void *ctx);
     void *ctx;
 };
 
