@@ -1,11 +1,14 @@
 /* grade_sandbox: the sandbox of one unit (see grade_sandbox.h). Three
- * processes: the unit's grading child sets up the namespaces and the mounts
- * (it is still privileged: root, or root of a new user namespace when
- * mdat grade is not root), then forks the sandbox's init (PID 1 of the new
- * PID namespace: it mounts /proc, reaps orphans, and its end kills every
- * process left inside), which forks the worker: it drops to the sandbox's
- * user and runs the work. The grading child copies the private tmpfs out
- * once init has ended. */
+ * processes: the unit's grading child sets up the namespaces, the copy of
+ * the submission and the new root's mounts (it is still privileged: root,
+ * or root of a new user namespace when mdat grade is not root), then forks
+ * the sandbox's init (PID 1 of the new PID namespace: it mounts /proc in
+ * the new root and enters it, reaps orphans, and its end kills every
+ * process left inside), which forks the worker: as root in a user
+ * namespace of its own that init maps (mdat's user and the program's), it
+ * becomes mdat's user there and runs the work, the program and its build
+ * running as the program's. The grading child checks what the work left
+ * and copies the private tmpfs out once init has ended. */
 #include "ui/grade/grade_sandbox.h"
 
 #include <dirent.h>
@@ -109,8 +112,9 @@ void grade_sandbox_announce(const struct grade_settings *s)
             fprintf(stderr, "mdat grade: WARNING: the sandbox has no %s: this machine refuses it\n", parts[i].what);
     if (!here.as_root)
         fprintf(stderr, "mdat grade: WARNING: not root: every submission runs as you (uid %d) in a user namespace, "
-                        "not as a user of its own: it can read every file you can read outside the hidden "
-                        "directories (as root, only what everyone may read)\n", (int)getuid());
+                        "not as a user of its own, and so do mdat's processes in its sandbox: it cannot read or "
+                        "trace them (they are not dumpable) nor signal them (refused), but it sees their command "
+                        "lines and may write its unit's files (as root, neither)\n", (int)getuid());
 }
 
 bool grade_sandbox_usable(const struct grade_settings *s)

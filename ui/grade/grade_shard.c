@@ -266,9 +266,13 @@ bool grade_read_unit(const struct json_value *v, int n_submissions, struct grade
         !json_member_u64(v, "first", &u->first) || !json_member_u64(v, "end", &u->end) ||
         !grade_unit_status_from_name(json_member_string(v, "status"), &u->status) ||
         !json_member_u64(v, "schedules_run", &u->schedules_run) || !json_member_u64(v, "failing", &u->failing) ||
-        !json_member_u64(v, "raced", &u->raced) || !json_member_u64(v, "output_accepted", &u->output_accepted) ||
         !json_member_double(v, "seconds", &u->seconds))
         return false;
+    /* (absent from the files of mdat 0.3: none counted then) */
+    if (!json_member_u64(v, "raced", &u->raced))
+        u->raced = 0;
+    if (!json_member_u64(v, "output_accepted", &u->output_accepted))
+        u->output_accepted = 0;
     u->submission = (int)submission;
     copy_string(u->message, sizeof u->message, v, "message");
     copy_string(u->build_output, sizeof u->build_output, v, "build_output");
