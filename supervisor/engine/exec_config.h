@@ -126,6 +126,11 @@ struct exec_result {
     /* The captured output was cut at this many bytes (--max-output; set by
      * the explore layer), 0 when whole. */
     uint64_t output_cut_at;
+    /* Set by the explore layer once the output is judged: a data race was
+     * found (whatever else failed), and the checker ran on the output and
+     * accepted it. */
+    bool raced;
+    bool output_accepted;
     uint64_t steps;
     uint64_t ptrace_stops;
     /* What the stops were for (stop_reason_name); the stops of forked

@@ -185,6 +185,10 @@ struct execution {
     int leader_status;
     bool killed;                    /* mdat ended the program (exec_drain with kill) */
     int pidfd;                      /* of the program, to borrow its descriptors (io_wait.h) */
+    /* When the loop next looks whether the program was killed from
+     * outside (execution.c: run ahead, nothing else would tell). */
+    uint64_t outside_check_ns;
+    unsigned outside_countdown;
     int n_io_waits;                 /* threads blocked in a call that can wait */
     bool assert_seen;
     int assert_thread;

@@ -968,6 +968,8 @@ static enum run_outcome on_stop(struct execution *ex, struct mthread *t, int *st
     switch (event) {
     case PTRACE_EVENT_SECCOMP:
         t->kernel_at_syscall = true;
+        if (exec_refuse_at_seccomp(ex, t))
+            return RUNS_ON;
         return on_syscall(ex, t);
     case PTRACE_EVENT_CLONE:
         ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &child);

@@ -255,7 +255,19 @@ static bool fix_cached_tid(int fd, const struct user_regs_struct *regs, pid_t te
     return tracee_write(fd, regs->fs_base + (uint64_t)at * 4, &tid, sizeof tid);
 }
 
+static pid_t fork_from(struct exec_template *t, bool *lost, char *err, size_t errlen);
+
+/* A fork is never left half made, even when mdat is being stopped: the
+ * execution looks at the stop flag once it has begun. */
 pid_t exec_template_fork(struct exec_template *t, bool *lost, char *err, size_t errlen)
+{
+    tracee_hold_stop(true);
+    pid_t child = fork_from(t, lost, err, errlen);
+    tracee_hold_stop(false);
+    return child;
+}
+
+static pid_t fork_from(struct exec_template *t, bool *lost, char *err, size_t errlen)
 {
     *lost = false;
     if (!t->pid) {

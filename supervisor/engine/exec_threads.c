@@ -468,6 +468,8 @@ static bool killed_meanwhile(const struct execution *ex)
 
 void exec_drain(struct execution *ex, bool kill_it)
 {
+    /* Even when mdat is being stopped: what is killed is reaped. */
+    tracee_hold_stop(true);
     /* Without kill_it the program ends by itself (exit, or an exec'd image
      * running to its end): forked children are killed once the leader is gone. */
     if (kill_it && !ex->leader_gone) {
@@ -517,4 +519,5 @@ void exec_drain(struct execution *ex, bool kill_it)
         else
             tracee_cont(ev.tid, 0);
     }
+    tracee_hold_stop(false);
 }

@@ -21,7 +21,9 @@
 #include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <fcntl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -389,6 +391,8 @@ static enum loop_next after_step(struct execution *ex, struct mthread *t, enum r
     case RUN_TIMEOUT:
         if (ex->spin_restart)
             return LOOP_RESTART;    /* a spin on memory it owns (exec_pages_spin) */
+        if (tracee_stop_requested())
+            return LOOP_ERROR;      /* the wait was cut short: no hang (schedule_loop says why) */
         if (ex->end_ns && monotonic_ns() >= ex->end_ns) {
             exec_note_incomplete(ex, INCOMPLETE_TIME);
             return LOOP_INCOMPLETE;
@@ -589,11 +593,71 @@ static bool out_of_budget(struct execution *ex)
     return true;
 }
 
+/* A signal that stops mdat came (no verdict: the execution is not
+ * decided), or, looked at every OUTSIDE_PERIOD_NS, the program is gone:
+ * killed from outside while mdat ran a thread ahead or emulated it, where
+ * no wait would have told (exec_drain and note_exit say by whom). */
+enum { OUTSIDE_EVERY_STEPS = 64 };
+#define OUTSIDE_PERIOD_NS 100000000u
+
+/* Between steps every live thread of the program is held in a ptrace
+ * stop, its stop reported to mdat: only a SIGKILL wakes one (the leader
+ * then stops at its exit event, unreported; the other threads, which have
+ * no exit event, become zombies). A process killed so would tell by its
+ * pidfd only once mdat had reaped every thread. */
+static bool program_gone(const struct execution *ex)
+{
+    const struct mthread *t = NULL;
+    for (int i = 0; i < ex->n_threads && !t; i++)
+        if (ex->threads[i].state != TS_EXITED)
+            t = &ex->threads[i];
+    if (!t)
+        return false;
+    if (t->tid == ex->pid) {
+        siginfo_t si = {0};
+        return waitid(P_PID, (id_t)ex->pid, &si, WEXITED | WSTOPPED | WNOHANG | WNOWAIT | __WALL) == 0 &&
+               si.si_pid == ex->pid;
+    }
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)ex->pid, (int)t->tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return false;
+    buf[n] = '\0';
+    const char *paren = strrchr(buf, ')');
+    return paren && (paren[2] == 'Z' || paren[2] == 'X');
+}
+
+static bool ended_from_outside(struct execution *ex)
+{
+    if (tracee_stop_requested()) {
+        exec_set_error(ex, "stopped before the execution ended (a signal stops mdat)");
+        ex->res->interrupted = true;
+        return true;
+    }
+    if (ex->outside_countdown-- > 0)
+        return false;
+    ex->outside_countdown = OUTSIDE_EVERY_STEPS;
+    uint64_t now = monotonic_ns();
+    if (now < ex->outside_check_ns)
+        return false;
+    ex->outside_check_ns = now + OUTSIDE_PERIOD_NS;
+    return program_gone(ex);
+}
+
 static bool schedule_loop(struct execution *ex)
 {
     struct candidates c = {0};
     bool ok = true;
     for (;;) {
+        if (ended_from_outside(ex)) {
+            exec_drain(ex, true);
+            break;
+        }
         if (ex->signal_sent || ex->timers_armed)
             exec_interrupt_signalled_waits(ex);
         if (ex->n_passive)
@@ -654,6 +718,10 @@ static bool schedule_loop(struct execution *ex)
         }
         if (next == LOOP_ERROR && ex->cfg->strategy->diverged)
             exec_set_error(ex, "replay diverged: %s", ex->cfg->strategy->divergence);
+        if (next == LOOP_ERROR && !ex->res->error && tracee_stop_requested()) {
+            exec_set_error(ex, "stopped before the execution ended (a signal stops mdat)");
+            ex->res->interrupted = true;
+        }
         exec_drain(ex, true);
         ok = next == LOOP_FAILED;
         break;

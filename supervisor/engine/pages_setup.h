@@ -39,7 +39,7 @@ struct pages_image {
 
 /* The system calls mdat must see to follow the program's memory, and
  * those whose buffers the kernel reaches with the calling thread's rights:
- * installed as a second seccomp filter (spawn.c) when pages are followed. */
+ * rules of the seccomp filter (syscall_filter.c) when pages are followed. */
 const long *pages_traced_syscalls(size_t *n);
 bool pages_syscall_changes_mappings(long nr);
 bool pages_syscall_traced(long nr);

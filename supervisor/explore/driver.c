@@ -3,6 +3,7 @@
  * then each reported failure recorded); explore_replay re-executes one
  * schedule with the settings it records. */
 #include "supervisor/explore/explore.h"
+#include "supervisor/explore/failure_files.h"
 #include "supervisor/explore/failure_record.h"
 #include "supervisor/explore/one_execution.h"
 #include "supervisor/explore/shrink.h"
@@ -168,9 +169,24 @@ static bool explore_owns_pages(const struct program *prog, const struct explore_
            opt->n_watches == 0 && !elf_image_is_static(debuginfo_elf(prog->debug));
 }
 
-bool explore_run(struct program *prog, const struct explore_options *opt, struct explore_summary *sum, char *err,
+/* A failure found but not recorded again (a signal stopped mdat): what the
+ * worker said of it, and its schedule when --keep-going saved it at once. */
+static void saved_only(const struct program *prog, const struct explore_options *opt, const struct wire_result *w,
+                       struct explore_failure *f)
+{
+    memset(f, 0, sizeof *f);
+    f->saved_only = true;
+    f->execution = w->index;
+    f->found = f->result.kind = (enum failure_kind)w->kind;
+    snprintf(f->result.location, sizeof f->result.location, "%s", w->location);
+    failure_schedule_path(prog, opt, f->found, w->index, f->schedule_file, sizeof f->schedule_file);
+    if (!opt->keep_going || access(f->schedule_file, F_OK) != 0)
+        f->schedule_file[0] = '\0';
+}
 
+bool explore_run(struct program *prog, const struct explore_options *opt, struct explore_summary *sum, char *err,
                  size_t errlen)
+
 {
     memset(sum, 0, sizeof *sum);
     uint64_t t0 = monotonic_ns();
@@ -196,7 +212,12 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
         return false;
     }
     shared->lowest_failure = UINT64_MAX;
-    struct tally tally = {.opt = opt, .sum = sum};
+    /* A signal that stops mdat ends the execution under way within a
+     * fraction of a second (the engine looks at the flag as it waits and
+     * between steps), then the shrinking and recording: what was decided
+     * stays. */
+    tracee_set_stop_flags(opt->stop, &shared->abandon);
+    struct tally tally = {.opt = opt, .sum = sum, .prog = prog};
     tally.found = calloc(MAX_REPORTED, sizeof *tally.found);
 
     /* Execution 0 runs first, alone: its length is PCT's estimate for all
@@ -237,6 +258,9 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
             ok = false;
         }
     }
+    bool stopped = opt->stop && *opt->stop;
+    if (stopped && tally.have_error && tally.first_error.interrupted)
+        tally.have_error = false;   /* the execution the stop cut short: not decided, no error */
     if (ok && tally.have_error &&
         (opt->count_all || tally.n_found == 0 || tally.first_error.index < tally.found[0].index)) {
         snprintf(err, errlen, "%s", tally.first_error.error_message);
@@ -262,12 +286,20 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
         sum->failures = calloc(report ? report : 1, sizeof *sum->failures);
         for (size_t i = 0; i < report && ok; i++) {
             uint64_t est = tally.found[i].index == 0 ? FIRST_ESTIMATE : estimate;
-            ok = record_failure(prog, opt, &tally.found[i], est, &shared->profile,
-                                kept ? &kept->choices[i] : NULL, &sum->failures[i], err, errlen);
+            bool recorded = false;
+            if (!(opt->stop && *opt->stop))
+                recorded = ok = record_failure(prog, opt, &tally.found[i], est, &shared->profile,
+                                               kept ? &kept->choices[i] : NULL, &sum->failures[i], err, errlen);
+            if (!recorded && opt->stop && *opt->stop) {
+                /* Stopped before (or while) it was recorded again. */
+                exec_result_free(&sum->failures[i].result);
+                saved_only(prog, opt, &tally.found[i], &sum->failures[i]);
+                ok = true;
+            }
             sum->n_failures = i + 1;
         }
     }
-    if (ok && opt->outcomes && !interrupted) {
+    if (ok && opt->outcomes && !interrupted && !(opt->stop && *opt->stop)) {
         outcome_table_sort(&tally.outcomes);
         for (size_t i = 0; i < tally.outcomes.n && ok; i++) {
             struct outcome *o = &tally.outcomes.at[i];
@@ -286,6 +318,7 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
     page_list_free(&learned);
     page_list_free(&learned_read);
 
+    tracee_set_stop_flags(NULL, NULL);
     munmap(shared, sizeof *shared);
     spawn_set_limits(NULL);
     if (have_cpus)

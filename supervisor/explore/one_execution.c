@@ -61,8 +61,9 @@ static void rewind_fd(int fd)
     }
 }
 
-/* The verdicts that need the execution's output or exit status. false
- * (with res->error set) when the checker could not be run. */
+/* The verdicts that need the execution's output or exit status, and a
+ * race kept for the end (--races fail-at-end). false (with res->error
+ * set) when the checker could not be run. */
 static bool judge_output(const struct explore_options *opt, const struct run_io *io, struct exec_result *res)
 {
     if (res->kind == FAIL_NONE && opt->fail_on_exit && res->exited && res->exit_status != 0) {
@@ -90,7 +91,10 @@ static bool judge_output(const struct explore_options *opt, const struct run_io 
             snprintf(res->message, sizeof res->message, "checker \"%s\" rejected the output (exit %d)%s%s",
                      opt->check_cmd, st, line[0] ? ": " : "", line);
         }
+        res->output_accepted = st == 0;
     }
+    /* Races that fail at the end: judged last, the other verdicts first. */
+    res->raced = opt->detectors && detectors_judge_end(opt->detectors, res);
     return true;
 }
 

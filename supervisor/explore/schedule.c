@@ -36,6 +36,7 @@
  *   end
  * Lines starting with '#' are comments. */
 #include "supervisor/explore/schedule.h"
+#include "supervisor/trace/safe_file.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -223,15 +224,45 @@ static char *unescape(const char *s)
     return out;
 }
 
+void schedule_replay_command(const char *path, bool checker_verdict, char *out, size_t len)
+{
+    const char *verb = checker_verdict ? "mdat replay --trust-check " : "mdat replay ";
+    bool plain = path[0] != '\0';
+    for (const char *c = path; *c; c++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./-+:,=@%", *c))
+            plain = false;
+    if (plain) {
+        snprintf(out, len, "%s%s", verb, path);
+        return;
+    }
+    /* Single quotes for the shell, each ' as '\''. */
+    size_t k = (size_t)snprintf(out, len, "%s'", verb);
+    for (const char *c = path; *c && k + 6 < len; c++) {
+        if (*c == '\'') {
+            memcpy(out + k, "'\\''", 4);
+            k += 4;
+        } else {
+            out[k++] = *c;
+        }
+    }
+    if (k + 2 <= len) {
+        out[k++] = '\'';
+        out[k] = '\0';
+    }
+}
+
 bool schedule_write(const struct schedule *s, const char *path, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    /* Under a temporary name, renamed when complete and synced: a schedule
+     * is never seen cut short, whatever stops mdat (a full disk, a kill). */
+    struct safe_file sf;
+    FILE *f = safe_file_open(&sf, path, err, errlen);
+    if (!f)
         return false;
-    }
     fprintf(f, "mdat-schedule 1\n");
-    fprintf(f, "# Re-execute with: mdat replay %s\n", path);
+    char replay[PATH_MAX + 64];
+    schedule_replay_command(path, strcmp(s->failure, "checker") == 0, replay, sizeof replay);
+    fprintf(f, "# Re-execute with: %s\n", replay);
     fprintf(f, "mdat-version %s\n", s->mdat_version);
     fprintf(f, "program ");
     write_escaped(f, s->program ? s->program : "");
@@ -301,12 +332,7 @@ bool schedule_write(const struct schedule *s, const char *path, char *err, size_
                 (i % 12 == 11 || i + 1 == s->choices.n) ? '\n' : ' ');
     }
     fprintf(f, "end\n");
-    bool ok = !ferror(f);
-    if (fclose(f) != 0 || !ok) {
-        snprintf(err, errlen, "cannot write %s", path);
-        return false;
-    }
-    return true;
+    return safe_file_commit(&sf, err, errlen);
 }
 
 /* An unsigned decimal, all of text, at most max. */
