@@ -112,6 +112,14 @@ bool exec_pages_begin(struct execution *ex)
     p->slot_used[0] = true;
     page_owners_set_thread_key(p->po, 1, img->thread_keys[0]);
     page_owners_stack(p->po, img->main_stack.start, img->main_stack.end, 1);
+    /* Its accesses to its own stack never stop: the stack is known here
+     * (names in reports: "stack of T1"). */
+    struct mthread *leader = exec_thread_by_id(ex, 1);
+    if (leader && !leader->stack_hi) {
+        leader->stack_lo = img->main_stack.start;
+        leader->stack_hi = img->main_stack.end;
+    }
+
     for (size_t i = 0; i < ex->cfg->n_observed; i++)
         page_owners_observe(p->po, ex->cfg->observed[i]);
     for (size_t i = 0; i < ex->cfg->n_read_shared; i++)

@@ -784,7 +784,11 @@ static bool start(struct execution *ex, char *err, size_t errlen)
     page_cache_follow(ex->mem_fd, ex->vm_pid);
     if (cfg->tmpl)
         return own_pages_or_not(ex, err, errlen);    /* forked with everything planted, at the entry point */
-    return code_map_plant_exe(cfg->code, ex->pid, ex->mem_fd, ex->describe || cfg->n_listeners > 0, err, errlen);
+    /* Without a fork server every access is observed, whatever a template
+     * of this process planted for ownership before (or failed to start). */
+    code_map_set_planting(cfg->code, SITES_ALL);
+    return code_map_plant_exe(
+cfg->code, ex->pid, ex->mem_fd, ex->describe || cfg->n_listeners > 0, err, errlen);
 }
 
 /* How the program ended, from the leader's exit status. */

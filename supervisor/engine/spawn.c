@@ -300,7 +300,7 @@ static void run_child(const struct spawn_request *req, char **env, int go, int s
                        !isatty(req->stderr_fd >= 0 ? req->stderr_fd : 2);
     redirect(req->stdout_fd, 1);
     redirect(req->stderr_fd, 2);
-    /* The word to go comes on standard input, which the filter never stops. */
+    /* The word to go comes on standard input. */
     redirect(go, 0);
     /* The program gets stdin, stdout and stderr, nothing of mdat's:
      * its own descriptors then start at 3 in every execution and every
@@ -315,13 +315,17 @@ static void run_child(const struct spawn_request *req, char **env, int go, int s
         child_fail(report, "setrlimit");
     if (!spawn_become_program_user())
         child_fail(report, "cannot become the program's user");
-    if (syscall_filter_install(req->follow_pages) != 0)
-        child_fail(report, "seccomp");
     prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
     close(seizable);
     char ready;
     if (read(0, &ready, 1) != 1)
         _exit(127);
+    /* The filter once mdat traces the child: a call it stops (the read
+     * above, with page ownership's rules) would fail with ENOSYS while no
+     * tracer is there yet. */
+    if (syscall_filter_install(req->follow_pages) != 0)
+        child_fail(report, "seccomp");
+
     if (stdin_src >= 0)
         dup2(stdin_src, 0);
     else
