@@ -23,7 +23,9 @@ enum run_outcome {
     RUN_FAILED,         /* res->kind says what */
     RUN_ERROR,          /* mdat failed; res->error says why */
     RUN_TIMEOUT,
+    RUN_RESTART,        /* page ownership cannot go on: the execution runs again (exec_result.restart) */
 };
+
 
 static inline int stop_event(int status)
 {
@@ -79,11 +81,19 @@ enum run_outcome exec_run_thread(struct execution *ex, struct mthread *t);
  * the next operation). false when it is not such an operation. */
 bool exec_rmw_load_step(struct execution *ex, struct mthread *t);
 
-/* exec_refuse.c: calls that would reach mdat (signals, ptrace) */
+/* exec_refuse.c: calls that would reach mdat (signals, ptrace, the calls
+ * that name another process) or that came through another ABI */
 /* At a seccomp stop of tid (t: a thread of the program, with its regs
- * read; NULL: a forked child's): when the call would signal or ptrace
- * mdat, it is made to fail with EPERM, kept for the report, and true. */
+ * read; NULL: a forked child's, whatever the call): when the call would
+ * signal, trace or otherwise reach mdat, it is made to fail with EPERM,
+ * kept for the report, and true. */
 bool exec_refuse_call(struct execution *ex, struct mthread *t, pid_t tid);
+/* First at every seccomp stop of a thread of the program: a call through
+ * another ABI than x86-64's is refused, one that names another process
+ * (fcntl F_SETOWN, prlimit64, process_vm_writev...) is judged and refused
+ * or left to run. true for either: the thread runs on. false: a call
+ * mdat models, for on_syscall. */
+bool exec_refuse_at_seccomp(struct execution *ex, struct mthread *t);
 /* A run that refused some call and failed no other way is a sandbox-violation. */
 void exec_report_refused(struct execution *ex);
 

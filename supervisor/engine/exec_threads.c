@@ -6,6 +6,7 @@
  * with the execution's deadline, and the end: letting every thread die and
  * reaping it, children included. */
 #include "supervisor/engine/exec_engine.h"
+#include "supervisor/engine/exec_pages.h"
 #include "supervisor/engine/exec_template.h"
 #include "supervisor/engine/page_cache.h"
 #include "supervisor/engine/vector_regs.h"
@@ -274,9 +275,16 @@ static void passive_stop(struct execution *ex, const struct tracee_event *ev)
         exec_refuse_call(ex, NULL, ev->tid);
     } else if (event == 0 && sig == SIGTRAP && step_shared_child(ex, ev->tid)) {
         return;
+    } else if (event == PTRACE_EVENT_STOP) {
+        /* Its first stop: a child runs with every protection key open
+         * (page ownership is the program's threads' business). */
+        if (ex->pages)
+            exec_pages_child(ex, ev->tid);
     } else if (event == 0 && sig != SIGTRAP) {
+
         deliver = sig;
     }
+
     tracee_cont(ev->tid, deliver);
 }
 
@@ -333,6 +341,31 @@ static bool exec_event(struct execution *ex, const struct tracee_event *ev)
     return false;
 }
 
+/* Page ownership: the running thread has been native for long enough to
+ * be looked at (a spin on memory it owns, exec_pages_spin). */
+static bool spin_watch_due(struct execution *ex)
+{
+    if (!ex->pages || !ex->spin_check_ns || monotonic_ns() < ex->spin_check_ns)
+        return false;
+    ex->spin_check_ns = 0;
+    ex->deadline_ns = ex->step_deadline_ns;
+    return true;
+}
+
+static enum spin_verdict look_for_spin(struct execution *ex, pid_t tid, int *status)
+{
+    struct mthread *t = exec_thread_by_tid(ex, tid);
+    if (!t)
+        return SPIN_NONE;
+    enum spin_verdict v = exec_pages_spin(ex, t, status);
+    if (v == SPIN_RESTART)
+        ex->spin_restart = true;
+    /* A long computation: it goes on where it was. */
+    if (v == SPIN_NONE && !tracee_cont(tid, 0))
+        v = SPIN_LOST;
+    return v;
+}
+
 int exec_wait_thread(struct execution *ex, pid_t tid, int *status)
 {
     struct tracee_event ev;
@@ -356,6 +389,18 @@ int exec_wait_thread(struct execution *ex, pid_t tid, int *status)
     }
     for (;;) {
         int r = tracee_wait_any(&ev, ex->deadline_ns);
+        if (r == 0 && spin_watch_due(ex)) {
+            switch (look_for_spin(ex, tid, status)) {
+            case SPIN_NONE:
+                continue;
+            case SPIN_RESTART:
+                return 0;       /* the step ends; the execution runs again (ex->spin_restart) */
+            case SPIN_STOPPED:
+                return 1;
+            case SPIN_LOST:
+                return -1;
+            }
+        }
         if (r <= 0)
             return r;
         ex->res->ptrace_stops++;
@@ -425,6 +470,8 @@ static bool killed_meanwhile(const struct execution *ex)
 
 void exec_drain(struct execution *ex, bool kill_it)
 {
+    /* Even when mdat is being stopped: what is killed is reaped. */
+    tracee_hold_stop(true);
     /* Without kill_it the program ends by itself (exit, or an exec'd image
      * running to its end): forked children are killed once the leader is gone. */
     if (kill_it && !ex->leader_gone) {
@@ -474,4 +521,5 @@ void exec_drain(struct execution *ex, bool kill_it)
         else
             tracee_cont(ev.tid, 0);
     }
+    tracee_hold_stop(false);
 }

@@ -27,7 +27,13 @@ enum io_call io_call_of(long nr, const uint64_t args[6])
 {
     switch (nr) {
     case SYS_read: case SYS_write: case SYS_readv: case SYS_writev:
-    case SYS_recvfrom: case SYS_recvmsg: case SYS_sendto: case SYS_sendmsg:
+        /* Standard input never waits (mdat's input file or /dev/null) and
+         * the standard outputs are files mdat captures, or the terminal:
+         * the filter stops these calls only above fd 2, or for page
+         * ownership's sake (their buffers), which is no wait. */
+        return args[0] > 2 ? IO_FD : IO_NONE;
+    case SYS_recvfrom:
+ case SYS_recvmsg: case SYS_sendto: case SYS_sendmsg:
     case SYS_accept: case SYS_accept4: case SYS_connect:
         return IO_FD;
     case SYS_poll: case SYS_ppoll: case SYS_select: case SYS_pselect6:

@@ -299,6 +299,8 @@ static void build_patched_sections(struct site_table *st)
         p->size = secs[i].size;
         p->orig = secs[i].data;
         p->bytes = malloc(p->size);
+        if (!p->bytes)
+            abort();
         memcpy(p->bytes, p->orig, p->size);
         for (; site < st->n_sites && st->sites[site].vaddr < secs[i].addr + secs[i].size; site++)
             p->bytes[st->sites[site].vaddr - secs[i].addr] = 0xcc;
@@ -395,10 +397,10 @@ void site_table_free(struct site_table *st)
     free(st->user);
 }
 
-/* A code section as the address space has it, its sites' bytes set:
- * read, changed, written, so that whatever the loader wrote there
- * (relocations of a DT_TEXTREL module) stays. */
-bool site_table_write(const struct site_table *st, uint64_t bias, int mem_fd, bool restore)
+/* A code section as the address space has it, its sites' bytes set as
+ * `how` says: read, changed, written, so that whatever the loader wrote
+ * there (relocations of a DT_TEXTREL module) stays. */
+bool site_table_write(const struct site_table *st, uint64_t bias, int mem_fd, enum site_planting how)
 {
     for (size_t i = 0; i < st->n_patched; i++) {
         const struct patched_section *p = &st->patched[i];
@@ -409,7 +411,8 @@ bool site_table_write(const struct site_table *st, uint64_t bias, int mem_fd, bo
             site_table_range(st, p->vaddr, p->vaddr + p->size, &from, &to);
             for (size_t k = from; k < to; k++) {
                 size_t off = (size_t)(st->sites[k].vaddr - p->vaddr);
-                now[off] = restore ? p->orig[off] : 0xcc;
+                bool planted = how == SITES_ALL || (how == SITES_ATOMIC && (st->sites[k].insn.flags & X86_ATOMIC));
+                now[off] = planted ? 0xcc : p->orig[off];
             }
             ok = tracee_write(mem_fd, bias + p->vaddr, now, p->size);
         }

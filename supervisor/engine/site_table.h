@@ -63,10 +63,14 @@ void site_table_build(struct site_table *st, const debuginfo *di, x86_decoder *d
  * on without calling a modeled function. No user code. */
 void site_table_build_sync(struct site_table *st, const debuginfo *di, x86_decoder *dec);
 void site_table_free(struct site_table *st);
-/* Puts the module's int3s (or, restore, the original bytes) on its sites
- * in the address space behind mem_fd, at bias: each code section with
- * sites is read, changed and written back in one go. */
-bool site_table_write(const struct site_table *st, uint64_t bias, int mem_fd, bool restore);
+/* Which sites carry an int3: every one; only the atomic instructions
+ * (while page ownership finds the shared accesses, exec_pages.h); none
+ * (the original bytes, for a forked child). */
+enum site_planting { SITES_ALL, SITES_ATOMIC, SITES_NONE };
+/* Puts the module's int3s of `how` on its sites (the original bytes on
+ * the others) in the address space behind mem_fd, at bias: each code
+ * section with sites is read, changed and written back in one go. */
+bool site_table_write(const struct site_table *st, uint64_t bias, int mem_fd, enum site_planting how);
 /* After the loader relocated the module (at bias, behind mem_fd): a site
  * whose instruction's bytes it changed (a text relocation) is decoded
  * again from memory, and the copy of the sections follows. Sections as

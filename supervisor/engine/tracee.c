@@ -130,7 +130,13 @@ bool tracee_cont(pid_t tid, int sig)
     return vector_regs_before_resume(tid) && page_cache_forget() && ptrace(PTRACE_CONT, tid, 0, (long)sig) == 0;
 }
 
+bool tracee_cont_to_syscall(pid_t tid)
+{
+    return page_cache_forget() && ptrace(PTRACE_SYSCALL, tid, 0, 0) == 0;
+}
+
 bool tracee_step(pid_t tid, int sig)
+
 {
     return vector_regs_before_resume(tid) && page_cache_forget() &&
            ptrace(PTRACE_SINGLESTEP, tid, 0, (long)sig) == 0;
@@ -173,6 +179,30 @@ static void maybe_call_hook(void)
     }
 }
 
+static const volatile int *stop_flags[2];
+static int stop_held;
+
+void tracee_set_stop_flags(const volatile int *a, const volatile int *b)
+{
+    stop_flags[0] = a;
+    stop_flags[1] = b;
+}
+
+static bool stop_flag_set(void)
+{
+    return (stop_flags[0] && *stop_flags[0]) || (stop_flags[1] && *stop_flags[1]);
+}
+
+void tracee_hold_stop(bool hold)
+{
+    stop_held += hold ? 1 : -1;
+}
+
+bool tracee_stop_requested(void)
+{
+    return stop_held == 0 && stop_flag_set();
+}
+
 /* Waits for an event of pid (-1: of any tracee). */
 static int wait_event(pid_t pid, struct tracee_event *ev, uint64_t deadline_ns)
 {
@@ -195,7 +225,10 @@ static int wait_event(pid_t pid, struct tracee_event *ev, uint64_t deadline_ns)
         }
         /* Nothing yet: sleep until a SIGCHLD or the deadline. A SIGCHLD that
          * arrived between waitpid and here stays pending, so none is lost. */
-        if (deadline_ns == 0 && !wait_hook) {
+        bool watch_stop = (stop_flags[0] || stop_flags[1]) && stop_held == 0;
+        if (watch_stop && stop_flag_set())
+            return 0;
+        if (deadline_ns == 0 && !wait_hook && !watch_stop) {
             int sig;
             sigwait(&chld, &sig);
             continue;
@@ -204,8 +237,8 @@ static int wait_event(pid_t pid, struct tracee_event *ev, uint64_t deadline_ns)
         if (deadline_ns && now >= deadline_ns)
             return 0;
         uint64_t left = deadline_ns ? deadline_ns - now : TRACEE_HOOK_PERIOD_NS;
-        if (wait_hook && left > TRACEE_HOOK_PERIOD_NS)
-            left = TRACEE_HOOK_PERIOD_NS;   /* wake up to call it */
+        if ((wait_hook || watch_stop) && left > TRACEE_HOOK_PERIOD_NS)
+            left = TRACEE_HOOK_PERIOD_NS;   /* wake up to call it, or to look at the stop flag */
         struct timespec ts = {(time_t)(left / 1000000000u), (long)(left % 1000000000u)};
         if (sigtimedwait(&chld, NULL, &ts) < 0 && errno == EAGAIN && deadline_ns && monotonic_ns() >= deadline_ns)
             return 0;
