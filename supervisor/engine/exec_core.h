@@ -139,6 +139,7 @@ struct execution {
     uint64_t steps;
     int last_thread;
     int running;                    /* the thread running the current step */
+    struct visible_op step_op;      /* and the operation it began with (exec_grounds.h's judge) */
     /* How often running a thread ahead from a start reached a breakpoint
      * (exec_ahead.c): where it mostly gives up, the CPU goes on at once. */
     struct ahead_memo {

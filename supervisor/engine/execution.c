@@ -62,7 +62,12 @@ static void next_visible_op(const struct mthread *t, struct visible_op *op)
     case OP_WOKEN:
     case OP_TIMEDOUT:
     case OP_INTERRUPTED:
+        /* Back from a modeled call's wait, the call goes on with its object:
+         * it takes the lock, the semaphore's count, the condition
+         * variable's mutex again. */
         op->kind = VIS_RESUME;
+        if (t->in_call)
+            op->addr = t->call_fn == MF_COND_WAIT || t->call_fn == MF_COND_TIMEDWAIT ? t->call_arg[1] : t->call_arg[0];
         break;
     case OP_EXIT:
         op->kind = VIS_EXIT;
@@ -427,8 +432,8 @@ static enum loop_next run_step(struct execution *ex, int id)
         return LOOP_ERROR;
     }
     struct visible_op op;
-    if (ex->cfg->n_listeners)
-        next_visible_op(t, &op);
+    next_visible_op(t, &op);
+    ex->step_op = op;
     struct trace_event ev;
     if (ex->describe) {
         begin_event(ex, t, &ev);

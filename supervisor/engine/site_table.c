@@ -304,6 +304,57 @@ void site_table_build_sync(struct site_table *st, const debuginfo *di, x86_decod
     build_patched_sections(st);
 }
 
+/* A compare-and-swap or an exchange with memory: how a runtime's lock, a
+ * once flag or a lock-free list changes hands. Atomic arithmetic (thread
+ * counts, reference counts) commutes with itself and is left out: two
+ * thread ends that count __nptl_nthreads down are no order between them. */
+static bool takes_or_hands_over(const struct x86_insn *in)
+{
+    if (!(in->flags & X86_ATOMIC) || in->n_mem == 0)
+        return false;
+    return in->emulation == X86_EMU_XCHG || in->emulation == X86_EMU_CMPXCHG || strstr(in->text, "xchg") != NULL;
+}
+
+/* The compare-and-swaps and exchanges of one function [lo, hi), decoded from its
+ * start: past an instruction that does not decode, where the next one
+ * begins is a guess, and an int3 planted on a guess could land inside an
+ * instruction the CPU runs. */
+static void scan_function_atomics(struct site_table *st, x86_decoder *dec, const struct elf_section *sec, uint64_t lo,
+                                  uint64_t hi)
+{
+    uint64_t addr = lo;
+    while (addr < hi) {
+        struct x86_insn insn;
+        if (!x86_decode(dec, sec->data + (addr - sec->addr), hi - addr, addr, &insn))
+            return;
+        if (takes_or_hands_over(&insn))
+            add_site(st, addr, &insn);
+        addr += insn.length;
+    }
+}
+
+void site_table_build_atomics(struct site_table *st, const debuginfo *di, x86_decoder *dec)
+{
+    memset(st, 0, sizeof *st);
+    st->di = di;
+    st->sync_only = true;
+    const elf_image *img = debuginfo_elf(di);
+    uint64_t *starts = NULL;
+    size_t n = eh_frame_function_starts(img, &starts);
+    for (size_t i = 0; i < n; i++) {
+        const struct elf_section *sec = section_containing(img, starts[i]);
+        if (!sec || !sec->exec)
+            continue;
+        uint64_t end = sec->addr + sec->size;
+        uint64_t hi = i + 1 < n && starts[i + 1] < end ? starts[i + 1] : end;
+        scan_function_atomics(st, dec, sec, starts[i], hi);
+    }
+    free(starts);
+    if (st->n_sites > 1)
+        qsort(st->sites, st->n_sites, sizeof *st->sites, cmp_site);
+    build_patched_sections(st);
+}
+
 void site_table_free(struct site_table *st)
 {
     for (size_t i = 0; i < st->n_patched; i++)

@@ -56,6 +56,14 @@ void site_table_build(struct site_table *st, const debuginfo *di, x86_decoder *d
  * barriers and work sharing synchronize threads, which the program relies
  * on without calling a modeled function. No user code. */
 void site_table_build_sync(struct site_table *st, const debuginfo *di, x86_decoder *dec);
+/* The compare-and-swaps and exchanges (cmpxchg, xchg: how locks and once
+ * flags change hands; not atomic arithmetic, which commutes) of a library
+ * whose functions the unwind table lists (libc, libstdc++): each function
+ * decoded from its start, and none of it after an instruction capstone
+ * cannot decode (a guess at the next one could put an int3 inside an
+ * instruction). What a search counts as the words a step touched inside
+ * the library (code_map_observe_library_atomics). */
+void site_table_build_atomics(struct site_table *st, const debuginfo *di, x86_decoder *dec);
 void site_table_free(struct site_table *st);
 /* Writes the module's sections with their int3s (or, restore, the
  * original bytes) into the address space behind mem_fd, at bias. */
