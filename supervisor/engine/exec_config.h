@@ -92,7 +92,6 @@ const char *stop_reason_name(enum stop_reason k);
  * carried, so that a search reordering steps cannot have reordered it. */
 enum grounds_kind {
     GROUNDS_KEPT,               /* none: every effect was a step's */
-    GROUNDS_FUTEX,              /* a futex call on a word its step's operation does not touch */
     GROUNDS_LIBRARY_SYNC,       /* a library synchronised threads by its own means (libgomp's atomics) */
     GROUNDS_SIGNAL,             /* a signal delivered at a time no choice decided */
     GROUNDS_PROCESS,            /* another process ran beside the program (fork, clone without a thread) */

@@ -139,7 +139,6 @@ struct execution {
     uint64_t steps;
     int last_thread;
     int running;                    /* the thread running the current step */
-    struct visible_op step_op;      /* and the operation it began with (exec_grounds.h's judge) */
     /* How often running a thread ahead from a start reached a breakpoint
      * (exec_ahead.c): where it mostly gives up, the CPU goes on at once. */
     struct ahead_memo {
@@ -151,6 +150,8 @@ struct execution {
     bool signal_sent;               /* a thread sent a signal since the last look */
     bool signals_seen;              /* a thread of the program ever sent one */
     uint64_t signals_sent;          /* bit sig-1: some process of the program sent sig (not refused) */
+    pid_t raised_by;                /* the thread that last sent raised_sig to itself (raise, tgkill) */
+    int raised_sig;
     int sigkill_by;                 /* the first SIGKILL it sent: the thread (0: a child process) */
     char sigkill_loc[160];          /* and where */
     bool cpu_limit_hit;             /* SIGXCPU came: a SIGKILL a second later is the kernel's */

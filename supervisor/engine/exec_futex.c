@@ -7,10 +7,8 @@
  * waiter wakes, when more wait than are woken, is the strategy's choice. */
 #include "supervisor/engine/code_names.h"
 #include "supervisor/engine/exec_engine.h"
-#include "supervisor/engine/exec_grounds.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <linux/futex.h>
 
 void exec_emulate_syscall(struct mthread *t, int64_t result)
@@ -108,61 +106,12 @@ static void tell_futex_call(struct execution *ex, int thread, uint64_t addr, boo
     }
 }
 
-/* The largest synchronisation object whose futex words a call on it uses
- * (pthread_rwlock_t, 56 bytes; a mutex 40, a condition variable 48, a
- * semaphore or barrier 32). */
-enum { SYNC_OBJECT_MAX = 64 };
-
-/* The operation the running step began with touches the futex word at
- * addr: a call on the object that holds it (a join: on the thread whose
- * tid word it is), a resume of such a call, or an access to the word. */
-static bool step_touches_word(struct execution *ex, uint64_t addr)
-{
-    const struct visible_op *op = &ex->step_op;
-    switch ((enum visible_kind)op->kind) {
-    case VIS_READ:
-    case VIS_WRITE:
-    case VIS_UPDATE:
-        return addr + 4 > op->addr && addr < op->addr + (op->size ? op->size : 8);
-    case VIS_JOIN:
-    case VIS_SYNC:
-    case VIS_RESUME: {
-        if (!op->addr)
-            return false;
-        if (addr >= op->addr && addr < op->addr + SYNC_OBJECT_MAX)
-            return true;
-        const struct mthread *target = exec_thread_by_id(ex, exec_thread_of_pthread(ex, op->addr));
-        return target && target->ctid == addr;
-    }
-    default:
-        return false;
-    }
-}
-
-/* A futex call (the kernel's way for one thread to wait for or wake
- * another) is accounted for when the step's operation is on its word:
- * then the search orders the step against every other step on it. One
- * inside a step about something else (a lock libc takes for itself under
- * contention, a wake a few instructions after the store it announces, a
- * library's own synchronisation) is an order between threads no step
- * carries. */
-static void judge_futex_call(struct execution *ex, struct mthread *t, const struct futex_call *fc)
-{
-    if (ex->res->grounds_lost || step_touches_word(ex, fc->uaddr))
-        return;
-    char where[128];
-    exec_format_code(ex, exec_user_pc(ex, t), where, sizeof where);
-    exec_grounds_lost(ex, GROUNDS_FUTEX, "T%d made a futex %s on 0x%" PRIx64 " inside a step about something else (at %s)",
-                      t->id, fc->cmd == FUTEX_CMD_WAIT ? "wait" : "wake", fc->uaddr, where);
-}
-
 enum run_outcome exec_handle_futex(struct execution *ex, struct mthread *t)
 {
     struct futex_call fc;
     futex_decode(&t->regs, &fc);
     if (ex->cfg->n_listeners)
         tell_futex_call(ex, t->id, fc.uaddr, fc.cmd != FUTEX_CMD_WAIT);
-    judge_futex_call(ex, t, &fc);
     switch (fc.cmd) {
     case FUTEX_CMD_WAIT:
         return futex_wait(ex, t, &fc);

@@ -10,9 +10,12 @@
  * the search then says NOT exhaustive with that reason instead of
  * "explored all" (explore/systematic.c). Any strategy's execution records
  * it; only the systematic ones' claims depend on it. This file decides
- * nothing about what a bypass is: the callers do (exec_futex.c: a futex
- * call on a word its step's operation does not touch; exec_stops.c and
- * exec_signals.c: library atomics, signals, forks, execs). */
+ * nothing about what a bypass is: the callers do (exec_stops.c: libgomp's
+ * atomics and parallel regions, forks, clones that are no thread, execs;
+ * exec_signals.c: signals no choice timed). What a listener can account
+ * for is no bypass: a futex call or a library's lock word inside a step
+ * is told to the listeners (futex_call, touched_word), and dpor counts it
+ * as part of the step. */
 #ifndef MDAT_ENGINE_EXEC_GROUNDS_H
 #define MDAT_ENGINE_EXEC_GROUNDS_H
 
@@ -20,7 +23,7 @@
 
 /* The running step (ex->running, the step after ex->steps) had an effect of
  * that kind that no step accounted for; fmt says what and where, in one
- * line ("T2 woke a futex at 0x4040 that its step (R x) does not touch").
+ * line ("T2 made a process (fork) that runs beside the program").
  * Cheap after the first call of an execution (a count). */
 void exec_grounds_lost(struct execution *ex, enum grounds_kind kind, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

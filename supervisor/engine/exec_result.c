@@ -45,7 +45,6 @@ const char *grounds_kind_name(enum grounds_kind k)
 {
     static const char *const names[GROUNDS_KIND_COUNT] = {
         [GROUNDS_KEPT] = "kept",
-        [GROUNDS_FUTEX] = "futex",
         [GROUNDS_LIBRARY_SYNC] = "library_sync",
         [GROUNDS_SIGNAL] = "signal",
         [GROUNDS_PROCESS] = "process",

@@ -294,6 +294,7 @@ static enum run_outcome on_syscall(struct execution *ex, struct mthread *t)
     case SYS_pidfd_send_signal:
         if (exec_refuse_call(ex, t, t->tid))
             return RUNS_ON;
+        exec_note_self_raise(ex, t);
         /* The kernel sends it; blocked threads are looked at before the
          * next step (exec_interrupt_signalled_waits). */
         ex->signal_sent = true;
@@ -401,6 +402,8 @@ static enum run_outcome on_clone(struct execution *ex, struct mthread *t, pid_t 
  * steps over the int3s it meets, exec_threads.c). */
 static void new_process(struct execution *ex, pid_t child, bool shares_memory)
 {
+    exec_grounds_lost(ex, GROUNDS_PROCESS, "T%d made a process (%s) that runs beside the program, outside the schedule",
+                      ex->running, shares_memory ? "vfork, or a clone sharing its memory" : "fork");
     if (!shares_memory) {
         int fd = tracee_open_mem(child);
         if (fd >= 0) {
@@ -592,6 +595,9 @@ static enum run_outcome on_model_entry(struct execution *ex, struct mthread *t, 
             heap_call(ex, t, fn, ret);
         return RUNS_ON;
     }
+    if (fn >= MF_OMP_PARALLEL && fn <= MF_OMP_PARALLEL_SECTIONS && !ex->res->grounds_lost)
+        exec_grounds_lost(ex, GROUNDS_LIBRARY_SYNC, "T%d started an OpenMP parallel region: libgomp synchronises its "
+                          "team by its own atomics and futexes, not by steps", t->id);
     if (!model_fn_is_scheduling_point(fn)) {
         /* init and destroy: observed, and judged, on the spot. */
         if (!from_user)
@@ -752,6 +758,7 @@ static enum run_outcome on_signal(struct execution *ex, struct mthread *t, int s
     /* glibc's SIGCANCEL (the first real-time signal): pthread_cancel acts. */
     if (sig == SIGRTMIN_KERNEL)
         t->cancelled = true;
+    exec_judge_signal_grounds(ex, t, sig);
     if (!tracee_cont(t->tid, sig))
         return RUN_ERROR;
     int w = exec_wait_thread(ex, t->tid, status);
@@ -804,6 +811,7 @@ static enum run_outcome on_stop(struct execution *ex, struct mthread *t, int *st
     case PTRACE_EVENT_EXEC:
         /* exec replaces the program mdat was scheduling: from here on it
          * runs on its own, as a forked child does. */
+        exec_grounds_lost(ex, GROUNDS_EXEC, "T%d replaced the program (execve): what runs next is not scheduled", t->id);
         exec_add_passive(ex, t->tid);
         tracee_cont(t->tid, 0);
         return RUN_PROCESS_EXITING;

@@ -432,8 +432,8 @@ static enum loop_next run_step(struct execution *ex, int id)
         return LOOP_ERROR;
     }
     struct visible_op op;
-    next_visible_op(t, &op);
-    ex->step_op = op;
+    if (ex->cfg->n_listeners)
+        next_visible_op(t, &op);
     struct trace_event ev;
     if (ex->describe) {
         begin_event(ex, t, &ev);
