@@ -181,6 +181,9 @@ struct code_map {
     /* The batch observes the atomics of the C and C++ runtimes as well
      * (code_map_observe_library_atomics): set before the first execution. */
     bool observe_library_atomics;
+    /* ... but a static executable's could not be found (stripped, no
+     * unwind index): what its steps touch inside libc is unknown. */
+    bool library_atomics_unseen;
     /* Per function followed at its callers' PLT stubs (heap functions,
      * mutexes, condition variables): its breakpoint goes on the function itself
      * instead, since some caller may reach it without a stub. */
@@ -521,7 +524,20 @@ static void plant_vdso(code_map *cm, pid_t pid, int mem_fd)
 
 void code_map_observe_library_atomics(code_map *cm)
 {
+    if (cm->observe_library_atomics)
+        return;
     cm->observe_library_atomics = true;
+    /* A static executable carries the C and C++ runtimes in itself: their
+     * locks' words are touched there (libraries get theirs in lib_entry). */
+    if (elf_image_is_static(debuginfo_elf(cm->exe))) {
+        cm->library_atomics_unseen = !site_table_add_library_atomics(&cm->exe_sites, cm->decoder);
+        cm->planted_generation++;
+    }
+}
+
+bool code_map_library_atomics_unseen(const code_map *cm)
+{
+    return cm->library_atomics_unseen;
 }
 
 bool code_map_plant_exe(code_map *cm, pid_t pid, int mem_fd, bool follow_memory, char *err, size_t errlen)
@@ -757,6 +773,7 @@ bool code_map_lookup(const code_map *cm, uint64_t addr, struct breakpoint_hit *h
     bool site_in_sync_table = false, lc_runtime_sync = false;
     if (code_map_in_exe(cm, addr)) {
         site = site_table_lookup(&cm->exe_sites, addr - cm->bias, &hit->orig);
+        site_in_sync_table = site && site->library_atomic;
     } else {
         const struct lib_cache *lc = cm->n_libs ? library_with_sites_at(cm, addr) : NULL;
         site = lc ? site_table_lookup(lc->sites, addr - lc->bias, &hit->orig) : NULL;

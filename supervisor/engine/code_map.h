@@ -76,8 +76,13 @@ size_t code_map_site_count(const code_map *cm);
  * breakpoints too (BP_LIB_ATOMIC, not runtime_sync), so that the words a
  * step touches inside them (their own locks) are known: what a partial-
  * order search needs to order two printf calls, whose FILE lock is all
- * they visibly share. */
+ * they visibly share. In a static executable, those of its code that is
+ * not the user's (the runtimes linked in). */
 void code_map_observe_library_atomics(code_map *cm);
+/* Observing them was asked for, but a static executable's runtimes could
+ * not be told apart from the rest of its code (stripped, and no unwind
+ * index): the words its steps touch there are unknown. */
+bool code_map_library_atomics_unseen(const code_map *cm);
 
 /* Per execution: called at the exec stop. Computes the load bias, plants the
  * site breakpoints and those modeled entries that live in the executable

@@ -11,6 +11,7 @@
  * gone, a deadlock, a failure, the step limit or the wall-clock limit. */
 #include "supervisor/engine/code_names.h"
 #include "supervisor/engine/exec_engine.h"
+#include "supervisor/engine/exec_grounds.h"
 #include "supervisor/engine/exec_tso.h"
 #include "supervisor/engine/exec_template.h"
 #include "supervisor/engine/page_cache.h"
@@ -712,6 +713,9 @@ bool execution_run(const struct exec_config *cfg, struct exec_result *res)
         exec_add_thread(&ex, ex.pid);
         exec_tso_begin(&ex);
         tell_begin_end(&ex, true);
+        if (code_map_library_atomics_unseen(cfg->code))
+            exec_grounds_lost(&ex, GROUNDS_UNOBSERVED, "the C library is linked into %s, which has no symbols to tell "
+                              "its functions apart: the lock words its steps touch there are not seen", cfg->path);
         ok = schedule_loop(&ex);
         tell_begin_end(&ex, false);
     }

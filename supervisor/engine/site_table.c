@@ -98,6 +98,7 @@ static void add_site(struct site_table *st, uint64_t vaddr, const struct x86_ins
     }
     st->sites[st->n_sites].vaddr = vaddr;
     st->sites[st->n_sites].insn = *insn;
+    st->sites[st->n_sites].library_atomic = false;
     st->n_sites++;
 }
 
@@ -353,6 +354,66 @@ void site_table_build_atomics(struct site_table *st, const debuginfo *di, x86_de
     if (st->n_sites > 1)
         qsort(st->sites, st->n_sites, sizeof *st->sites, cmp_site);
     build_patched_sections(st);
+}
+
+/* Function boundaries in a static executable: its symbols (the unwind
+ * table's index, .eh_frame_hdr, is not linked into static programs), else
+ * the unwind table when there is one. n 0: none known. */
+static size_t function_bounds(const elf_image *img, uint64_t **lo, uint64_t **hi)
+{
+    const struct elf_symbol *fns;
+    size_t n_fns = elf_image_functions(img, &fns), n = 0;
+    if (n_fns > 0 && elf_image_has_symtab(img)) {
+        *lo = malloc(n_fns * sizeof **lo);
+        *hi = malloc(n_fns * sizeof **hi);
+        if (!*lo || !*hi)
+            abort();
+        for (size_t i = 0; i < n_fns; i++)
+            if (fns[i].size > 0) {
+                (*lo)[n] = fns[i].addr;
+                (*hi)[n++] = fns[i].addr + fns[i].size;
+            }
+        return n;
+    }
+    n = eh_frame_function_starts(img, lo);
+    *hi = malloc((n ? n : 1) * sizeof **hi);
+    if (!*hi)
+        abort();
+    for (size_t i = 0; i < n; i++) {
+        const struct elf_section *sec = section_containing(img, (*lo)[i]);
+        uint64_t end = sec ? sec->addr + sec->size : (*lo)[i];
+        (*hi)[i] = i + 1 < n && (*lo)[i + 1] < end ? (*lo)[i + 1] : end;
+    }
+    return n;
+}
+
+bool site_table_add_library_atomics(struct site_table *st, x86_decoder *dec)
+{
+    const elf_image *img = debuginfo_elf(st->di);
+    size_t before = st->n_sites;
+    uint64_t *lo = NULL, *hi = NULL;
+    size_t n = function_bounds(img, &lo, &hi);
+    for (size_t i = 0; i < n; i++) {
+        const struct elf_section *sec = section_containing(img, lo[i]);
+        if (!sec || !sec->exec || site_table_is_user(st, lo[i]))
+            continue;
+        uint64_t end = sec->addr + sec->size;
+        scan_function_atomics(st, dec, sec, lo[i], hi[i] < end ? hi[i] : end);
+    }
+    free(lo);
+    free(hi);
+    for (size_t i = before; i < st->n_sites; i++)
+        st->sites[i].library_atomic = true;
+    if (st->n_sites > before) {
+        qsort(st->sites, st->n_sites, sizeof *st->sites, cmp_site);
+        for (size_t i = 0; i < st->n_patched; i++)
+            free(st->patched[i].bytes);
+        free(st->patched);
+        st->patched = NULL;
+        st->n_patched = 0;
+        build_patched_sections(st);
+    }
+    return n > 0;
 }
 
 void site_table_free(struct site_table *st)

@@ -21,6 +21,10 @@
 struct code_site {
     uint64_t vaddr;             /* file virtual address */
     struct x86_insn insn;
+    /* A compare-and-swap or exchange of the C library linked into a static
+     * executable (site_table_add_library_atomics): no visible operation,
+     * only a word the step touches. */
+    bool library_atomic;
 };
 
 struct patched_section {
@@ -64,6 +68,12 @@ void site_table_build_sync(struct site_table *st, const debuginfo *di, x86_decod
  * instruction). What a search counts as the words a step touched inside
  * the library (code_map_observe_library_atomics). */
 void site_table_build_atomics(struct site_table *st, const debuginfo *di, x86_decoder *dec);
+/* The same compare-and-swaps and exchanges in the code of a static
+ * executable that is not the user's (the C and C++ runtimes linked in),
+ * added to its table as library_atomic sites; the patched sections are
+ * made again. False when its functions cannot be told apart (stripped,
+ * no unwind index): then none are added. */
+bool site_table_add_library_atomics(struct site_table *st, x86_decoder *dec);
 void site_table_free(struct site_table *st);
 /* Writes the module's sections with their int3s (or, restore, the
  * original bytes) into the address space behind mem_fd, at bias. */
