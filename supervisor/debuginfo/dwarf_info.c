@@ -13,6 +13,7 @@
 #include "supervisor/debuginfo/arena.h"
 #include "supervisor/debuginfo/dwarf_access.h"
 #include "supervisor/debuginfo/dwarf_names.h"
+#include "supervisor/debuginfo/dwarf_probe.h"
 #include "supervisor/debuginfo/dwarf_type_reader.h"
 #include "supervisor/debuginfo/error_text.h"
 #include "supervisor/debuginfo/range_index.h"
@@ -791,6 +792,12 @@ dwarf_info *dwarf_info_load(const elf_image *img, bool *corrupt, char *err, size
     error_text(err, errlen, "%s", "");
     *corrupt = false;
     const char *path = elf_image_path(img);
+    /* The system's libdwarf may die on malformed sections: a child reads
+     * them first (dwarf_probe.c). */
+    if (!dwarf_probe_survives(path, err, errlen)) {
+        *corrupt = true;
+        return NULL;
+    }
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         error_text(err, errlen, "cannot open %s", path);

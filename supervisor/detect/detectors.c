@@ -87,6 +87,11 @@ int detectors_listeners(struct detectors *d, uint64_t execution, struct exec_lis
     return n;
 }
 
+bool detectors_judge_end(const struct detectors *d, struct exec_result *res)
+{
+    return d->races && race_listener_judge_end(d->races, res);
+}
+
 bool detectors_race_steps(const struct detectors *d, uint64_t *earlier, uint64_t *later)
 {
     *earlier = *later = 0;

@@ -37,6 +37,10 @@ int detectors_listeners(struct detectors *d, uint64_t execution, struct exec_lis
 /* Whether the instruction at pc has raced in the running execution (the
  * preemption points of --preempt=races); ctx is the detectors. */
 bool detectors_raced_at(void *ctx, uint64_t pc);
+/* At the end of an execution, once its exit status and output are judged:
+ * whether a race was found in it (res->kind becomes FAIL_RACE when that
+ * was its only failure and the races fail at the end). */
+bool detectors_judge_end(const struct detectors *d, struct exec_result *res);
 /* The steps of the two accesses of the race that failed the last execution. */
 bool detectors_race_steps(const struct detectors *d, uint64_t *earlier, uint64_t *later);
 

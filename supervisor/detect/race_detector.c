@@ -15,7 +15,7 @@
  * step's own operation. */
 #include "supervisor/detect/race_detector.h"
 #include "supervisor/detect/race_shadow.h"
-#include "supervisor/detect/vector_clock.h"
+#include "supervisor/sharing/vector_clock.h"
 #include "supervisor/engine/code_map.h"
 
 #include <stdlib.h>

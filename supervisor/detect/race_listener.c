@@ -26,6 +26,11 @@ struct race_listener {
     size_t n_dead, cap_dead;
     bool failed;
     uint64_t failed_steps[2];
+    /* RACES_FAIL_AT_END: the first race of the execution, for its end. */
+    struct {
+        char message[512], location[160], function[96];
+        int thread;
+    } kept;
     /* Modeled calls library code made during the running step (libstdc++'s
      * join and condition_variable::wait), judged after the step's own
      * operation. */
@@ -58,6 +63,20 @@ void race_listener_free(struct race_listener *l)
     free(l->calls);
     free(l->onces);
     free(l);
+}
+
+bool race_listener_judge_end(const struct race_listener *l, struct exec_result *res)
+{
+    if (!l->failed)
+        return false;
+    if (l->cfg.mode == RACES_FAIL_AT_END && res->kind == FAIL_NONE) {
+        res->kind = FAIL_RACE;
+        snprintf(res->message, sizeof res->message, "%s", l->kept.message);
+        snprintf(res->location, sizeof res->location, "%s", l->kept.location);
+        snprintf(res->function, sizeof res->function, "%s", l->kept.function);
+        res->thread = l->kept.thread;
+    }
+    return true;
 }
 
 bool race_listener_failed_steps(const struct race_listener *l, uint64_t *earlier, uint64_t *later)
@@ -275,6 +294,18 @@ static bool report(struct race_listener *l, const struct race *r, struct exec_re
     char object[160], message[512];
     model_name_data(ex, r->addr, object, sizeof object);
     race_report_message(object, &earlier, &later, message, sizeof message);
+    if (l->cfg.mode == RACES_FAIL_AT_END) {
+        if (!l->failed) {
+            snprintf(l->kept.message, sizeof l->kept.message, "%s", message);
+            snprintf(l->kept.location, sizeof l->kept.location, "%s", later.line);
+            snprintf(l->kept.function, sizeof l->kept.function, "%s", later.function);
+            l->kept.thread = later.thread;
+            l->failed = true;
+            l->failed_steps[0] = earlier.step;
+            l->failed_steps[1] = later.step;
+        }
+        return true;
+    }
     if (l->cfg.mode == RACES_FAIL) {
         res->kind = FAIL_RACE;
         snprintf(res->message, sizeof res->message, "%s", message);

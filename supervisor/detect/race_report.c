@@ -23,13 +23,14 @@ const char *race_mode_name(enum race_mode mode)
     case RACES_OFF: return "off";
     case RACES_WARN: return "warn";
     case RACES_FAIL: return "fail";
+    case RACES_FAIL_AT_END: return "fail-at-end";
     }
     return "?";
 }
 
 bool race_mode_from_name(const char *name, enum race_mode *mode)
 {
-    for (int m = RACES_OFF; m <= RACES_FAIL; m++)
+    for (int m = RACES_OFF; m <= RACES_FAIL_AT_END; m++)
         if (strcmp(name, race_mode_name((enum race_mode)m)) == 0) {
             *mode = (enum race_mode)m;
             return true;

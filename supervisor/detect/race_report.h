@@ -15,10 +15,14 @@
 
 /* --races: a race ends the execution as a failure, is printed as a warning
  * (each pair of places once per run) while the run goes on, or is not
- * looked for. */
-enum race_mode { RACES_OFF, RACES_WARN, RACES_FAIL };
+ * looked for; or (fail-at-end, mdat grade's default) the first race is
+ * kept and the execution goes on to its end, where the exit status and the
+ * checker judge it too: a race that nothing else failed is its failure,
+ * and one that also went wrong otherwise is told with it (exec_result's
+ * raced). */
+enum race_mode { RACES_OFF, RACES_WARN, RACES_FAIL, RACES_FAIL_AT_END };
 
-/* "off", "warn", "fail". */
+/* "off", "warn", "fail", "fail-at-end". */
 const char *race_mode_name(enum race_mode mode);
 /* false for anything else. */
 bool race_mode_from_name(const char *name, enum race_mode *mode);

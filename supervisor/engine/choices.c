@@ -26,10 +26,16 @@ void choice_list_copy(struct choice_list *dst, const struct choice_list *src)
     choice_list_truncate(dst, 0);
     for (size_t i = 0; i < src->n; i++)
         choice_list_add(dst, src->at[i].step, src->at[i].kind, src->at[i].thread);
+    dst->pages = src->pages;
+    page_list_copy(&dst->observed, &src->observed);
+    page_list_copy(&dst->read_shared, &src->read_shared);
 }
 
 void choice_list_free(struct choice_list *l)
 {
     free(l->at);
+    page_list_free(&l->observed);
+    page_list_free(&l->read_shared);
     *l = (struct choice_list){0};
 }
+

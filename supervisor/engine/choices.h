@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "supervisor/sharing/page_list.h"
+
 enum choice_kind {
     CHOICE_THREAD = 't',    /* which thread runs the next step */
     CHOICE_WAKE = 'w',      /* which waiter a futex wake releases */
@@ -24,10 +26,21 @@ struct choice {
     int thread;
 };
 
+/* How an execution observed memory (engine/exec_pages.h), which its
+ * choices only replay under: every access (no page ownership), only the
+ * pages shared (from the observed ones on), or every access in a program
+ * prepared for ownership (its environment says LD_BIND_NOW). */
+enum pages_mode { PAGES_OFF, PAGES_OWN, PAGES_OBSERVE_ALL };
+
 struct choice_list {
     struct choice *at;
     size_t n, cap;
+    /* Kept even when the choices are not (exec_config.forget_choices). */
+    enum pages_mode pages;
+    struct page_list observed;  /* PAGES_OWN: observed from the start */
+    struct page_list read_shared;   /* PAGES_OWN: shared for reading from the start */
 };
+
 
 void choice_list_add(struct choice_list *l, uint64_t step, char kind, int thread);
 /* Keeps the first n choices (n at most l->n). */

@@ -128,7 +128,12 @@ static bool has_runtime_locks(const char *path)
  * of the system run without preemption. */
 static bool is_programs_own_library(const char *path)
 {
+    /* mdat's own allocator (inprogram/mdat_alloc.c), wherever it is. */
+    const char *slash = strrchr(path, '/');
+    if (strcmp(slash ? slash + 1 : path, "libmdat_alloc.so") == 0)
+        return false;
     static const char *const system_dirs[] = {"/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/", "/usr/local/lib/"};
+
     for (size_t i = 0; i < sizeof system_dirs / sizeof system_dirs[0]; i++)
         if (strncmp(path, system_dirs[i], strlen(system_dirs[i])) == 0)
             return false;
@@ -184,6 +189,9 @@ struct code_map {
     /* ... but a static executable's could not be found (stripped, no
      * unwind index): what its steps touch inside libc is unknown. */
     bool library_atomics_unseen;
+    /* Which sites carry an int3 in this execution: all, or only the atomic
+     * ones while page ownership finds the shared accesses (exec_pages.h). */
+    enum site_planting planting;
     /* Per function followed at its callers' PLT stubs (heap functions,
      * mutexes, condition variables): its breakpoint goes on the function itself
      * instead, since some caller may reach it without a stub. */
@@ -267,7 +275,13 @@ size_t code_map_site_count(const code_map *cm)
     return n;
 }
 
+const debuginfo *code_map_exe(const code_map *cm)
+{
+    return cm->exe;
+}
+
 uint64_t code_map_bias(const code_map *cm)
+
 {
     return cm->bias;
 }
@@ -276,6 +290,28 @@ bool code_map_in_exe(const code_map *cm, uint64_t addr)
 {
     return addr >= cm->exe_lo && addr < cm->exe_hi;
 }
+
+bool code_map_in_own_module(const code_map *cm, uint64_t addr)
+{
+    if (code_map_in_exe(cm, addr))
+        return true;
+    for (size_t i = 0; i < cm->n_libs; i++) {
+        const struct lib_cache *lc = &cm->libs[i];
+        if (!lc->hi || !is_own_library(lc))
+            continue;
+        /* Its .bss may lie beyond its file's mappings. */
+        uint64_t hi = lc->hi;
+        const struct elf_section *secs;
+        size_t n = elf_image_sections(debuginfo_elf(lc->debug), &secs);
+        for (size_t k = 0; k < n; k++)
+            if (secs[k].alloc && lc->bias + secs[k].addr + secs[k].size > hi)
+                hi = lc->bias + secs[k].addr + secs[k].size;
+        if (addr >= lc->lo && addr < hi)
+            return true;
+    }
+    return false;
+}
+
 
 /* The library with a site table (the program's own, or a runtime library's
  * atomics) mapped at addr in this execution, NULL if none. */
@@ -581,7 +617,7 @@ bool code_map_plant_exe(code_map *cm, pid_t pid, int mem_fd, bool follow_memory,
         if (secs[i].alloc && cm->bias + secs[i].addr + secs[i].size > cm->exe_hi)
             cm->exe_hi = cm->bias + secs[i].addr + secs[i].size;
 
-    if (!site_table_write(&cm->exe_sites, cm->bias, mem_fd, false)) {
+    if (!site_table_write(&cm->exe_sites, cm->bias, mem_fd, cm->planting)) {
         snprintf(err, errlen, "cannot write breakpoints into the program");
         return false;
     }
@@ -677,7 +713,7 @@ bool code_map_plant_libs(code_map *cm, pid_t pid, int mem_fd, char *err, size_t 
         /* The site table writes whole code sections: before the entries,
          * whose int3s it would otherwise overwrite. */
         if (lc->sites && (!lc->sites->sync_only || cm->follow_memory || cm->observe_library_atomics) &&
-            !site_table_write(lc->sites, lc->bias, mem_fd, false)) {
+            !site_table_write(lc->sites, lc->bias, mem_fd, lc->sites->sync_only ? SITES_ALL : cm->planting)) {
             snprintf(err, errlen, "cannot write breakpoints into %s", lc->path);
             proc_maps_free(&maps);
             return false;
@@ -717,10 +753,10 @@ bool code_map_library_at(const code_map *cm, uint64_t addr, const debuginfo **de
 
 void code_map_unplant(const code_map *cm, int mem_fd)
 {
-    site_table_write(&cm->exe_sites, cm->bias, mem_fd, true);
+    site_table_write(&cm->exe_sites, cm->bias, mem_fd, SITES_NONE);
     for (size_t i = 0; i < cm->n_libs; i++)
         if (cm->libs[i].sites && cm->libs[i].hi)
-            site_table_write(cm->libs[i].sites, cm->libs[i].bias, mem_fd, true);
+            site_table_write(cm->libs[i].sites, cm->libs[i].bias, mem_fd, SITES_NONE);
     for (size_t i = 0; i < cm->n_entries; i++)
         tracee_write(mem_fd, cm->entries[i].addr, &cm->entries[i].orig, 1);
     if (cm->entry_planted)
@@ -780,12 +816,52 @@ bool code_map_lookup(const code_map *cm, uint64_t addr, struct breakpoint_hit *h
         site_in_sync_table = lc && lc->sites->sync_only;
         lc_runtime_sync = lc && lc->runtime_sync;
     }
-    if (!site)
+    if (!site || (cm->planting == SITES_ATOMIC && !site_in_sync_table && !(site->insn.flags & X86_ATOMIC)))
         return false;
     hit->kind = site_in_sync_table ? BP_LIB_ATOMIC : BP_SITE;
     hit->runtime_sync = site_in_sync_table && lc_runtime_sync;
     hit->site = site;
     hit->insn = &site->insn;
+    return true;
+}
+
+const struct code_site *code_map_site_at(const code_map *cm, uint64_t addr)
+{
+    uint8_t orig;
+    if (code_map_in_exe(cm, addr))
+        return site_table_lookup(&cm->exe_sites, addr - cm->bias, &orig);
+    const struct lib_cache *lc = cm->n_libs ? library_with_sites_at(cm, addr) : NULL;
+    return lc && !lc->sites->sync_only ? site_table_lookup(lc->sites, addr - lc->bias, &orig) : NULL;
+}
+
+void code_map_set_planting(code_map *cm, enum site_planting how)
+{
+    if (cm->planting != how)
+        cm->planted_generation++;
+    cm->planting = how;
+}
+
+enum site_planting code_map_planting(const code_map *cm)
+{
+    return cm->planting;
+}
+
+bool code_map_replant_sites(code_map *cm, int mem_fd)
+{
+    static const uint8_t int3 = 0xcc;
+    cm->planted_generation++;
+    if (!site_table_write(&cm->exe_sites, cm->bias, mem_fd, cm->planting))
+        return false;
+    for (size_t i = 0; i < cm->n_libs; i++) {
+        const struct lib_cache *lc = &cm->libs[i];
+        if (lc->sites && lc->hi && !lc->sites->sync_only &&
+            !site_table_write(lc->sites, lc->bias, mem_fd, cm->planting))
+            return false;
+    }
+    /* The sections were written whole: the entries' int3s go back on top. */
+    for (size_t i = 0; i < cm->n_entries; i++)
+        if (!tracee_write(mem_fd, cm->entries[i].addr, &int3, 1))
+            return false;
     return true;
 }
 

@@ -105,7 +105,13 @@ bool code_map_before_entry(const code_map *cm);
 /* The runtime address of the executable's entry point (after planting). */
 uint64_t code_map_entry_point(const code_map *cm);
 uint64_t code_map_bias(const code_map *cm);
+const debuginfo *code_map_exe(const code_map *cm);
+
 bool code_map_in_exe(const code_map *cm, uint64_t addr);
+/* In the executable or one of the program's own libraries (code, data,
+ * .bss): the modules whose data is the user's. */
+bool code_map_in_own_module(const code_map *cm, uint64_t addr);
+
 /* In the part of the executable that is the user's code (where sites are):
  * library calls made from anywhere else are not scheduling points. */
 bool code_map_is_user_code(const code_map *cm, uint64_t addr);
@@ -124,6 +130,18 @@ bool code_map_in_exe_data(const code_map *cm, uint64_t addr, uint64_t size, bool
  * never changes while the program runs (read-only sections, RELRO: a
  * vtable, a string literal): reading it is not shared state. */
 bool code_map_is_constant(const code_map *cm, uint64_t addr, uint64_t size);
+/* Which user-code sites carry an int3 from the next planting on (SITES_ALL
+ * by default; SITES_ATOMIC while page ownership finds the shared accesses,
+ * exec_pages.h). A site without its int3 is no breakpoint for
+ * code_map_lookup. */
+void code_map_set_planting(code_map *cm, enum site_planting how);
+enum site_planting code_map_planting(const code_map *cm);
+/* Rewrites the sites of the executable and the program's own libraries
+ * as code_map_set_planting says, into an address space planted before
+ * (a fork of the template) with the same modules and entries. */
+bool code_map_replant_sites(code_map *cm, int mem_fd);
+/* The site of the user's code at runtime address addr, planted or not. */
+const struct code_site *code_map_site_at(const code_map *cm, uint64_t addr);
 /* Looks up the breakpoint at runtime address addr. */
 bool code_map_lookup(const code_map *cm, uint64_t addr, struct breakpoint_hit *hit);
 /* The instruction at runtime address addr as the compiler wrote it (none

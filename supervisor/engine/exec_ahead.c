@@ -28,6 +28,7 @@
  * it has touched before. */
 #include "supervisor/engine/exec_ahead.h"
 #include "supervisor/engine/exec_engine.h"
+#include "supervisor/engine/exec_pages.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -127,6 +128,25 @@ static bool turned_off(void)
     return off;
 }
 
+/* With page ownership, where the CPU would fault on a page the thread may
+ * not touch natively, mdat judges the touch as the fault would be: the
+ * page taken over (running ahead goes on), library code's access (carried
+ * out here too), or the access that is the thread's next step. */
+static enum page_verdict check_pages(struct execution *ex, struct mthread *t, const struct x86_insn *in,
+                                     const struct user_regs_struct *regs)
+{
+    for (int i = 0; i < in->n_mem; i++) {
+        uint64_t addr = x86_effective_address(in, i, regs);
+        bool write = in->mem[i].write;
+        if (exec_pages_native(ex, t, addr, write))
+            continue;
+        enum page_verdict v = exec_pages_touch(ex, t, regs, in, addr, write);
+        if (v == PV_VISIBLE || v == PV_RESTART)
+            return v;
+    }
+    return PV_GO_ON;
+}
+
 enum ahead_end exec_run_ahead(struct execution *ex, struct mthread *t, uint64_t *at)
 {
     uint64_t start = t->regs.rip;
@@ -150,9 +170,19 @@ enum ahead_end exec_run_ahead(struct execution *ex, struct mthread *t, uint64_t 
         }
         if (!may_emulate(ex, in))
             break;
+        if (ex->pages && in->n_mem) {
+            enum page_verdict v = check_pages(ex, t, in, &regs);
+            if (v != PV_GO_ON) {
+                t->regs = regs;
+                t->regs_dirty = true;
+                remember(ex, start, true);
+                return v == PV_VISIBLE ? AHEAD_ACCESS : AHEAD_RESTART;
+            }
+        }
         if (!x86_emulate(in, &regs, &mem))
             break;
     }
+
     if (n > 0) {
         t->regs = regs;
         t->regs_dirty = true;

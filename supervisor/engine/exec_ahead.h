@@ -12,7 +12,10 @@ enum ahead_end {
     AHEAD_NATIVE,       /* the CPU takes over from t->regs (which may have moved on) */
     AHEAD_ARRIVED,      /* t is at a breakpoint, *at, as if it had stopped there */
     AHEAD_SYSCALL,      /* t is at a futex call's seccomp stop, as if it had stopped there */
+    AHEAD_ACCESS,       /* t stands before an access to a page it shares (exec_pages.h set its op) */
+    AHEAD_RESTART,      /* page ownership cannot go on (exec_pages_touch said why) */
 };
+
 
 /* Carries t on from t->regs, which stand just after an instruction or a
  * system call mdat carried out. t->regs_dirty when t->regs moved on: the

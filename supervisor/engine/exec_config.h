@@ -16,6 +16,8 @@
 #include "supervisor/engine/choices.h"
 #include "supervisor/engine/strategy.h"
 #include "supervisor/trace/trace.h"
+#include "supervisor/sharing/page_list.h"
+
 
 enum preempt_policy { PREEMPT_ALL, PREEMPT_SYNC };
 enum memory_model { MEMORY_SC, MEMORY_TSO };
@@ -64,7 +66,21 @@ struct exec_config {
     /* Detectors told about every step (exec_listener.h). */
     const struct exec_listener *listeners;
     int n_listeners;
+    /* Page ownership (engine/exec_pages.h): only accesses to shared pages
+     * are steps. Needs tmpl prepared for it. observed: pages (addresses)
+     * shared from the start. */
+    bool own_pages;
+    const uint64_t *observed;
+    size_t n_observed;
+    /* Pages threads read side by side: shared for reading, not observed,
+     * until one of them writes (page_owners_readers). */
+    const uint64_t *read_shared;
+    size_t n_read_shared;
 };
+
+/* Why an execution must run again (exec_result.restart): it shared pages
+ * unordered that it did not observe, or ran out of protection keys. */
+enum restart_reason { RESTART_NONE, RESTART_OBSERVE_PAGES, RESTART_OBSERVE_ALL };
 
 enum { EXEC_RECENT_EVENTS = 12 };
 
@@ -82,6 +98,7 @@ enum stop_reason {
     STOP_REASON_THREAD_START,     /* a clone or fork event, a new thread's first stop */
     STOP_REASON_THREAD_END,       /* a thread's exit after its exit event */
     STOP_REASON_SIGNAL,           /* a signal the program handles */
+    STOP_REASON_PAGES,            /* page ownership: a fault that was no step, key changes, a call followed to its end */
     STOP_REASON_COUNT
 };
 
@@ -134,6 +151,11 @@ struct exec_result {
     /* The captured output was cut at this many bytes (--max-output; set by
      * the explore layer), 0 when whole. */
     uint64_t output_cut_at;
+    /* Set by the explore layer once the output is judged: a data race was
+     * found (whatever else failed), and the checker ran on the output and
+     * accepted it. */
+    bool raced;
+    bool output_accepted;
     uint64_t steps;
     uint64_t ptrace_stops;
     /* What the stops were for (stop_reason_name); the stops of forked
@@ -152,7 +174,14 @@ struct exec_result {
      * program otherwise: a step limit, a strategy's stop). */
     struct state_watch *final_watches;
     int n_final_watches;
+    /* With own_pages: the execution is no verdict, it must run again with
+     * restart_pages observed as well (or every access observed). */
+    enum restart_reason restart;
+    struct page_list restart_pages;         /* to observe from the start */
+    struct page_list restart_read_shared;   /* to share for reading from the start */
 };
+
+
 
 void exec_result_free(struct exec_result *res);
 /* The last events in order, oldest first; returns how many were written. */

@@ -25,6 +25,7 @@ enum { EXEC_AHEAD_MEMO = 1024 };
 enum stop_kind {
     STOP_PLAIN,         /* PTRACE_CONT is enough (new thread, emulated syscall, event stop) */
     STOP_BREAKPOINT,    /* at an int3 of ours: step over the original instruction first */
+    STOP_FAULT,         /* at an instruction that faulted on a page it may not touch (exec_pages.h) */
 };
 
 /* What the thread will do when it next runs: the subject of its next step. */
@@ -90,6 +91,21 @@ struct mthread {
     uint64_t heap_size, heap_old;   /* heap_old: the block realloc moves */
     uint64_t heap_site;             /* the user's line that allocates */
     enum model_fn heap_fn;
+
+    /* Page ownership (exec_pages.c): the system call followed to its end
+     * and its arguments, whether it runs with every key open, faults in a
+     * row on a page it may touch. */
+    bool syscall_exit_wanted;
+    bool at_syscall_exit;           /* stopped there (the call is over) */
+    bool at_birth;                  /* a new thread at its first stop, not run yet */
+
+    bool pkru_opened;
+    bool pkru_known;                /* pkru_now is what its PKRU holds */
+    uint32_t pkru_now;
+
+    long pages_nr;
+    uint64_t pages_args[6];
+    int pages_retries;
 };
 
 /* A one-shot breakpoint of ours at a return address (engine/return_breaks.c). */
@@ -101,6 +117,7 @@ struct return_bp {
 
 struct store_buffers;
 struct walk_memo;
+struct exec_pages;
 
 struct execution {
     const struct exec_config *cfg;
@@ -136,6 +153,11 @@ struct execution {
     uint64_t deadline_ns;           /* waits end here: the sooner of the step's and the execution's limit */
     uint64_t end_ns;                /* --time-limit: the execution ends here (0: none) */
     uint64_t step_started_ns;       /* when the running step began */
+    /* Page ownership: deadline_ns is the sooner of the step's real one and
+     * the time to look whether its thread spins on memory it owns. */
+    uint64_t step_deadline_ns, spin_check_ns;
+    bool spin_restart;              /* a spin on owned memory was found: the execution runs again */
+
     uint64_t steps;
     int last_thread;
     int running;                    /* the thread running the current step */
@@ -148,7 +170,11 @@ struct execution {
     enum stop_reason stop_reason;   /* of the stop being handled, when it is no step's end */
     pid_t held_at_exit;             /* stopped at its exit_group, until the step is reported */
     bool signal_sent;               /* a thread sent a signal since the last look */
-    bool signals_seen;              /* a thread of the program ever sent one */
+    bool signals_seen;              /* a thread of the program ever sent one, or armed a timer */
+    bool timers_armed;              /* a timer of the kernel's may send a signal (alarm, setitimer) */
+    bool timer_due_unknown;         /* the last one armed: when it is due is not known (timer_settime) */
+    uint64_t timer_due_ns;          /* when the last real-time one armed is due (monotonic_ns), 0: none */
+    uint64_t timer_period_ns;       /* and its interval, 0: once */
     uint64_t signals_sent;          /* bit sig-1: some process of the program sent sig (not refused) */
     pid_t raised_by;                /* the thread that last sent raised_sig to itself (raise, tgkill) */
     int raised_sig;
@@ -161,6 +187,10 @@ struct execution {
     int leader_status;
     bool killed;                    /* mdat ended the program (exec_drain with kill) */
     int pidfd;                      /* of the program, to borrow its descriptors (io_wait.h) */
+    /* When the loop next looks whether the program was killed from
+     * outside (execution.c: run ahead, nothing else would tell). */
+    uint64_t outside_check_ns;
+    unsigned outside_countdown;
     int n_io_waits;                 /* threads blocked in a call that can wait */
     bool assert_seen;
     int assert_thread;
@@ -197,6 +227,8 @@ struct execution {
 
     struct return_bp *ret_bps;      /* one-shot breakpoints at return addresses */
     size_t n_ret_bps, cap_ret_bps;
+
+    struct exec_pages *pages;       /* page ownership (exec_pages.h), NULL: every access observed */
 };
 
 struct mthread *exec_thread_by_tid(struct execution *ex, pid_t tid);

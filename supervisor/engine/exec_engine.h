@@ -23,7 +23,9 @@ enum run_outcome {
     RUN_FAILED,         /* res->kind says what */
     RUN_ERROR,          /* mdat failed; res->error says why */
     RUN_TIMEOUT,
+    RUN_RESTART,        /* page ownership cannot go on: the execution runs again (exec_result.restart) */
 };
+
 
 static inline int stop_event(int status)
 {
@@ -47,6 +49,10 @@ void exec_set_yielded(struct execution *ex, struct mthread *t, bool yielded);
 bool exec_is_passive(const struct execution *ex, pid_t tid);
 /* A forked child (or an exec'd image) runs free; stops it had queued are dealt with. */
 void exec_add_passive(struct execution *ex, pid_t tid);
+/* Handles the stops forked children have come to meanwhile (a system call
+ * the filter stops, an int3 of a vfork child): a thread run ahead in mdat
+ * takes no ptrace stop that would see them, and they must not wait for one. */
+void exec_serve_passive(struct execution *ex);
 void exec_enqueue(struct execution *ex, const struct tracee_event *ev);
 bool exec_dequeue(struct execution *ex, pid_t tid, struct tracee_event *ev);
 /* Waits for the next stop of tid, dealing with everyone else's meanwhile.
@@ -75,11 +81,19 @@ enum run_outcome exec_run_thread(struct execution *ex, struct mthread *t);
  * the next operation). false when it is not such an operation. */
 bool exec_rmw_load_step(struct execution *ex, struct mthread *t);
 
-/* exec_refuse.c: calls that would reach mdat (signals, ptrace) */
+/* exec_refuse.c: calls that would reach mdat (signals, ptrace, the calls
+ * that name another process) or that came through another ABI */
 /* At a seccomp stop of tid (t: a thread of the program, with its regs
- * read; NULL: a forked child's): when the call would signal or ptrace
- * mdat, it is made to fail with EPERM, kept for the report, and true. */
+ * read; NULL: a forked child's, whatever the call): when the call would
+ * signal, trace or otherwise reach mdat, it is made to fail with EPERM,
+ * kept for the report, and true. */
 bool exec_refuse_call(struct execution *ex, struct mthread *t, pid_t tid);
+/* First at every seccomp stop of a thread of the program: a call through
+ * another ABI than x86-64's is refused, one that names another process
+ * (fcntl F_SETOWN, prlimit64, process_vm_writev...) is judged and refused
+ * or left to run. true for either: the thread runs on. false: a call
+ * mdat models, for on_syscall. */
+bool exec_refuse_at_seccomp(struct execution *ex, struct mthread *t);
 /* A run that refused some call and failed no other way is a sandbox-violation. */
 void exec_report_refused(struct execution *ex);
 
@@ -106,6 +120,15 @@ bool exec_syscall_wait_outside(struct execution *ex, bool *inside);
 
 /* exec_signals.c */
 /* A signal the thread does not block is pending for it (or its process). */
+/* At the rt_sigaction of SIGTRAP: the program's handler runs unblocked. */
+void exec_sigtrap_handler(struct execution *ex, struct mthread *t);
+/* At the seccomp stop of alarm, setitimer or timer_settime: a signal may
+ * come later, at a time noted when it can be told (exec_await_timer). */
+void exec_note_timer(struct execution *ex, struct mthread *t);
+/* Every thread waits in the model while a timer is armed: waits in real
+ * time (at most limit_ns) for its signal to end a wait. true: some thread
+ * can run again. */
+bool exec_await_timer(struct execution *ex, uint64_t limit_ns);
 bool exec_signal_pending(struct execution *ex, const struct mthread *t);
 bool exec_signal_is_fatal(struct execution *ex, pid_t tid, int sig);
 /* Signals sent to threads blocked in the model end their waits (EINTR). */

@@ -7,6 +7,7 @@
  * waiter wakes, when more wait than are woken, is the strategy's choice. */
 #include "supervisor/engine/code_names.h"
 #include "supervisor/engine/exec_engine.h"
+#include "supervisor/engine/exec_pages.h"
 
 #include <errno.h>
 #include <linux/futex.h>
@@ -62,6 +63,9 @@ int exec_wake_waiters(struct execution *ex, uint64_t addr, uint32_t bitset, uint
             pick = exec_ask_strategy(ex, CHOICE_WAKE, ids, yielded, count);
         exec_wake_thread(ex, exec_thread_by_id(ex, ids[pick]));
         tell_woke(ex, ids[pick], addr);
+        if (ex->pages)
+            exec_pages_woke(ex, ex->running, ids[pick], addr);
+
         woken++;
     }
     return woken;

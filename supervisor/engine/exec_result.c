@@ -12,6 +12,10 @@ void exec_result_free(struct exec_result *res)
     res->final_watches = NULL;
     res->n_final_watches = 0;
     choice_list_free(&res->choices);
+    page_list_free(&res->restart_pages);
+    page_list_free(&res->restart_read_shared);
+
+
 }
 
 int exec_result_recent(const struct exec_result *res, const struct trace_event **out, int max)
@@ -37,6 +41,7 @@ const char *stop_reason_name(enum stop_reason k)
         [STOP_REASON_THREAD_START] = "thread_start",
         [STOP_REASON_THREAD_END] = "thread_end",
         [STOP_REASON_SIGNAL] = "signal",
+        [STOP_REASON_PAGES] = "pages",
     };
     return k < STOP_REASON_COUNT ? names[k] : "other";
 }

@@ -9,7 +9,9 @@
  * send stops at seccomp and is noted, so one it never sent, from a sender
  * that is none of its processes, came from outside and is no verdict.
  * Also whether a signal handled came at a time a choice decided (a fault,
- * a raise to oneself) or not, which voids a search's grounds. */
+ * a raise to oneself) or not, which voids a search's grounds; and keeps a
+ * SIGTRAP handler of the program's own from being blocked while it runs,
+ * where mdat's traps would reset it (exec_sigtrap_handler). */
 #include "supervisor/engine/code_names.h"
 #include "supervisor/engine/exec_engine.h"
 #include "supervisor/engine/exec_grounds.h"
@@ -22,6 +24,7 @@
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 
 /* The hexadecimal signal masks of /proc/.../status lines, by prefix. */
 struct status_mask {
@@ -201,4 +204,95 @@ void exec_judge_signal_grounds(struct execution *ex, const struct mthread *t, in
     const char *name = sigabbrev_np(sig);
     exec_grounds_lost(ex, GROUNDS_SIGNAL, "SIG%s reached T%d at a time no choice decided (sent by another thread, a timer or "
                       "a child)", name ? name : "?", t->id);
+}
+
+/* The kernel's struct sigaction, as rt_sigaction takes it. */
+struct kernel_sigaction {
+    uint64_t handler, flags, restorer, mask;
+};
+
+/* A trap (an int3, a single step) that comes while its signal is blocked is
+ * forced on the thread: the kernel resets the handler to the default and
+ * unblocks it. mdat's breakpoints and steps trap, so in a SIGTRAP handler of
+ * the program's own, where the kernel blocks SIGTRAP, the first of them
+ * would undo the handler, and the program's next trap would kill it. The
+ * handler is installed with SA_NODEFER and without SIGTRAP in its mask
+ * instead: it runs unblocked, as it does natively unless it traps itself. */
+void exec_sigtrap_handler(struct execution *ex, struct mthread *t)
+{
+    uint64_t at = t->regs.rsi;
+    struct kernel_sigaction act;
+    if (!at || !tracee_read(ex->mem_fd, at, &act, sizeof act))
+        return;
+    if (act.handler == (uint64_t)(uintptr_t)SIG_DFL || act.handler == (uint64_t)(uintptr_t)SIG_IGN)
+        return;
+    act.flags |= SA_NODEFER;
+    act.mask &= ~(1ull << (SIGTRAP - 1));
+    tracee_write(ex->mem_fd, at, &act, sizeof act);
+}
+
+/* ---------- timers of the kernel's ---------- */
+
+static uint64_t ns_of(int64_t sec, int64_t sub, int64_t sub_per_sec)
+{
+    if (sec < 0 || sub < 0)
+        return 0;
+    return (uint64_t)sec * 1000000000u + (uint64_t)sub * (uint64_t)(1000000000 / sub_per_sec);
+}
+
+void exec_note_timer(struct execution *ex, struct mthread *t)
+{
+    ex->signals_seen = true;
+    ex->timers_armed = true;
+    const struct user_regs_struct *r = &t->regs;
+    uint64_t value = 0, period = 0;
+    bool known = true;
+    if (r->orig_rax == SYS_alarm) {
+        value = r->rdi * 1000000000u;
+    } else if (r->orig_rax == SYS_setitimer) {
+        int64_t tv[4];     /* it_interval, it_value: struct timeval each */
+        if (r->rdi != 0)
+            return;        /* CPU-time timers: they stand still while every thread waits */
+        if (!r->rsi || !tracee_read(ex->mem_fd, r->rsi, tv, sizeof tv))
+            return;
+        period = ns_of(tv[0], tv[1], 1000000);
+        value = ns_of(tv[2], tv[3], 1000000);
+    } else {            /* timer_settime: its clock and an absolute time are not looked into */
+        known = false;
+    }
+    uint64_t now = monotonic_ns();
+    ex->timer_due_ns = !known ? 0 : value ? now + value : ex->timer_due_ns;
+    ex->timer_period_ns = known ? period : 0;
+    ex->timer_due_unknown = !known;
+}
+
+/* Whether some blocked thread has had its wait ended by a signal. */
+static bool someone_woke(struct execution *ex)
+{
+    exec_interrupt_signalled_waits(ex);
+    for (int i = 0; i < ex->n_threads; i++)
+        if (ex->threads[i].state == TS_RUNNABLE)
+            return true;
+    return false;
+}
+
+bool exec_await_timer(struct execution *ex, uint64_t limit_ns)
+{
+    if (!ex->timers_armed)
+        return false;
+    uint64_t now = monotonic_ns(), due = ex->timer_due_ns;
+    if (ex->timer_period_ns && due && due < now)
+        due += ((now - due) / ex->timer_period_ns + 1) * ex->timer_period_ns;
+    /* A signal takes a moment to be seen pending after its time. */
+    uint64_t until = ex->timer_due_unknown ? now + limit_ns : due ? due + 100000000u : now;
+    if (until > now + limit_ns)
+        until = now + limit_ns;
+    for (;;) {
+        if (someone_woke(ex))
+            return true;
+        if (monotonic_ns() >= until)
+            return false;
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
 }

@@ -14,13 +14,20 @@
 #include "supervisor/engine/exec_ahead.h"
 #include "supervisor/engine/exec_engine.h"
 #include "supervisor/engine/exec_grounds.h"
+#include "supervisor/engine/exec_pages.h"
+#include "supervisor/engine/inject_stub.h"
 #include "supervisor/engine/exec_tso.h"
 #include "supervisor/engine/page_cache.h"
 #include "supervisor/engine/proc_maps.h"
 #include "supervisor/engine/spawn.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <linux/futex.h>
+#include <linux/kcmp.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/ptrace.h>
@@ -32,6 +39,9 @@
 #ifndef CLONE_VM
 #define CLONE_VM 0x00000100
 #endif
+#ifndef CLONE_VFORK
+#define CLONE_VFORK 0x00004000
+#endif
 #ifndef CLONE_THREAD
 #define CLONE_THREAD 0x00010000
 #endif
@@ -40,6 +50,9 @@
 #endif
 #ifndef CLONE_SETTLS
 #define CLONE_SETTLS 0x00080000
+#endif
+#ifndef SEGV_PKUERR
+#define SEGV_PKUERR 4
 #endif
 
 /* The kernel's first real-time signal, which glibc keeps for cancellation
@@ -76,9 +89,20 @@ static struct x86_memory program_memory(struct execution *ex)
     return (struct x86_memory){read_memory, write_memory, ex};
 }
 
+/* t stands before its operation's instruction, still to be carried out:
+ * at an int3 of ours, or where it faulted on a page it may not touch. */
+static bool at_operation(const struct mthread *t)
+{
+    return t->stop == STOP_BREAKPOINT || t->stop == STOP_FAULT;
+}
+
 bool exec_rmw_load_step(struct execution *ex, struct mthread *t)
 {
-    if (t->op != OP_ACCESS || t->rmw_loaded || t->stop != STOP_BREAKPOINT || !x86_is_split_rmw(&t->site->insn))
+    if (t->op != OP_ACCESS || t->rmw_loaded || !at_operation(t) || !x86_is_split_rmw(&t->site->insn))
+        return false;
+    /* A read-modify-write the program may not store faults before it
+     * loads anything: the CPU runs it whole, and faults. */
+    if (!tracee_writable_as_program(ex->vm_pid, t->access_addr, t->access_size))
         return false;
     struct x86_memory mem = program_memory(ex);
     if (!x86_rmw_load(&t->site->insn, &t->regs, &mem, &t->rmw_old))
@@ -175,6 +199,8 @@ static int step_over_breakpoint(struct execution *ex, struct mthread *t, bool fi
                 return -1;
         }
     }
+    if (ex->pages && !exec_pages_before_single_step(ex, t))
+        return -1;
     if (!tracee_write(ex->mem_fd, at, &t->bp_orig, 1) || !tracee_step(t->tid, 0))
         return -1;
     int r = exec_wait_thread(ex, t->tid, status);
@@ -193,6 +219,39 @@ static int step_over_breakpoint(struct execution *ex, struct mthread *t, bool fi
         *stopped_elsewhere = true;  /* the instruction faulted, or the thread was killed: the caller looks */
     }
     return 1;
+}
+
+/* Runs the instruction t faulted at (a page it may not touch natively)
+ * under the CPU's single-step with every protection key open, as
+ * step_over_breakpoint does under an int3: the same returns. */
+static int step_over_fault(struct execution *ex, struct mthread *t, bool first_op, int *status,
+                           bool *stopped_elsewhere)
+{
+    uint64_t at = t->regs.rip;
+    if (!exec_pages_open_keys(ex, t))
+        return -1;
+
+    if (t->regs_dirty && !tracee_set_regs(t->tid, &t->regs))
+        return -1;
+    t->regs_dirty = false;
+    if (!tracee_step(t->tid, 0))
+        return -1;
+    int r = exec_wait_thread(ex, t->tid, status);
+    if (r > 0 && !exec_pages_close_keys(ex, t))
+        return -1;
+    if (r <= 0)
+        return r;
+    ex->res->stops_by_reason[STOP_REASON_SINGLE_STEP]++;
+    t->stop = STOP_PLAIN;
+    if (!(WIFSTOPPED(*status) && WSTOPSIG(*status) == SIGTRAP && stop_event(*status) == 0)) {
+        struct user_regs_struct now;
+        if (first_op && WIFSTOPPED(*status) && stop_event(*status) == 0 && tracee_get_regs(t->tid, &now) &&
+            now.rip == at)
+            t->interrupted_by = WSTOPSIG(*status);
+        *stopped_elsewhere = true;
+        return 1;
+    }
+    return tracee_get_regs(t->tid, &t->regs) ? 1 : -1;
 }
 
 /* Whether a signal is due to t, which the kernel would deliver before its
@@ -222,25 +281,40 @@ static int resume(struct execution *ex, struct mthread *t, bool first_op, int *s
     bool carried_out = t->ahead_on_resume;
     t->ahead_on_resume = false;
     int due = -1;
-    if (t->stop == STOP_BREAKPOINT && t->rmw_loaded && first_op && !signal_due_to(ex, t, &due)) {
-        if (!store_half(ex, t)) {
-            ex->tso_recording = false;
-            return -1;
+    if (at_operation(t) && t->rmw_loaded && first_op && !signal_due_to(ex, t, &due)) {
+        if (store_half(ex, t)) {
+            t->stop = STOP_PLAIN;
+            carried_out = true;
+            op_done(ex, t);
+        } else {
+            t->rmw_loaded = false;  /* the store would fault: the CPU runs it whole, and faults */
         }
-        t->stop = STOP_PLAIN;
-        carried_out = true;
-        op_done(ex, t);
     }
     /* A signal due to the thread is delivered before its next instruction:
      * carrying the instruction out in mdat would put the handler after it. */
-    bool signal_due = t->stop == STOP_BREAKPOINT && signal_due_to(ex, t, &due);
-    if (t->stop == STOP_BREAKPOINT && !signal_due && emulate_at_breakpoint(ex, t)) {
+    bool signal_due = at_operation(t) && signal_due_to(ex, t, &due);
+    if (at_operation(t) && !signal_due && emulate_at_breakpoint(ex, t)) {
         t->stop = STOP_PLAIN;
         carried_out = true;
         if (first_op)
             op_done(ex, t);
     }
     ex->tso_recording = false;
+    if (t->stop == STOP_FAULT && signal_due) {
+
+        /* The handler runs first; the instruction faults again after it. */
+        t->stop = STOP_PLAIN;
+    } else if (t->stop == STOP_FAULT) {
+        bool elsewhere = false;
+        int r = step_over_fault(ex, t, first_op, status, &elsewhere);
+        if (r <= 0 || elsewhere)
+            return r;
+        due = -1;
+        t->rmw_loaded = false;
+        carried_out = true;
+        if (first_op)
+            op_done(ex, t);
+    }
     if (t->stop == STOP_BREAKPOINT) {
         if (t->regs_dirty && !tracee_set_regs(t->tid, &t->regs))
             return -1;
@@ -266,14 +340,25 @@ static int resume(struct execution *ex, struct mthread *t, bool first_op, int *s
             return 2;
         if (e == AHEAD_SYSCALL)
             return 3;
+        if (e == AHEAD_ACCESS)
+            return 4;
+        if (e == AHEAD_RESTART)
+            return 5;
     }
+    if (ex->pages && !exec_pages_before_native(ex, t))
+        return -1;
     if (t->regs_dirty) {
         if (!tracee_set_regs(t->tid, &t->regs))
             return -1;
         t->regs_dirty = false;
     }
-    if (!exec_tso_before_native(ex, t) || !tracee_cont(t->tid, 0))
+    if (!exec_tso_before_native(ex, t))
         return -1;
+    if (t->syscall_exit_wanted ? !tracee_cont_to_syscall(t->tid) : !tracee_cont(t->tid, 0))
+        return -1;
+    t->at_syscall_exit = false;
+    t->at_birth = false;
+
     t->kernel_at_syscall = false;
     return exec_wait_thread(ex, t->tid, status);
 }
@@ -282,6 +367,10 @@ static int resume(struct execution *ex, struct mthread *t, bool first_op, int *s
 
 static enum run_outcome on_syscall(struct execution *ex, struct mthread *t)
 {
+    /* Page ownership follows mappings to their end, and lets the kernel
+     * reach the call's buffers (exec_pages.h). */
+    if (ex->pages && exec_pages_syscall_entry(ex, t))
+        t->syscall_exit_wanted = true;
     ex->stop_reason = STOP_REASON_SYSCALL;
     switch ((long)t->regs.orig_rax) {
     case SYS_futex:
@@ -303,15 +392,39 @@ static enum run_outcome on_syscall(struct execution *ex, struct mthread *t)
     case SYS_ptrace:
         exec_refuse_call(ex, t, t->tid);
         return RUNS_ON;
+    case SYS_mmap:      /* with MAP_SHARED (the filter lets the others through) */
+    case SYS_mremap:
+    case SYS_shmat:
+        page_cache_maps_changed();
+        return RUNS_ON;
+    case SYS_rt_sigaction:     /* of SIGTRAP (the filter lets the others through) */
+        exec_sigtrap_handler(ex, t);
+        return RUNS_ON;
+    case SYS_alarm:
+    case SYS_setitimer:
+    case SYS_timer_settime:
+        /* The kernel's timer sends a signal later, while a thread may run
+         * ahead in mdat or wait in its model: look for signals due from
+         * now on, and do not take a spin for a livelock. */
+        exec_note_timer(ex, t);
+        return RUNS_ON;
     case SYS_exit_group:
         /* The process would end here, taking every thread with it: that is
          * a visible step of its own, and others may run before it. When it
          * runs, the syscall goes on (the thread is resumed from this stop). */
         t->op = OP_EXIT;
         t->stop = STOP_PLAIN;
-        if (code_map_is_user_code(ex->cfg->code, t->regs.rip))
+        if (code_map_is_user_code(ex->cfg->code, t->regs.rip)) {
             t->last_user_pc = t->regs.rip;
+        } else {
+            /* Its place is the user's call of exit(), not the last
+             * visible operation before it. */
+            uint64_t caller = exec_syscall_caller(ex, t);
+            if (caller)
+                t->last_user_pc = caller;
+        }
         return RUN_NEXT_OP;
+
     case SYS_sched_yield:
     case SYS_nanosleep:
     case SYS_clock_nanosleep:
@@ -326,6 +439,18 @@ static enum run_outcome on_syscall(struct execution *ex, struct mthread *t)
     }
 }
 
+/* The end of a system call followed to it (t->syscall_exit_wanted). */
+static enum run_outcome on_syscall_exit(struct execution *ex, struct mthread *t)
+{
+    ex->stop_reason = STOP_REASON_PAGES;
+    t->syscall_exit_wanted = false;
+    t->kernel_at_syscall = false;
+    t->at_syscall_exit = true;
+    if (ex->pages)
+        exec_pages_syscall_exit(ex, t);
+    return RUNS_ON;
+}
+
 /* ---------- new threads and processes ---------- */
 
 static void tell_created(struct execution *ex, int parent, int child)
@@ -337,7 +462,7 @@ static void tell_created(struct execution *ex, int parent, int child)
     }
 }
 
-static void new_process(struct execution *ex, pid_t child, bool shares_memory);
+static enum run_outcome new_process(struct execution *ex, const struct mthread *t, pid_t child, bool vfork);
 
 /* A clone of t: a new thread of the program (scheduled from its first
  * step), or a new process (runs free, see new_process). */
@@ -357,15 +482,14 @@ static enum run_outcome on_clone(struct execution *ex, struct mthread *t, pid_t 
         ctid = t->regs.r10;
         tls = t->regs.r8;
     }
-    if (!(flags & CLONE_THREAD)) {
-        new_process(ex, child, flags & CLONE_VM);
-        return RUNS_ON;
-    }
+    if (!(flags & CLONE_THREAD))
+        return new_process(ex, t, child, flags & CLONE_VFORK);
     int parent = t->id;
     bool parent_is_main = t->tid == ex->pid;
     uint64_t start = t->pending_start;
     /* exec_add_thread may move the thread array: t is not used after it. */
     struct mthread *nt = exec_add_thread(ex, child);
+    int nt_id = nt->id;
     nt->ctid = (flags & CLONE_CHILD_CLEARTID) ? ctid : 0;
     nt->tls = (flags & CLONE_SETTLS) ? tls : 0;
     nt->start_routine = start;
@@ -390,21 +514,36 @@ static enum run_outcome on_clone(struct execution *ex, struct mthread *t, pid_t 
         return RUN_ERROR;
     }
     ex->res->stops_by_reason[STOP_REASON_THREAD_START]++;
+    exec_thread_by_id(ex, nt_id)->at_birth = true;
     /* Only the main thread needs its exit event (on_exit_event); a thread
+
      * it makes inherits its options. */
     if (parent_is_main)
         ptrace(PTRACE_SETOPTIONS, child, 0, spawn_ptrace_options() & ~PTRACE_O_TRACEEXIT);
+    if (ex->pages && !exec_pages_thread_start(ex, exec_thread_by_id(ex, parent), exec_thread_by_id(ex, nt_id)))
+        return RUN_RESTART;
     return RUNS_ON;
+}
+
+/* Whether child shares the program's memory (clone with CLONE_VM, made
+ * by any call: the kernel's answer, not the flags mdat saw). */
+static bool shares_memory(const struct execution *ex, pid_t child)
+{
+    return syscall(SYS_kcmp, ex->pid, child, KCMP_VM, 0, 0) == 0;
 }
 
 /* A forked child runs free, without mdat's breakpoints (a vfork child
  * shares our memory until it execs or exits, so its bytes are ours: it
- * steps over the int3s it meets, exec_threads.c). */
-static void new_process(struct execution *ex, pid_t child, bool shares_memory)
+ * steps over the int3s it meets, exec_threads.c). A process that shares
+ * the program's memory and runs beside it (clone with CLONE_VM, without
+ * CLONE_THREAD or CLONE_VFORK) would touch it unscheduled and unseen: the
+ * program is refused with what it did, never judged. */
+static enum run_outcome new_process(struct execution *ex, const struct mthread *t, pid_t child, bool vfork)
 {
     exec_grounds_lost(ex, GROUNDS_PROCESS, "T%d made a process (%s) that runs beside the program, outside the schedule",
-                      ex->running, shares_memory ? "vfork, or a clone sharing its memory" : "fork");
-    if (!shares_memory) {
+                      ex->running, vfork ? "vfork" : "fork");
+    bool shared = vfork || shares_memory(ex, child);
+    if (!shared) {
         int fd = tracee_open_mem(child);
         if (fd >= 0) {
             code_map_unplant(ex->cfg->code, fd);
@@ -412,7 +551,17 @@ static void new_process(struct execution *ex, pid_t child, bool shares_memory)
             close(fd);
         }
     }
-    exec_add_passive(ex, child);
+    exec_add_passive(ex, child);     /* (killed with the program) */
+    if (shared && !vfork) {
+        char where[160] = "?";
+        uint64_t pc = exec_syscall_caller(ex, t);
+        exec_format_line(ex, pc ? pc : t->last_user_pc, where, sizeof where);
+        exec_set_error(ex, "T%d made a process that shares the program's memory (clone with CLONE_VM, not a "
+                       "thread) at %s: mdat cannot schedule or check its accesses, and refuses the program",
+                       t->id, where);
+        return RUN_ERROR;
+    }
+    return RUNS_ON;
 }
 
 /* ---------- the end of a thread or of the process ---------- */
@@ -439,6 +588,8 @@ static void thread_ended(struct execution *ex, struct mthread *t)
             page_cache_follow(ex->mem_fd, ex->vm_pid);
     }
     tell_exited(ex, t);
+    if (ex->pages)
+        exec_pages_thread_end(ex, t);
     if (t->ctid)
         exec_wake_waiters(ex, t->ctid, FUTEX_BITSET_MATCH_ANY, UINT32_MAX);
 }
@@ -591,7 +742,7 @@ static enum run_outcome on_model_entry(struct execution *ex, struct mthread *t, 
     if (model_fn_is_clock(fn) && exec_answer_clock(ex, t, fn, ret))
         return RUNS_ON;
     if (model_fn_is_heap(fn)) {
-        if (from_user && (ex->model_state || ex->cfg->n_listeners))
+        if (from_user && (ex->model_state || ex->cfg->n_listeners || ex->pages))
             heap_call(ex, t, fn, ret);
         return RUNS_ON;
     }
@@ -611,8 +762,12 @@ static enum run_outcome on_model_entry(struct execution *ex, struct mthread *t, 
         }
         return RUNS_ON;
     }
-    if (fn == MF_THREAD_CREATE)
+    if (fn == MF_THREAD_CREATE) {
         t->pending_start = t->regs.rdx;
+        if (ex->pages && !exec_pages_creating(ex, t))
+            return RUN_ERROR;
+    }
+
     if (fn == MF_THREAD_CANCEL) {
         struct mthread *target = exec_thread_by_id(ex, exec_thread_of_pthread(ex, t->regs.rdi));
         if (target)
@@ -688,6 +843,9 @@ static enum run_outcome on_breakpoint(struct execution *ex, struct mthread *t, u
         if (ex->model_state && ex->model->heap_returned)
             ex->model->heap_returned(ex->model_state, t);
         tell_allocated(ex, t);
+        if (ex->pages && t->regs.rax)
+            exec_pages_allocated(ex, t, t->regs.rax, t->heap_size);
+
     }
     /* The return breakpoint may be missing: a code-map breakpoint sits
      * there and stops the thread anyway. */
@@ -728,6 +886,8 @@ static enum run_outcome on_breakpoint(struct execution *ex, struct mthread *t, u
         return RUN_NEXT_OP;
     case BP_LIB_ATOMIC:
         tell_library_atomic(ex, t, &hit);
+        if (ex->pages && hit.insn->n_mem)
+            exec_pages_library_atomic(ex, t, x86_effective_address(hit.insn, 0, &t->regs));
         return RUNS_ON;     /* carried out or stepped over when it resumes */
     case BP_MODEL: {
         uint64_t ret = 0;
@@ -745,6 +905,56 @@ static enum run_outcome on_breakpoint(struct execution *ex, struct mthread *t, u
 
 /* A signal-delivery stop of t (sig): delivered to the program, which runs
  * on (*status gets the next stop), or a crash. */
+/* A protection-key fault of t on a page it may not touch natively (page
+ * ownership): taken over, a visible operation, or carried out as part of
+ * the step. RUNS_ON: t is to be resumed from where it stands. */
+static enum run_outcome on_page_fault(struct execution *ex, struct mthread *t, uint64_t addr)
+{
+    ex->stop_reason = STOP_REASON_PAGES;
+    if (!addr) {
+        t->stop = STOP_PLAIN;   /* its rights are back (is_page_fault) */
+        return RUNS_ON;
+    }
+    switch (exec_pages_fault(ex, t, addr)) {
+
+    case PV_GO_ON:
+        t->stop = STOP_PLAIN;
+        return RUNS_ON;
+    case PV_VISIBLE:
+        t->pages_retries = 0;
+        return RUN_NEXT_OP;
+    case PV_CARRY:
+        t->pages_retries = 0;
+        t->stop = STOP_FAULT;
+        return RUNS_ON;
+    case PV_RESTART:
+        break;
+    }
+    return ex->res->error ? RUN_ERROR : RUN_RESTART;
+}
+
+/* A SIGSEGV that is a protection-key fault (page ownership), with its address. */
+static bool is_page_fault(struct execution *ex, struct mthread *t, int sig, uint64_t *addr)
+{
+    siginfo_t si;
+    if (!ex->pages || sig != SIGSEGV || ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) != 0)
+        return false;
+    if (si.si_code == SI_KERNEL && exec_pages_restore_rights(ex, t)) {
+        /* A signal handler starts with the kernel's default rights, and
+         * its first touch of the thread's stack faults: the kernel, which
+         * cannot put a frame for that fault on the same stack, makes it a
+         * SIGSEGV of its own. With the thread's rights it goes on. */
+        *addr = 0;
+        return true;
+    }
+    if (si.si_code != SEGV_PKUERR)
+        return false;
+
+
+    *addr = (uint64_t)(uintptr_t)si.si_addr;
+    return true;
+}
+
 static enum run_outcome on_signal(struct execution *ex, struct mthread *t, int sig, int *status)
 {
     ex->stop_reason = STOP_REASON_SIGNAL;
@@ -799,6 +1009,8 @@ static enum run_outcome on_stop(struct execution *ex, struct mthread *t, int *st
     switch (event) {
     case PTRACE_EVENT_SECCOMP:
         t->kernel_at_syscall = true;
+        if (exec_refuse_at_seccomp(ex, t))
+            return RUNS_ON;
         return on_syscall(ex, t);
     case PTRACE_EVENT_CLONE:
         ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &child);
@@ -806,14 +1018,14 @@ static enum run_outcome on_stop(struct execution *ex, struct mthread *t, int *st
     case PTRACE_EVENT_FORK:
     case PTRACE_EVENT_VFORK:
         ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &child);
-        new_process(ex, (pid_t)child, event == PTRACE_EVENT_VFORK);
-        return RUNS_ON;
+        return new_process(ex, t, (pid_t)child, event == PTRACE_EVENT_VFORK);
     case PTRACE_EVENT_EXEC:
         /* exec replaces the program mdat was scheduling: from here on it
-         * runs on its own, as a forked child does. */
+         * runs on its own, as a forked child does, under the main thread's
+         * tid (which a thread that is not the main one takes). */
         exec_grounds_lost(ex, GROUNDS_EXEC, "T%d replaced the program (execve): what runs next is not scheduled", t->id);
-        exec_add_passive(ex, t->tid);
-        tracee_cont(t->tid, 0);
+        exec_add_passive(ex, ex->pid);
+        tracee_cont(ex->pid, 0);
         return RUN_PROCESS_EXITING;
     case PTRACE_EVENT_EXIT:
         return on_exit_event(ex, t);
@@ -822,12 +1034,23 @@ static enum run_outcome on_stop(struct execution *ex, struct mthread *t, int *st
     default:
         return RUNS_ON;     /* group-stop and other events: nothing to do */
     }
+    if (sig == (SIGTRAP | 0x80) && t->syscall_exit_wanted)
+        return on_syscall_exit(ex, t);
+    int key_error;
+    if (sig == SIGTRAP && ex->pages && stub_trapped_at(ex->mem_fd, t->regs.rip, &key_error)) {
+        exec_set_error(ex, "cannot change the protection key of the program's memory: %s", strerror(key_error));
+        return RUN_ERROR;
+    }
+
     if (sig == SIGTRAP) {
         bool ours;
         enum run_outcome o = on_breakpoint(ex, t, t->regs.rip - 1, &ours);
         if (ours)
             return o;
     }
+    uint64_t fault_addr;
+    if (is_page_fault(ex, t, sig, &fault_addr))
+        return on_page_fault(ex, t, fault_addr);
     enum run_outcome o = on_signal(ex, t, sig, status);
     *again = o == RUNS_ON;
     return o;
@@ -854,11 +1077,17 @@ enum run_outcome exec_run_thread(struct execution *ex, struct mthread *t)
                 return o;
             continue;
         }
+        if (r == 4)
+            return RUN_NEXT_OP;     /* ran ahead to an access of a shared page (exec_pages_touch set it up) */
+        if (r == 5)
+            return ex->res->error ? RUN_ERROR : RUN_RESTART;
+
         /* Taken from its stop by a SIGKILL (from outside): to its exit stop. */
         if (r < 0 && errno == ESRCH && !ex->leader_gone)
             r = exec_wait_thread(ex, t->tid, &status);
         if (r == 0)
             return RUN_TIMEOUT;
+
         if (r < 0) {
             if (ex->leader_gone)
                 return RUN_PROCESS_GONE;

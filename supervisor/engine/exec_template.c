@@ -10,6 +10,7 @@
 #include "supervisor/engine/tracee.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -89,6 +90,26 @@ static bool leave_exec_stop(struct exec_template *t, uint64_t deadline, char *er
     return ok;
 }
 
+/* Page ownership, where this program can have it; else every site gets
+ * its int3 (it was planted for ownership) and every access is observed. */
+static bool prepare_pages(struct exec_template *t, code_map *code, char *err, size_t errlen)
+{
+    t->pages = calloc(1, sizeof *t->pages);
+    char why[256];
+    if (t->pages && pages_setup(t->pid, t->mem_fd, &t->entry, code, t->pages, why, sizeof why))
+        return true;
+    if (t->pages)
+        pages_image_free(t->pages);
+    free(t->pages);
+    t->pages = NULL;
+    code_map_set_planting(code, SITES_ALL);
+    if (!code_map_replant_sites(code, t->mem_fd)) {
+        snprintf(err, errlen, "cannot plant breakpoints into the program");
+        return false;
+    }
+    return true;
+}
+
 bool exec_template_start(struct exec_template *t, const struct exec_template_request *req, bool *not_started,
                          char *err, size_t errlen)
 {
@@ -98,7 +119,9 @@ bool exec_template_start(struct exec_template *t, const struct exec_template_req
     t->follow_memory = req->follow_memory;
     *not_started = false;
     tracee_block_sigchld();
-    struct spawn_request sr = {req->path, req->argv, req->stdin_fd, req->stdout_fd, req->stderr_fd};
+    bool own_pages = req->own_pages && pages_supported();
+    code_map_set_planting(req->code, own_pages ? SITES_ATOMIC : SITES_ALL);
+    struct spawn_request sr = {req->path, req->argv, req->stdin_fd, req->stdout_fd, req->stderr_fd, own_pages};
     t->pid = spawn_traced(&sr, err, errlen);
     if (t->pid < 0) {
         t->pid = 0;
@@ -111,6 +134,8 @@ bool exec_template_start(struct exec_template *t, const struct exec_template_req
         ok = run_to_entry(t, req->code, deadline, not_started, err, errlen);
     else if (ok)
         ok = leave_exec_stop(t, deadline, err, errlen);    /* static: the exec stop is at the entry */
+    if (ok && own_pages)
+        ok = prepare_pages(t, req->code, err, errlen);
     if (ok) {
         t->entry_addr = t->entry.rip;
         ok = tracee_read(t->mem_fd, t->entry_addr, t->entry_orig, sizeof t->entry_orig) &&
@@ -230,7 +255,19 @@ static bool fix_cached_tid(int fd, const struct user_regs_struct *regs, pid_t te
     return tracee_write(fd, regs->fs_base + (uint64_t)at * 4, &tid, sizeof tid);
 }
 
+static pid_t fork_from(struct exec_template *t, bool *lost, char *err, size_t errlen);
+
+/* A fork is never left half made, even when mdat is being stopped: the
+ * execution looks at the stop flag once it has begun. */
 pid_t exec_template_fork(struct exec_template *t, bool *lost, char *err, size_t errlen)
+{
+    tracee_hold_stop(true);
+    pid_t child = fork_from(t, lost, err, errlen);
+    tracee_hold_stop(false);
+    return child;
+}
+
+static pid_t fork_from(struct exec_template *t, bool *lost, char *err, size_t errlen)
 {
     *lost = false;
     if (!t->pid) {
@@ -300,4 +337,10 @@ void exec_template_stop(struct exec_template *t)
         close(t->mem_fd);
     t->pid = 0;
     t->mem_fd = -1;
+    if (t->pages) {
+        pages_image_free(t->pages);
+        free(t->pages);
+        t->pages = NULL;
+    }
 }
+

@@ -18,6 +18,7 @@
 #include <sys/user.h>
 
 #include "supervisor/engine/code_map.h"
+#include "supervisor/engine/pages_setup.h"
 
 struct exec_template {
     pid_t pid;                      /* 0: none */
@@ -32,6 +33,9 @@ struct exec_template {
     bool gone;                      /* on its way out, or reaped */
     int killed_by;
     bool reaped;                    /* its end was waited for */
+    /* Prepared for page ownership (exec_pages.h), NULL when not asked or
+     * not possible (then every access is observed). */
+    struct pages_image *pages;
 };
 
 struct exec_template_request {
@@ -41,7 +45,9 @@ struct exec_template_request {
     code_map *code;
     bool follow_memory;
     double timeout_sec;             /* for the loader's part; 0: 10 s */
+    bool own_pages;                 /* prepare it for page ownership when this machine can */
 };
+
 
 /* Starts the program and stops it at its entry point. false with a
  * one-line reason (the loader's failure included: *not_started). */

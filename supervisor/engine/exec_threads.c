@@ -6,6 +6,7 @@
  * with the execution's deadline, and the end: letting every thread die and
  * reaping it, children included. */
 #include "supervisor/engine/exec_engine.h"
+#include "supervisor/engine/exec_pages.h"
 #include "supervisor/engine/exec_template.h"
 #include "supervisor/engine/page_cache.h"
 
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -271,10 +273,34 @@ static void passive_stop(struct execution *ex, const struct tracee_event *ev)
         exec_refuse_call(ex, NULL, ev->tid);
     } else if (event == 0 && sig == SIGTRAP && step_shared_child(ex, ev->tid)) {
         return;
+    } else if (event == PTRACE_EVENT_STOP) {
+        /* Its first stop: a child runs with every protection key open
+         * (page ownership is the program's threads' business). */
+        if (ex->pages)
+            exec_pages_child(ex, ev->tid);
     } else if (event == 0 && sig != SIGTRAP) {
+
         deliver = sig;
     }
+
     tracee_cont(ev->tid, deliver);
+}
+
+void exec_serve_passive(struct execution *ex)
+{
+    for (size_t i = 0; i < ex->n_passive; i++) {
+        pid_t tid = ex->passive[i];
+        int status;
+        if (waitpid(tid, &status, __WALL | WNOHANG) != tid)
+            continue;
+        ex->res->ptrace_stops++;
+        struct tracee_event ev = {tid, status};
+        passive_stop(ex, &ev);
+        /* One stop per child and pass: one that stops again at once waits
+         * for the next step. A child gone leaves the last in its place. */
+        if (i < ex->n_passive && ex->passive[i] != tid)
+            i--;
+    }
 }
 
 /* An event of the fork server, which mdat waits for by pid: only its death
@@ -286,6 +312,56 @@ static bool template_event(struct execution *ex, const struct tracee_event *ev)
         return false;
     exec_template_saw(t, ev->status);
     return true;
+}
+
+/* Whether thread tid is running its step of execve. */
+static bool running_exec(struct execution *ex, pid_t tid)
+{
+    const struct mthread *t = tid > 0 ? exec_thread_by_tid(ex, tid) : NULL;
+    return t && t->op == OP_SYSCALL && (t->sys_nr == SYS_execve || t->sys_nr == SYS_execveat);
+}
+
+/* An event of another thread while a thread runs execve: the kernel ends every
+ * other thread first (the main thread's exit event must be let go, or the
+ * exec waits for it for ever), and a thread that is not the main one
+ * reports the exec under the main thread's tid, which it takes. true: ev
+ * is that exec, the exec'ing thread's stop. */
+static bool exec_event(struct execution *ex, const struct tracee_event *ev)
+{
+    if (!WIFSTOPPED(ev->status))
+        return false;
+    if (stop_event(ev->status) == PTRACE_EVENT_EXEC && ev->tid == ex->pid)
+        return true;
+    if (stop_event(ev->status) == PTRACE_EVENT_EXIT)
+        ptrace(PTRACE_CONT, ev->tid, 0, 0);
+    else
+        exec_enqueue(ex, ev);
+    return false;
+}
+
+/* Page ownership: the running thread has been native for long enough to
+ * be looked at (a spin on memory it owns, exec_pages_spin). */
+static bool spin_watch_due(struct execution *ex)
+{
+    if (!ex->pages || !ex->spin_check_ns || monotonic_ns() < ex->spin_check_ns)
+        return false;
+    ex->spin_check_ns = 0;
+    ex->deadline_ns = ex->step_deadline_ns;
+    return true;
+}
+
+static enum spin_verdict look_for_spin(struct execution *ex, pid_t tid, int *status)
+{
+    struct mthread *t = exec_thread_by_tid(ex, tid);
+    if (!t)
+        return SPIN_NONE;
+    enum spin_verdict v = exec_pages_spin(ex, t, status);
+    if (v == SPIN_RESTART)
+        ex->spin_restart = true;
+    /* A long computation: it goes on where it was. */
+    if (v == SPIN_NONE && !tracee_cont(tid, 0))
+        v = SPIN_LOST;
+    return v;
 }
 
 int exec_wait_thread(struct execution *ex, pid_t tid, int *status)
@@ -311,6 +387,18 @@ int exec_wait_thread(struct execution *ex, pid_t tid, int *status)
     }
     for (;;) {
         int r = tracee_wait_any(&ev, ex->deadline_ns);
+        if (r == 0 && spin_watch_due(ex)) {
+            switch (look_for_spin(ex, tid, status)) {
+            case SPIN_NONE:
+                continue;
+            case SPIN_RESTART:
+                return 0;       /* the step ends; the execution runs again (ex->spin_restart) */
+            case SPIN_STOPPED:
+                return 1;
+            case SPIN_LOST:
+                return -1;
+            }
+        }
         if (r <= 0)
             return r;
         ex->res->ptrace_stops++;
@@ -320,6 +408,14 @@ int exec_wait_thread(struct execution *ex, pid_t tid, int *status)
         }
         if (template_event(ex, &ev))
             continue;
+        if (running_exec(ex, tid) && !exec_is_passive(ex, ev.tid)) {
+            if (exec_event(ex, &ev)) {
+                *status = ev.status;
+                return 1;
+            }
+            if (WIFSTOPPED(ev.status))
+                continue;
+        }
         if (exec_is_passive(ex, ev.tid))
             passive_stop(ex, &ev);
         else if (ev.tid == ex->pid && is_exit_status(ev.status)) {
@@ -372,6 +468,8 @@ static bool killed_meanwhile(const struct execution *ex)
 
 void exec_drain(struct execution *ex, bool kill_it)
 {
+    /* Even when mdat is being stopped: what is killed is reaped. */
+    tracee_hold_stop(true);
     /* Without kill_it the program ends by itself (exit, or an exec'd image
      * running to its end): forked children are killed once the leader is gone. */
     if (kill_it && !ex->leader_gone) {
@@ -421,4 +519,5 @@ void exec_drain(struct execution *ex, bool kill_it)
         else
             tracee_cont(ev.tid, 0);
     }
+    tracee_hold_stop(false);
 }

@@ -12,15 +12,19 @@
 #include "supervisor/engine/code_names.h"
 #include "supervisor/engine/exec_engine.h"
 #include "supervisor/engine/exec_grounds.h"
+#include "supervisor/engine/exec_pages.h"
 #include "supervisor/engine/exec_tso.h"
 #include "supervisor/engine/exec_template.h"
 #include "supervisor/engine/page_cache.h"
+#include "supervisor/engine/pkru.h"
 #include "supervisor/engine/spawn.h"
 
 #include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <fcntl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -182,7 +186,9 @@ static void describe_outcome(struct execution *ex, struct mthread *t, enum run_o
     case RUN_CONTINUE:  /* exec_run_thread never returns it */
     case RUN_NEXT_OP:
     case RUN_ERROR:
+    case RUN_RESTART:
         break;
+
     case RUN_BLOCKED: {
         int holder;
         char what[200];
@@ -345,7 +351,7 @@ static void record_final_watches(struct execution *ex)
 }
 
 /* How the loop goes on after a step that ended in o. */
-enum loop_next { LOOP_ON, LOOP_END, LOOP_FAILED, LOOP_INCOMPLETE, LOOP_ERROR };
+enum loop_next { LOOP_ON, LOOP_END, LOOP_FAILED, LOOP_INCOMPLETE, LOOP_ERROR, LOOP_RESTART };
 
 /* The next step may take --timeout, and must end by --time-limit. */
 static void set_step_deadline(struct execution *ex)
@@ -356,6 +362,24 @@ static void set_step_deadline(struct execution *ex)
     ex->deadline_ns = step_end;
     if (ex->end_ns && (!step_end || ex->end_ns < step_end))
         ex->deadline_ns = ex->end_ns;
+    /* With page ownership a long native run is looked at first (a spin on
+     * memory it owns, exec_pages_spin), long before --timeout. */
+    ex->step_deadline_ns = ex->deadline_ns;
+    ex->spin_check_ns = 0;
+    if (ex->pages) {
+        uint64_t watch = ex->cfg->timeout_sec > 0 && ex->cfg->timeout_sec < 2 * SPIN_WATCH_SEC
+                             ? (uint64_t)(ex->cfg->timeout_sec * 5e8)
+                             : (uint64_t)(SPIN_WATCH_SEC * 1e9);
+        ex->spin_check_ns = now + watch;
+        if (!ex->deadline_ns || ex->spin_check_ns < ex->deadline_ns)
+            ex->deadline_ns = ex->spin_check_ns;
+    }
+}
+
+/* How long a wait for a timer's signal may take: as a step may. */
+static uint64_t step_timeout_ns(const struct execution *ex)
+{
+    return ex->cfg->timeout_sec > 0 ? (uint64_t)(ex->cfg->timeout_sec * 1e9) : 10000000000u;
 }
 
 static enum loop_next after_step(struct execution *ex, struct mthread *t, enum run_outcome o)
@@ -371,12 +395,18 @@ static enum loop_next after_step(struct execution *ex, struct mthread *t, enum r
     case RUN_FAILED:
         return LOOP_FAILED;
     case RUN_TIMEOUT:
+        if (ex->spin_restart)
+            return LOOP_RESTART;    /* a spin on memory it owns (exec_pages_spin) */
+        if (tracee_stop_requested())
+            return LOOP_ERROR;      /* the wait was cut short: no hang (schedule_loop says why) */
         if (ex->end_ns && monotonic_ns() >= ex->end_ns) {
             exec_note_incomplete(ex, INCOMPLETE_TIME);
             return LOOP_INCOMPLETE;
         }
         exec_report_hang(ex, t);
         return LOOP_FAILED;
+    case RUN_RESTART:
+        return LOOP_RESTART;
     case RUN_CONTINUE:
     case RUN_ERROR:
         break;
@@ -421,6 +451,15 @@ static enum loop_next flush_step(struct execution *ex, int thread)
     return LOOP_ON;
 }
 
+/* Whether the program's state decides its future, so that a state it has
+ * been in before means a spin: not while a process that runs free shares
+ * its memory (a forked child's store to MAP_SHARED memory ends the spin)
+ * or a timer of the kernel's may send a signal (its handler may). */
+static bool closed_world(const struct execution *ex)
+{
+    return ex->n_passive == 0 && !ex->timers_armed;
+}
+
 /* Runs one step of the thread ids[pick]; returns how the loop goes on. */
 static enum loop_next run_step(struct execution *ex, int id)
 {
@@ -442,6 +481,8 @@ static enum loop_next run_step(struct execution *ex, int id)
     }
     ex->running = id;
     set_step_deadline(ex);
+    if (ex->pages)
+        exec_pages_before_step(ex, t);
     enum run_outcome o;
     if (t->op == OP_CALL && ex->model_state &&
         ex->model->call_is_misuse(ex->model_state, t, t->fn, t->call_arg[0], t->call_arg[1]))
@@ -462,6 +503,12 @@ static enum loop_next run_step(struct execution *ex, int id)
     ex->last_thread = id;
     if (ex->describe)
         finish_event(ex, t, o, &ev);
+    /* A signal stopped the step before its access (a fault of the access
+     * itself, its handler recovering with siglongjmp, among them): nothing
+     * was read or written, so listeners hear of no access. */
+    if (t->interrupted_by && ex->cfg->n_listeners &&
+        (op.kind == VIS_READ || op.kind == VIS_WRITE || op.kind == VIS_UPDATE))
+        op = (struct visible_op){.kind = VIS_YIELD, .fn = -1, .pc = op.pc};
     t->interrupted_by = 0;
     t->cancelled = false;
     enum loop_next next = after_step(ex, t, o);
@@ -469,7 +516,8 @@ static enum loop_next run_step(struct execution *ex, int id)
      * that ends the process is held at its exit until then). */
     if ((next == LOOP_ON || next == LOOP_END) && ex->cfg->n_listeners && !tell_step(ex, id, &op))
         next = LOOP_FAILED;
-    if (next == LOOP_ON && ex->cfg->detect_livelock && livelock_after_step(ex->livelock, ex, id)) {
+    if (next == LOOP_ON && ex->cfg->detect_livelock && livelock_after_step(ex->livelock, ex, id) &&
+        closed_world(ex)) {
         exec_report_livelock(ex);
         next = LOOP_FAILED;
     }
@@ -542,7 +590,7 @@ static bool out_of_budget(struct execution *ex)
     if (ex->cfg->max_steps && ex->cfg->max_steps / 4 < enough)
         enough = ex->cfg->max_steps / 4;
     if (ex->cfg->detect_livelock && enough > 0 && ex->livelock->quiet >= enough &&
-        livelock_fair(ex->livelock, ex)) {
+        livelock_fair(ex->livelock, ex) && closed_world(ex)) {
         exec_report_livelock(ex);
         exec_snapshot_threads(ex);
     } else {
@@ -551,13 +599,75 @@ static bool out_of_budget(struct execution *ex)
     return true;
 }
 
+/* A signal that stops mdat came (no verdict: the execution is not
+ * decided), or, looked at every OUTSIDE_PERIOD_NS, the program is gone:
+ * killed from outside while mdat ran a thread ahead or emulated it, where
+ * no wait would have told (exec_drain and note_exit say by whom). */
+enum { OUTSIDE_EVERY_STEPS = 64 };
+#define OUTSIDE_PERIOD_NS 100000000u
+
+/* Between steps every live thread of the program is held in a ptrace
+ * stop, its stop reported to mdat: only a SIGKILL wakes one (the leader
+ * then stops at its exit event, unreported; the other threads, which have
+ * no exit event, become zombies). A process killed so would tell by its
+ * pidfd only once mdat had reaped every thread. */
+static bool program_gone(const struct execution *ex)
+{
+    const struct mthread *t = NULL;
+    for (int i = 0; i < ex->n_threads && !t; i++)
+        if (ex->threads[i].state != TS_EXITED)
+            t = &ex->threads[i];
+    if (!t)
+        return false;
+    if (t->tid == ex->pid) {
+        siginfo_t si = {0};
+        return waitid(P_PID, (id_t)ex->pid, &si, WEXITED | WSTOPPED | WNOHANG | WNOWAIT | __WALL) == 0 &&
+               si.si_pid == ex->pid;
+    }
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)ex->pid, (int)t->tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return false;
+    buf[n] = '\0';
+    const char *paren = strrchr(buf, ')');
+    return paren && (paren[2] == 'Z' || paren[2] == 'X');
+}
+
+static bool ended_from_outside(struct execution *ex)
+{
+    if (tracee_stop_requested()) {
+        exec_set_error(ex, "stopped before the execution ended (a signal stops mdat)");
+        ex->res->interrupted = true;
+        return true;
+    }
+    if (ex->outside_countdown-- > 0)
+        return false;
+    ex->outside_countdown = OUTSIDE_EVERY_STEPS;
+    uint64_t now = monotonic_ns();
+    if (now < ex->outside_check_ns)
+        return false;
+    ex->outside_check_ns = now + OUTSIDE_PERIOD_NS;
+    return program_gone(ex);
+}
+
 static bool schedule_loop(struct execution *ex)
 {
     struct candidates c = {0};
     bool ok = true;
     for (;;) {
-        if (ex->signal_sent)
+        if (ended_from_outside(ex)) {
+            exec_drain(ex, true);
+            break;
+        }
+        if (ex->signal_sent || ex->timers_armed)
             exec_interrupt_signalled_waits(ex);
+        if (ex->n_passive)
+            exec_serve_passive(ex);
         gather(ex, &c);
         if (c.n == 0 && c.n_timed > 0) {
             expire_a_timed_wait(ex, &c);
@@ -575,6 +685,8 @@ static bool schedule_loop(struct execution *ex)
                 break;
             }
         }
+        if (c.n == 0 && c.n_blocked > 0 && exec_await_timer(ex, step_timeout_ns(ex)))
+            continue;   /* a timer's signal ended a wait */
         if (c.n == 0) {
             if (c.n_blocked > 0) {
                 exec_report_deadlock(ex);
@@ -605,12 +717,17 @@ static bool schedule_loop(struct execution *ex)
             exec_snapshot_threads(ex);
             record_final_watches(ex);
         }
-        if (next == LOOP_INCOMPLETE) {
+        if (next == LOOP_INCOMPLETE || next == LOOP_RESTART) {
+            /* (restart: no verdict, the execution runs again) */
             exec_drain(ex, true);
             break;
         }
         if (next == LOOP_ERROR && ex->cfg->strategy->diverged)
             exec_set_error(ex, "replay diverged: %s", ex->cfg->strategy->divergence);
+        if (next == LOOP_ERROR && !ex->res->error && tracee_stop_requested()) {
+            exec_set_error(ex, "stopped before the execution ended (a signal stops mdat)");
+            ex->res->interrupted = true;
+        }
         exec_drain(ex, true);
         ok = next == LOOP_FAILED;
         break;
@@ -622,6 +739,31 @@ static bool schedule_loop(struct execution *ex)
 
 /* ---------- one execution ---------- */
 
+/* A fork of a template prepared for page ownership runs with it, or
+ * with every access observed: then every site gets its int3 back and the
+ * main thread every key. */
+static bool own_pages_or_not(struct execution *ex, char *err, size_t errlen)
+{
+    const struct exec_config *cfg = ex->cfg;
+    bool prepared = cfg->tmpl->pages && cfg->tmpl->pages->ready;
+    if (cfg->own_pages && prepared) {
+        code_map_set_planting(cfg->code, SITES_ATOMIC);
+        return true;
+    }
+    if (cfg->own_pages) {
+        snprintf(err, errlen, "page ownership needs a fork server prepared for it");
+        return false;
+    }
+    if (!prepared)
+        return true;
+    code_map_set_planting(cfg->code, SITES_ALL);
+    if (!code_map_replant_sites(cfg->code, ex->mem_fd) || !pkru_set(ex->pid, PKRU_ALL_OPEN)) {
+        snprintf(err, errlen, "cannot plant every breakpoint in the program");
+        return false;
+    }
+    return true;
+}
+
 static bool start(struct execution *ex, char *err, size_t errlen)
 {
     const struct exec_config *cfg = ex->cfg;
@@ -630,7 +772,7 @@ static bool start(struct execution *ex, char *err, size_t errlen)
         ex->pid = exec_template_fork(cfg->tmpl, &lost, err, errlen);
         ex->res->interrupted = lost;
     } else {
-        struct spawn_request req = {cfg->path, cfg->argv, cfg->stdin_fd, cfg->stdout_fd, cfg->stderr_fd};
+        struct spawn_request req = {cfg->path, cfg->argv, cfg->stdin_fd, cfg->stdout_fd, cfg->stderr_fd, false};
         ex->pid = spawn_traced(&req, err, errlen);
     }
     if (ex->pid < 0)
@@ -647,8 +789,12 @@ static bool start(struct execution *ex, char *err, size_t errlen)
     }
     page_cache_follow(ex->mem_fd, ex->vm_pid);
     if (cfg->tmpl)
-        return true;    /* forked with everything planted, at the entry point */
-    return code_map_plant_exe(cfg->code, ex->pid, ex->mem_fd, ex->describe || cfg->n_listeners > 0, err, errlen);
+        return own_pages_or_not(ex, err, errlen);    /* forked with everything planted, at the entry point */
+    /* Without a fork server every access is observed, whatever a template
+     * of this process planted for ownership before (or failed to start). */
+    code_map_set_planting(cfg->code, SITES_ALL);
+    return code_map_plant_exe(
+cfg->code, ex->pid, ex->mem_fd, ex->describe || cfg->n_listeners > 0, err, errlen);
 }
 
 /* How the program ended, from the leader's exit status. */
@@ -697,6 +843,15 @@ bool execution_run(const struct exec_config *cfg, struct exec_result *res)
         abort();
     livelock_init(ex.livelock);
     ex.describe = cfg->on_event != NULL || cfg->want_state || cfg->describe_events || cfg->strategy->wants_state;
+    /* How it observes memory goes with its choices: they replay only so. */
+    res->choices.pages = cfg->own_pages                       ? PAGES_OWN
+                         : cfg->tmpl && cfg->tmpl->pages ? PAGES_OBSERVE_ALL
+                                                           : PAGES_OFF;
+    for (size_t i = 0; cfg->own_pages && i < cfg->n_observed; i++)
+        page_list_add(&res->choices.observed, cfg->observed[i]);
+    for (size_t i = 0; cfg->own_pages && i < cfg->n_read_shared; i++)
+        page_list_add(&res->choices.read_shared, cfg->read_shared[i]);
+
     cfg->strategy->diverged = false;
     cfg->strategy->ops->begin(cfg->strategy, cfg->exec_seed, cfg->estimated_steps);
     tracee_block_sigchld();
@@ -711,19 +866,34 @@ bool execution_run(const struct exec_config *cfg, struct exec_result *res)
         if (ex.model)
             ex.model_state = ex.model->open(&ex);
         exec_add_thread(&ex, ex.pid);
+        if (cfg->own_pages && !exec_pages_begin(&ex))
+            ok = false;
         exec_tso_begin(&ex);
-        tell_begin_end(&ex, true);
-        if (code_map_library_atomics_unseen(cfg->code))
-            exec_grounds_lost(&ex, GROUNDS_UNOBSERVED, "the C library is linked into %s, which has no symbols to tell "
-                              "its functions apart: the lock words its steps touch there are not seen", cfg->path);
-        ok = schedule_loop(&ex);
-        tell_begin_end(&ex, false);
+        if (ok) {
+            tell_begin_end(&ex, true);
+            if (code_map_library_atomics_unseen(cfg->code))
+                exec_grounds_lost(&ex, GROUNDS_UNOBSERVED, "the C library is linked into %s, which has no symbols to "
+                                  "tell its functions apart: the lock words its steps touch there are not seen",
+                                  cfg->path);
+            ok = schedule_loop(&ex);
+            tell_begin_end(&ex, false);
+        } else {
+            exec_drain(&ex, true);
+        }
+        exec_pages_end(&ex);
     }
     res->steps = ex.steps;
-    note_exit(&ex, ok);
-    if (ok)
+    if (res->restart) {
+        /* No verdict: it runs again. */
+        res->kind = FAIL_NONE;
+        ok = ok && !res->error;
+    } else {
+        note_exit(&ex, ok);
+    }
+    if (ok && !res->restart)
         exec_report_refused(&ex);
-    if (ok && ex.leader_gone && !ex.killed && res->kind == FAIL_NONE && !res->interrupted &&
+    if (ok && !res->restart && ex.leader_gone
+ && !ex.killed && res->kind == FAIL_NONE && !res->interrupted &&
         code_map_before_entry(cfg->code)) {
         /* The dynamic loader gave up (a missing library, a bad ELF
          * interpreter): the program never ran, which is no verdict at all. */

@@ -12,11 +12,20 @@
 #define MDAT_SUPERVISOR_EXECUTION_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "supervisor/engine/exec_config.h"
 
 /* Runs one execution. Returns false (with res->error set) only when mdat
  * itself failed; a failing program is a successful run with res->kind set. */
 bool execution_run(const struct exec_config *cfg, struct exec_result *res);
+
+/* mdat's first process (main's): the processes below it that are not the
+ * program's (workers, fork servers, checkers) and above it are mdat's,
+ * which the program may not signal, trace, limit or read
+ * (exec_refuse.c). Forks inherit it; a grading sandbox names its own
+ * first process (the grader is out of its sight). Until set: the process
+ * that runs the execution. */
+void execution_set_mdat_root(pid_t root);
 
 #endif

@@ -11,6 +11,9 @@
 #include "supervisor/engine/page_cache.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 
@@ -28,9 +31,18 @@ struct slot {
     uint8_t bytes[PAGE];
 };
 
+/* The followed address space's shared mappings, [start, end) in order. */
+struct shared_ranges {
+    bool stale;             /* read them again before the next page is copied */
+    bool change_pending;    /* a call that may map shared memory is about to run */
+    size_t n, cap;
+    uint64_t (*r)[2];
+};
+
 static struct {
     int mem_fd;         /* < 0: following nothing */
     pid_t pid;
+    struct shared_ranges shared;
     uint32_t gen;       /* slots of another generation hold nothing */
     int n_written;
     uint16_t written[SLOTS];    /* the slots with writes to give back, each once */
@@ -85,6 +97,10 @@ bool page_cache_write_back(void)
 bool page_cache_forget(void)
 {
     bool ok = page_cache_write_back();
+    if (cache.shared.change_pending) {     /* the call runs now: its mappings are known when it stopped */
+        cache.shared.change_pending = false;
+        cache.shared.stale = true;
+    }
     if (++cache.gen == 0) {     /* wrapped: no slot may seem current */
         for (int i = 0; i < SLOTS; i++)
             cache.slots[i].gen = 0;
@@ -102,6 +118,72 @@ void page_cache_follow(int mem_fd, pid_t pid)
     page_cache_forget();
     cache.mem_fd = mem_fd;
     cache.pid = pid;
+    cache.shared.stale = true;
+    cache.shared.n = 0;
+}
+
+void page_cache_maps_changed(void)
+{
+    cache.shared.change_pending = true;
+    cache.shared.stale = true;
+}
+
+/* Reads which ranges of the followed address space are shared mappings
+ * (the fourth letter of the permissions in /proc/PID/maps is 's'). false
+ * when they cannot be known: then no page is copied. */
+static bool read_shared_ranges(void)
+{
+    struct shared_ranges *sr = &cache.shared;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/maps", (int)cache.pid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return false;
+    sr->n = 0;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        uint64_t lo, hi;
+        char perms[8] = "";
+        if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s", &lo, &hi, perms) != 3 || perms[3] != 's')
+            continue;
+        if (sr->n == sr->cap) {
+            size_t cap = sr->cap ? 2 * sr->cap : 8;
+            uint64_t(*grown)[2] = realloc(sr->r, cap * sizeof *grown);
+            if (!grown) {
+                fclose(f);
+                return false;
+            }
+            sr->r = grown;
+            sr->cap = cap;
+        }
+        sr->r[sr->n][0] = lo;
+        sr->r[sr->n][1] = hi;
+        sr->n++;
+    }
+    bool ok = !ferror(f);
+    fclose(f);
+    if (ok)
+        sr->stale = false;
+    return ok;
+}
+
+/* Whether page may be copied: it is in no shared mapping. */
+static bool private_page(uint64_t page)
+{
+    struct shared_ranges *sr = &cache.shared;
+    if (sr->stale && !read_shared_ranges())
+        return false;
+    size_t lo = 0, hi = sr->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (page < sr->r[mid][0])
+            hi = mid;
+        else if (page >= sr->r[mid][1])
+            lo = mid + 1;
+        else
+            return false;
+    }
+    return true;
 }
 
 static bool follows(int mem_fd, pid_t pid)
@@ -115,12 +197,15 @@ static struct slot *slot_of(uint64_t page)
 }
 
 /* The copy of page, read from the program when not held; NULL when the
- * program cannot read it (or a write evicted to make room failed). */
+ * program cannot read it, when it is shared (never copied), or when a
+ * write evicted to make room failed. */
 static struct slot *held(uint64_t page)
 {
     struct slot *s = slot_of(page);
     if (holds(s, page))
         return s;
+    if (!private_page(page))
+        return NULL;
     if (slot_dirty(s)) {
         struct iovec local = {s->bytes + s->dirty_lo, (size_t)(s->dirty_hi - s->dirty_lo)};
         struct iovec remote = {(void *)(uintptr_t)(s->page + s->dirty_lo), local.iov_len};

@@ -15,7 +15,13 @@
  * forgets every page.
  *
  * The engine follows one address space at a time, and none while some
- * other process may share its memory (a forked child runs free). */
+ * other process may share its memory (a forked child runs free). Pages of
+ * shared mappings (MAP_SHARED: a memfd, shm, shared anonymous memory) are
+ * never copied: one may be mapped at two addresses (a "magic" ring
+ * buffer), or written by another process, and a copy per address would
+ * miss the other view's stores. Which ranges are shared is read from
+ * /proc/PID/maps when the mappings may have changed (page_cache_maps_changed)
+ * and a page is first read. */
 #ifndef MDAT_ENGINE_PAGE_CACHE_H
 #define MDAT_ENGINE_PAGE_CACHE_H
 
@@ -48,5 +54,9 @@ bool page_cache_write(int mem_fd, pid_t pid, uint64_t addr, const void *buf, siz
  * writable): the copies follow. A write into any other address space
  * forgets them all (a vfork child shares the memory). */
 void page_cache_wrote(int mem_fd, pid_t pid, uint64_t addr, const void *buf, size_t len, bool as_program);
+/* A thread of the followed address space is about to make a call that may
+ * map shared memory (mmap with MAP_SHARED, mremap, shmat): the shared
+ * ranges are read again once it has run. */
+void page_cache_maps_changed(void);
 
 #endif

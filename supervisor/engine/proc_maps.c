@@ -29,6 +29,7 @@ bool proc_maps_read(pid_t pid, struct proc_maps *out)
         pm.read = perms[0] == 'r';
         pm.write = perms[1] == 'w';
         pm.exec = perms[2] == 'x';
+        pm.shared = perms[3] == 's';
         if (name_at > 0) {
             snprintf(pm.path, sizeof pm.path, "%s", line + name_at);
             pm.path[strcspn(pm.path, "\n")] = '\0';

@@ -11,6 +11,7 @@
 struct proc_mapping {
     uint64_t start, end, offset;
     bool read, write, exec;
+    bool shared;                /* MAP_SHARED ('s'), else private */
     char path[256];             /* "" for anonymous mappings, "[stack]" etc. */
 };
 

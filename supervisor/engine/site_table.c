@@ -228,9 +228,16 @@ static void build_patched_sections(struct site_table *st)
         p->size = secs[i].size;
         p->orig = secs[i].data;
         p->bytes = malloc(p->size);
+        p->atomic_bytes = malloc(p->size);
+        if (!p->bytes || !p->atomic_bytes)
+            abort();
         memcpy(p->bytes, p->orig, p->size);
-        for (; site < st->n_sites && st->sites[site].vaddr < secs[i].addr + secs[i].size; site++)
+        memcpy(p->atomic_bytes, p->orig, p->size);
+        for (; site < st->n_sites && st->sites[site].vaddr < secs[i].addr + secs[i].size; site++) {
             p->bytes[st->sites[site].vaddr - secs[i].addr] = 0xcc;
+            if (st->sites[site].insn.flags & X86_ATOMIC)
+                p->atomic_bytes[st->sites[site].vaddr - secs[i].addr] = 0xcc;
+        }
     }
 }
 
@@ -418,18 +425,21 @@ bool site_table_add_library_atomics(struct site_table *st, x86_decoder *dec)
 
 void site_table_free(struct site_table *st)
 {
-    for (size_t i = 0; i < st->n_patched; i++)
+    for (size_t i = 0; i < st->n_patched; i++) {
         free(st->patched[i].bytes);
+        free(st->patched[i].atomic_bytes);
+    }
     free(st->patched);
     free(st->sites);
     free(st->user);
 }
 
-bool site_table_write(const struct site_table *st, uint64_t bias, int mem_fd, bool restore)
+bool site_table_write(const struct site_table *st, uint64_t bias, int mem_fd, enum site_planting how)
 {
     for (size_t i = 0; i < st->n_patched; i++) {
         const struct patched_section *p = &st->patched[i];
-        if (!tracee_write(mem_fd, bias + p->vaddr, restore ? p->orig : p->bytes, p->size))
+        const uint8_t *bytes = how == SITES_NONE ? p->orig : how == SITES_ATOMIC ? p->atomic_bytes : p->bytes;
+        if (!tracee_write(mem_fd, bias + p->vaddr, bytes, p->size))
             return false;
     }
     return true;

@@ -31,6 +31,7 @@ struct patched_section {
     uint64_t vaddr;
     size_t size;
     uint8_t *bytes;     /* the section with 0xcc on every site */
+    uint8_t *atomic_bytes;  /* with 0xcc on the atomic ones only */
     const uint8_t *orig;
 };
 
@@ -75,9 +76,13 @@ void site_table_build_atomics(struct site_table *st, const debuginfo *di, x86_de
  * no unwind index): then none are added. */
 bool site_table_add_library_atomics(struct site_table *st, x86_decoder *dec);
 void site_table_free(struct site_table *st);
-/* Writes the module's sections with their int3s (or, restore, the
- * original bytes) into the address space behind mem_fd, at bias. */
-bool site_table_write(const struct site_table *st, uint64_t bias, int mem_fd, bool restore);
+/* Which sites carry an int3: every one; only the atomic instructions
+ * (while page ownership finds the shared accesses, exec_pages.h); none
+ * (the original bytes, for a forked child). */
+enum site_planting { SITES_ALL, SITES_ATOMIC, SITES_NONE };
+/* Writes the module's sections with the int3s of `how` into the address
+ * space behind mem_fd, at bias. */
+bool site_table_write(const struct site_table *st, uint64_t bias, int mem_fd, enum site_planting how);
 /* The site at file address vaddr and the byte its int3 replaced; NULL if none. */
 const struct code_site *site_table_lookup(const struct site_table *st, uint64_t vaddr, uint8_t *orig);
 /* vaddr lies in the module's user code. */

@@ -1,18 +1,18 @@
-/* spawn: fork, seize, filter and exec the traced program. */
+/* spawn: fork, seize, filter (syscall_filter.c) and exec the traced program. */
 #include "supervisor/engine/spawn.h"
+#include "supervisor/engine/pages_setup.h"
 #include "supervisor/engine/proc_maps.h"
+#include "supervisor/engine/syscall_filter.h"
 #include "supervisor/engine/tracee.h"
 
 #include <elf.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <inttypes.h>
-#include <linux/audit.h>
 #include <linux/close_range.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <signal.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,81 +27,7 @@
 long spawn_ptrace_options(void)
 {
     return PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC |
-           PTRACE_O_TRACEEXIT | PTRACE_O_TRACESECCOMP | PTRACE_O_EXITKILL;
-}
-
-/* Only the syscalls mdat models stop the tracee; everything else runs at full
- * speed. Clones that make threads and exits of single threads are seen
- * through ptrace events instead. */
-static const int always_traced[] = {
-    SYS_futex, SYS_sched_yield, SYS_nanosleep, SYS_clock_nanosleep,
-    /* Ending the process is a step: other threads may run before it. */
-    SYS_exit_group,
-    /* Signals between threads: a thread blocked in mdat's model must see
-     * the ones sent to it (they run; mdat only takes note). */
-    SYS_kill, SYS_tkill, SYS_tgkill, SYS_rt_sigqueueinfo, SYS_rt_tgsigqueueinfo,
-#ifdef SYS_pidfd_send_signal
-    SYS_pidfd_send_signal,
-#else
-    424,
-#endif
-    /* ... none of which, nor ptrace, may reach mdat (exec_refuse.c). */
-    SYS_ptrace,
-#ifdef SYS_futex_waitv
-    SYS_futex_waitv,
-#else
-    449,
-#endif
-    /* Calls that can wait for another thread or a child (engine/io_wait.h),
-     * and those that make or replace a process: steps of their own. */
-    SYS_recvfrom, SYS_recvmsg, SYS_sendto, SYS_sendmsg, SYS_accept, SYS_accept4, SYS_connect,
-    SYS_poll, SYS_ppoll, SYS_select, SYS_pselect6, SYS_epoll_wait, SYS_epoll_pwait,
-    SYS_wait4, SYS_waitid, SYS_fork, SYS_vfork, SYS_execve, SYS_execveat,
-};
-
-/* Reads and writes are traced only on descriptors above 2: standard input
- * (mdat's input file or /dev/null) never waits, and the standard outputs
- * are files mdat captures or the terminal; printf stays at full speed. */
-static const int traced_above_stdio[] = {SYS_read, SYS_write, SYS_readv, SYS_writev};
-
-static int install_seccomp_filter(void)
-{
-    enum { N = sizeof always_traced / sizeof always_traced[0],
-           M = sizeof traced_above_stdio / sizeof traced_above_stdio[0] };
-    struct sock_filter code[4 + N + M + 1 + 10];
-    int k = 0;
-    code[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
-    /* Other ABIs (int 0x80) are not modeled: let them through. */
-    code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0);
-    code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-    code[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
-    /* Layout after the loads: N+M+1 tests, ALLOW, [fd test: load, jgt,
-     * ALLOW], TRACE, [clone test: load, jset, TRACE, ALLOW]. clone3 is not
-     * traced (its flags are in memory, out of the filter's reach): glibc
-     * makes threads with it, and a process made with it is seen through
-     * ptrace's fork event. */
-    enum { AFTER_TESTS = N + M + 1 };
-    for (int i = 0; i < N; i++)
-        code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)always_traced[i],
-                                                 (unsigned char)(AFTER_TESTS - i - 1 + 4), 0);
-    for (int i = 0; i < M; i++)
-        code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)traced_above_stdio[i],
-                                                 (unsigned char)(M - i + 1), 0);
-    /* clone: only one that makes a process (not CLONE_THREAD) is a step. */
-    code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 5, 0);
-    code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-    code[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]));
-    code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, 2, 1, 0);
-    code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-    code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE);
-    code[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]));
-    code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 0x00010000 /* CLONE_THREAD */, 1, 0);
-    code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE);
-    code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-    struct sock_fprog prog = {.len = (unsigned short)k, .filter = code};
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-        return -1;
-    return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+           PTRACE_O_TRACEEXIT | PTRACE_O_TRACESECCOMP | PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD;
 }
 
 static struct spawn_limits limits_in_force;
@@ -109,6 +35,28 @@ static struct spawn_limits limits_in_force;
 void spawn_set_limits(const struct spawn_limits *limits)
 {
     limits_in_force = limits ? *limits : (struct spawn_limits){0};
+}
+
+static struct {
+    bool set;
+    uid_t uid;
+    gid_t gid;
+} program_user;
+
+void spawn_set_program_user(bool set, uid_t uid, gid_t gid)
+{
+    program_user.set = set;
+    program_user.uid = uid;
+    program_user.gid = gid;
+}
+
+bool spawn_become_program_user(void)
+{
+    if (!program_user.set)
+        return true;
+    gid_t g = program_user.gid;
+    uid_t u = program_user.uid;
+    return setgroups(0, NULL) == 0 && setresgid(g, g, g) == 0 && setresuid(u, u, u) == 0;
 }
 
 struct user_count {
@@ -138,7 +86,7 @@ static void count_if_ours(pid_t pid, void *ctx)
 
 uint64_t spawn_user_tasks(void)
 {
-    struct user_count c = {getuid(), 0};
+    struct user_count c = {program_user.set ? program_user.uid : getuid(), 0};
     proc_each_process(count_if_ours, &c);
     return c.tasks;
 }
@@ -257,7 +205,29 @@ static void describe_lost_exec(int status, char *msg, size_t len)
         snprintf(msg, len, "%s", how);
 }
 
-/* The program's environment: mdat's, and one setting of libgomp's. Its
+const char *spawn_allocator_path(void)
+
+{
+    static char path[PATH_MAX];
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        return NULL;
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    if (!slash)
+        return NULL;
+    *slash = '\0';
+    snprintf(path, sizeof path, "%s/libmdat_alloc.so", self);
+    if (access(path, R_OK) == 0)
+        return path;
+    snprintf(path, sizeof path, "%s/%s", self, MDAT_ALLOC_FROM_BINDIR);
+    return access(path, R_OK) == 0 ? path : NULL;
+}
+
+/* The program's environment: mdat's, and one setting of libgomp's (and
+ * with page ownership mdat's allocator and eager binding, below). Its
+
  * waiting threads spin (300,000 rounds on this machine's thread count)
  * before they sleep; under mdat no other thread runs meanwhile, so the
  * spin can only run out, at a ptrace stop for each lock it meets on the
@@ -265,36 +235,139 @@ static void describe_lost_exec(int status, char *msg, size_t len)
  * sleep at once instead, unless the user chose how they wait. The spin is
  * no visible operation: the schedules are the same either way. Built
  * before the fork: the child only execs. NULL: out of memory. */
-static char **program_environment(void)
+static char **program_environment(bool follow_pages)
 {
     extern char **environ;
     size_t n = 0;
     while (environ[n])
         n++;
-    char **env = malloc((n + 2) * sizeof *env);
+    char **env = malloc((n + 4) * sizeof *env);
     if (!env)
         return NULL;
     memcpy(env, environ, n * sizeof *env);
+    /* With page ownership, mdat's allocator keeps threads' blocks on
+     * pages of their own (inprogram/mdat_alloc.c): glibc's puts them side
+     * by side, which would make those pages shared. */
+    static char preload[PATH_MAX + 64];
+    const char *alloc = follow_pages ? spawn_allocator_path() : NULL;
+    if (alloc) {
+        const char *user = getenv("LD_PRELOAD");
+        snprintf(preload, sizeof preload, "LD_PRELOAD=%s%s%s", alloc, user ? ":" : "", user ? user : "");
+        size_t i = 0;
+        while (i < n && strncmp(env[i], "LD_PRELOAD=", 11) != 0)
+            i++;
+        env[i] = preload;
+        n += i == n;
+    }
+
     if (!getenv("GOMP_SPINCOUNT") && !getenv("OMP_WAIT_POLICY"))
         env[n++] = "GOMP_SPINCOUNT=0";
+    /* With page ownership the executable's PLT reads its function
+     * pointers from a copy of mdat's, out of the pages it follows
+     * (pages_setup.c): resolved before the program starts, they never
+     * change after. */
+    if (follow_pages && !getenv("LD_BIND_NOW"))
+        env[n++] = "LD_BIND_NOW=1";
     env[n] = NULL;
     return env;
 }
 
+static void close_pipe(int p[2])
+{
+    close(p[0]);
+    close(p[1]);
+}
+
+/* The child, from fork to exec. mdat is not dumpable (a program of the
+ * same user may not read or write its memory), nor is this copy of it
+ * until the filter is in place: only then may mdat seize it (which takes
+ * a dumpable process), and from then on nothing in its memory matters
+ * any more (a program that rewrote the exec's path would only run
+ * another program under the same filter). Until the exec it makes no
+ * call the filter stops: without a tracer such a call would fail. */
+static void run_child(const struct spawn_request *req, char **env, int go, int seizable, int report)
+{
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    /* A program that does not use the terminal gets a session of its
+     * own: the terminal's signals (a resize, Ctrl-C) then go to mdat,
+     * not into the middle of a step, and the program cannot draw on a
+     * screen mdat owns (mdat attach). With the terminal as its stdio it
+     * stays in mdat's foreground process group, as before. */
+    int stdin_src = fcntl(req->stdin_fd >= 0 ? req->stdin_fd : 0, F_DUPFD_CLOEXEC, 3);
+    bool own_session = !isatty(stdin_src) && !isatty(req->stdout_fd >= 0 ? req->stdout_fd : 1) &&
+                       !isatty(req->stderr_fd >= 0 ? req->stderr_fd : 2);
+    redirect(req->stdout_fd, 1);
+    redirect(req->stderr_fd, 2);
+    /* The word to go comes on standard input. */
+    redirect(go, 0);
+    /* The program gets stdin, stdout and stderr, nothing of mdat's:
+     * its own descriptors then start at 3 in every execution and every
+     * replay (a pipe is "fd 3" each time), and it cannot reach mdat's
+     * files. Closed at exec, so the report pipe still works until then. */
+    syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC);
+    if (own_session)
+        setsid();
+    if (personality(ADDR_NO_RANDOMIZE) < 0)
+        child_fail(report, "personality");
+    if (apply_limits(&limits_in_force) != 0)
+        child_fail(report, "setrlimit");
+    if (!spawn_become_program_user())
+        child_fail(report, "cannot become the program's user");
+    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+    close(seizable);
+    char ready;
+    if (read(0, &ready, 1) != 1)
+        _exit(127);
+    /* The filter once mdat traces the child: a call it stops (the read
+     * above, with page ownership's rules) would fail with ENOSYS while no
+     * tracer is there yet. */
+    if (syscall_filter_install(req->follow_pages) != 0)
+        child_fail(report, "seccomp");
+
+    if (stdin_src >= 0)
+        dup2(stdin_src, 0);
+    else
+        close(0);
+    execve(req->path, req->argv, env);
+    child_exec_fail(report, req->path);
+}
+
+/* The child ended before mdat could seize it: why, from its report. */
+static void describe_early_end(pid_t pid, int report, char *err, size_t errlen, int seize_errno)
+{
+    int status;
+    if (waitpid(pid, &status, __WALL | WNOHANG) == pid && (WIFEXITED(status) || WIFSIGNALED(status))) {
+        char msg[400] = "";
+        ssize_t n = read(report, msg, sizeof msg - 1);
+        msg[n > 0 ? n : 0] = '\0';
+        if (n > 0) {
+            snprintf(err, errlen, "could not start the program: %s", msg);
+            return;
+        }
+    }
+    snprintf(err, errlen, "ptrace(PTRACE_SEIZE): %s (is ptrace allowed here?)", strerror(seize_errno));
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, __WALL);
+}
+
 pid_t spawn_traced(const struct spawn_request *req, char *err, size_t errlen)
 {
-    int go[2], report[2];
-    if (pipe2(go, O_CLOEXEC) != 0 || pipe2(report, O_CLOEXEC) != 0) {
+    int go[2], report[2], seizable[2];
+    if (!syscall_filter_prepare(err, errlen))
+        return -1;
+    if (pipe2(go, O_CLOEXEC) != 0 || pipe2(report, O_CLOEXEC) != 0 || pipe2(seizable, O_CLOEXEC) != 0) {
         snprintf(err, errlen, "pipe: %s", strerror(errno));
         return -1;
     }
-    char **env = program_environment();
+    char **env = program_environment(req->follow_pages);
+
     if (!env) {
         snprintf(err, errlen, "out of memory");
-        close(go[0]);
-        close(go[1]);
-        close(report[0]);
-        close(report[1]);
+        close_pipe(go);
+        close_pipe(report);
+        close_pipe(seizable);
         return -1;
     }
     pid_t supervisor = getpid();
@@ -303,10 +376,9 @@ pid_t spawn_traced(const struct spawn_request *req, char *err, size_t errlen)
         free(env);      /* the child's copy goes with its exec */
     if (pid < 0) {
         snprintf(err, errlen, "fork: %s", strerror(errno));
-        close(go[0]);
-        close(go[1]);
-        close(report[0]);
-        close(report[1]);
+        close_pipe(go);
+        close_pipe(report);
+        close_pipe(seizable);
         return -1;
     }
     if (pid == 0) {
@@ -316,42 +388,19 @@ pid_t spawn_traced(const struct spawn_request *req, char *err, size_t errlen)
             _exit(127);
         close(go[1]);
         close(report[0]);
-        char ready;
-        if (read(go[0], &ready, 1) != 1)
-            _exit(127);
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-        redirect(req->stdin_fd, 0);
-        redirect(req->stdout_fd, 1);
-        redirect(req->stderr_fd, 2);
-        /* The program gets stdin, stdout and stderr, nothing of mdat's:
-         * its own descriptors then start at 3 in every execution and every
-         * replay (a pipe is "fd 3" each time), and it cannot reach mdat's
-         * files. Closed at exec, so the report pipe still works until then. */
-        syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC);
-        /* A program that does not use the terminal gets a session of its
-         * own: the terminal's signals (a resize, Ctrl-C) then go to mdat,
-         * not into the middle of a step, and the program cannot draw on a
-         * screen mdat owns (mdat attach). With the terminal as its stdio it
-         * stays in mdat's foreground process group, as before. */
-        if (!isatty(0) && !isatty(1) && !isatty(2))
-            setsid();
-        if (personality(ADDR_NO_RANDOMIZE) < 0)
-            child_fail(report[1], "personality");
-        if (apply_limits(&limits_in_force) != 0)
-            child_fail(report[1], "setrlimit");
-        if (install_seccomp_filter() != 0)
-            child_fail(report[1], "seccomp");
-        execve(req->path, req->argv, env);
-        child_exec_fail(report[1], req->path);
+        close(seizable[0]);
+        run_child(req, env, go[0], seizable[1], report[1]);
     }
     close(go[0]);
     close(report[1]);
+    close(seizable[1]);
+    /* End of file when the child is ready to be seized (or is gone). */
+    char none;
+    while (read(seizable[0], &none, 1) < 0 && errno == EINTR)
+        ;
+    close(seizable[0]);
     if (ptrace(PTRACE_SEIZE, pid, 0, spawn_ptrace_options()) != 0) {
-        snprintf(err, errlen, "ptrace(PTRACE_SEIZE): %s (is ptrace allowed here?)", strerror(errno));
-        kill(pid, SIGKILL);
-        waitpid(pid, NULL, __WALL);
+        describe_early_end(pid, report[0], err, errlen, errno);
         close(go[1]);
         close(report[0]);
         return -1;

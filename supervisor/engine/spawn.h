@@ -1,9 +1,10 @@
 /* spawn: starting the program under mdat's control.
  *
  * Owns everything between fork and the first stop after execve: ASLR off, the
- * seccomp filter that makes only modeled syscalls stop, CPU pinning inherited
- * from the supervisor, stdio redirection (a program with no terminal for
- * stdio gets a session of its own), PTRACE_SEIZE with our options. */
+ * seccomp filter (syscall_filter.c), CPU pinning inherited from the
+ * supervisor, stdio redirection (a program with no terminal for stdio gets
+ * a session of its own), the program's user, PTRACE_SEIZE with our
+ * options. */
 #ifndef MDAT_SUPERVISOR_SPAWN_H
 #define MDAT_SUPERVISOR_SPAWN_H
 
@@ -29,7 +30,9 @@ struct spawn_request {
     int stdin_fd;           /* -1: inherit */
     int stdout_fd;          /* -1: inherit */
     int stderr_fd;          /* -1: inherit */
+    bool follow_pages;      /* page ownership: the system calls it needs stop too (pages_setup.h) */
 };
+
 
 /* The limits of every program this process spawns from now on (NULL:
  * none, the default). Process-wide rather than a request field because
@@ -37,8 +40,20 @@ struct spawn_request {
  * them once, in the process that explores. The struct is copied. */
 void spawn_set_limits(const struct spawn_limits *limits);
 
-/* Processes and threads of this process's real user right now (what
- * RLIMIT_NPROC counts), read from /proc. */
+/* The user every program this process spawns from now on runs as (set:
+ * false, the default: this process's own). mdat grade, as root, runs the
+ * program under a user of its own, whom mdat's processes do not share:
+ * the kernel then refuses it every signal, trace, limit and read of
+ * them. This process must be allowed to become that user and to trace
+ * it (CAP_SETUID, CAP_SETGID, CAP_SYS_PTRACE over it). */
+void spawn_set_program_user(bool set, uid_t uid, gid_t gid);
+/* In a child about to exec something of the program's (its build):
+ * becomes that user, when one is set. false when it cannot. */
+bool spawn_become_program_user(void);
+
+/* Processes and threads of the program's user (this process's unless
+ * spawn_set_program_user set one) right now (what RLIMIT_NPROC counts),
+ * read from /proc. */
 uint64_t spawn_user_tasks(void);
 
 /* Forks and execs the program traced. On success returns the pid, stopped at
@@ -48,5 +63,12 @@ pid_t spawn_traced(const struct spawn_request *req, char *err, size_t errlen);
 /* The ptrace options every tracee gets (inherited by auto-attached threads
  * and children). */
 long spawn_ptrace_options(void);
+
+/* mdat's allocator (inprogram/mdat_alloc.c), preloaded into a program
+ * whose memory mdat follows by page: beside the mdat binary in a build
+ * tree, in libexec/mdat when installed. NULL when neither is there (page
+ * ownership goes on with glibc's allocator). */
+const char *spawn_allocator_path(void);
+
 
 #endif

@@ -116,7 +116,12 @@ struct strategy {
      * who created and woke whom) listens to the execution like a detector;
      * ops NULL: it does not. */
     struct exec_listener listener;
+    /* A strategy that follows recorded choices (replay, a shrink's plan):
+     * they were made observing memory as follows->pages says. NULL: the
+     * batch's way. */
+    const struct choice_list *follows;
 };
+
 
 void strategy_free(struct strategy *s);
 

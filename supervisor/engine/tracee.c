@@ -43,10 +43,37 @@ bool tracee_read_as_program(pid_t pid, uint64_t addr, void *buf, size_t len)
     return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)len;
 }
 
+/* Whether the program may write every page of [addr, addr + len): each
+ * piece is written with what it holds (nothing else runs meanwhile). x86
+ * stores are all or nothing, and process_vm_writev writes page by page. */
+static bool pages_writable(pid_t pid, uint64_t addr, size_t len)
+{
+    enum { PAGE = 4096 };
+    for (uint64_t at = addr; at < addr + len;) {
+        uint64_t next = (at | (PAGE - 1)) + 1;
+        size_t n = (size_t)((next < addr + len ? next : addr + len) - at);
+        uint8_t bytes[PAGE];
+        if (!tracee_read_as_program(pid, at, bytes, n))
+            return false;
+        struct iovec local = {bytes, n}, remote = {(void *)(uintptr_t)at, n};
+        if (process_vm_writev(pid, &local, 1, &remote, 1, 0) != (ssize_t)n)
+            return false;
+        at = next;
+    }
+    return true;
+}
+
+bool tracee_writable_as_program(pid_t pid, uint64_t addr, size_t len)
+{
+    return len == 0 || pages_writable(pid, addr, len);
+}
+
 bool tracee_write_as_program(pid_t pid, uint64_t addr, const void *buf, size_t len)
 {
     if (page_cache_write(-1, pid, addr, buf, len))
         return true;
+    if (len && (addr ^ (addr + len - 1)) >> 12 && !pages_writable(pid, addr, len))
+        return false;   /* across pages one of which it may not write: nothing written */
     struct iovec local = {(void *)buf, len}, remote = {(void *)(uintptr_t)addr, len};
     if (process_vm_writev(pid, &local, 1, &remote, 1, 0) != (ssize_t)len)
         return false;
@@ -100,7 +127,13 @@ bool tracee_cont(pid_t tid, int sig)
     return page_cache_forget() && ptrace(PTRACE_CONT, tid, 0, (long)sig) == 0;
 }
 
+bool tracee_cont_to_syscall(pid_t tid)
+{
+    return page_cache_forget() && ptrace(PTRACE_SYSCALL, tid, 0, 0) == 0;
+}
+
 bool tracee_step(pid_t tid, int sig)
+
 {
     return page_cache_forget() && ptrace(PTRACE_SINGLESTEP, tid, 0, (long)sig) == 0;
 }
@@ -142,6 +175,30 @@ static void maybe_call_hook(void)
     }
 }
 
+static const volatile int *stop_flags[2];
+static int stop_held;
+
+void tracee_set_stop_flags(const volatile int *a, const volatile int *b)
+{
+    stop_flags[0] = a;
+    stop_flags[1] = b;
+}
+
+static bool stop_flag_set(void)
+{
+    return (stop_flags[0] && *stop_flags[0]) || (stop_flags[1] && *stop_flags[1]);
+}
+
+void tracee_hold_stop(bool hold)
+{
+    stop_held += hold ? 1 : -1;
+}
+
+bool tracee_stop_requested(void)
+{
+    return stop_held == 0 && stop_flag_set();
+}
+
 /* Waits for an event of pid (-1: of any tracee). */
 static int wait_event(pid_t pid, struct tracee_event *ev, uint64_t deadline_ns)
 {
@@ -164,7 +221,10 @@ static int wait_event(pid_t pid, struct tracee_event *ev, uint64_t deadline_ns)
         }
         /* Nothing yet: sleep until a SIGCHLD or the deadline. A SIGCHLD that
          * arrived between waitpid and here stays pending, so none is lost. */
-        if (deadline_ns == 0 && !wait_hook) {
+        bool watch_stop = (stop_flags[0] || stop_flags[1]) && stop_held == 0;
+        if (watch_stop && stop_flag_set())
+            return 0;
+        if (deadline_ns == 0 && !wait_hook && !watch_stop) {
             int sig;
             sigwait(&chld, &sig);
             continue;
@@ -173,8 +233,8 @@ static int wait_event(pid_t pid, struct tracee_event *ev, uint64_t deadline_ns)
         if (deadline_ns && now >= deadline_ns)
             return 0;
         uint64_t left = deadline_ns ? deadline_ns - now : TRACEE_HOOK_PERIOD_NS;
-        if (wait_hook && left > TRACEE_HOOK_PERIOD_NS)
-            left = TRACEE_HOOK_PERIOD_NS;   /* wake up to call it */
+        if ((wait_hook || watch_stop) && left > TRACEE_HOOK_PERIOD_NS)
+            left = TRACEE_HOOK_PERIOD_NS;   /* wake up to call it, or to look at the stop flag */
         struct timespec ts = {(time_t)(left / 1000000000u), (long)(left % 1000000000u)};
         if (sigtimedwait(&chld, NULL, &ts) < 0 && errno == EAGAIN && deadline_ns && monotonic_ns() >= deadline_ns)
             return 0;

@@ -20,6 +20,8 @@ bool tracee_write(int mem_fd, uint64_t addr, const void *buf, size_t len);
  * (read-only, PROT_NONE, unmapped) fail (process_vm_readv/writev). */
 bool tracee_read_as_program(pid_t pid, uint64_t addr, void *buf, size_t len);
 bool tracee_write_as_program(pid_t pid, uint64_t addr, const void *buf, size_t len);
+/* Whether the program may write all of [addr, addr + len) (nothing changes). */
+bool tracee_writable_as_program(pid_t pid, uint64_t addr, size_t len);
 /* Reads a NUL-terminated string of at most cap-1 bytes; "" when unreadable. */
 void tracee_read_string(int mem_fd, uint64_t addr, char *buf, size_t cap);
 int tracee_open_mem(pid_t pid);
@@ -28,6 +30,10 @@ bool tracee_get_regs(pid_t tid, struct user_regs_struct *regs);
 bool tracee_set_regs(pid_t tid, const struct user_regs_struct *regs);
 bool tracee_cont(pid_t tid, int sig);
 bool tracee_step(pid_t tid, int sig);
+/* Resumes tid to its next system-call entry or exit stop (as tracee_cont,
+ * the page copies forgotten first). */
+bool tracee_cont_to_syscall(pid_t tid);
+
 
 /* One stop or exit reported by waitpid. */
 struct tracee_event {
@@ -49,6 +55,15 @@ void tracee_block_sigchld(void);
  * while the program runs on its own (the size of its captured output). */
 #define TRACEE_HOOK_PERIOD_NS 50000000u
 void tracee_set_wait_hook(void (*hook)(void *ctx), void *ctx);
+/* From now on a wait ends, as at its deadline, within TRACEE_HOOK_PERIOD_NS
+ * of *a or *b becoming non-zero (a signal that stops mdat; the parent of a
+ * worker giving up the batch; NULL: never), unless held: while the stop
+ * is held (a program being killed and reaped) waits run to their end.
+ * Holds nest. */
+void tracee_set_stop_flags(const volatile int *a, const volatile int *b);
+void tracee_hold_stop(bool hold);
+/* Whether a flag is set and not held. */
+bool tracee_stop_requested(void);
 uint64_t monotonic_ns(void);
 
 #endif

@@ -3,6 +3,7 @@
  * then each reported failure recorded); explore_replay re-executes one
  * schedule with the settings it records. */
 #include "supervisor/explore/explore.h"
+#include "supervisor/explore/failure_files.h"
 #include "supervisor/explore/failure_record.h"
 #include "supervisor/explore/one_execution.h"
 #include "supervisor/explore/shrink.h"
@@ -156,8 +157,36 @@ static bool probe_estimate(struct program *prog, const struct explore_options *o
     return true;
 }
 
+/* Page ownership wherever it keeps every verdict as it is: not for a
+ * systematic search (its classes are made of every access), x86-TSO
+ * (stores wait in buffers only at steps), invariants and watched values
+ * (judged and shown after every access), or a static program (libc's
+ * own data is the program's there). MDAT_NO_PAGE_OWNERSHIP=1 turns it
+ * off (engine/pages_setup.c), as does a machine without protection keys. */
+static bool explore_owns_pages(const struct program *prog, const struct explore_options *opt)
+{
+    return !strategy_is_systematic(opt->strategy) && !opt->tso && opt->detect.n_invariants == 0 &&
+           opt->n_watches == 0 && !elf_image_is_static(debuginfo_elf(prog->debug));
+}
+
+/* A failure found but not recorded again (a signal stopped mdat): what the
+ * worker said of it, and its schedule when --keep-going saved it at once. */
+static void saved_only(const struct program *prog, const struct explore_options *opt, const struct wire_result *w,
+                       struct explore_failure *f)
+{
+    memset(f, 0, sizeof *f);
+    f->saved_only = true;
+    f->execution = w->index;
+    f->found = f->result.kind = (enum failure_kind)w->kind;
+    snprintf(f->result.location, sizeof f->result.location, "%s", w->location);
+    failure_schedule_path(prog, opt, f->found, w->index, f->schedule_file, sizeof f->schedule_file);
+    if (!opt->keep_going || access(f->schedule_file, F_OK) != 0)
+        f->schedule_file[0] = '\0';
+}
+
 bool explore_run(struct program *prog, const struct explore_options *opt, struct explore_summary *sum, char *err,
                  size_t errlen)
+
 {
     memset(sum, 0, sizeof *sum);
     uint64_t t0 = monotonic_ns();
@@ -174,6 +203,7 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
     judged.detectors = detectors_new(&opt->detect, prog->debug, err, errlen);
     if (!judged.detectors)
         return false;
+    judged.own_pages = explore_owns_pages(prog, opt);
     opt = &judged;
     struct shared_state *shared =
         mmap(NULL, sizeof *shared, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -182,7 +212,12 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
         return false;
     }
     shared->lowest_failure = UINT64_MAX;
-    struct tally tally = {.opt = opt, .sum = sum};
+    /* A signal that stops mdat ends the execution under way within a
+     * fraction of a second (the engine looks at the flag as it waits and
+     * between steps), then the shrinking and recording: what was decided
+     * stays. */
+    tracee_set_stop_flags(opt->stop, &shared->abandon);
+    struct tally tally = {.opt = opt, .sum = sum, .prog = prog};
     tally.found = calloc(MAX_REPORTED, sizeof *tally.found);
 
     /* Execution 0 runs first, alone: its length is PCT's estimate for all
@@ -204,6 +239,14 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
     } else {
         ok = probe_estimate(prog, opt, shared, &estimate, err, errlen);
     }
+    /* What execution 0 found shared, every other one observes from its start. */
+    struct page_list learned = {0}, learned_read = {0};
+    for (uint32_t i = 0; i < shared->n_learned; i++)
+        page_list_add(&learned, shared->learned[i]);
+    for (uint32_t i = 0; i < shared->n_learned_read; i++)
+        page_list_add(&learned_read, shared->learned_read[i]);
+    judged.observed = &learned;
+    judged.read_shared = &learned_read;
     uint64_t start = opt->first > 1 ? opt->first : 1;
     if (ok && !systematic && opt->schedules > start && !tally.have_error && (keeps_going(opt) || tally.n_found == 0)) {
         if (opt->jobs <= 1)
@@ -215,6 +258,9 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
             ok = false;
         }
     }
+    bool stopped = opt->stop && *opt->stop;
+    if (stopped && tally.have_error && tally.first_error.interrupted)
+        tally.have_error = false;   /* the execution the stop cut short: not decided, no error */
     if (ok && tally.have_error &&
         (opt->count_all || tally.n_found == 0 || tally.first_error.index < tally.found[0].index)) {
         snprintf(err, errlen, "%s", tally.first_error.error_message);
@@ -240,12 +286,20 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
         sum->failures = calloc(report ? report : 1, sizeof *sum->failures);
         for (size_t i = 0; i < report && ok; i++) {
             uint64_t est = tally.found[i].index == 0 ? FIRST_ESTIMATE : estimate;
-            ok = record_failure(prog, opt, &tally.found[i], est, &shared->profile,
-                                kept ? &kept->choices[i] : NULL, &sum->failures[i], err, errlen);
+            bool recorded = false;
+            if (!(opt->stop && *opt->stop))
+                recorded = ok = record_failure(prog, opt, &tally.found[i], est, &shared->profile,
+                                               kept ? &kept->choices[i] : NULL, &sum->failures[i], err, errlen);
+            if (!recorded && opt->stop && *opt->stop) {
+                /* Stopped before (or while) it was recorded again. */
+                exec_result_free(&sum->failures[i].result);
+                saved_only(prog, opt, &tally.found[i], &sum->failures[i]);
+                ok = true;
+            }
             sum->n_failures = i + 1;
         }
     }
-    if (ok && opt->outcomes && !interrupted) {
+    if (ok && opt->outcomes && !interrupted && !(opt->stop && *opt->stop)) {
         outcome_table_sort(&tally.outcomes);
         for (size_t i = 0; i < tally.outcomes.n && ok; i++) {
             struct outcome *o = &tally.outcomes.at[i];
@@ -261,6 +315,10 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
         free(kept);
     }
     detectors_free(judged.detectors);
+    page_list_free(&learned);
+    page_list_free(&learned_read);
+
+    tracee_set_stop_flags(NULL, NULL);
     munmap(shared, sizeof *shared);
     spawn_set_limits(NULL);
     if (have_cpus)
@@ -364,9 +422,9 @@ bool explore_replay(struct program *prog, const struct schedule *sched, struct t
     bool have_cpus = cpu_choice_make(&cpus);
     if (have_cpus)
         cpu_choice_pin(&cpus, 0);
-    struct run_io io = run_io_open(show_output, opt.check_cmd != NULL);
+    struct run_io io = run_io_single(prog, &opt, strat, show_output);
     bool ok = run_one(prog, &opt, strat, sched->execution, 0, &io, trace, res);
-    run_io_close(&io);
+    run_io_end(&io);
     strategy_free(strat);
     detectors_free(opt.detectors);
     free(argv);
@@ -401,9 +459,10 @@ bool explore_shrink(struct program *prog, const struct schedule *sched, uint64_t
     if (ok) {
         /* The schedule's own run first: what failure to keep. */
         struct strategy *strat = strategy_replay_new(&sched->choices);
-        struct run_io io = run_io_open(false, opt.check_cmd != NULL);
+        struct run_io io = run_io_single(prog, &opt, strat, false);
         ok = run_one(prog, &opt, strat, sched->execution, 0, &io, NULL, &res);
-        run_io_close(&io);
+        run_io_end(&io);
+
         strategy_free(strat);
         if (!ok)
             snprintf(err, errlen, "%s", res.error_message);

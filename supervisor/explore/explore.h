@@ -27,6 +27,8 @@
 #include "supervisor/explore/program_input.h"
 #include "supervisor/explore/schedule.h"
 #include "supervisor/explore/strategies.h"
+#include "supervisor/sharing/page_list.h"
+
 #include "supervisor/engine/spawn.h"
 #include "supervisor/trace/trace_tee.h"
 
@@ -67,7 +69,16 @@ struct explore_options {
     struct detect_options detect;
     enum preempt_mode preempt;
     bool tso;                   /* --memory-model tso */
+    /* Page ownership (engine/exec_pages.h): only accesses to memory more
+     * than one thread touches are steps. Decided by the driver (the
+     * machine, the strategy, the memory model); observed: the pages every
+     * execution observes from its start (what execution 0 found shared,
+     * or a schedule's), NULL when none; read_shared: those it shares for
+     * reading. */
+    bool own_pages;
+    const struct page_list *observed, *read_shared;
     bool keep_going;
+
     /* Each reported failure is shrunk (shrink.h) before it is saved, within
      * shrink_runs re-executions and shrink_seconds of wall-clock time
      * (0: no time limit). */
@@ -147,6 +158,17 @@ struct explore_failure {
     double shrink_seconds;
     bool shrink_out_of_time;
     char original_file[PATH_MAX];
+    /* Files that could not be written (a full disk), "PATH (reason), ...";
+     * the schedule, written first, is never among them. */
+    char unwritten[1024];
+    /* The SHA-256 of the schedule as mdat wrote it (while no execution ran:
+     * what a program run later may do to the file cannot change it); "" if
+     * unknown. */
+    char schedule_sha256[65];
+    /* Found, its schedule saved when it was found (--keep-going), but not
+     * recorded again: a signal stopped mdat first. Only execution, found,
+     * schedule_file and result.location/kind are meaningful. */
+    bool saved_only;
 };
 
 struct explore_summary {
@@ -158,6 +180,11 @@ struct explore_summary {
     /* Failing executions by kind (every one with keep_going or count_all;
      * without, only those that ran before the exploration stopped). */
     uint64_t failing[FAIL_KIND_COUNT];
+    /* Executions in which a data race was found, whatever else failed
+     * (with --races fail-at-end one may fail the checker and race), and
+     * those whose output the checker accepted. */
+    uint64_t raced;
+    uint64_t output_accepted;
     /* Executions cut short while making progress (no failure): how many,
      * and the most steps one of them had reached. */
     uint64_t incomplete;

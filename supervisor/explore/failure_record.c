@@ -1,8 +1,11 @@
 /* failure_record: a found failure saved with its trace, schedule and output
  * (see failure_record.h). */
 #include "supervisor/explore/failure_record.h"
+#include "supervisor/explore/failure_files.h"
+#include "supervisor/explore/sha256.h"
 #include "supervisor/explore/one_execution.h"
 #include "supervisor/explore/shrink.h"
+#include "supervisor/trace/safe_file.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -11,115 +14,106 @@
 #include <string.h>
 #include <unistd.h>
 
-static bool copy_fd_to_file(int fd, const char *path)
+/* "PATH (reason)" of a file that could not be written, after the others. */
+static void note_unwritten(struct explore_failure *f, const char *why)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return false;
+    size_t used = strlen(f->unwritten);
+    const char *what = strncmp(why, "cannot write ", 13) == 0 ? why + 13 : why;
+    if (used + 1 < sizeof f->unwritten)
+        snprintf(f->unwritten + used, sizeof f->unwritten - used, "%s%s", used ? ", " : "", what);
+}
+
+/* A copy of what fd captured, whole or not at all. */
+static void copy_fd_to_file(int fd, const char *path, struct explore_failure *f)
+{
+    char err[PATH_MAX + 100];
+    struct safe_file sf;
+    FILE *out = safe_file_open(&sf, path, err, sizeof err);
+    if (!out) {
+        note_unwritten(f, err);
+        return;
+    }
     lseek(fd, 0, SEEK_SET);
     char buf[65536];
     ssize_t n;
-    while ((n = read(fd, buf, sizeof buf)) > 0)
-        fwrite(buf, 1, (size_t)n, f);
-    return fclose(f) == 0;
+    bool ok = true;
+    while (ok && (n = read(fd, buf, sizeof buf)) > 0)
+        ok = fwrite(buf, 1, (size_t)n, out) == (size_t)n;
+    if (!ok) {
+        snprintf(err, sizeof err, "%s: %s", path, strerror(errno));
+        safe_file_abort(&sf);
+        note_unwritten(f, err);
+    } else if (!safe_file_commit(&sf, err, sizeof err)) {
+        note_unwritten(f, err);
+    }
 }
 
 /* Opens one file per format of opt->saved_trace_formats, named stem + its
- * suffix, as branches of tee. */
-static bool open_saved_traces(const struct explore_options *opt, const char *stem, struct explore_failure *f,
-                              struct trace_tee *tee, char *err, size_t errlen)
+ * suffix, each under a temporary name (files[i]), as branches of tee. One
+ * that cannot be opened is left out and said in f. */
+static void open_saved_traces(const struct explore_options *opt, const char *stem, struct explore_failure *f,
+                              struct trace_tee *tee, struct safe_file files[TRACE_TEE_MAX])
 {
-    for (int i = 0; opt->saved_trace_formats && opt->saved_trace_formats[i]; i++) {
+    for (int i = 0; opt->saved_trace_formats && opt->saved_trace_formats[i] && f->n_traces < TRACE_TEE_MAX; i++) {
         const struct trace_format *format = opt->saved_trace_formats[i];
-        if (f->n_traces == TRACE_TEE_MAX) {
-            snprintf(err, errlen, "more than %d trace formats to save", TRACE_TEE_MAX);
-            return false;
-        }
         struct saved_trace *t = &f->traces[f->n_traces];
         t->format = format->name;
         snprintf(t->path, sizeof t->path, "%s%s", stem, format->suffix);
-        FILE *out = fopen(t->path, "w");
+        char err[PATH_MAX + 100];
+        FILE *out = safe_file_open(&files[f->n_traces], t->path, err, sizeof err);
         if (!out) {
-            snprintf(err, errlen, "cannot write %s: %s", t->path, strerror(errno));
-            return false;
+            note_unwritten(f, err);
+            continue;
         }
         trace_tee_add(tee, format, out, false);
         f->n_traces++;
     }
-    return true;
 }
 
-/* Closes the files of open_saved_traces; false with a reason if one could
- * not be written completely. */
-static bool close_saved_traces(struct trace_tee *tee, const struct explore_failure *f, bool ok, char *err,
-                               size_t errlen)
+/* Renames the traces of open_saved_traces into place (keep) or drops them;
+ * one that could not be written completely is dropped, said in f, and no
+ * longer among f's traces. */
+static void close_saved_traces(struct trace_tee *tee, struct explore_failure *f, struct safe_file files[TRACE_TEE_MAX],
+                               bool keep)
 {
+    int kept = 0;
     for (int i = 0; i < tee->n; i++) {
-        if (fclose(tee->branch[i].out) != 0 && ok) {
-            snprintf(err, errlen, "cannot write %s: %s", f->traces[i].path, strerror(errno));
-            ok = false;
+        char err[PATH_MAX + 100];
+        if (!keep) {
+            safe_file_abort(&files[i]);
+            continue;
         }
+        if (!safe_file_commit(&files[i], err, sizeof err)) {
+            note_unwritten(f, err);
+            continue;
+        }
+        f->traces[kept++] = f->traces[i];
     }
-    return ok;
+    f->n_traces = kept;
 }
 
-/* The schedule file of an execution of opt's batch that made choices and
- * ended as kind after steps; sh (NULL: none) says what it was shrunk from. */
-static bool write_schedule(const struct program *prog, const struct explore_options *opt, uint64_t index,
-                           const struct choice_list *choices, uint64_t steps, enum failure_kind kind,
-                           const char *stdin_file, const struct shrink_outcome *sh, const char *path, char *err,
-                           size_t errlen)
+/* Drops the traces being written (only those that could not be written
+ * all: failed_only) to make room for the schedule, saying so in f. */
+static void drop_traces(struct trace_tee *tee, struct explore_failure *f, struct safe_file files[TRACE_TEE_MAX],
+                        bool failed_only)
 {
-    struct schedule s;
-    schedule_init(&s);
-    schedule_set_program(&s, prog->path, opt->argv + 1, opt->argc - 1);
-    snprintf(s.sha256, sizeof s.sha256, "%s", prog->sha256);
-    strategy_recorded_name(opt->strategy, index, s.strategy, sizeof s.strategy);
-    s.depth = opt->depth;
-    s.seed = opt->seed;
-    s.execution = index;
-    s.steps = steps;
-    s.max_steps = opt->max_steps;
-    s.max_output = opt->max_output;
-    s.timeout_sec = opt->timeout_sec;
-    if (stdin_file) {
-        s.stdin_file = strdup(stdin_file);
-        snprintf(s.stdin_sha256, sizeof s.stdin_sha256, "%s", opt->input->sha256);
+    int kept = 0;
+    for (int i = 0; i < tee->n; i++) {
+        bool failed = fflush(files[i].f) != 0 || ferror(files[i].f);
+        if (failed || !failed_only) {
+            char why[PATH_MAX + 100];
+            snprintf(why, sizeof why, "%s: %s", f->traces[i].path,
+                     failed ? "could not be written whole" : "dropped to make room for the schedule");
+            safe_file_abort(&files[i]);
+            note_unwritten(f, why);
+            continue;
+        }
+        files[kept] = files[i];
+        tee->branch[kept] = tee->branch[i];
+        f->traces[kept++] = f->traces[i];
     }
-    s.fail_on_exit = opt->fail_on_exit;
-    s.preempt = opt->preempt;
-    s.tso = opt->tso;
-    s.races = opt->detect.races;
-    schedule_set_invariants(&s, opt->detect.invariants, opt->detect.n_invariants);
-    if (opt->limits)
-        s.limits = *opt->limits;
-    s.check_cmd = opt->check_cmd ? strdup(opt->check_cmd) : NULL;
-    snprintf(s.failure, sizeof s.failure, "%s", failure_kind_name(kind));
-    if (sh) {
-        s.preemptions = sh->preemptions;
-        s.shrunk_from_steps = sh->original_steps;
-        s.shrunk_from_preemptions = sh->original_preemptions;
-    }
-    for (size_t i = 0; i < choices->n; i++)
-        choice_list_add(&s.choices, choices->at[i].step, choices->at[i].kind, choices->at[i].thread);
-    bool written = schedule_write(&s, path, err, errlen);
-    schedule_free(&s);
-    return written;
-}
-
-/* The program's input saved as stem.stdin, beside the schedule that names
- * it (*name, NULL when the program reads nothing). */
-static bool save_input(const struct explore_options *opt, const char *stem, char file[PATH_MAX], const char **name,
-                       char *err, size_t errlen)
-{
-    *name = NULL;
-    if (!opt->input || opt->input->fd < 0)
-        return true;
-    snprintf(file, PATH_MAX, "%s.stdin", stem);
-    if (!program_input_save(opt->input, file, err, errlen))
-        return false;
-    *name = base_name(file);
-    return true;
+    tee->n = kept;
+    f->n_traces = kept;
 }
 
 /* The options of a run that records or shrinks: output captured, and
@@ -156,13 +150,22 @@ static bool shrink_found(struct program *prog, const struct explore_options *opt
                          uint64_t estimate, struct strategy *strat, const char *stem, const char *stdin_file,
                          struct explore_failure *f, struct shrink_outcome *sh, char *err, size_t errlen)
 {
-    struct run_io io = run_io_open(false, quiet->check_cmd != NULL);
+    struct run_io io = run_io_single(prog, quiet, strat, false);
     struct exec_result orig;
     bool ok = run_one(prog, quiet, strat, w->index, estimate, &io, NULL, &orig);
     strategy_free(strat);
-    run_io_close(&io);
+    run_io_end(&io);
     if (!ok) {
         snprintf(err, errlen, "%s", orig.error_message);
+        exec_result_free(&orig);
+        return false;
+    }
+    /* On disk before the shrinking, which may take long: whatever stops
+     * mdat meanwhile, the failure stays replayable. (With --keep-going it
+     * was saved when it was found.) */
+    if (!opt->keep_going && orig.kind == f->found &&
+        !failure_write_schedule(prog, opt, w->index, &orig.choices, orig.steps, orig.kind, stdin_file, NULL,
+                                f->schedule_file, err, errlen)) {
         exec_result_free(&orig);
         return false;
     }
@@ -179,8 +182,8 @@ static bool shrink_found(struct program *prog, const struct explore_options *opt
         f->shrink_out_of_time = sh->out_of_time;
         if (sh->steps != sh->original_steps || sh->preemptions != sh->original_preemptions) {
             snprintf(f->original_file, sizeof f->original_file, "%s.original.sched", stem);
-            ok = write_schedule(prog, opt, w->index, &orig.choices, orig.steps, orig.kind, stdin_file, NULL,
-                                f->original_file, err, errlen);
+            ok = failure_write_schedule(prog, opt, w->index, &orig.choices, orig.steps, orig.kind, stdin_file,
+                                        NULL, f->original_file, err, errlen);
         }
     }
     exec_result_free(&orig);
@@ -189,7 +192,8 @@ static bool shrink_found(struct program *prog, const struct explore_options *opt
 
 /* Re-runs a failing execution (shrunk first with opt->shrink) once with its
  * trace recorded in every saved format, and saves schedule, traces and
- * output into the output directory. */
+ * output into the output directory: the schedule first, each file whole
+ * or not at all, and what could not be written is said in f. */
 bool record_failure(struct program *prog, const struct explore_options *opt, const struct wire_result *w,
                     uint64_t estimate, const struct strategy_profile *profile, const struct choice_list *choices,
                     struct explore_failure *f, char *err, size_t errlen)
@@ -198,14 +202,13 @@ bool record_failure(struct program *prog, const struct explore_options *opt, con
     f->execution = w->index;
     f->found = (enum failure_kind)w->kind;
     char stem[PATH_MAX];
-    snprintf(stem, sizeof stem, "%s/%s-%s-s%" PRIu64 "-e%" PRIu64, opt->out_dir, base_name(prog->path),
-             failure_kind_name(f->found), opt->seed, w->index);
+    failure_stem(prog, opt, f->found, w->index, stem, sizeof stem);
     snprintf(f->schedule_file, sizeof f->schedule_file, "%s.sched", stem);
     snprintf(f->stdout_file, sizeof f->stdout_file, "%s.stdout", stem);
     snprintf(f->stderr_file, sizeof f->stderr_file, "%s.stderr", stem);
     const char *stdin_file = NULL;
     char input_file[PATH_MAX];
-    if (!save_input(opt, stem, input_file, &stdin_file, err, errlen))
+    if (!failure_save_input(opt, stem, input_file, &stdin_file, err, errlen))
         return false;
     struct explore_options quiet = recording_options(opt, f->found);
     struct shrink_outcome sh = {0};
@@ -217,26 +220,57 @@ bool record_failure(struct program *prog, const struct explore_options *opt, con
     }
 
     struct trace_tee tee = {0};
+    struct safe_file files[TRACE_TEE_MAX];
     trace_tee_bound(&tee, opt->full_trace ? 0 : TRACE_TAIL_STEPS);
-    if (!open_saved_traces(opt, stem, f, &tee, err, errlen)) {
-        shrink_outcome_free(&sh);
-        return close_saved_traces(&tee, f, false, err, errlen);
-    }
-    struct run_io io = run_io_open(false, false);
+    open_saved_traces(opt, stem, f, &tee, files);
     struct strategy *strat = f->shrunk ? strategy_replay_new(&sh.choices) : strategy_again(opt, w->index, profile, choices);
+    struct run_io io = run_io_single(prog, &quiet, strat, false);
     bool ok = run_one(prog, &quiet, strat, w->index, estimate, &io, &tee, &f->result);
     strategy_free(strat);
-    copy_fd_to_file(io.out_fd, f->stdout_file);
-    copy_fd_to_file(io.err_fd, f->stderr_file);
-    run_io_close(&io);
     if (!ok)
         snprintf(err, errlen, "%s", f->result.error_message);
-    ok = close_saved_traces(&tee, f, ok, err, errlen);
+    bool keep_traces = ok;
     if (ok) {
         f->reproduced = f->result.kind == f->found;
-        ok = write_schedule(prog, opt, w->index, &f->result.choices, f->result.steps, f->result.kind, stdin_file,
-                            f->shrunk ? &sh : NULL, f->schedule_file, err, errlen);
+        /* The schedule first: traces that could not be written all (a
+         * full disk) make room for it, and if it still does not fit, all
+         * of them. */
+        drop_traces(&tee, f, files, true);
+        ok = keep_traces = failure_write_schedule(prog, opt, w->index, &f->result.choices, f->result.steps,
+                                                  f->result.kind, stdin_file, f->shrunk ? &sh : NULL,
+                                                  f->schedule_file, err, errlen);
+        if (!ok && tee.n > 0) {
+            drop_traces(&tee, f, files, false);
+            ok = keep_traces = failure_write_schedule(prog, opt, w->index, &f->result.choices, f->result.steps,
+                                                      f->result.kind, stdin_file, f->shrunk ? &sh : NULL,
+                                                      f->schedule_file, err, errlen);
+        }
+        if (!ok && access(f->schedule_file, F_OK) == 0) {
+            /* The schedule saved when the failure was found (or before it
+             * was shrunk) is still there, whole, and replays: it stands.
+             * The recording's traces go with it only if it is the same
+             * execution. */
+            note_unwritten(f, err);
+            keep_traces = !f->shrunk;
+            if (f->shrunk) {
+                f->shrunk = false;
+                if (f->original_file[0])
+                    unlink(f->original_file);   /* the same as the schedule now */
+                f->original_file[0] = '\0';
+                if (tee.n > 0)
+                    note_unwritten(f, "the traces of the shrunk execution (its schedule was not written)");
+            }
+            ok = true;
+        }
     }
+    if (ok && !sha256_file(f->schedule_file, f->schedule_sha256))
+        f->schedule_sha256[0] = '\0';
+    close_saved_traces(&tee, f, files, keep_traces);
+    if (ok) {
+        copy_fd_to_file(io.out_fd, f->stdout_file, f);
+        copy_fd_to_file(io.err_fd, f->stderr_file, f);
+    }
+    run_io_end(&io);
     shrink_outcome_free(&sh);
     return ok;
 }
@@ -253,11 +287,11 @@ bool record_outcome(struct program *prog, const struct explore_options *opt, str
     snprintf(o->schedule_file, sizeof o->schedule_file, "%s.sched", stem);
     const char *stdin_file;
     char input_file[PATH_MAX];
-    if (!save_input(opt, stem, input_file, &stdin_file, err, errlen))
+    if (!failure_save_input(opt, stem, input_file, &stdin_file, err, errlen))
         return false;
     struct explore_options quiet = recording_options(opt, (enum failure_kind)o->key.kind);
-    struct run_io io = run_io_open(false, opt->check_cmd != NULL);
     struct strategy *strat = strategy_again(opt, o->execution, profile, choices);
+    struct run_io io = run_io_single(prog, &quiet, strat, false);
     struct exec_result res;
     bool ok = run_one(prog, &quiet, strat, o->execution, estimate, &io, NULL, &res);
     strategy_free(strat);
@@ -266,12 +300,13 @@ bool record_outcome(struct program *prog, const struct explore_options *opt, str
         outcome_key_of(&res, io.out_fd, &again);
         o->reproduced = outcome_key_equal(&again, &o->key);
     }
-    run_io_close(&io);
+    run_io_end(&io);
+
     if (!ok)
         snprintf(err, errlen, "%s", res.error_message);
     else
-        ok = write_schedule(prog, opt, o->execution, &res.choices, res.steps, res.kind, stdin_file, NULL,
-                            o->schedule_file, err, errlen);
+        ok = failure_write_schedule(prog, opt, o->execution, &res.choices, res.steps, res.kind, stdin_file, NULL,
+                                    o->schedule_file, err, errlen);
     exec_result_free(&res);
     return ok;
 }

@@ -1,7 +1,9 @@
-/* failure_record: saving a failure found by the batch: shrunk (shrink.h),
- * its execution re-run once with the trace recorded in every saved format,
- * its schedule file (and the original's), the program's output and input,
- * all in the output directory; and the schedule of each outcome of
+/* failure_record: saving a failure found by the batch: with --keep-going
+ * its schedule at once, in the worker that found it; then shrunk
+ * (shrink.h), its execution re-run once with the trace recorded in every
+ * saved format, its schedule file (and the original's), the program's
+ * output and input, all in the output directory, the schedule first and
+ * each file whole or not at all; and the schedule of each outcome of
  * --outcomes. */
 #ifndef MDAT_EXPLORE_FAILURE_RECORD_H
 #define MDAT_EXPLORE_FAILURE_RECORD_H

@@ -61,8 +61,9 @@ static void rewind_fd(int fd)
     }
 }
 
-/* The verdicts that need the execution's output or exit status. false
- * (with res->error set) when the checker could not be run. */
+/* The verdicts that need the execution's output or exit status, and a
+ * race kept for the end (--races fail-at-end). false (with res->error
+ * set) when the checker could not be run. */
 static bool judge_output(const struct explore_options *opt, const struct run_io *io, struct exec_result *res)
 {
     if (res->kind == FAIL_NONE && opt->fail_on_exit && res->exited && res->exit_status != 0) {
@@ -90,7 +91,10 @@ static bool judge_output(const struct explore_options *opt, const struct run_io 
             snprintf(res->message, sizeof res->message, "checker \"%s\" rejected the output (exit %d)%s%s",
                      opt->check_cmd, st, line[0] ? ": " : "", line);
         }
+        res->output_accepted = st == 0;
     }
+    /* Races that fail at the end: judged last, the other verdicts first. */
+    res->raced = opt->detectors && detectors_judge_end(opt->detectors, res);
     return true;
 }
 
@@ -139,7 +143,61 @@ static void summarize_trace(const struct program *prog, const struct explore_opt
     trace_tee_summary(trace, &s);
 }
 
+static void show_captured(int fd, int to)
+{
+    if (fd < 0)
+        return;
+    lseek(fd, 0, SEEK_SET);
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof buf)) > 0)
+        if (write(to, buf, (size_t)n) < 0)
+            break;
+}
+
+/* How many times an execution runs again with more pages observed before
+
+ * it runs with every access observed (each run adds at least one). */
+enum { MAX_RESTARTS = 16 };
+
+/* One execution with page ownership, or without: run again (the same
+ * choices find the same pages) while it finds pages it shared unordered
+ * without observing them, each time observing them from the start; with
+ * every access observed when it ran out of protection keys or restarts.
+ * *observed: the pages to observe, and then those it observed; res says
+ * the same. */
+static bool run_observing(struct exec_config *cfg, const struct run_io *io, const struct explore_options *opt,
+                          struct page_list *observed, struct page_list *read_shared, struct exec_result *res)
+{
+    for (int attempt = 0;; attempt++) {
+        cfg->observed = observed->at;
+        cfg->n_observed = observed->n;
+        cfg->read_shared = read_shared->at;
+        cfg->n_read_shared = read_shared->n;
+        rewind_fd(io->out_fd);
+        rewind_fd(io->err_fd);
+        struct output_cap cap;
+        output_cap_begin(&cap, io->out_fd, io->err_fd, opt->max_output);
+        bool ok = execution_run(cfg, res);
+        output_cap_end(&cap);
+        if (cap.cut)
+            res->output_cut_at = cap.limit;
+        if (!res->restart || !ok)
+            return ok;
+
+        if (res->restart == RESTART_OBSERVE_ALL || attempt + 1 >= MAX_RESTARTS)
+            cfg->own_pages = false;
+        for (size_t i = 0; i < res->restart_pages.n; i++)
+            page_list_add(observed, res->restart_pages.at[i]);
+        for (size_t i = 0; i < res->restart_read_shared.n; i++)
+            page_list_add(read_shared, res->restart_read_shared.at[i]);
+
+        exec_result_free(res);
+    }
+}
+
 bool run_one(struct program *prog, const struct explore_options *opt, struct strategy *strat, uint64_t index,
+
                     uint64_t estimate, const struct run_io *io, struct trace_tee *trace, struct exec_result *res)
 {
     rewind_fd(io->out_fd);
@@ -191,14 +249,46 @@ bool run_one(struct program *prog, const struct explore_options *opt, struct str
     }
     if (strat->ops->set_index)
         strat->ops->set_index(strat, index);
+    /* Recorded choices replay as they were made; a batch's execution 0
+     * finds for itself what every later one starts from. */
+    const struct choice_list *follows = strat->follows;
+    struct page_list observed = {0}, read_shared = {0};
+    page_list_copy(&observed, follows ? &follows->observed : index == 0 ? NULL : opt->observed);
+    page_list_copy(&read_shared, follows ? &follows->read_shared : index == 0 ? NULL : opt->read_shared);
+    cfg.own_pages = follows ? follows->pages == PAGES_OWN : opt->own_pages;
+    if (cfg.own_pages && !(io->tmpl && io->tmpl->pages)) {
+        if (follows) {
+            memset(res, 0, sizeof *res);
+            res->error = true;
+            snprintf(res->error_message, sizeof res->error_message,
+                     "the schedule observes only shared pages, which needs protection keys this machine "
+                     "does not offer (MDAT_NO_PAGE_OWNERSHIP, or an older CPU)");
+            page_list_free(&observed);
+            page_list_free(&read_shared);
+            if (input >= 0)
+                close(input);
+            return false;
+        }
+        cfg.own_pages = false;
+    }
+    bool ok = true;
+
+    if (cfg.own_pages && trace) {
+        /* The pages it shares first, untraced; then the traced run. */
+        cfg.on_event = NULL;
+        cfg.want_state = false;
+        ok = run_observing(&cfg, io, opt, &observed, &read_shared, res);
+        exec_result_free(res);
+        cfg.on_event = trace_tee_event;
+        cfg.want_state = trace_tee_needs_state(trace);
+    }
     if (trace)
         trace_tee_open(trace);
-    struct output_cap cap;
-    output_cap_begin(&cap, io->out_fd, io->err_fd, opt->max_output);
-    bool ok = execution_run(&cfg, res);
-    output_cap_end(&cap);
-    if (cap.cut)
-        res->output_cut_at = cap.limit;
+    if (ok)
+        ok = run_observing(&cfg, io, opt, &observed, &read_shared, res);
+    page_list_free(&observed);
+    page_list_free(&read_shared);
+
     ok = ok && judge_output(opt, io, res);
     if (res->interrupted && !(io->tmpl && io->tmpl->gone)) {
         /* The program killed from outside: which execution it was. */
@@ -217,18 +307,17 @@ bool run_one(struct program *prog, const struct explore_options *opt, struct str
         close(input);
     if (!ok)
         return false;
-    if (opt->show_output && io->out_fd >= 0) {
-        /* Captured only for the checker: now show it. */
-        lseek(io->out_fd, 0, SEEK_SET);
-        char buf[4096];
-        ssize_t n;
+    if (opt->show_output) {
+        /* Captured for the checker, or because it might have run again:
+         * now show it. */
         fflush(stdout);
-        while ((n = read(io->out_fd, buf, sizeof buf)) > 0)
-            if (write(1, buf, (size_t)n) < 0)
-                break;
+        show_captured(io->out_fd, 1);
+        if (opt->own_pages)
+            show_captured(io->err_fd, 2);
     }
     return true;
 }
+
 
 static int open_capture(bool capture)
 {
@@ -266,7 +355,9 @@ void start_fork_server(struct program *prog, const struct explore_options *opt, 
         .stdout_fd = io->out_fd,
         .stderr_fd = io->err_fd,
         .code = prog->code,
-        .follow_memory = opt->describe_steps || opt->trace || opt->detect.races != RACES_OFF,
+        .follow_memory = opt->describe_steps || opt->trace || opt->detect.races != RACES_OFF || opt->own_pages,
+        .own_pages = opt->own_pages,
+
         .timeout_sec = opt->timeout_sec,
     };
     char err[256];
@@ -287,10 +378,25 @@ void stop_fork_server(struct run_io *io)
 
 struct run_io run_io_begin(struct program *prog, const struct explore_options *opt, bool show_output)
 {
-    struct run_io io = run_io_open(show_output, opt->check_cmd != NULL);
+    /* With page ownership an execution may run again: what it printed
+     * the first time must not show, so it is captured and shown after. */
+    struct run_io io = run_io_open(show_output && !opt->own_pages, opt->check_cmd != NULL);
     start_fork_server(prog, opt, &io);
     return io;
 }
+
+struct run_io run_io_single(struct program *prog, const struct explore_options *opt, const struct strategy *strat,
+                            bool show_output)
+{
+    const struct choice_list *follows = strat->follows;
+    bool pages = follows ? follows->pages != PAGES_OFF : opt->own_pages;
+    if (!pages)
+        return run_io_open(show_output, opt->check_cmd != NULL);
+    struct explore_options o = *opt;
+    o.own_pages = true;
+    return run_io_begin(prog, &o, show_output);
+}
+
 
 void run_io_end(struct run_io *io)
 {

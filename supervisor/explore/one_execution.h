@@ -37,7 +37,14 @@ void run_io_close(struct run_io *io);
 void start_fork_server(struct program *prog, const struct explore_options *opt, struct run_io *io);
 void stop_fork_server(struct run_io *io);
 
+/* What one execution needs (a replay, a failure recorded again, strat's
+ * choices): as run_io_begin, with the fork server only where the
+ * execution observes memory through page ownership (a program prepared
+ * for it); run_io_end undoes it. */
+struct run_io run_io_single(struct program *prog, const struct explore_options *opt, const struct strategy *strat,
+                            bool show_output);
 /* What a job that runs executions of opt needs, in one call: the captured
+
  * stdio (shown or not) and its fork server; run_io_end undoes both. */
 struct run_io run_io_begin(struct program *prog, const struct explore_options *opt, bool show_output);
 void run_io_end(struct run_io *io);

@@ -1,6 +1,7 @@
 /* program_input: one memfd per batch; each execution opens it afresh
  * through /proc/self/fd, which gives a new file description. */
 #include "supervisor/explore/program_input.h"
+#include "supervisor/trace/safe_file.h"
 #include "supervisor/explore/sha256.h"
 
 #include <errno.h>
@@ -106,20 +107,25 @@ int program_input_open(const struct program_input *in)
 
 bool program_input_save(const struct program_input *in, const char *path, char *err, size_t errlen)
 {
+    /* Whole or not at all: a schedule names it, and replays only with it. */
+    struct safe_file sf;
+    FILE *dst = safe_file_open(&sf, path, err, errlen);
+    if (!dst)
+        return false;
     int src = program_input_open(in);
-    int dst = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    bool ok = src >= 0 && dst >= 0;
+    bool ok = src >= 0;
     char buf[65536];
     ssize_t n;
     while (ok && (n = read(src, buf, sizeof buf)) > 0)
-        ok = write_all(dst, buf, (size_t)n);
+        ok = fwrite(buf, 1, (size_t)n, dst) == (size_t)n;
     if (src >= 0)
         close(src);
-    if (dst >= 0 && close(dst) != 0)
-        ok = false;
-    if (!ok)
+    if (!ok) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-    return ok;
+        safe_file_abort(&sf);
+        return false;
+    }
+    return safe_file_commit(&sf, err, errlen);
 }
 
 void program_input_free(struct program_input *in)

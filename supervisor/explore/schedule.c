@@ -23,6 +23,8 @@
  *   fail-on-exit 0
  *   preempt sync                    (only when not all: --preempt)
  *   memory-model tso                (only with --memory-model tso)
+ *   pages own                       (own or all: page ownership, exec_pages.h)
+ *   observed 0x55555555b000 ...     (PAGES_OWN: pages observed from the start)
  *   races fail                      (fail, warn or off; off when absent: files
  *                                    from before mdat looked for races)
  *   invariant <C-escaped expression> (one line per --invariant)
@@ -34,6 +36,7 @@
  *   end
  * Lines starting with '#' are comments. */
 #include "supervisor/explore/schedule.h"
+#include "supervisor/trace/safe_file.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -52,7 +55,38 @@ void schedule_init(struct schedule *s)
     snprintf(s->failure, sizeof s->failure, "none");
 }
 
+/* "observed 0x55555555b000 0x7ffff0000000 ...": page addresses, in hex,
+ * eight to a line. */
+static void write_pages(FILE *f, const char *key, const struct page_list *pages)
+{
+    for (size_t i = 0; i < pages->n; i++)
+        fprintf(f, "%s%s0x%" PRIx64 "%s", i % 8 == 0 ? key : "", i % 8 == 0 ? " " : "", pages->at[i],
+                (i % 8 == 7 || i + 1 == pages->n) ? "\n" : " ");
+}
+
+static bool read_pages(struct page_list *pages, const char *key, const char *value, char *why, size_t whylen)
+{
+    const char *p = value;
+    while (*p) {
+        char *end;
+        errno = 0;
+        if (strncmp(p, "0x", 2) != 0 || !isxdigit((unsigned char)p[2])) {
+            snprintf(why, whylen, "%s wants page addresses in hex (0x...)", key);
+            return false;
+        }
+        unsigned long long page = strtoull(p, &end, 16);
+        if (errno || (page & 4095) || (*end && *end != ' ')) {
+            snprintf(why, whylen, "%s wants page addresses in hex, 4096-aligned", key);
+            return false;
+        }
+        page_list_add(pages, page);
+        p = *end ? end + 1 : end;
+    }
+    return true;
+}
+
 const char *preempt_mode_name(enum preempt_mode m)
+
 {
     return m == PREEMPT_MODE_SYNC ? "sync" : m == PREEMPT_MODE_RACES ? "races" : "all";
 }
@@ -190,15 +224,45 @@ static char *unescape(const char *s)
     return out;
 }
 
+void schedule_replay_command(const char *path, bool checker_verdict, char *out, size_t len)
+{
+    const char *verb = checker_verdict ? "mdat replay --trust-check " : "mdat replay ";
+    bool plain = path[0] != '\0';
+    for (const char *c = path; *c; c++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./-+:,=@%", *c))
+            plain = false;
+    if (plain) {
+        snprintf(out, len, "%s%s", verb, path);
+        return;
+    }
+    /* Single quotes for the shell, each ' as '\''. */
+    size_t k = (size_t)snprintf(out, len, "%s'", verb);
+    for (const char *c = path; *c && k + 6 < len; c++) {
+        if (*c == '\'') {
+            memcpy(out + k, "'\\''", 4);
+            k += 4;
+        } else {
+            out[k++] = *c;
+        }
+    }
+    if (k + 2 <= len) {
+        out[k++] = '\'';
+        out[k] = '\0';
+    }
+}
+
 bool schedule_write(const struct schedule *s, const char *path, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    /* Under a temporary name, renamed when complete and synced: a schedule
+     * is never seen cut short, whatever stops mdat (a full disk, a kill). */
+    struct safe_file sf;
+    FILE *f = safe_file_open(&sf, path, err, errlen);
+    if (!f)
         return false;
-    }
     fprintf(f, "mdat-schedule 1\n");
-    fprintf(f, "# Re-execute with: mdat replay %s\n", path);
+    char replay[PATH_MAX + 64];
+    schedule_replay_command(path, strcmp(s->failure, "checker") == 0, replay, sizeof replay);
+    fprintf(f, "# Re-execute with: %s\n", replay);
     fprintf(f, "mdat-version %s\n", s->mdat_version);
     fprintf(f, "program ");
     write_escaped(f, s->program ? s->program : "");
@@ -230,6 +294,10 @@ bool schedule_write(const struct schedule *s, const char *path, char *err, size_
         fprintf(f, "preempt %s\n", preempt_mode_name(s->preempt));
     if (s->tso)
         fprintf(f, "memory-model tso\n");
+    if (s->choices.pages != PAGES_OFF)
+        fprintf(f, "pages %s\n", s->choices.pages == PAGES_OWN ? "own" : "all");
+    write_pages(f, "observed", &s->choices.observed);
+    write_pages(f, "read-shared", &s->choices.read_shared);
     fprintf(f, "races %s\n", race_mode_name(s->races));
     for (int i = 0; i < s->n_invariants; i++) {
         fprintf(f, "invariant ");
@@ -264,12 +332,7 @@ bool schedule_write(const struct schedule *s, const char *path, char *err, size_
                 (i % 12 == 11 || i + 1 == s->choices.n) ? '\n' : ' ');
     }
     fprintf(f, "end\n");
-    bool ok = !ferror(f);
-    if (fclose(f) != 0 || !ok) {
-        snprintf(err, errlen, "cannot write %s", path);
-        return false;
-    }
-    return true;
+    return safe_file_commit(&sf, err, errlen);
 }
 
 /* An unsigned decimal, all of text, at most max. */
@@ -538,7 +601,18 @@ static bool parse_key(const char *line, const char *value, struct schedule *s, u
             return false;
         }
         s->tso = strcmp(value, "tso") == 0;
+    } else if (KEY("pages")) {
+        if (strcmp(value, "own") != 0 && strcmp(value, "all") != 0) {
+            snprintf(why, whylen, "pages wants own or all");
+            return false;
+        }
+        s->choices.pages = value[0] == 'o' ? PAGES_OWN : PAGES_OBSERVE_ALL;
+    } else if (KEY("observed")) {
+        return read_pages(&s->choices.observed, "observed", value, why, whylen);
+    } else if (KEY("read-shared")) {
+        return read_pages(&s->choices.read_shared, "read-shared", value, why, whylen);
     } else if (KEY("preempt")) {
+
         if (!preempt_mode_from_name(value, &s->preempt)) {
             snprintf(why, whylen, "preempt wants all, sync or races");
             return false;

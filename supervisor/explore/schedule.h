@@ -72,6 +72,11 @@ void schedule_set_invariants(struct schedule *s, const char *const *exprs, int n
 void schedule_copy(struct schedule *dst, const struct schedule *src);
 
 bool schedule_write(const struct schedule *s, const char *path, char *err, size_t errlen);
+/* The command that replays the schedule at path, as a shell reads it (the
+ * path quoted when it needs to be): "mdat replay PATH", with
+ * --trust-check when its failure is the checker's verdict (a schedule's
+ * command runs only when the user says so, and the verdict needs it). */
+void schedule_replay_command(const char *path, bool checker_verdict, char *out, size_t len);
 /* Reads a schedule file. A relative `program` is taken relative to the
  * file's own directory (and made absolute). */
 bool schedule_read(const char *path, struct schedule *s, char *err, size_t errlen);

@@ -11,6 +11,7 @@
 #include "supervisor/model/source_model.h"
 #include "supervisor/explore/session.h"
 #include "supervisor/explore/explore.h"
+#include "supervisor/engine/exec_template.h"
 #include "supervisor/engine/tracee.h"
 
 #include <errno.h>
@@ -89,6 +90,10 @@ struct session {
 
     bool quit, rerun;
     uint64_t next_target;
+
+    /* The fork server of a schedule recorded with page ownership (its
+     * executions fork from it), else unused (pid 0). */
+    struct exec_template tmpl;
 
     struct session_breakpoint breakpoints[SESSION_MAX_BREAKPOINTS];
     int n_breakpoints;
@@ -402,9 +407,9 @@ static bool save(struct session *s, const char *file)
     out.tso = s->tso;
     schedule_set_invariants(&out, (const char *const *)s->judged.invariants, s->judged.n_invariants);
     snprintf(out.failure, sizeof out.failure, "%s", s->end_known ? s->end_failure : "none");
-    for (size_t i = 0; i < s->path.choices.n; i++)
-        choice_list_add(&out.choices, s->path.choices.at[i].step, s->path.choices.at[i].kind, s->path.choices.at[i].thread);
+    choice_list_copy(&out.choices, &s->path.choices);   /* with how it observed memory */
     char err[512];
+
     bool ok = schedule_write(&out, file, err, sizeof err);
     schedule_free(&out);
     if (!ok) {
@@ -440,9 +445,8 @@ static bool adopt_schedule(struct session *s, const char *file)
     /* A schedule replays only under the model it was found with. */
     bool model_changed = in.tso != s->tso;
     s->tso = in.tso;
-    choice_list_truncate(&s->path.choices, 0);
-    for (size_t i = 0; i < in.choices.n; i++)
-        choice_list_add(&s->path.choices, in.choices.at[i].step, in.choices.at[i].kind, in.choices.at[i].thread);
+    choice_list_copy(&s->path.choices, &in.choices);
+
     s->reach = in.steps;
     s->end_known = true;
     snprintf(s->end_failure, sizeof s->end_failure, "%s", in.failure);
@@ -786,8 +790,41 @@ static void recover_divergence(struct session *s)
     s->next_target = at;
 }
 
+/* A schedule recorded observing only shared pages (page ownership) replays
+ * only so: executions fork from a fork server prepared for it. A session
+ * of one's own observes every access. */
+static bool observe_as_recorded(struct session *s, struct exec_config *cfg, int devnull, char *err, size_t errlen)
+{
+    enum pages_mode pages = s->path.choices.pages;
+    if (pages == PAGES_OFF)
+        return true;
+    if (!s->tmpl.pid) {
+        struct exec_template_request req = {
+            .path = s->prog.path, .argv = s->argv, .stdin_fd = devnull, .stdout_fd = s->out_fd,
+            .stderr_fd = s->out_fd, .code = s->prog.code, .follow_memory = true,
+            .timeout_sec = SAVED_TIMEOUT_SEC, .own_pages = true,
+        };
+        bool not_started;
+        if (!exec_template_start(&s->tmpl, &req, &not_started, err, errlen))
+            return false;
+        if (!s->tmpl.pages) {
+            snprintf(err, errlen, "the schedule observes only shared pages, which needs protection keys this "
+                                  "machine does not offer");
+            return false;
+        }
+    }
+    cfg->tmpl = &s->tmpl;
+    cfg->own_pages = pages == PAGES_OWN;
+    cfg->observed = s->path.choices.observed.at;
+    cfg->n_observed = s->path.choices.observed.n;
+    cfg->read_shared = s->path.choices.read_shared.at;
+    cfg->n_read_shared = s->path.choices.read_shared.n;
+    return true;
+}
+
 bool session_run(struct session *s, const struct session_frontend *fe, char *err, size_t errlen)
 {
+
     s->fe = fe;
     s->next_target = 0;
     int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -823,8 +860,25 @@ bool session_run(struct session *s, const struct session_frontend *fe, char *err
         struct exec_listener listeners[DETECT_MAX_LISTENERS];
         cfg.listeners = listeners;
         cfg.n_listeners = detectors_listeners(s->detectors, 0, listeners);
+        if (!observe_as_recorded(s, &cfg, devnull, err, errlen)) {
+            ok = false;
+            break;
+        }
         bool ran = execution_run(&cfg, &s->res);
         s->have_res = true;
+        if (ran && s->res.restart) {
+            /* A path of its own, where threads share pages the recorded one
+             * did not: observed from the start, it runs again. */
+            if (s->res.restart == RESTART_OBSERVE_ALL)
+                s->path.choices.pages = PAGES_OBSERVE_ALL;
+            for (size_t i = 0; i < s->res.restart_pages.n; i++)
+                page_list_add(&s->path.choices.observed, s->res.restart_pages.at[i]);
+            for (size_t i = 0; i < s->res.restart_read_shared.n; i++)
+                page_list_add(&s->path.choices.read_shared, s->res.restart_read_shared.at[i]);
+            s->next_target = s->target;
+            continue;
+        }
+
         read_output(s);
         if (!ran) {
             if (s->strat->diverged) {
@@ -944,7 +998,10 @@ void session_close(struct session *s)
         return;
     if (s->have_res)
         exec_result_free(&s->res);
+    if (s->tmpl.pid)
+        exec_template_stop(&s->tmpl);
     strategy_free(s->strat);
+
     strategy_free(s->auto_strat);
     schedule_free(&s->path);
     detectors_free(s->detectors);

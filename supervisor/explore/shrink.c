@@ -241,8 +241,12 @@ bool shrink_failure(struct program *prog, const struct explore_options *opt, uin
         .max_runs = opt->shrink_runs ? opt->shrink_runs : 1, .started_ns = t0,
         .max_ns = (uint64_t)(opt->shrink_seconds * 1e9), .err = err, .errlen = errlen,
     };
-    k.io = run_io_begin(prog, opt, false);
+    /* The candidates observe memory as the original did. */
+    struct explore_options same = *opt;
+    same.own_pages = original->pages != PAGES_OFF;
+    k.io = run_io_begin(prog, &same, false);
     bool ok = run_plan(&k, original, &k.best);
+
     if (ok && k.best.fails) {
         out->shrunk = true;
         out->original_steps = k.best.steps;

@@ -130,6 +130,8 @@ struct strategy *strategy_guided_new(const struct choice_list *plan)
         abort();
     g->plan = plan;
     s->ops = &guided_ops;
+    s->follows = plan;
+
     s->state = g;
     return s;
 }

@@ -85,6 +85,8 @@ struct strategy *strategy_replay_new(const struct choice_list *choices)
     struct replay_state *r = calloc(1, sizeof *r);
     r->choices = choices;
     s->ops = &replay_ops;
+    s->follows = choices;
+
     s->state = r;
     return s;
 }

@@ -1,5 +1,6 @@
 /* systematic: the batch of dfs and dpor, in order (see systematic.h). */
 #include "supervisor/explore/systematic.h"
+#include "supervisor/engine/tracee.h"
 #include "supervisor/explore/one_execution.h"
 
 #include <stdlib.h>
@@ -56,11 +57,14 @@ void systematic_run(struct program *prog, const struct explore_options *opt, str
         struct exec_result res;
         bool ok = run_one(prog, opt, strat, i, FIRST_ESTIMATE, &io, opt->trace ? &live : NULL, &res);
         struct wire_result w = wire_of(i, ok, &res);
+        w.abandoned = !ok && res.interrupted && tracee_stop_requested();
         if (opt->outcomes && ok && !res.stopped) {
             outcome_key_of(&res, io.out_fd, &w.outcome);
             w.has_outcome = 1;
         }
         struct booked_before before = {tally->n_found, tally->outcomes.n, tally->failures_seen};
+        if (ok && res.kind != FAIL_NONE && opt->keep_going)
+            save_at_once(prog, opt, i, &res);
         tally_add(tally, &w);
         if (ok)
             keep_choices(tally, &before, i, &res, found);

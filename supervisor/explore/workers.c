@@ -1,6 +1,10 @@
 /* workers: forked workers and the tally of their results (see workers.h). */
 #include "supervisor/explore/workers.h"
 #include "supervisor/explore/one_execution.h"
+#include "supervisor/explore/failure_files.h"
+#include "supervisor/engine/tracee.h"
+
+#include <inttypes.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,38 +21,70 @@ struct wire_result wire_of(uint64_t index, bool ok, const struct exec_result *re
 {
     struct wire_result w = {.index = index, .kind = res->kind, .incomplete = res->incomplete, .error = !ok,
                             .interrupted = !ok && res->interrupted, .steps = res->steps,
-                            .stops = res->ptrace_stops, .exit_status = res->exit_status};
+                            .stops = res->ptrace_stops, .exit_status = res->exit_status,
+                            .raced = ok && res->raced, .output_accepted = ok && res->output_accepted};
     memcpy(w.stops_by_reason, res->stops_by_reason, sizeof w.stops_by_reason);
     snprintf(w.location, sizeof w.location, "%s", res->location);
     snprintf(w.error_message, sizeof w.error_message, "%s", res->error_message);
     return w;
 }
 
+/* Execution 0's observed pages, for every other execution (more than fit:
+ * they observe what fits, and find the rest themselves). */
+static void learn_pages(struct shared_state *shared, const struct exec_result *res)
+{
+    const struct page_list *observed = &res->choices.observed, *read = &res->choices.read_shared;
+    size_t n = observed->n < LEARNED_PAGES_MAX ? observed->n : LEARNED_PAGES_MAX;
+    memcpy(shared->learned, observed->at, n * sizeof *shared->learned);
+    shared->n_learned = (uint32_t)n;
+    n = read->n < LEARNED_PAGES_MAX ? read->n : LEARNED_PAGES_MAX;
+    memcpy(shared->learned_read, read->at, n * sizeof *shared->learned_read);
+    shared->n_learned_read = (uint32_t)n;
+}
+
+void save_at_once(
+const struct program *prog, const struct explore_options *opt, uint64_t index,
+                  const struct exec_result *res)
+{
+    char path[PATH_MAX], err[PATH_MAX + 200];
+    if (!failure_save_found(prog, opt, index, res, path, sizeof path, err, sizeof err))
+        fprintf(stderr, "mdat: the schedule of failing execution %" PRIu64 " could not be saved: %s\n", index, err);
+}
+
 void worker_loop(struct program *prog, const struct explore_options *opt, uint64_t first, uint64_t stride,
-                        uint64_t estimate, struct shared_state *shared,
-                        void (*emit)(void *ctx, const struct wire_result *w), void *emit_ctx)
+                 uint64_t estimate, struct shared_state *shared,
+                 void (*emit)(void *ctx, const struct wire_result *w), void *emit_ctx)
 {
     struct strategy *strat = strategy_for_options(opt);
     struct run_io io = run_io_begin(prog, opt, opt->show_output);
-    io.forget_choices = true;   /* failure_record.c runs a failing execution again */
+    /* failure_record.c runs a failing execution again; with --keep-going
+     * its schedule is saved at once (a kill before the end loses none),
+     * which takes its choices. */
+    io.forget_choices = !opt->keep_going;
     struct trace_tee live = {0};
     if (opt->trace)
         trace_tee_add(&live, opt->trace, opt->trace_out, opt->trace_every_step);
     for (uint64_t i = first; i < opt->schedules; i += stride) {
         if (!keeps_going(opt) && i > __atomic_load_n(&shared->lowest_failure, __ATOMIC_RELAXED))
             break;
-        if (opt->stop && *opt->stop)
+        if ((opt->stop && *opt->stop) || shared->abandon)
             break;
         struct exec_result res;
         strategy_teach(strat, i, &shared->profile);
         bool ok = run_one(prog, opt, strat, i, estimate, &io, opt->trace ? &live : NULL, &res);
         if (i == 0 && ok && strat->ops->learn)
             strat->ops->learn(strat, &shared->profile);
+        if (i == 0 && ok)
+            learn_pages(shared, &res);
+
         struct wire_result w = wire_of(i, ok, &res);
+        w.abandoned = !ok && res.interrupted && tracee_stop_requested();
         if (opt->outcomes && ok) {
             outcome_key_of(&res, io.out_fd, &w.outcome);
             w.has_outcome = 1;
         }
+        if (ok && res.kind != FAIL_NONE && opt->keep_going)
+            save_at_once(prog, opt, i, &res);
         if ((res.kind != FAIL_NONE || !ok) && !keeps_going(opt)) {
             uint64_t cur = __atomic_load_n(&shared->lowest_failure, __ATOMIC_RELAXED);
             while (i < cur && !__atomic_compare_exchange_n(&shared->lowest_failure, &cur, i, false,
@@ -64,9 +100,19 @@ void worker_loop(struct program *prog, const struct explore_options *opt, uint64
     strategy_free(strat);
 }
 
+/* The files --keep-going saved at once for failing execution w, which will
+ * not be reported. */
+static void forget_saved(const struct tally *t, const struct wire_result *w)
+{
+    if (t->opt->keep_going && t->prog)
+        failure_forget_found(t->prog, t->opt, w->index, (enum failure_kind)w->kind);
+}
+
 void tally_add(void *ctx, const struct wire_result *w)
 {
     struct tally *t = ctx;
+    if (w->abandoned)
+        return;     /* no result: stopped before it was decided */
     t->done++;
     if (!w->interrupted) {
         /* (one cut short from outside was never decided) */
@@ -75,6 +121,8 @@ void tally_add(void *ctx, const struct wire_result *w)
         t->sum->ptrace_stops_total += w->stops;
         for (int k = 0; k < STOP_REASON_COUNT; k++)
             t->sum->ptrace_stops_by_reason[k] += w->stops_by_reason[k];
+        t->sum->raced += w->raced != 0;
+        t->sum->output_accepted += w->output_accepted != 0;
     }
     if (w->index == 0)
         t->sum->exit_status_first = (uint64_t)w->exit_status;
@@ -101,12 +149,20 @@ void tally_add(void *ctx, const struct wire_result *w)
         for (i = 0; i < t->n_found; i++)
             if (t->found[i].kind == w->kind && strcmp(t->found[i].location, w->location) == 0)
                 break;
+        const struct wire_result *unreported = w;
         if (i < t->n_found) {
-            if (w->index < t->found[i].index)
+            if (w->index < t->found[i].index) {
+                struct wire_result replaced = t->found[i];
                 t->found[i] = *w;
+                forget_saved(t, &replaced);
+                unreported = NULL;
+            }
         } else if (t->n_found < MAX_REPORTED) {
             t->found[t->n_found++] = *w;
+            unreported = NULL;
         }
+        if (unreported)
+            forget_saved(t, unreported);
     }
     if (t->opt->progress)
         t->opt->progress(t->opt->progress_ctx, t->done, t->opt->schedules, t->failures_seen);
@@ -179,6 +235,10 @@ bool run_workers(struct program *prog, const struct explore_options *opt, uint64
             }
             have[slot] += (size_t)n;
             if (have[slot] == sizeof partial[slot]) {
+                /* A program killed from outside ends the batch: the other
+                 * workers need not finish what they run. */
+                if (partial[slot].error && partial[slot].interrupted && !partial[slot].abandoned)
+                    shared->abandon = 1;
                 tally_add(tally, &partial[slot]);
                 have[slot] = 0;
             }

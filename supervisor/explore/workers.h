@@ -32,16 +32,31 @@ struct wire_result {
      * one already run and no outcome of its own. */
     int32_t has_outcome;
     struct outcome_key outcome;
+    int32_t abandoned;          /* cut short by a stop (a signal, the batch given up): not decided */
+    int32_t raced;              /* exec_result.raced */
+    int32_t output_accepted;    /* exec_result.output_accepted */
 };
 
 /* Shared between parent and workers: the lowest failing index found so far,
  * so that nobody runs executions that can no longer be reported. */
+enum { LEARNED_PAGES_MAX = 8192 };
+
 struct shared_state {
+
     volatile uint64_t lowest_failure;
+    /* The batch is given up (a program killed from outside in one worker):
+     * the others end their execution under way, undecided, and stop. */
+    volatile int abandon;
     /* What execution 0 taught a learning strategy (written before any
      * worker is forked, read by all). */
     struct strategy_profile profile;
+    /* The pages execution 0 found shared (page ownership): every later
+     * execution observes them from its start (written before any worker
+     * is forked, read by all). */
+    uint32_t n_learned, n_learned_read;
+    uint64_t learned[LEARNED_PAGES_MAX], learned_read[LEARNED_PAGES_MAX];
 };
+
 
 
 static inline bool keeps_going(const struct explore_options *opt)
@@ -60,6 +75,11 @@ void worker_loop(struct program *prog, const struct explore_options *opt, uint64
 /* The parent's book of what the executions found. */
 struct tally {
     const struct explore_options *opt;
+    /* With --keep-going, each failing execution's schedule was saved at
+     * once by its worker: one that will not be reported (its kind and
+     * place are reported from a lower execution) is removed as soon as
+     * that is known, the program's name coming from prog. */
+    const struct program *prog;
     struct explore_summary *sum;
     struct wire_result *found;      /* distinct failures (kind, location), lowest index each */
     size_t n_found;
@@ -70,6 +90,11 @@ struct tally {
     uint64_t failures_seen;
     struct outcome_table outcomes;  /* with opt->outcomes */
 };
+
+/* With --keep-going: the schedule of failing execution index saved at once
+ * (failure_record.h); a failure to is said on stderr. */
+void save_at_once(const struct program *prog, const struct explore_options *opt, uint64_t index,
+                  const struct exec_result *res);
 
 /* Books one execution's result (an emit function of worker_loop). */
 void tally_add(void *ctx, const struct wire_result *w);

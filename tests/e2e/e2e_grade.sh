@@ -60,10 +60,50 @@ if verdict not in ("ok", "build-failed", "mdat-error", "hang", "sandbox-violatio
     assert ff is not None, sub
 if ff is not None:
     assert sub["failing"] >= 1 and sum(sub["failing_by_kind"].values()) == sub["failing"], sub
-    assert ff["replay"] == "mdat replay " + ff["schedule_file"], ff
+    assert ff["replay"] == "mdat replay " + ("--trust-check " if ff["kind"] == "checker" else "") + ff["schedule_file"], ff
 if kind:
     assert ff["kind"] == kind, ff["kind"]
 PY
+}
+
+# replays_work DIR [GRADESCOPE_DIR [SKIP]]: every replay command the
+# grading printed (on the terminal, $WORK/out) or wrote (CSV, JSON, HTML,
+# JUnit, Gradescope) reproduces its failure when pasted into a shell (but
+# those matching the grep -E pattern SKIP).
+replays_work() {
+    local dir=$1 gs=${2:-} skip=${3:-^$} cmd n=0
+    python3 - "$dir" "$WORK/out" "$gs" >"$WORK/replays" <<'PY'
+import csv, glob, html, json, re, sys
+d, terminal, gs = sys.argv[1:]
+found = set()
+for row in csv.DictReader(open(f"{d}/report.csv", newline="", encoding="utf-8")):
+    if row["replay"]:
+        found.add(row["replay"])
+for sub in json.load(open(f"{d}/report.json", encoding="utf-8"))["submissions"]:
+    if sub["first_failure"]:
+        found.add(sub["first_failure"]["replay"])
+for m in re.finditer(r"<td>(mdat replay [^<]*)</td>", open(f"{d}/report.html", encoding="utf-8").read()):
+    found.add(html.unescape(m.group(1)))
+texts = [open(terminal, encoding="utf-8").read()]
+texts += [open(p, encoding="utf-8").read() for p in glob.glob(f"{d}/*.xml")]
+if gs:
+    for p in glob.glob(f"{gs}/**/results.json", recursive=True):
+        r = json.load(open(p, encoding="utf-8"))
+        texts += [r["output"]] + [t["output"] for t in r["tests"]]
+for t in texts:
+    found.update(m.group(1) for m in re.finditer(r"replay: (mdat replay .*)", t))
+print("\n".join(sorted(found)))
+PY
+    while IFS= read -r cmd; do
+        [ -n "$cmd" ] || continue
+        echo "$cmd" | grep -qE -- "$skip" && continue
+        n=$((n + 1))
+        PATH="$(dirname "$MDAT"):$PATH" sh -c "$cmd" </dev/null >"$WORK/pasted.out" 2>&1
+        local st=$?
+        [ "$st" -eq 1 ] && grep -q "reproduced FAILURE" "$WORK/pasted.out" ||
+            fail "pasted \"$cmd\": exit $st: $(tail -2 "$WORK/pasted.out")"
+    done <"$WORK/replays"
+    [ "$n" -gt 0 ] || fail "no replay command in the reports of $dir"
 }
 
 # no_tracee_left: nothing of this test runs any more (mdat, tracees, forked
@@ -84,6 +124,76 @@ same_reports() {
 
 grade() { run_mdat grade "${OPTS[@]}" "$@"; }
 
+# The hostile class of tests/grade/hostile added in 0.4 (see its README).
+NEW_HOSTILE=(forger_mem forger_vm i386_killer i386_stopper i386_tracer setsig limiter snooper linker rewriter)
+
+# teacher_setup DIR OWNER: the teacher's files, for the snooper: a 0644
+# note, a student's 0644 source (class/alice.c), a unix socket listening
+# (what reaches it goes to DIR/teacher/received), and the checksum of the
+# files in $teacher_sum. DIR/teacher is a link to $teacher_dir, outside
+# /tmp (in the build tree), where a sandbox that only hid the usual
+# places (/home, /root, /tmp...) would show them.
+teacher_setup() {
+    local t=$1/teacher real
+    real=$(mktemp -d "$GRADE/.teacher-$TEST-XXXXXX")
+    chmod 755 "$real"
+    trap 'rm -rf "$WORK" "$GRADE"/.teacher-"$TEST"-*' EXIT
+    ln -s "$real" "$t"
+    teacher_dir=$real
+    mkdir -p "$t/class"
+    echo "the teacher's notes" >"$t/notes.txt"
+    cp "$SOURCES/alice.c" "$t/class/alice.c"
+    chmod 644 "$t/notes.txt" "$t/class/alice.c"
+    python3 - "$t/sock" "$t/received" <<'PY' &
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind(sys.argv[1])
+os.chmod(sys.argv[1], 0o777)
+s.listen(8)
+while True:
+    c, _ = s.accept()
+    with open(sys.argv[2], "ab") as out:
+        out.write(c.recv(4096) or b"(connected)")
+    c.close()
+PY
+    listener=$!
+    for _ in $(seq 50); do [ -S "$t/sock" ] && break; sleep 0.1; done
+    [ -n "${2:-}" ] && chown -R "$2" "$real"
+    teacher_sum=$(cd "$t" && sha256sum notes.txt class/alice.c)
+}
+
+# teacher_check DIR: the note unchanged, nothing came through the socket.
+teacher_check() {
+    kill "$listener" 2>/dev/null
+    wait "$listener" 2>/dev/null
+    [ "$(cd "$1/teacher" && sha256sum notes.txt class/alice.c)" = "$teacher_sum" ] || fail "the teacher's files changed"
+    [ -e "$1/teacher/received" ] && fail "a submission reached the teacher's socket: $(cat "$1/teacher/received")"
+}
+
+# expect_new_hostile DIR: the verdicts of NEW_HOSTILE graded into DIR.
+expect_new_hostile() {
+    local dir=$1
+    # Both forgers and the limiter have a real deadlock: it is reported,
+    # not the forged "no failure", not an error of mdat's.
+    expect_verdict "$dir" forger_mem deadlock deadlock
+    expect_verdict "$dir" forger_vm deadlock deadlock
+    expect_verdict "$dir" limiter deadlock deadlock
+    for n in i386_killer i386_stopper i386_tracer; do
+        expect_verdict "$dir" "$n" sandbox-violation
+        field_has "$dir/report.csv" "$n" details "through the 32-bit int \\\$0x80 ABI" ||
+            fail "$n: the details do not name the ABI: $(field "$dir/report.csv" "$n" details)"
+    done
+    expect_verdict "$dir" setsig sandbox-violation
+    field_has "$dir/report.csv" setsig details "fcntl\(F_SETOWN\)" || fail "setsig: $(field "$dir/report.csv" setsig details)"
+    expect_verdict "$dir" snooper ok
+    expect_verdict "$dir" linker ok
+    expect_verdict "$dir" rewriter assertion assertion     # (its schedule is written after its last execution)
+    local odd
+    odd=$(find "$dir" ! -type f ! -type d)
+    [ -z "$odd" ] || fail "copied out of the sandbox though not regular files: $odd"
+    expect_err "linker: not copied out of the sandbox, as not regular files: 5"
+}
+
 case "$TEST" in
 verdicts)
     # Every verdict of the class, in CSV, JSON and HTML; same seeds, same answers.
@@ -99,6 +209,9 @@ verdicts)
     expect_verdict class heidi crash crash
     expect_verdict class judy ok
     expect_verdict class mallory build-failed
+    # (ivan's forks fail at --max-procs in the sandbox, where he is not
+    # root; a replay as root is not limited: RLIMIT_NPROC spares root)
+    if [ "$(id -u)" -eq 0 ]; then replays_work class "" /08-ivan/; else replays_work class; fi
     [ "$(field class/report.csv frank failing)" = 8 ] || fail "frank livelocks in every schedule"
     case "$(field class/report.csv frank details)" in "livelock: "*) ;; *) fail "frank: details do not say livelock";; esac
     # With the race detector on (the default), carol's unlocked balance and
@@ -311,7 +424,8 @@ expect = {"alice": 10, "bob": 6, "carol": 7, "dave": 8, "mallory": 0}
 for name, score in expect.items():
     r = json.load(open(f"{gs}/{list(cases).index(name) + 1:02d}-{name}/results.json", encoding="utf-8"))
     assert r["score"] == score, (name, r["score"])
-    assert [t["name"] for t in r["tests"]] == ["no deadlock", "no assertion", "no checker", "no crash"], r["tests"]
+    assert [t["name"] for t in r["tests"]] == ["no deadlock", "no failed assertion", "output correct in every schedule",
+                                               "no crash"], r["tests"]
     assert sum(t["max_score"] for t in r["tests"]) == 10
     assert sum(t["score"] for t in r["tests"]) == score
     assert "execution_time" not in r and r["output_format"] == "text"
@@ -321,7 +435,13 @@ bob = json.load(open(f"{gs}/02-bob/results.json", encoding="utf-8"))
 dl = bob["tests"][0]
 assert dl["status"] == "failed" and "/class/02-bob/" in dl["output"] and "replay: mdat replay /" in dl["output"], dl
 assert "deadlock" in bob["output"] and "replay:" in bob["output"]
+# A checker failure shows the output it rejected and the steps on shared data.
+dave = json.load(open(f"{gs}/04-dave/results.json", encoding="utf-8"))["output"]
+assert "replay: mdat replay --trust-check /" in dave, dave
+assert "output the checker rejected (" in dave and "\n  enter " in dave, dave
+assert "steps on data several threads touched (" in dave and " W balance := " in dave, dave
 PY
+    replays_work class gs
     for k in 1 2; do
         grade -o class --shard "$k/2" "${part[@]}"
         expect_status 0
@@ -347,6 +467,45 @@ PY
     done
     [ -e bad/01-alice ] && fail "a usage error still graded"
     ;;
+scores)
+    # The second assignment (a sum, check_sum.sh) graded with the default
+    # race mode and rubric: oscar's race does not stop his executions, so
+    # the checker sees the sums it lost (he loses "no data race" and
+    # "output correct"); peggy never ends and never prints (she loses "ends
+    # in every schedule", one item for livelock and hang alike, and the
+    # output's point, which needs an output the checker accepted).
+    cp "$GRADE"/{oscar,peggy,rupert} "$CLASS"/
+    run_mdat grade -n 40 -s 1 -j 2 --timeout 5 --max-steps 30000 --no-times --check "$SOURCES/check_sum.sh" \
+        -o sums --gradescope sums-gs "$CLASS/oscar" "$CLASS/peggy" "$CLASS/rupert"
+    expect_status 0
+    expect_verdict sums peggy hang livelock
+    python3 - sums sums-gs <<'PY' || fail "the scores are not the rubric's"
+import json, sys
+d, gs = sys.argv[1:]
+subs = {s["name"].split("-", 1)[1]: s for s in json.load(open(f"{d}/report.json", encoding="utf-8"))["submissions"]}
+oscar = subs["oscar"]
+assert oscar["raced"] == 40, oscar
+assert oscar["failing_by_kind"]["checker"] > 0, oscar      # sums lost past the race
+assert 0 < oscar["output_accepted"] < 40, oscar
+assert oscar["failing_by_kind"]["checker"] + oscar["failing_by_kind"]["race"] == 40, oscar
+assert subs["peggy"]["output_accepted"] == 0 and subs["peggy"]["raced"] == 0, subs["peggy"]
+names = ["no deadlock", "no failed assertion", "no crash", "ends in every schedule", "uses the thread API correctly",
+         "no data race", "leaves the grader alone", "output correct in every schedule"]
+lost = {"oscar": {"no data race", "output correct in every schedule"},
+        "peggy": {"ends in every schedule", "output correct in every schedule"}, "rupert": set()}
+for i, name in enumerate(["oscar", "peggy", "rupert"]):
+    r = json.load(open(f"{gs}/{i + 1:02d}-{name}/results.json", encoding="utf-8"))
+    assert [t["name"] for t in r["tests"]] == names, r["tests"]
+    failed = {t["name"] for t in r["tests"] if t["status"] == "failed"}
+    assert failed == lost[name], (name, failed)
+    assert r["score"] == 8 - len(lost[name]), (name, r["score"])
+out = json.load(open(f"{gs}/02-peggy/results.json", encoding="utf-8"))["tests"][7]["output"]
+assert "no schedule's output reached the checker" in out, out
+PY
+    field_has sums/report.csv oscar details "race on sum: .*also checker in [0-9]+" ||
+        fail "oscar: the details do not say the sums were wrong too: $(field sums/report.csv oscar details)"
+    replays_work sums sums-gs
+    ;;
 hostile)
     # A hostile class graded with honest submissions, in the sandbox: the
     # grading finishes, honest verdicts are right, each hostile one gets
@@ -356,16 +515,28 @@ hostile)
     H=$WORK/given
     mkdir -p "$H" "$WORK/home"
     cp "$GRADE"/{alice,bob} "$H"/
-    for n in killer saboteur reader filler forkbomb tracer stopper daemon printer; do
+    for n in killer saboteur reader filler forkbomb tracer stopper daemon printer "${NEW_HOSTILE[@]}"; do
         cp "$GRADE/hostile_$n" "$H/$n"
     done
     echo "the teacher's secret" >"$WORK/home/secret"
+    teacher_setup "$WORK"
     before=$(cd "$H" && sha256sum -- *)
+    # (--submission-timeout: a word of the grader's command line, which the
+    # snooper looks for in every other process's)
     HOME=$WORK/home HOSTILE_SECRET=$WORK/home/secret HOSTILE_OTHER=$H/alice \
-        HOSTILE_TARGETS="$H:$WORK/out-h:$WORK/home" \
+        HOSTILE_TARGETS="$H:$WORK/out-h:$WORK/home" HOSTILE_TEACHER_FILE=$teacher_dir/notes.txt \
+        HOSTILE_OTHER_SOURCE=$teacher_dir/class/alice.c HOSTILE_SOCKET=$teacher_dir/sock HOSTILE_MARKER=--submission-timeout \
         run_mdat grade -n 2 -j 1 --timeout 5 --max-steps 30000 --max-procs 32 --max-disk 64M \
-        --submission-timeout 10 --no-times -o out-h "$H"/{alice,killer,saboteur,reader,bob,filler,forkbomb,tracer,stopper,daemon,printer}
+        --submission-timeout 10 --no-times -o out-h "$H"/{alice,killer,saboteur,reader,bob,filler,forkbomb,tracer,stopper,daemon,printer} \
+        "${NEW_HOSTILE[@]/#/$H/}"
     expect_status 0
+    expect_new_hostile out-h
+    teacher_check "$WORK"
+    # The rewriter with --outcomes, whose executions run after its failure's
+    # schedule is written: as root it cannot touch mdat's files.
+    run_mdat grade -n 2 -j 1 --outcomes --no-times -o out-rw "$H/rewriter"
+    expect_status 0
+    expect_verdict out-rw rewriter assertion assertion
     expect_verdict out-h alice ok
     expect_verdict out-h bob deadlock deadlock
     expect_verdict out-h killer sandbox-violation
@@ -395,18 +566,26 @@ hostile)
         N=$WORK/nobody
         mkdir -p "$N/given" "$N/home"
         cp "$H"/{alice,bob,killer,saboteur,reader,filler,stopper,daemon} "$N/given/"
+        for n in "${NEW_HOSTILE[@]}"; do cp "$H/$n" "$N/given/"; done
         echo "nobody's secret" >"$N/home/secret"
         chown -R nobody:nogroup "$N"
         chmod o+x "$WORK"
+        teacher_setup "$N" nobody:nogroup
         before=$(cd "$N/given" && sha256sum -- *)
+        # (no HOSTILE_MARKER: without root, mdat's processes in the sandbox
+        # are the submission's user, whose command lines it may read; see
+        # README "Grading untrusted code")
         (cd "$N" && HOME=$N/home HOSTILE_SECRET=$N/home/secret HOSTILE_OTHER=$N/given/alice \
-            HOSTILE_TARGETS="$N/given:$N/out:$N/home" \
+            HOSTILE_TARGETS="$N/given:$N/out:$N/home" HOSTILE_TEACHER_FILE=$teacher_dir/notes.txt \
+            HOSTILE_OTHER_SOURCE=$teacher_dir/class/alice.c HOSTILE_SOCKET=$teacher_dir/sock \
             setpriv --reuid=nobody --regid=nogroup --clear-groups \
             "$MDAT" grade -n 2 -j 1 --timeout 5 --max-steps 30000 --max-procs 32 --max-disk 64M \
             --submission-timeout 10 --no-times -o out "$N"/given/{alice,killer,saboteur,reader,bob,filler,stopper,daemon} \
-            </dev/null >"$WORK/out" 2>"$WORK/err")
+            "${NEW_HOSTILE[@]/#/$N/given/}" </dev/null >"$WORK/out" 2>"$WORK/err")
         status=$?
         expect_status 0
+        expect_new_hostile "$N/out"
+        teacher_check "$N"
         expect_verdict "$N/out" alice ok
         expect_verdict "$N/out" bob deadlock deadlock
         expect_verdict "$N/out" killer sandbox-violation
@@ -599,21 +778,25 @@ nonroot)
     N=$WORK/u
     mkdir -p "$N/given" "$N/home" "$N/class"
     cp "$GRADE"/{alice,bob} "$N/given/"
-    for n in killer saboteur reader filler forkbomb tracer stopper daemon; do
+    for n in killer saboteur reader filler forkbomb tracer stopper daemon "${NEW_HOSTILE[@]}"; do
         cp "$GRADE/hostile_$n" "$N/given/$n"
     done
     cp "$GRADE"/{alice,bob,carol,dave,erin} "$N/class/"
     echo "the grader's secret" >"$N/home/secret"
     chown -R $U:$U "$N"
     chmod o+x "$WORK"
+    teacher_setup "$N" $U:$U
     before=$(cd "$N/given" && sha256sum -- *)
     (cd "$N" && HOME=$N/home HOSTILE_SECRET=$N/home/secret HOSTILE_OTHER=$N/given/alice \
-        HOSTILE_TARGETS="$N/given:$N/out:$N/home" \
+        HOSTILE_TARGETS="$N/given:$N/out:$N/home" HOSTILE_TEACHER_FILE=$teacher_dir/notes.txt \
+        HOSTILE_OTHER_SOURCE=$teacher_dir/class/alice.c HOSTILE_SOCKET=$teacher_dir/sock \
         as_user "$MDAT" grade -n 2 -j 1 --timeout 5 --max-steps 30000 --max-procs 32 --max-disk 64M \
         --submission-timeout 10 --no-times -o out "$N"/given/{alice,killer,saboteur,reader,bob,filler,forkbomb,tracer,stopper,daemon} \
-        </dev/null >"$WORK/out" 2>"$WORK/err")
+        "${NEW_HOSTILE[@]/#/$N/given/}" </dev/null >"$WORK/out" 2>"$WORK/err")
     status=$?
     expect_status 0
+    expect_new_hostile "$N/out"
+    teacher_check "$N"
     expect_verdict "$N/out" alice ok
     expect_verdict "$N/out" bob deadlock deadlock
     expect_verdict "$N/out" killer sandbox-violation
@@ -630,6 +813,15 @@ nonroot)
     grep -q "the grader's secret" "$N/home/secret" || fail "HOME was written to"
     grep -q "NO SANDBOX" "$WORK/err" && fail "no sandbox: $(cat "$WORK/err")"
     expect_err "mdat grade: WARNING: not root: every submission runs as you (uid $U) in a user namespace"
+    # Without root it can rewrite its schedule (the submission's user owns
+    # the unit's files): mdat grade checks it against the hash it kept.
+    (cd "$N" && as_user "$MDAT" grade -n 2 -j 1 --outcomes --no-times -o out-rw "$N/given/rewriter" \
+        </dev/null >"$WORK/out" 2>"$WORK/err")
+    status=$?
+    expect_status 0
+    expect_verdict "$N/out-rw" rewriter sandbox-violation
+    field_has "$N/out-rw/report.csv" rewriter details "is not the one mdat wrote" ||
+        fail "rewriter: $(field "$N/out-rw/report.csv" rewriter details)"
     sleep 0.5
     pgrep -f "sleep 4242" >/dev/null && fail "the daemon outlived grading: $(pgrep -af 'sleep 4242')"
     no_tracee_left

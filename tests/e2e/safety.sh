@@ -107,6 +107,136 @@ refuse_signals)
     run_mdat run -n 1 --json run.json -o out-dir "$TARGETS/ancestor_killer" parent
     expect_json '"kind": "sandbox-violation"' run.json
     ;;
+refuse_reach)
+    # Through the 32-bit ABI, by a signal's owner, by the calls that name
+    # another process: each refused, and said; harmless int $0x80 calls
+    # (getpid, a write) still work; the same calls on itself all run.
+    expect_refused mdat_reacher i386
+    expect_out "T1: kill through the 32-bit int \$0x80 ABI (mdat models only the 64-bit one) was refused (EPERM) at mdat_reacher.c:"
+    grep -q "^written through int \$0x80$" "${sched%.sched}.stdout" || fail "an int \$0x80 write did not work"
+    grep -q "^int \$0x80 getpid: right$" "${sched%.sched}.stdout" || fail "an int \$0x80 getpid did not work"
+    rm -rf out-dir
+    expect_refused mdat_reacher owner
+    expect_out "T1: fcntl(F_SETOWN) naming mdat was refused (EPERM)"
+    rm -rf out-dir
+    expect_refused mdat_reacher process
+    expect_out "T1: prlimit on mdat was refused (EPERM)"
+    rm -rf out-dir
+    run_mdat run -n 1 -s 1 -j 1 -o out-dir "$TARGETS/mdat_reacher" own
+    expect_status 0
+    expect_out "ran 6 of 6"
+    expect_no_survivor "$TARGETS/mdat_reacher"
+    ;;
+keep_going_kill)
+    # mdat run --keep-going SIGKILLed once two failures of two kinds are
+    # found: their schedules were saved when found, whole, and replay.
+    cp "$TARGETS/slow_failures" prog
+    start_mdat run -n 1000000 -s 1 -j 2 --keep-going --races=off -o out-dir "$WORK/prog" 20 two
+    kinds=0
+    for _ in $(seq 1200); do
+        kinds=$(ls out-dir/*.sched 2>/dev/null | sed -n 's/.*-\(deadlock\|assertion\)-s1-e[0-9]*\.sched$/\1/p' | sort -u | wc -l)
+        [ "$kinds" -ge 2 ] && break
+        sleep 0.05
+    done
+    [ "$kinds" -ge 2 ] || fail "no two kinds of failure saved in a minute: $(ls out-dir)"
+    kill -KILL "$mdat_pid"
+    wait "$mdat_pid"
+    sleep 0.2
+    expect_no_survivor "$WORK/prog"
+    n=0
+    for sched in out-dir/*.sched; do
+        n=$((n + 1))
+        "$MDAT" replay "$sched" </dev/null >"$WORK/replay.out" 2>&1
+        st=$?
+        [ "$st" -eq 1 ] && grep -q "reproduced FAILURE" "$WORK/replay.out" ||
+            fail "$sched (saved before the kill) does not replay: exit $st: $(tail -2 "$WORK/replay.out")"
+    done
+    echo "keep_going_kill: $n schedules on disk after SIGKILL, each replayed"
+    ;;
+stop_fast)
+    # SIGTERM during a long execution, a shrink and a recording: mdat is
+    # gone within a second (asserted < 3 s), "complete": false.
+    cp "$TARGETS/slow_failures" prog
+    stop_after() {   # stop_after WHAT: SIGTERM now; the time mdat took to end, in ms
+        local t0 t1
+        t0=$(date +%s%N)
+        kill -TERM "$mdat_pid"
+        wait "$mdat_pid"
+        status=$?
+        t1=$(date +%s%N)
+        took=$(((t1 - t0) / 1000000))
+        echo "stop_fast: SIGTERM during $1: mdat gone after $took ms"
+        [ "$took" -lt 3000 ] || fail "SIGTERM during $1: mdat took $took ms to stop"
+        expect_json '"complete": false' run.json
+        expect_no_survivor "$WORK/prog"
+    }
+    # Executions of several seconds on this build.
+    started=$(date +%s%N)
+    "$MDAT" run -n 1 -s 1 -j 1 --races=off -o calibrate-out "$WORK/prog" 20000 always </dev/null >/dev/null 2>&1
+    took_ms=$(( ($(date +%s%N) - started) / 1000000 + 1 ))
+    rounds=$(( 20000 * 4000 / took_ms ))
+    [ "$rounds" -ge 20000 ] || rounds=20000
+    start_mdat run -n 3 -s 1 -j 1 --races=off --json run.json -o out-dir "$WORK/prog" "$rounds" always
+    sleep 1
+    stop_after "an execution"
+    grep -q "stopped by SIGTERM" "$WORK/out" || fail "no word of the stop: $(cat "$WORK/out")"
+    # The failure of execution 0 is found (its schedule saved at once with
+    # --keep-going), then shrunk: the stop comes during the shrinking.
+    for what in shrink record; do
+        rm -rf out-dir run.json
+        extra=()
+        [ "$what" = record ] && extra=(--no-shrink)
+        start_mdat run -n 1 -s 1 -j 1 --races=off --keep-going "${extra[@]}" --json run.json -o out-dir \
+            "$WORK/prog" "$rounds" always
+        for _ in $(seq 1200); do
+            ls out-dir/*.sched >/dev/null 2>&1 && break
+            sleep 0.05
+        done
+        sleep 0.5
+        stop_after "the $what of a failure"
+        expect_out "FAILURE assertion in execution 0"
+        expect_json '"recorded": false' run.json
+        sched=$(ls out-dir/*.sched 2>/dev/null | head -n 1)
+        "$MDAT" replay "$sched" </dev/null >"$WORK/replay.out" 2>&1
+        [ $? -eq 1 ] || fail "the schedule kept through the stop does not replay: $(tail -2 "$WORK/replay.out")"
+    done
+    ;;
+full_disk)
+    # OUT on a 1 MB tmpfs (root: mount it): each failure's schedule is
+    # written first and replays, what did not fit is said, no file is left
+    # cut short (or under its temporary name).
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "full_disk: skipped (needs root to mount a tmpfs)"
+        exit 77
+    fi
+    mkdir small
+    mount -t tmpfs -o size=1m tmpfs small || { echo "full_disk: skipped (cannot mount a tmpfs)"; exit 77; }
+    trap 'umount "$WORK/small" 2>/dev/null; rm -rf "$WORK"' EXIT
+    run_mdat run -n 3 -s 1 -j 1 --keep-going --races=off --full-trace --json run.json -o small/out \
+        "$TARGETS/slow_failures" 3000 always
+    expect_status 1
+    expect_out "NOT WRITTEN: "
+    expect_json '"not_written": "' run.json
+    left=$(find small/out -name '*.tmp-*')
+    [ -z "$left" ] || fail "files left under their temporary names: $left"
+    n=0
+    for sched in small/out/*.sched; do
+        n=$((n + 1))
+        "$MDAT" replay "$sched" </dev/null >"$WORK/replay.out" 2>&1
+        [ $? -eq 1 ] && grep -q "reproduced FAILURE" "$WORK/replay.out" ||
+            fail "$sched does not replay: $(tail -2 "$WORK/replay.out")"
+    done
+    [ "$n" -ge 1 ] || fail "no schedule on the full disk: $(ls small/out)"
+    # Each trace that is there is whole: the JSON Lines parse, the HTML ends.
+    for f in small/out/*.jsonl; do
+        [ -e "$f" ] || continue
+        python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' "$f" 2>/dev/null || fail "$f is cut short"
+    done
+    for f in small/out/*.html; do
+        [ -e "$f" ] || continue
+        tail -c 20 "$f" | grep -q "</html>" || fail "$f is cut short"
+    done
+    ;;
 refuse_ptrace)
     expect_refused ptrace_attacher
     expect_out "ptrace(PTRACE_ATTACH) of mdat was refused (EPERM) at ptrace_attacher.c:"
@@ -279,8 +409,14 @@ killed_outside)
     start_mdat run -n 50 -s 1 -j 2 --json run.json -o out-dir "$WORK/prog" 4 $rounds
     pids=$(server_and_execution "$WORK/prog") || fail "no fork server with an execution beside it"
     read -r server execution <<<"$pids"
+    # Told within a second, even while mdat runs its threads ahead (no
+    # wait of mdat's would see the kill).
+    t0=$(date +%s%N)
     kill -KILL "$execution"
     wait_mdat
+    took=$((($(date +%s%N) - t0) / 1000000))
+    echo "killed_outside: the SIGKILLed execution was told after $took ms"
+    [ "$took" -lt 3000 ] || fail "the SIGKILL from outside was told after $took ms"
     expect_cut_short "the program (pid $execution) was killed from outside by SIGKILL (not by the program or mdat)"
     expect_err "mdat: execution "
     # A signal with a sender: the sender is named.

@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "supervisor/detect/race_detector.h"
-#include "supervisor/detect/vector_clock.h"
+#include "supervisor/sharing/vector_clock.h"
 #include "supervisor/engine/code_map.h"
 
 /* Addresses of the synthetic program. */

@@ -349,9 +349,15 @@ int cmd_run(int argc, char **argv)
             char by[48] = "";
             if (strcmp(opt.strategy, "portfolio") == 0)
                 snprintf(by, sizeof by, ", chosen by %s", strategy_portfolio_member(f->execution));
+            const char *how = f->saved_only  ? " -- found, not recorded again (stopped)"
+                              : f->reproduced ? ""
+                                              : " -- NOT reproduced when re-run: the program is not deterministic under mdat";
             printf("\nmdat: FAILURE %s in execution %" PRIu64 " (seed %" PRIu64 "%s)%s\n", failure_kind_name(kind),
-                   f->execution, opt.seed, by, f->reproduced ? "" : " -- NOT reproduced when re-run: the program is not deterministic under mdat");
-            report_failure_text(stdout, &f->result);
+                   f->execution, opt.seed, by, how);
+            if (f->saved_only && f->result.location[0])
+                printf("  at %s\n", f->result.location);
+            else if (!f->saved_only)
+                report_failure_text(stdout, &f->result);
             report_failure_files_text(stdout, f);
         }
         printf("\nmdat: %zu failure%s after %" PRIu64 " execution%s (seed %" PRIu64 "; %.1f s)\n", sum.n_failures,

@@ -6,6 +6,9 @@
 #include "ui/cli/cli.h"
 #include "ui/cli/commands.h"
 #include "supervisor/explore/shrink.h"
+#include "supervisor/explore/schedule.h"
+
+#include <limits.h>
 #include "help/mdat-shrink.h"  /* generated from docs/man/mdat-shrink.1.scd */
 
 #include <getopt.h>
@@ -58,7 +61,9 @@ static int shrink_file(const char *file, const char *out, uint64_t runs, double 
                    sched.failure, file, sh.original_steps, sh.original_preemptions,
                    sh.original_preemptions == 1 ? "" : "s", sh.steps, sh.preemptions, sh.preemptions == 1 ? "" : "s",
                    sh.runs, sh.runs == 1 ? "" : "s", sh.seconds, sh.out_of_time ? ", stopped by --shrink-time" : "");
-            printf("  schedule: %s\n  replay:   mdat replay %s\n", out, out);
+            char replay[PATH_MAX + 64];
+            schedule_replay_command(out, strcmp(sched.failure, "checker") == 0, replay, sizeof replay);
+            printf("  schedule: %s\n  replay:   %s\n", out, replay);
             status = EXIT_NO_FAILURE;
         }
         schedule_free(&shrunk);

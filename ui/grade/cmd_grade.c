@@ -331,6 +331,10 @@ int cmd_grade(int argc, char **argv)
     s.check_cmd = e.check_cmd;
     s.fail_on_exit = e.fail_on_exit;
     s.detect = cli_detect_options(&e);
+    /* A race costs its own point, and the execution still goes on to the
+     * checker and its exit status, which judge the output a race spoiled. */
+    if (!e.races_given)
+        s.detect.races = RACES_FAIL_AT_END;
     s.preempt = (enum preempt_mode)e.preempt;
     s.tso = e.tso;
     if (!cli_check_preempt("grade", &e))

@@ -93,6 +93,9 @@ struct grade_failure {
     char function[96];
     char schedule_file[PATH_MAX];
     char program_stderr[200];           /* first line the program wrote on stderr then */
+    /* The SHA-256 of the schedule as mdat wrote it, checked against the
+     * file copied out of the sandbox (grade_run.c; not in the reports). */
+    char schedule_sha256[65];
 };
 
 enum unit_status {
@@ -115,6 +118,8 @@ struct grade_unit {
     uint64_t schedules_run;             /* UNIT_WALL_CLOCK: those finished before */
     uint64_t failing;                   /* failing executions */
     uint64_t failing_by_kind[FAIL_KIND_COUNT];
+    uint64_t raced;                     /* executions with a data race, whatever else failed */
+    uint64_t output_accepted;           /* executions whose output the checker accepted */
     bool has_failure;
     struct grade_failure first_failure; /* the lowest failing execution of the range */
     double seconds;                     /* wall time, build included */
@@ -132,6 +137,8 @@ struct grade_result {
     uint64_t schedules_run;
     uint64_t failing;
     uint64_t failing_by_kind[FAIL_KIND_COUNT];
+    uint64_t raced;                     /* as in grade_unit, summed */
+    uint64_t output_accepted;
     bool has_failure;
     struct grade_failure first_failure;
     char build_output[1024];

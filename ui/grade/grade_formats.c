@@ -2,6 +2,7 @@
  * grading (a wrong path is told at once, not after an hour of grading), and
  * the text of a submission's result that both documents carry. */
 #include "ui/grade/grade_formats.h"
+#include "ui/grade/grade_evidence.h"
 
 #include "supervisor/explore/explore.h"
 #include "ui/cli/cli.h"
@@ -141,6 +142,8 @@ char *grade_result_text(const struct grade_report *r, int i, bool with_trace)
         if (ff->program_stderr[0])
             fprintf(out, "the program's stderr: %s\n", ff->program_stderr);
         fprintf(out, "replay: %s\n", replay);
+        grade_evidence_output(out, "", ff);
+        grade_evidence_steps(out, "", ff);
     }
     if (g->build_output[0]) {
         fputs("build output:\n", out);

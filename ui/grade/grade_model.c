@@ -120,16 +120,21 @@ static void failure_details(const struct grade_result *r, char *out, size_t len)
         append(out, len, "; the program's stderr: %s", f->program_stderr);
     if (!f->reproduced)
         append(out, len, "%s", " (not reproduced when re-run)");
+    /* Races counted wherever found: with --races fail-at-end an execution
+     * may race and also fail the checker. */
+    uint64_t raced = r->raced > r->failing_by_kind[FAIL_RACE] ? r->raced : r->failing_by_kind[FAIL_RACE];
     bool first_other = true;
     for (int k = FAIL_NONE + 1; k < FAIL_KIND_COUNT; k++) {
-        if (k == (int)f->kind || r->failing_by_kind[k] == 0)
+        uint64_t count = k == FAIL_RACE ? raced : r->failing_by_kind[k];
+        if (k == (int)f->kind || count == 0)
             continue;
         char n[32];
-        snprintf(n, sizeof n, " in %llu", (unsigned long long)r->failing_by_kind[k]);
+        snprintf(n, sizeof n, " in %llu", (unsigned long long)count);
         append(out, len, first_other ? "; also %s" : ", %s", failure_kind_name((enum failure_kind)k));
         append(out, len, "%s", n);
         first_other = false;
     }
+
 }
 
 static int by_first(const void *a, const void *b)
@@ -178,6 +183,8 @@ void grade_aggregate(const struct grade_unit *units, size_t n, struct grade_resu
         out->failing += u->failing;
         for (int k = 0; k < FAIL_KIND_COUNT; k++)
             out->failing_by_kind[k] += u->failing_by_kind[k];
+        out->raced += u->raced;
+        out->output_accepted += u->output_accepted;
         if (u->has_failure && !out->has_failure) {
             out->has_failure = true;
             out->first_failure = u->first_failure;
@@ -196,7 +203,7 @@ void grade_aggregate(const struct grade_unit *units, size_t n, struct grade_resu
         snprintf(out->details, sizeof out->details, "%s", stopped->message);
         if (build) {
             /* Nothing ran: the counts of other units would only confuse. */
-            out->schedules_run = out->failing = 0;
+            out->schedules_run = out->failing = out->raced = out->output_accepted = 0;
             memset(out->failing_by_kind, 0, sizeof out->failing_by_kind);
             out->has_failure = false;
             memset(&out->first_failure, 0, sizeof out->first_failure);

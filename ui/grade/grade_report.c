@@ -4,7 +4,9 @@
  * run writes the same bytes as an unsharded one (times apart). */
 #include "ui/grade/grade.h"
 #include "ui/grade/grade_json.h"
+#include "ui/grade/grade_evidence.h"
 #include "supervisor/explore/explore.h"
+#include "supervisor/explore/schedule.h"
 
 #include "ui/text/escape.h"
 #include "supervisor/trace/safe_file.h"
@@ -18,28 +20,7 @@
 
 void grade_replay_command(const struct grade_failure *f, char *out, size_t len)
 {
-    const char *p = f->schedule_file;
-    bool plain = p[0] != '\0';
-    for (const char *c = p; *c; c++)
-        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./-+:,=@%", *c))
-            plain = false;
-    if (plain) {
-        snprintf(out, len, "mdat replay %s", p);
-        return;
-    }
-    /* Single quotes for the shell, each ' as '\''. */
-    size_t k = (size_t)snprintf(out, len, "mdat replay '");
-    for (const char *c = p; *c && k + 6 < len; c++) {
-        if (*c == '\'') {
-            memcpy(out + k, "'\\''", 4);
-            k += 4;
-        } else
-            out[k++] = *c;
-    }
-    if (k + 2 <= len) {
-        out[k++] = '\'';
-        out[k] = '\0';
-    }
+    schedule_replay_command(f->schedule_file, f->kind == FAIL_CHECKER, out, len);
 }
 
 static void submission_name(const struct grade_report *r, int i, char *out, size_t len)
@@ -157,6 +138,8 @@ bool grade_write_json(const char *path, const struct grade_report *r, char *err,
         json_uint(&w, "schedules", g->schedules_run);
         json_uint(&w, "failing", g->failing);
         grade_json_kind_counts(&w, "failing_by_kind", g->failing_by_kind);
+        json_uint(&w, "raced", g->raced);
+        json_uint(&w, "output_accepted", g->output_accepted);
         if (g->has_failure)
             grade_json_failure(&w, "first_failure", &g->first_failure, s->seed);
         else
@@ -379,6 +362,7 @@ void grade_print_summary(FILE *out, const struct grade_report *r)
             char replay[PATH_MAX + 64];
             grade_replay_command(&g->first_failure, replay, sizeof replay);
             fprintf(out, "    replay: %s\n", replay);
+            grade_evidence_output(out, "    ", &g->first_failure);
         }
         if (g->build_output[0]) {
             fputs("    build output:\n", out);

@@ -14,6 +14,7 @@
 #include "ui/grade/grade_sandbox.h"
 
 #include "supervisor/explore/explore.h"
+#include "supervisor/explore/sha256.h"
 #include "supervisor/engine/proc_maps.h"
 #include "ui/render/trace_formats.h"
 
@@ -190,6 +191,10 @@ static int run_command(char *const argv[], const char *dir, int out_fd, double t
         default_stop_signals();
         if (getppid() != parent)
             _exit(127);
+        /* In a sandbox as root, a build is the program's (its Makefile is
+         * the student's code), never mdat's user. */
+        if (!spawn_become_program_user())
+            _exit(126);
         int devnull = open("/dev/null", O_RDONLY);
         if (devnull >= 0)
             dup2(devnull, 0);
@@ -434,6 +439,7 @@ static void copy_failure(const struct grade_settings *s, const struct explore_fa
     snprintf(g->location, sizeof g->location, "%s", r->location);
     snprintf(g->function, sizeof g->function, "%s", r->function);
     snprintf(g->schedule_file, sizeof g->schedule_file, "%s", f->schedule_file);
+    snprintf(g->schedule_sha256, sizeof g->schedule_sha256, "%s", f->schedule_sha256);
     first_lines(f->stderr_file, 1, g->program_stderr, sizeof g->program_stderr);
 }
 
@@ -489,6 +495,8 @@ static void explore_unit(const struct grade_settings *s, int jobs, const char *e
         u->failing_by_kind[k] = sum.failing[k];
         u->failing += sum.failing[k];
     }
+    u->raced = sum.raced;
+    u->output_accepted = sum.output_accepted;
     if (sum.n_failures > 0) {
         u->has_failure = true;
         copy_failure(s, &sum.failures[0], &u->first_failure);
@@ -515,6 +523,25 @@ static const char *signal_name(int sig)
 {
     const char *name = sigabbrev_np(sig);
     return name ? name : "?";
+}
+
+/* What the sandbox hands back is checked against what only mdat could
+ * write (in the grading child, outside the sandbox, once everything in it
+ * is gone, before the copy-out): the failure's schedule must be the one
+ * whose hash mdat's explorer put in the shared result, beyond the
+ * submission's reach. Without root the submission runs as the user who
+ * owns the unit's files, and could have rewritten it. */
+static void check_schedule(struct grade_unit *u)
+{
+    const struct grade_failure *f = &u->first_failure;
+    char now[65];
+    if (!u->has_failure || !f->schedule_sha256[0] ||
+        (sha256_file(f->schedule_file, now) && strcmp(now, f->schedule_sha256) == 0))
+        return;
+    u->status = UNIT_SANDBOX_VIOLATION;
+    snprintf(u->message, sizeof u->message,
+             "the schedule of its first failure (%s) is not the one mdat wrote: the submission altered or removed it",
+             f->schedule_file);
 }
 
 /* Runs body in a child process of its own with the unit's wall clock, and
@@ -635,6 +662,13 @@ static int boxed_work(void *ctx)
     return 0;
 }
 
+static void check_boxed(void *ctx)
+{
+    struct boxed_unit *b = ctx;
+    if (b->sh->finished && b->sh->unit.status == UNIT_GRADED)
+        check_schedule(&b->sh->unit);
+}
+
 /* The sandbox's status is this process's: how the work inside ended. */
 static int boxed_body(void *ctx, struct unit_shared *sh)
 {
@@ -668,7 +702,8 @@ static void run_sandboxed(const struct grade_settings *s, int jobs, const char *
     b->jobs = jobs;
     b->plan = (struct sandbox_plan){.settings = s, .submission = u->submission, .grader = (int)getpid(),
                                     .unit_dir = b->unit_dir,
-                                    .copy_dir = b->copy_dir, .work = boxed_work, .ctx = b};
+                                    .copy_dir = b->copy_dir, .work = boxed_work, .before_copy_out = check_boxed,
+                                    .ctx = b};
     run_isolated(s, true, boxed_body, b, u);
     free(b);
 }

@@ -1,11 +1,14 @@
 /* grade_sandbox: the sandbox of one unit (see grade_sandbox.h). Three
- * processes: the unit's grading child sets up the namespaces and the mounts
- * (it is still privileged: root, or root of a new user namespace when
- * mdat grade is not root), then forks the sandbox's init (PID 1 of the new
- * PID namespace: it mounts /proc, reaps orphans, and its end kills every
- * process left inside), which forks the worker: it drops to the sandbox's
- * user and runs the work. The grading child copies the private tmpfs out
- * once init has ended. */
+ * processes: the unit's grading child sets up the namespaces, the copy of
+ * the submission and the new root's mounts (it is still privileged: root,
+ * or root of a new user namespace when mdat grade is not root), then forks
+ * the sandbox's init (PID 1 of the new PID namespace: it mounts /proc in
+ * the new root and enters it, reaps orphans, and its end kills every
+ * process left inside), which forks the worker: as root in a user
+ * namespace of its own that init maps (mdat's user and the program's), it
+ * becomes mdat's user there and runs the work, the program and its build
+ * running as the program's. The grading child checks what the work left
+ * and copies the private tmpfs out once init has ended. */
 #include "ui/grade/grade_sandbox.h"
 
 #include <dirent.h>
@@ -25,13 +28,22 @@
 #include <unistd.h>
 
 #include <linux/capability.h>
+#include <linux/securebits.h>
+
+#include "supervisor/engine/execution.h"
+#include "supervisor/engine/spawn.h"
 
 /* When mdat grade runs as root, submission i runs as a user of its own,
  * which no file and no other process belongs to: SANDBOX_UID_BASE + a
  * number made of mdat grade's process id and i (shards of one class may
- * grade the same submission at once, and RLIMIT_NPROC counts per user).
- * Without root, the one user a user namespace maps. */
-enum { SANDBOX_UID_BASE = 1 << 28, SANDBOX_NS_UID = 1000, HIDE_TMPFS_KB = 64 };
+ * grade the same submission at once, and RLIMIT_NPROC counts per user);
+ * mdat's processes in the sandbox run as another such user,
+ * EXPLORER_UID_OFFSET above it. Inside the sandbox's user namespace the
+ * program's user is SANDBOX_NS_UID and mdat's is 0 (with only the
+ * capabilities it needs to trace, signal and start the program: the
+ * kernel refuses the program any of that against mdat). Without root,
+ * the one user a user namespace maps, SANDBOX_NS_UID, is both. */
+enum { SANDBOX_UID_BASE = 1 << 28, EXPLORER_UID_OFFSET = 1 << 26, SANDBOX_NS_UID = 1000, HIDE_TMPFS_KB = 64 };
 
 static struct {
     bool probed;
@@ -100,8 +112,9 @@ void grade_sandbox_announce(const struct grade_settings *s)
             fprintf(stderr, "mdat grade: WARNING: the sandbox has no %s: this machine refuses it\n", parts[i].what);
     if (!here.as_root)
         fprintf(stderr, "mdat grade: WARNING: not root: every submission runs as you (uid %d) in a user namespace, "
-                        "not as a user of its own: it can read every file you can read outside the hidden "
-                        "directories (as root, only what everyone may read)\n", (int)getuid());
+                        "not as a user of its own, and so do mdat's processes in its sandbox: it cannot read or "
+                        "trace them (they are not dumpable) nor signal them (refused), but it sees their command "
+                        "lines and may write its unit's files (as root, neither)\n", (int)getuid());
 }
 
 bool grade_sandbox_usable(const struct grade_settings *s)
@@ -149,11 +162,22 @@ static bool map_user(uid_t uid, gid_t gid, char *err, size_t errlen)
     return true;
 }
 
+/* The program's user and group, as the grading child (outside the
+ * sandbox's user namespace) names them. */
 static void sandbox_ids(const struct sandbox_plan *p, uid_t *uid, gid_t *gid)
 {
     *uid = here.as_root ? (uid_t)SANDBOX_UID_BASE + (uid_t)(p->grader % 8192) * 4096 + (uid_t)(p->submission % 4096)
                         : SANDBOX_NS_UID;
     *gid = (gid_t)*uid;
+}
+
+/* As root: mdat's user in the sandbox, as seen from outside. */
+static uid_t explorer_id(const struct sandbox_plan *p)
+{
+    uid_t uid;
+    gid_t gid;
+    sandbox_ids(p, &uid, &gid);
+    return uid + EXPLORER_UID_OFFSET;
 }
 
 /* mkdir -p, ignoring what exists (parents on the read-only file system). */
@@ -168,43 +192,6 @@ static void make_path(const char *path)
             *p = '/';
         }
     mkdir(buf, 0755);
-}
-
-/* Whether path is dir or below it. */
-static bool is_below(const char *path, const char *dir)
-{
-    size_t n = strlen(dir);
-    while (n > 1 && dir[n - 1] == '/')
-        n--;
-    return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/' || n == 1);
-}
-
-struct hidden {
-    char paths[64][PATH_MAX];
-    int n;
-};
-
-/* Covers path with an empty tmpfs (a directory) or /dev/null (a file); the
- * unit's directory, if below, is made again in it. Paths that do not
- * exist, or are already hidden, are left alone. */
-static void hide(struct hidden *h, const char *path, const char *unit_dir)
-{
-    char real[PATH_MAX];
-    struct stat st;
-    if (!path || !realpath(path, real) || strcmp(real, "/") == 0 || is_below(real, unit_dir) ||
-        stat(real, &st) != 0 || h->n >= (int)(sizeof h->paths / sizeof h->paths[0]))
-        return;
-    for (int i = 0; i < h->n; i++)
-        if (is_below(real, h->paths[i]))
-            return;
-    if (S_ISDIR(st.st_mode)) {
-        char opts[64];
-        snprintf(opts, sizeof opts, "size=%dk,mode=0755", HIDE_TMPFS_KB);
-        if (mount("tmpfs", real, "tmpfs", MS_NOSUID | MS_NODEV, opts) == 0)
-            snprintf(h->paths[h->n++], PATH_MAX, "%s", real);
-    } else {
-        mount("/dev/null", real, NULL, MS_BIND, NULL);
-    }
 }
 
 /* The teacher's checker (the first word of --check, an absolute path) as a
@@ -222,25 +209,92 @@ static int open_checker(const struct grade_settings *s, char path[PATH_MAX])
     return open(path, O_PATH | O_CLOEXEC);
 }
 
-/* Puts the checker back at its path, read-only, over whatever hides it. */
-static void reveal_checker(int fd, const char *path)
+/* Binds what fd (an O_PATH descriptor of this process) is at path in the
+ * new root, made as a file or a directory; read-only unless writable. */
+static bool bind_fd(int fd, const char *root, const char *path, bool is_dir, bool writable)
 {
-    if (fd < 0)
-        return;
-    char dir[PATH_MAX], from[64];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (slash && slash != dir) {
-        *slash = '\0';
-        make_path(dir);
+    char at[PATH_MAX * 2], from[64];
+    snprintf(at, sizeof at, "%s%s", root, path);
+    if (is_dir) {
+        make_path(at);
+    } else {
+        char dir[PATH_MAX * 2];
+        snprintf(dir, sizeof dir, "%s", at);
+        char *slash = strrchr(dir, '/');
+        if (slash && slash != dir) {
+            *slash = '\0';
+            make_path(dir);
+        }
+        int made = open(at, O_CREAT | O_WRONLY | O_CLOEXEC, 0755);     /* a mount point */
+        if (made >= 0)
+            close(made);
     }
-    int made = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0755);     /* a mount point, where it is hidden */
-    if (made >= 0)
-        close(made);
     snprintf(from, sizeof from, "/proc/%d/fd/%d", (int)getpid(), fd);
-    if (mount(from, path, NULL, MS_BIND, NULL) == 0)
-        mount(NULL, path, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL);
-    close(fd);
+    if (mount(from, at, NULL, MS_BIND, NULL) != 0)
+        return false;
+    return writable || mount(NULL, at, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL) == 0;
+}
+
+/* Binds the host's path (a directory, recursively) read-only at the same
+ * path in the new root; a symbolic link (/bin -> usr/bin) is made again as
+ * a link. Paths this machine lacks are left out. */
+static bool bind_system(const char *root, const char *path, char *err, size_t errlen)
+{
+    struct stat st;
+    char at[PATH_MAX];
+    snprintf(at, sizeof at, "%s%s", root, path);
+    if (lstat(path, &st) != 0)
+        return true;
+    if (S_ISLNK(st.st_mode)) {
+        char target[PATH_MAX];
+        ssize_t n = readlink(path, target, sizeof target - 1);
+        if (n <= 0)
+            return true;
+        target[n] = '\0';
+        return symlink(target, at) == 0 || fail(err, errlen, "cannot make the link", at);
+    }
+    if (!S_ISDIR(st.st_mode))
+        return true;
+    make_path(at);
+    if (mount(path, at, NULL, MS_BIND | MS_REC, NULL) != 0)
+        return fail(err, errlen, "cannot bind", path);
+    struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV};
+    if (mount_setattr(AT_FDCWD, at, AT_RECURSIVE, &ro, sizeof ro) != 0)
+        return fail(err, errlen, "cannot make read-only", at);
+    return true;
+}
+
+/* /dev of the new root: a few devices of the host's, nothing else. */
+static bool make_dev(const char *root, char *err, size_t errlen)
+{
+    char at[PATH_MAX], dev[PATH_MAX];
+    snprintf(at, sizeof at, "%s/dev", root);
+    make_path(at);
+    if (mount("tmpfs", at, "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k,mode=0755") != 0)
+        return fail(err, errlen, "cannot mount a tmpfs on", at);
+    const char *nodes[] = {"null", "zero", "full", "random", "urandom", "tty"};
+    for (size_t i = 0; i < sizeof nodes / sizeof nodes[0]; i++) {
+        snprintf(dev, sizeof dev, "/dev/%s", nodes[i]);
+        snprintf(at, sizeof at, "%s/dev/%s", root, nodes[i]);
+        struct stat st;
+        if (stat(dev, &st) != 0 || !S_ISCHR(st.st_mode))
+            continue;
+        int made = open(at, O_CREAT | O_WRONLY | O_CLOEXEC, 0666);
+        if (made >= 0)
+            close(made);
+        if (mount(dev, at, NULL, MS_BIND, NULL) != 0)
+            return fail(err, errlen, "cannot bind", dev);
+    }
+    const char *links[][2] = {{"fd", "/proc/self/fd"}, {"stdin", "/proc/self/fd/0"}, {"stdout", "/proc/self/fd/1"},
+                              {"stderr", "/proc/self/fd/2"}};
+    for (size_t i = 0; i < sizeof links / sizeof links[0]; i++) {
+        snprintf(at, sizeof at, "%s/dev/%s", root, links[i][0]);
+        if (symlink(links[i][1], at) != 0)
+            return fail(err, errlen, "cannot make the link", at);
+    }
+    snprintf(at, sizeof at, "%s/dev/shm", root);
+    make_path(at);
+    return true;
 }
 
 /* Runs argv, waiting for it; true if it exited 0. */
@@ -300,7 +354,78 @@ static bool copy_submission(const struct sandbox_plan *p, int src_fd, bool src_i
     return true;
 }
 
-/* The mounts, in this (new) mount namespace. */
+/* What the sandbox's root holds of the machine: the system (programs,
+ * libraries, /etc), read-only. Not /home, /root, /srv, /opt, /run, /var,
+ * /mnt, /media, /work or wherever the teacher's and the students' files
+ * are: only the unit's own directory (at its path, so that schedules
+ * replay from the same paths outside), the checker and mdat's allocator. */
+
+#define SANDBOX_ROOT "/tmp/.mdat-root"
+static const char *const system_paths[] = {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
+                                           "/sys/devices/system/cpu"};
+
+/* The new root at root (a tmpfs): the system, /dev, a mount point for
+ * /proc (init mounts its own), /tmp, /var/tmp and /dev/shm on the unit's
+ * private one, the unit's directory, the checker. */
+static bool fill_root(const struct sandbox_plan *p, const char *root, int unit_fd, int checker_fd,
+                      const char *checker, int alloc_fd, const char *alloc, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < sizeof system_paths / sizeof system_paths[0]; i++)
+        if (!bind_system(root, system_paths[i], err, errlen))
+            return false;
+    if (!make_dev(root, err, errlen))
+        return false;
+    char at[PATH_MAX], tmp[PATH_MAX];
+    snprintf(at, sizeof at, "%s/proc", root);
+    make_path(at);
+    /* Without a PID namespace of its own, init cannot mount another. */
+    if (!(here.optional_flags & CLONE_NEWPID) && mount("/proc", at, NULL, MS_BIND | MS_REC, NULL) != 0)
+        return fail(err, errlen, "cannot bind", "/proc");
+    snprintf(tmp, sizeof tmp, "/proc/%d/fd/%d/.tmp", (int)getpid(), unit_fd);
+    const char *tmps[] = {"/tmp", "/var/tmp", "/dev/shm"};
+    for (size_t i = 0; i < sizeof tmps / sizeof tmps[0]; i++) {
+        snprintf(at, sizeof at, "%s%s", root, tmps[i]);
+        make_path(at);
+        if (mount(tmp, at, NULL, MS_BIND, NULL) != 0)
+            return fail(err, errlen, "cannot bind the private /tmp on", at);
+    }
+    if (!bind_fd(unit_fd, root, p->unit_dir, true, true))
+        return fail(err, errlen, "cannot bind the private tmpfs on", p->unit_dir);
+    if (checker_fd >= 0 && !bind_fd(checker_fd, root, checker, false, false))
+        return fail(err, errlen, "cannot bind the checker", checker);
+    if (alloc_fd >= 0 && !bind_fd(alloc_fd, root, alloc, false, false))
+        return fail(err, errlen, "cannot bind mdat's allocator", alloc);
+    return true;
+}
+
+/* mdat's allocator, which the program loads with page ownership: the
+ * system's copy is in the root already; one beside a build of mdat is
+ * bound at its path. -1: none to bind. */
+static int open_allocator(const char **path)
+{
+    *path = spawn_allocator_path();
+    if (!*path || strncmp(*path, "/usr/", 5) == 0)
+        return -1;
+    return open(*path, O_PATH | O_CLOEXEC);
+}
+
+/* Makes root this mount namespace's root; the old one is gone from it. */
+static bool enter_root(const char *root, char *err, size_t errlen)
+{
+    if (mount(NULL, root, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL) != 0)
+        return fail(err, errlen, "cannot make read-only", root);
+    /* pivot_root(".", "."): the old root goes under the new one, and is
+     * then detached from it. */
+    if (chdir(root) != 0 || syscall(SYS_pivot_root, ".", ".") != 0)
+        return fail(err, errlen, "cannot pivot_root to", root);
+    if (umount2(".", MNT_DETACH) != 0 || chdir("/") != 0)
+        return fail(err, errlen, "cannot let go of the old root", "");
+    return true;
+}
+
+/* The mounts, in this (new) mount namespace, up to the new root (which
+ * init enters once it has mounted its /proc there: a new /proc may be
+ * mounted in a user namespace only where a whole one is in sight). */
 static bool build_view(const struct sandbox_plan *p, int src_fd, bool src_is_dir, char *err, size_t errlen)
 {
     const struct grade_settings *s = p->settings;
@@ -309,65 +434,89 @@ static bool build_view(const struct sandbox_plan *p, int src_fd, bool src_is_dir
     sandbox_ids(p, &uid, &gid);
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
         return fail(err, errlen, "cannot make the mounts private", "");
-    /* Everything read-only, no set-uid program gains anything. */
-    struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID};
-    if (mount_setattr(AT_FDCWD, "/", AT_RECURSIVE, &ro, sizeof ro) != 0)
-        return fail(err, errlen, "cannot make the file system read-only", "");
-    /* The unit's tmpfs first, held by a descriptor: the hiding below may
-     * cover where it is mounted (the output directory, /tmp). */
+    /* The unit's tmpfs first, held by a descriptor: the new root goes on
+     * /tmp, which may hold it. */
     make_path(p->unit_dir);
+    /* mdat's: the program writes only in its copy and /tmp (as root,
+     * where it is another user, it cannot touch what mdat writes). */
+    uid_t owner = here.as_root ? explorer_id(p) : uid;
     char opts[128];
-    snprintf(opts, sizeof opts, "size=%llu,mode=0755,uid=%d,gid=%d", (unsigned long long)s->max_disk, (int)uid,
-             (int)gid);
+    snprintf(opts, sizeof opts, "size=%llu,mode=0755,uid=%d,gid=%d", (unsigned long long)s->max_disk, (int)owner,
+             (int)owner);
     if (mount("tmpfs", p->unit_dir, "tmpfs", MS_NOSUID | MS_NODEV, opts) != 0)
         return fail(err, errlen, "cannot mount a tmpfs on", p->unit_dir);
     int unit_fd = open(p->unit_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    char tmp[PATH_MAX], unit_root[64];
+    char tmp[PATH_MAX];
     snprintf(tmp, sizeof tmp, "%s/.tmp", p->unit_dir);
     if (unit_fd < 0 || mkdir(tmp, 01777) != 0 || chmod(tmp, 01777) != 0)
         return fail(err, errlen, "cannot make", tmp);
-    snprintf(unit_root, sizeof unit_root, "/proc/%d/fd/%d", (int)getpid(), unit_fd);
     char checker[PATH_MAX];
     int checker_fd = open_checker(s, checker);
+    const char *alloc;
+    int alloc_fd = open_allocator(&alloc);
     bool ok = copy_submission(p, src_fd, src_is_dir, uid, gid, err, errlen);
-    struct hidden *h = calloc(1, sizeof *h);
-    if (!h)
-        return fail(err, errlen, "out of memory", "");
-    const char *always[] = {"/root", "/home", "/run", "/mnt", "/media", "/srv", "/var/mail", "/var/spool",
-                            "/lost+found", getenv("HOME"), s->out_dir};
-    for (size_t i = 0; ok && i < sizeof always / sizeof always[0]; i++)
-        hide(h, always[i], p->unit_dir);
-    for (int i = 0; ok && i < s->n_submissions; i++)
-        hide(h, s->submissions[i], p->unit_dir);
-    const char *tmps[] = {"/tmp", "/var/tmp", "/dev/shm"};
-    snprintf(tmp, sizeof tmp, "%s/.tmp", unit_root);
-    for (size_t i = 0; ok && i < sizeof tmps / sizeof tmps[0]; i++)
-        if (mount(tmp, tmps[i], NULL, MS_BIND, NULL) != 0 && i == 0)     /* the others may be missing */
-            ok = fail(err, errlen, "cannot bind the private /tmp on", tmps[i]);
-    /* Back where it belongs, over whatever hides it now. */
+    const char *root = SANDBOX_ROOT;
+    if (ok && mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755") != 0)
+        ok = fail(err, errlen, "cannot mount a tmpfs on", "/tmp");
     if (ok) {
-        make_path(p->unit_dir);
-        if (mount(unit_root, p->unit_dir, NULL, MS_BIND, NULL) != 0)
-            ok = fail(err, errlen, "cannot bind the private tmpfs on", p->unit_dir);
+        make_path(root);
+        if (mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=256k,mode=0755") != 0)
+            ok = fail(err, errlen, "cannot mount a tmpfs on", root);
     }
-    reveal_checker(checker_fd, checker);
-    for (int i = 0; i < h->n; i++)
-        mount(NULL, h->paths[i], NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL);
+    ok = ok && fill_root(p, root, unit_fd, checker_fd, checker, alloc_fd, alloc, err, errlen);
+    if (checker_fd >= 0)
+        close(checker_fd);
+    if (alloc_fd >= 0)
+        close(alloc_fd);
     close(unit_fd);
-    free(h);
     return ok;
 }
 
 /* ---------- the worker and init ---------- */
 
+/* The capabilities mdat keeps in the sandbox's user namespace as root:
+ * to trace the program (and read its memory and descriptors in /proc),
+ * to signal it, and to start it (or its build) as its user. */
+static const int explorer_caps[] = {CAP_SYS_PTRACE, CAP_KILL, CAP_SETUID, CAP_SETGID, CAP_DAC_OVERRIDE,
+                                    CAP_DAC_READ_SEARCH};
+
+static bool keeps(int cap)
+{
+    for (size_t i = 0; i < sizeof explorer_caps / sizeof explorer_caps[0]; i++)
+        if (explorer_caps[i] == cap)
+            return true;
+    return false;
+}
+
+/* As root: the worker becomes user 0 of its user namespace (another user
+ * than the program's outside) with explorer_caps and nothing else, and
+ * what it execs (a checker, a shell) gets none (SECBIT_NOROOT). */
+static void become_explorer(void)
+{
+    if (setgroups(0, NULL) != 0 || setresgid(0, 0, 0) != 0 || setresuid(0, 0, 0) != 0)
+        _exit(126);
+    /* (while it still has CAP_SETPCAP) */
+    if (prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED, 0, 0, 0) != 0)
+        _exit(126);
+    for (int cap = 0; cap <= CAP_LAST_CAP; cap++)
+        if (!keeps(cap))
+            prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
+    struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
+    struct __user_cap_data_struct caps[2] = {{0}};
+    for (size_t i = 0; i < sizeof explorer_caps / sizeof explorer_caps[0]; i++) {
+        int cap = explorer_caps[i];
+        caps[cap / 32].effective |= 1u << (cap % 32);
+        caps[cap / 32].permitted |= 1u << (cap % 32);
+    }
+    if (syscall(SYS_capset, &hdr, caps) != 0)
+        _exit(126);
+    spawn_set_program_user(true, SANDBOX_NS_UID, SANDBOX_NS_UID);
+}
+
 static void drop_privileges(const struct sandbox_plan *p)
 {
-    uid_t uid;
-    gid_t gid;
-    sandbox_ids(p, &uid, &gid);
     if (here.as_root) {
-        if (setgroups(0, NULL) != 0 || setresgid(gid, gid, gid) != 0 || setresuid(uid, uid, uid) != 0)
-            _exit(126);
+        become_explorer();
     } else {
         /* The namespace's only user already; give up its capabilities. */
         for (int cap = 0; cap <= CAP_LAST_CAP; cap++)
@@ -379,15 +528,17 @@ static void drop_privileges(const struct sandbox_plan *p)
     }
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         _exit(126);
-    /* A change of user makes a process undumpable, and its children cannot
-     * be traced before their exec: mdat seizes them then. */
-    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+    /* Neither the program nor its build may read or write mdat's memory
+     * (the unit's shared result is in it): spawn.c makes each program
+     * dumpable only when its filter is in place. */
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 }
 
 static void run_worker(const struct sandbox_plan *p)
 {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     drop_privileges(p);
+    execution_set_mdat_root(getpid());
     if (chdir(p->copy_dir) != 0)
         _exit(126);
     setenv("HOME", p->copy_dir, 1);
@@ -395,18 +546,87 @@ static void run_worker(const struct sandbox_plan *p)
     _exit(p->work(p->ctx));
 }
 
-/* PID 1 of the sandbox: /proc of its namespace, the worker, and every
- * orphan reaped. Its exit status is the worker's (see grade_sandbox_run). */
-static void run_init(const struct sandbox_plan *p)
+/* As root, by init (privileged in the parent user namespace): the
+ * worker's user namespace maps 0 to mdat's user and SANDBOX_NS_UID to the
+ * program's, nothing else. */
+static bool map_worker(const struct sandbox_plan *p, pid_t worker)
+{
+    uid_t uid;
+    gid_t gid;
+    sandbox_ids(p, &uid, &gid);
+    char map[96], path[64];
+    snprintf(map, sizeof map, "0 %u 1\n%d %u 1\n", (unsigned)explorer_id(p), SANDBOX_NS_UID, (unsigned)uid);
+    snprintf(path, sizeof path, "/proc/%d/uid_map", (int)worker);
+    if (!write_file(path, map))
+        return false;
+    snprintf(map, sizeof map, "0 %u 1\n%d %u 1\n", (unsigned)explorer_id(p), SANDBOX_NS_UID, (unsigned)gid);
+    snprintf(path, sizeof path, "/proc/%d/gid_map", (int)worker);
+    return write_file(path, map);
+}
+
+/* Forks the worker; as root, in a user namespace of its own, mapped by
+ * this process (init) before the worker goes on. */
+static pid_t start_worker(const struct sandbox_plan *p)
+{
+    int made[2], mapped[2];
+    if (here.as_root && (pipe2(made, O_CLOEXEC) != 0 || pipe2(mapped, O_CLOEXEC) != 0))
+        return -1;
+    pid_t worker = fork();
+    if (worker < 0 || !here.as_root) {
+        if (worker == 0)
+            run_worker(p);
+        return worker;
+    }
+    char c = 'u';
+    if (worker == 0) {
+        close(made[0]);
+        close(mapped[1]);
+        if (unshare(CLONE_NEWUSER) != 0 || write(made[1], &c, 1) != 1 || read(mapped[0], &c, 1) != 1)
+            _exit(126);
+        close(made[1]);
+        close(mapped[0]);
+        run_worker(p);
+    }
+    close(made[1]);
+    close(mapped[0]);
+    bool ok = read(made[0], &c, 1) == 1 && map_worker(p, worker) && write(mapped[1], &c, 1) == 1;
+    close(made[0]);
+    close(mapped[1]);
+    return ok ? worker : -1;
+}
+
+/* init could not make the sandbox: why, to the grading child. */
+static void init_failed(int report, const char *err)
+{
+    if (write(report, err, strlen(err)) < 0) {
+        /* the status says it failed */
+    }
+    _exit(126);
+}
+
+/* PID 1 of the sandbox: /proc of its namespace, the new root, the worker,
+ * and every orphan reaped. Its exit status is the worker's (see
+ * grade_sandbox_run). */
+static void run_init(const struct sandbox_plan *p, int report)
 {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (here.optional_flags & CLONE_NEWPID)
-        mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
-    pid_t worker = fork();
-    if (worker < 0)
-        _exit(126);
-    if (worker == 0)
-        run_worker(p);
+    char err[512];
+    /* The program sees its own processes in /proc; as root, where mdat's
+     * and init are another user's, not theirs (hidepid). */
+    if ((here.optional_flags & CLONE_NEWPID) && mount("proc", SANDBOX_ROOT "/proc", "proc",
+                                                      MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                                                      here.as_root ? "hidepid=2" : NULL) != 0) {
+        fail(err, sizeof err, "cannot mount /proc on", SANDBOX_ROOT "/proc");
+        init_failed(report, err);
+    }
+    if (!enter_root(SANDBOX_ROOT, err, sizeof err))
+        init_failed(report, err);
+    pid_t worker = start_worker(p);
+    if (worker < 0) {
+        fail(err, sizeof err, "cannot start the worker", "");
+        init_failed(report, err);
+    }
+    close(report);
     for (;;) {
         int status;
         pid_t w = waitpid(-1, &status, __WALL | WUNTRACED);
@@ -428,31 +648,61 @@ static void run_init(const struct sandbox_plan *p)
 
 /* ---------- copying out (in the grading child, after init ended) ---------- */
 
-static void copy_file(int src_dir, int dst_dir, const char *name, const struct stat *st)
+/* What the copy-out left behind: entries that are not regular files or
+ * directories (links, fifos, sockets, devices: a teacher's tools would
+ * follow or block on them), and files it could not write. */
+struct copy_out {
+    int skipped, failed;
+    char skipped_list[400], failed_list[400];
+};
+
+static void note(char *list, size_t len, int count, const char *path, const char *why)
 {
-    int in = openat(src_dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (in < 0)
-        return;
-    unlinkat(dst_dir, name, 0);
-    int out = openat(dst_dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, st->st_mode & 0755);
-    if (out >= 0) {
-        char buf[65536];
-        ssize_t n;
-        while ((n = read(in, buf, sizeof buf)) > 0)
-            if (write(out, buf, (size_t)n) != n)
-                break;
-        fchmod(out, st->st_mode & 0755);
-        struct timespec times[2] = {st->st_atim, st->st_mtim};
-        futimens(out, times);
-        close(out);
-    }
-    close(in);
+    size_t used = strlen(list);
+    if (count <= 4)
+        snprintf(list + used, len - used, "%s%s (%s)", used ? ", " : "", path, why);
+    else if (count == 5)
+        snprintf(list + used, len - used, ", ...");
 }
 
-/* Copies directory src_dir's entries into dst_dir: directories, regular
- * files and symbolic links (as links), nothing else; the grader owns the
- * copies. */
-static void copy_tree(int src_dir, int dst_dir, int depth)
+static const char *kind_of(mode_t mode)
+{
+    return S_ISLNK(mode) ? "symbolic link" : S_ISFIFO(mode) ? "fifo" : S_ISSOCK(mode) ? "socket"
+           : S_ISCHR(mode) || S_ISBLK(mode) ? "device" : "not a regular file";
+}
+
+/* One regular file, through a temporary name renamed at the end: a copy
+ * that fails (a full disk) leaves no file cut short behind. */
+static bool copy_file(int src_dir, int dst_dir, const char *name, const struct stat *st)
+{
+    int in = openat(src_dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (in < 0)
+        return false;
+    char tmp[NAME_MAX + 32];
+    snprintf(tmp, sizeof tmp, ".%.200s.mdat-copy", name);
+    unlinkat(dst_dir, tmp, 0);
+    int out = openat(dst_dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, st->st_mode & 0755);
+    bool ok = out >= 0;
+    if (ok) {
+        char buf[65536];
+        ssize_t n;
+        while (ok && (n = read(in, buf, sizeof buf)) != 0)
+            ok = n > 0 && write(out, buf, (size_t)n) == n;
+        ok = ok && fchmod(out, st->st_mode & 0755) == 0;
+        struct timespec times[2] = {st->st_atim, st->st_mtim};
+        futimens(out, times);
+        ok = close(out) == 0 && ok;
+        ok = ok && renameat(dst_dir, tmp, dst_dir, name) == 0;
+        if (!ok)
+            unlinkat(dst_dir, tmp, 0);
+    }
+    close(in);
+    return ok;
+}
+
+/* Copies directory src_dir's entries into dst_dir: directories and regular
+ * files, nothing else (said in c); the grader owns the copies. */
+static void copy_tree(int src_dir, int dst_dir, const char *where, int depth, struct copy_out *c)
 {
     int fd = dup(src_dir);
     DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
@@ -466,32 +716,53 @@ static void copy_tree(int src_dir, int dst_dir, int depth)
         const char *name = e->d_name;
         if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || (depth == 0 && strcmp(name, ".tmp") == 0))
             continue;
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s%s%s", where, where[0] ? "/" : "", name);
         struct stat st;
         if (fstatat(src_dir, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
             continue;
         if (S_ISDIR(st.st_mode) && depth < 64) {
+            struct stat there;
+            if (fstatat(dst_dir, name, &there, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(there.st_mode))
+                unlinkat(dst_dir, name, 0);
             mkdirat(dst_dir, name, 0755);
             int s2 = openat(src_dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
             int d2 = openat(dst_dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
             if (s2 >= 0 && d2 >= 0)
-                copy_tree(s2, d2, depth + 1);
+                copy_tree(s2, d2, path, depth + 1, c);
+            else
+                note(c->failed_list, sizeof c->failed_list, ++c->failed, path, strerror(errno));
             if (s2 >= 0)
                 close(s2);
             if (d2 >= 0)
                 close(d2);
         } else if (S_ISREG(st.st_mode)) {
-            copy_file(src_dir, dst_dir, name, &st);
-        } else if (S_ISLNK(st.st_mode)) {
-            char target[PATH_MAX];
-            ssize_t n = readlinkat(src_dir, name, target, sizeof target - 1);
-            if (n > 0) {
-                target[n] = '\0';
-                unlinkat(dst_dir, name, 0);
-                symlinkat(target, dst_dir, name);
-            }
+            if (!copy_file(src_dir, dst_dir, name, &st))
+                note(c->failed_list, sizeof c->failed_list, ++c->failed, path, strerror(errno));
+        } else {
+            note(c->skipped_list, sizeof c->skipped_list, ++c->skipped, path, kind_of(st.st_mode));
         }
     }
     closedir(d);
+}
+
+/* The unit's tmpfs into the real output directory, and what did not go. */
+static void copy_out(const struct sandbox_plan *p, int real_unit)
+{
+    int fd = open(p->unit_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    struct copy_out c = {0};
+    copy_tree(fd, real_unit, "", 0, &c);
+    close(fd);
+    const char *name = strrchr(p->unit_dir, '/');
+    name = name ? name + 1 : p->unit_dir;
+    if (c.skipped)
+        fprintf(stderr, "mdat grade: %s: not copied out of the sandbox, as not regular files: %d (%s)\n", name,
+                c.skipped, c.skipped_list);
+    if (c.failed)
+        fprintf(stderr, "mdat grade: WARNING: %s: %d file%s of the grading could not be written to %s: %s\n",
+                name, c.failed, c.failed == 1 ? "" : "s", p->unit_dir, c.failed_list);
 }
 
 int grade_sandbox_run(const struct sandbox_plan *p, char *err, size_t errlen)
@@ -515,7 +786,12 @@ int grade_sandbox_run(const struct sandbox_plan *p, char *err, size_t errlen)
     gid_t grader_gid = getgid();
     if (unshare(flags) != 0)
         return fail(err, errlen, "cannot make namespaces", ""), -1;
-    if (!here.as_root && !map_user(grader_uid, grader_gid, err, errlen))
+    /* A process writes its own maps in /proc only while it is dumpable
+     * (mdat is not): this one is out of the sandbox's sight. */
+    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+    bool mapped = here.as_root || map_user(grader_uid, grader_gid, err, errlen);
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    if (!mapped)
         return -1;
     if (!build_view(p, src, S_ISDIR(st.st_mode), err, errlen))
         return -1;
@@ -523,19 +799,30 @@ int grade_sandbox_run(const struct sandbox_plan *p, char *err, size_t errlen)
     if ((here.optional_flags & CLONE_NEWPID) && unshare(CLONE_NEWPID) != 0)
         return fail(err, errlen, "cannot make a PID namespace", ""), -1;
     fflush(NULL);
+    int report[2];
+    if (pipe2(report, O_CLOEXEC) != 0)
+        return fail(err, errlen, "cannot make a pipe", ""), -1;
     pid_t init = fork();
     if (init < 0)
         return fail(err, errlen, "cannot fork", ""), -1;
-    if (init == 0)
-        run_init(p);
+    if (init == 0) {
+        close(report[0]);
+        run_init(p, report[1]);
+    }
+    close(report[1]);
     int status;
     while (waitpid(init, &status, 0) < 0 && errno == EINTR)
         ;
-    int fd = open(p->unit_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0) {
-        copy_tree(fd, real_unit, 0);
-        close(fd);
+    ssize_t said = read(report[0], err, errlen - 1);
+    close(report[0]);
+    if (said > 0) {
+        err[said] = '\0';
+        close(real_unit);
+        return -1;
     }
+    if (p->before_copy_out)
+        p->before_copy_out(p->ctx);
+    copy_out(p, real_unit);
     close(real_unit);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }

@@ -1,14 +1,16 @@
 /* grade_sandbox: one submission's build and exploration in a sandbox of its
- * own (Linux namespaces, no helper program): an unprivileged user of its
- * own, private PID, mount, IPC, UTS and network namespaces, the whole file
- * system read-only and without set-uid, an empty directory over /root,
- * /home, /run, HOME, the grader's output directory and every submission,
- * and one size-limited tmpfs (the disk quota) at the unit's output
- * directory holding the submission's private copy, /tmp and /dev/shm.
- * When the work is done the tmpfs is copied out to the real output
+ * own (Linux namespaces, no helper program): as root the program and its
+ * build run as a user of their own and mdat's processes as another (the
+ * kernel keeps the program off them), private PID, mount, IPC, UTS and
+ * network namespaces, a new read-only root holding only the system's
+ * programs, libraries and /etc, a few devices, the checker and one
+ * size-limited tmpfs (the disk quota) at the unit's output directory
+ * holding the submission's private copy, /tmp and /dev/shm. When the work
+ * is done the tmpfs's regular files are copied out to the real output
  * directory (schedules, traces and the built program stay replayable at the
  * same paths), and every process left in the sandbox dies with its PID
- * namespace. See README "Grading untrusted code". */
+ * namespace. See README "Grading untrusted code" and docs/architecture.md
+ * "The trust boundary". */
 #ifndef MDAT_UI_GRADE_SANDBOX_H
 #define MDAT_UI_GRADE_SANDBOX_H
 
@@ -35,6 +37,10 @@ struct sandbox_plan {
     const char *unit_dir;       /* absolute: becomes the private tmpfs, copied out at the end */
     const char *copy_dir;       /* absolute, below unit_dir: the private copy of the submission */
     int (*work)(void *ctx);     /* runs inside, as the sandbox's user, in copy_dir; its exit status */
+    /* Outside, once nothing runs inside any more, before the copy-out
+     * (NULL: nothing): checks what the work left against what only mdat
+     * knows. */
+    void (*before_copy_out)(void *ctx);
     void *ctx;
 };
 

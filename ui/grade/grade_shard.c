@@ -122,6 +122,8 @@ void grade_json_unit(struct json_writer *w, const struct grade_unit *u, uint64_t
     json_uint(w, "schedules_run", u->schedules_run);
     json_uint(w, "failing", u->failing);
     grade_json_kind_counts(w, "failing_by_kind", u->failing_by_kind);
+    json_uint(w, "raced", u->raced);
+    json_uint(w, "output_accepted", u->output_accepted);
     if (u->has_failure)
         grade_json_failure(w, "first_failure", &u->first_failure, seed);
     else
@@ -266,6 +268,11 @@ bool grade_read_unit(const struct json_value *v, int n_submissions, struct grade
         !json_member_u64(v, "schedules_run", &u->schedules_run) || !json_member_u64(v, "failing", &u->failing) ||
         !json_member_double(v, "seconds", &u->seconds))
         return false;
+    /* (absent from the files of mdat 0.3: none counted then) */
+    if (!json_member_u64(v, "raced", &u->raced))
+        u->raced = 0;
+    if (!json_member_u64(v, "output_accepted", &u->output_accepted))
+        u->output_accepted = 0;
     u->submission = (int)submission;
     copy_string(u->message, sizeof u->message, v, "message");
     copy_string(u->build_output, sizeof u->build_output, v, "build_output");

@@ -1,6 +1,7 @@
 /* gradescope: results.json of Gradescope-style autograders, one per
  * submission: the score from the rubric (an item's points when no schedule
- * failed with its kind), one test per item, and the result as text.
+ * failed with its kinds, rubric.h), one test per item named for students,
+ * and the result as text.
  * docs/json.md describes the fields. */
 #include "ui/grade/grade_formats.h"
 
@@ -14,28 +15,47 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Executions that failed with any of kinds: races counted wherever found
+ * (with --races fail-at-end an execution may race and fail otherwise). */
+static uint64_t failing_with(const struct grade_result *g, uint32_t kinds)
+{
+    uint64_t n = 0;
+    for (int k = FAIL_NONE + 1; k < FAIL_KIND_COUNT; k++)
+        if (kinds & (1u << k))
+            n += k == FAIL_RACE && g->raced > g->failing_by_kind[k] ? g->raced : g->failing_by_kind[k];
+    return n;
+}
+
 /* Whether the submission failed the item, and why, in one paragraph. */
-static bool item_failed(const struct grade_report *r, int i, enum failure_kind kind, char *why, size_t len)
+static bool item_failed(const struct grade_report *r, int i, const struct rubric_item *item, char *why, size_t len)
 {
     const struct grade_result *g = &r->results[i];
-    const char *name = failure_kind_name(kind);
+    const char *name = rubric_item_name(item);
     if (g->verdict == VERDICT_BUILD_FAILED || g->verdict == VERDICT_MDAT_ERROR || g->verdict == VERDICT_NOT_GRADED) {
         snprintf(why, len, "not graded: %s: %s", grade_verdict_text(g->verdict), g->details);
         return true;
     }
-    uint64_t failing = g->failing_by_kind[kind];
+    uint64_t failing = failing_with(g, item->kinds);
     /* Stopped at its wall clock: a hang, though no one schedule said so. */
-    if (kind == FAIL_HANG && g->verdict == VERDICT_HANG && failing == 0) {
+    if ((item->kinds & (1u << FAIL_HANG)) && g->verdict == VERDICT_HANG && failing == 0) {
         snprintf(why, len, "hang: %s", g->details);
         return true;
     }
+    /* The output's point is for output the checker saw and accepted: a
+     * program that never got to print (it never ended, it crashed first)
+     * has not shown it can. */
+    if (item->kinds == (1u << FAIL_CHECKER) && failing == 0 && g->output_accepted == 0) {
+        snprintf(why, len, "%s: no schedule's output reached the checker and was accepted (in %" PRIu64
+                 " schedules: %s)", name, g->schedules_run, g->details[0] ? g->details : grade_verdict_text(g->verdict));
+        return true;
+    }
     if (failing == 0) {
-        snprintf(why, len, "no %s in %" PRIu64 " schedules", name, g->schedules_run);
+        snprintf(why, len, "%s: passed in %" PRIu64 " schedules", name, g->schedules_run);
         return false;
     }
-    int k = snprintf(why, len, "%s in %" PRIu64 " of %" PRIu64 " schedules", name, failing, g->schedules_run);
+    int k = snprintf(why, len, "%s: failed in %" PRIu64 " of %" PRIu64 " schedules", name, failing, g->schedules_run);
     const struct grade_failure *ff = &g->first_failure;
-    if (g->has_failure && ff->kind == kind && k > 0 && (size_t)k < len) {
+    if (g->has_failure && (item->kinds & (1u << ff->kind)) && k > 0 && (size_t)k < len) {
         char replay[PATH_MAX + 64];
         grade_replay_command(ff, replay, sizeof replay);
         snprintf(why + k, len - (size_t)k, "; first in execution %" PRIu64 "%s%s: %s\nreplay: %s", ff->execution,
@@ -49,11 +69,10 @@ static void write_tests(struct json_writer *w, const struct grade_report *r, int
     json_begin_array(w, "tests");
     for (int k = 0; k < rubric->n; k++) {
         const struct rubric_item *item = &rubric->items[k];
-        char name[64], why[PATH_MAX + 1400];
-        snprintf(name, sizeof name, "no %s", failure_kind_name(item->kind));
-        bool failed = item_failed(r, i, item->kind, why, sizeof why);
+        char why[PATH_MAX + 2800];
+        bool failed = item_failed(r, i, item, why, sizeof why);
         json_begin_object(w, NULL);
-        json_string(w, "name", name);
+        json_string(w, "name", rubric_item_name(item));
         json_double(w, "score", failed ? 0 : item->points);
         json_double(w, "max_score", item->points);
         json_string(w, "status", failed ? "failed" : "passed");
@@ -74,8 +93,8 @@ static bool write_results(const char *path, const struct grade_report *r, int i,
     char *text = grade_result_text(r, i, false);
     double score = 0;
     for (int k = 0; k < rubric->n; k++) {
-        char why[PATH_MAX + 1400];
-        if (!item_failed(r, i, rubric->items[k].kind, why, sizeof why))
+        char why[PATH_MAX + 2800];
+        if (!item_failed(r, i, &rubric->items[k], why, sizeof why))
             score += rubric->items[k].points;
     }
     struct json_writer w = {.f = f};
@@ -91,6 +110,8 @@ static bool write_results(const char *path, const struct grade_report *r, int i,
     json_uint(&w, "schedules", g->schedules_run);
     json_uint(&w, "failing", g->failing);
     grade_json_kind_counts(&w, "failing_by_kind", g->failing_by_kind);
+    json_uint(&w, "raced", g->raced);
+    json_uint(&w, "output_accepted", g->output_accepted);
     json_end_object(&w);
     json_end_object(&w);
     fputc('\n', f);

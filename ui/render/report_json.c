@@ -15,7 +15,7 @@ static void write_failure(struct json_writer *w, const struct run_description *r
     json_uint(w, "execution", f->execution);
     if (strcmp(run->strategy, "portfolio") == 0)
         json_string(w, "chosen_by", strategy_portfolio_member(f->execution));
-    json_string(w, "schedule_file", f->schedule_file);
+    json_string_or_null(w, "schedule_file", f->schedule_file[0] ? f->schedule_file : NULL);
     /* trace_file (the log) predates the other formats: kept as it was. */
     json_string_or_null(w, "trace_file", explore_failure_trace(f, "log"));
     json_begin_object(w, "trace_files");
@@ -30,6 +30,9 @@ static void write_failure(struct json_writer *w, const struct run_description *r
     json_int(w, "thread", r->thread);
     json_uint(w, "steps", r->steps);
     json_bool(w, "reproduced", f->reproduced);
+    /* Found, saved at once (--keep-going), not recorded again: stopped. */
+    json_bool(w, "recorded", !f->saved_only);
+    json_string_or_null(w, "not_written", f->unwritten[0] ? f->unwritten : NULL);
     json_bool(w, "shrunk", f->shrunk);
     if (f->shrunk) {
         json_uint(w, "preemptions", f->preemptions);

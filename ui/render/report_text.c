@@ -1,6 +1,9 @@
 /* report_text: a failure as a person reads it on a terminal. */
 #include "ui/render/report.h"
 #include "ui/render/trace_log.h"
+#include "supervisor/explore/schedule.h"
+
+#include <limits.h>
 
 #include <inttypes.h>
 #include <string.h>
@@ -32,6 +35,20 @@ void report_failure_text(FILE *f, const struct exec_result *res)
 
 void report_failure_files_text(FILE *out, const struct explore_failure *f)
 {
+    char replay[PATH_MAX + 64];
+    if (f->saved_only) {
+        /* Stopped before it was recorded again: its schedule, saved when
+         * it was found, is all there is. */
+        if (f->schedule_file[0]) {
+            schedule_replay_command(f->schedule_file, f->found == FAIL_CHECKER, replay, sizeof replay);
+            fprintf(out, "  schedule: %s (saved when it was found; not shrunk, no trace: mdat was stopped)\n"
+                         "  replay:   %s\n", f->schedule_file, replay);
+        } else {
+            fprintf(out, "  schedule: not saved (mdat was stopped before it was recorded; --keep-going saves each "
+                         "failure's schedule when it is found)\n");
+        }
+        return;
+    }
     if (f->shrunk) {
         fprintf(out, "  shrunk:   ");
         if (f->steps == f->original_steps && f->preemptions == f->original_preemptions)
@@ -50,9 +67,11 @@ void report_failure_files_text(FILE *out, const struct explore_failure *f)
     for (int i = 0; i < f->n_traces; i++)
         fprintf(out, "  %-10s%s\n", i == 0 ? "traces:" : "", f->traces[i].path);
     fprintf(out, "  output:   %s, %s\n", f->stdout_file, f->stderr_file);
+    if (f->unwritten[0])
+        fprintf(out, "  NOT WRITTEN: %s\n", f->unwritten);
     /* A schedule's checker runs only when the user trusts it: one's own run. */
-    fprintf(out, "  replay:   mdat replay %s%s\n", f->result.kind == FAIL_CHECKER ? "--trust-check " : "",
-            f->schedule_file);
+    schedule_replay_command(f->schedule_file, f->result.kind == FAIL_CHECKER, replay, sizeof replay);
+    fprintf(out, "  replay:   %s\n", replay);
 }
 
 bool report_search_gap(const struct explore_summary *sum, char *buf, size_t len)

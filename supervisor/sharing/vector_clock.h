@@ -5,8 +5,8 @@
  * Owns the arithmetic only (join, compare, tick); what an edge means
  * (a lock, a wake, a join) is race_detector's business. Thread ids are
  * mdat's (1, 2, ...); index 0 is unused. */
-#ifndef MDAT_DETECT_VECTOR_CLOCK_H
-#define MDAT_DETECT_VECTOR_CLOCK_H
+#ifndef MDAT_SHARING_VECTOR_CLOCK_H
+#define MDAT_SHARING_VECTOR_CLOCK_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
 /* vector_clock: dense arrays indexed by thread id, grown on demand. */
-#include "supervisor/detect/vector_clock.h"
+#include "supervisor/sharing/vector_clock.h"
 
 #include <stdlib.h>
 #include <string.h>
