@@ -435,8 +435,7 @@ pages)
         echo "skipped: this CPU (or kernel) offers no protection keys"
         exit 77
     fi
-    for prog in data_sum
- data_buffers data_matmul data_pipeline data_lookup; do
+    for prog in data_sum data_buffers data_matmul data_pipeline data_lookup; do
         src=bench/$prog.c
         run_mdat run -n 4 -s 1 --json run.json "$TARGETS/${prog}_o2"
         expect_status 0
