@@ -85,7 +85,9 @@ const char *model_fn_verb(enum model_fn fn)
 
 bool model_fn_is_scheduling_point(enum model_fn fn)
 {
-    return fn < MF_MUTEX_INIT;
+    /* pthread_once: which thread runs the initialisation is the order of
+     * the calls. */
+    return fn < MF_MUTEX_INIT || fn == MF_ONCE;
 }
 
 bool model_fn_is_clock(enum model_fn fn)
@@ -106,6 +108,18 @@ static bool is_runtime_sync_library(const char *path)
 {
     const char *slash = strrchr(path, '/');
     return strncmp(slash ? slash + 1 : path, "libgomp.so", 10) == 0;
+}
+
+/* The C and C++ runtimes, which keep state of their own behind internal
+ * locks (stdio's FILE locks, malloc's arenas, rand's state, the static
+ * local guards of C++): what a step does there is ordered against other
+ * steps by the lock words it touches. */
+static bool has_runtime_locks(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    return strncmp(base, "libc.so", 7) == 0 || strncmp(base, "libstdc++.so", 12) == 0 ||
+           strncmp(base, "libgcc_s.so", 11) == 0;
 }
 
 /* A library outside the system's library directories is the program's
@@ -143,6 +157,10 @@ struct lib_cache {
      * synchronizes (is_runtime_sync_library): its atomics, planted only
      * when the execution follows memory; NULL for the rest of the system. */
     struct site_table *sites;
+    /* Its atomics are a runtime's synchronisation (libgomp), which race
+     * detection follows; else (libc, libstdc++) only the words a search
+     * counts as touched by a step. */
+    bool runtime_sync;
     uint64_t lo, hi;    /* hi == 0: not mapped in this execution */
     uint64_t bias;
 };
@@ -165,6 +183,12 @@ struct code_map {
     uint8_t entry_orig;
     bool entry_planted;
     bool follow_memory;         /* this execution observes heap calls and runtime-library atomics */
+    /* The batch observes the atomics of the C and C++ runtimes as well
+     * (code_map_observe_library_atomics): set before the first execution. */
+    bool observe_library_atomics;
+    /* ... but a static executable's could not be found (stripped, no
+     * unwind index): what its steps touch inside libc is unknown. */
+    bool library_atomics_unseen;
     /* Which sites carry an int3 in this execution: all, or only the atomic
      * ones while page ownership finds the shared accesses (exec_pages.h). */
     enum site_planting planting;
@@ -326,6 +350,46 @@ bool code_map_is_user_code(const code_map *cm, uint64_t addr)
         return site_table_is_user(&cm->exe_sites, addr - cm->bias);
     const struct lib_cache *lc = cm->n_libs ? library_with_sites_at(cm, addr) : NULL;
     return lc && site_table_is_user(lc->sites, addr - lc->bias);
+}
+
+/* The C library and the dynamic loader: the threading implementation
+ * itself, whose calls to its own modeled functions are internal (the
+ * loader's locks, C11's mtx_lock calling pthread_mutex_lock). */
+static bool is_threading_runtime_path(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    return strncmp(base, "libc.so", 7) == 0 || strncmp(base, "libc-", 5) == 0 || strncmp(base, "ld-linux", 8) == 0 ||
+           strncmp(base, "libpthread", 10) == 0;
+}
+
+/* In a static executable, libc is linked in beside libstdc++ and libgomp:
+ * told apart by the function's name (C++ names are mangled; libgomp's
+ * begin with GOMP_, gomp_ or omp_). A stripped one has no names: all of
+ * it is taken as libc. */
+static bool static_libc_function(const code_map *cm, uint64_t addr)
+{
+    const elf_image *img = debuginfo_elf(cm->exe);
+    if (!elf_image_is_static(img))
+        return false;
+    const struct elf_symbol *fn = elf_image_function_at(img, addr - cm->bias);
+    if (!fn || !fn->name)
+        return true;
+    return strncmp(fn->name, "_Z", 2) != 0 && strncmp(fn->name, "GOMP_", 5) != 0 &&
+           strncmp(fn->name, "gomp_", 5) != 0 && strncmp(fn->name, "omp_", 4) != 0 &&
+           strncmp(fn->name, "__cxa_", 6) != 0 && strncmp(fn->name, "__gxx_", 6) != 0;
+}
+
+bool code_map_is_threading_runtime(const code_map *cm, uint64_t addr)
+{
+    if (code_map_in_exe(cm, addr))
+        return !code_map_is_user_code(cm, addr) && static_libc_function(cm, addr);
+    for (size_t i = 0; i < cm->n_libs; i++) {
+        const struct lib_cache *lc = &cm->libs[i];
+        if (lc->hi && addr >= lc->lo && addr < lc->hi)
+            return is_threading_runtime_path(lc->path);
+    }
+    return false;
 }
 
 static int cmp_entry(const void *a, const void *b)
@@ -513,6 +577,24 @@ static void plant_vdso(code_map *cm, pid_t pid, int mem_fd)
     proc_maps_free(&maps);
 }
 
+void code_map_observe_library_atomics(code_map *cm)
+{
+    if (cm->observe_library_atomics)
+        return;
+    cm->observe_library_atomics = true;
+    /* A static executable carries the C and C++ runtimes in itself: their
+     * locks' words are touched there (libraries get theirs in lib_entry). */
+    if (elf_image_is_static(debuginfo_elf(cm->exe))) {
+        cm->library_atomics_unseen = !site_table_add_library_atomics(&cm->exe_sites, cm->decoder);
+        cm->planted_generation++;
+    }
+}
+
+bool code_map_library_atomics_unseen(const code_map *cm)
+{
+    return cm->library_atomics_unseen;
+}
+
 bool code_map_plant_exe(code_map *cm, pid_t pid, int mem_fd, bool follow_memory, char *err, size_t errlen)
 {
     cm->follow_memory = follow_memory;
@@ -589,14 +671,18 @@ static struct lib_cache *lib_entry(code_map *cm, const char *path)
     char err[256];
     lc->debug = debuginfo_load(path, err, sizeof err);
     bool own = is_programs_own_library(path), sync = !own && is_runtime_sync_library(path);
-    if (lc->debug && (own || sync)) {
+    bool atomics = !own && !sync && cm->observe_library_atomics && has_runtime_locks(path);
+    lc->runtime_sync = sync;
+    if (lc->debug && (own || sync || atomics)) {
         lc->sites = calloc(1, sizeof *lc->sites);
         if (!lc->sites)
             abort();
         if (own)
             site_table_build(lc->sites, lc->debug, cm->decoder);
-        else
+        else if (sync)
             site_table_build_sync(lc->sites, lc->debug, cm->decoder);
+        else
+            site_table_build_atomics(lc->sites, lc->debug, cm->decoder);
     }
     return lc;
 }
@@ -650,7 +736,7 @@ bool code_map_plant_libs(code_map *cm, pid_t pid, int mem_fd, char *err, size_t 
         lc->bias = m->start - elf_image_base_vaddr(img);
         /* The site table writes whole code sections: before the entries,
          * whose int3s it would otherwise overwrite. */
-        if (lc->sites && (!lc->sites->sync_only || cm->follow_memory) &&
+        if (lc->sites && (!lc->sites->sync_only || cm->follow_memory || cm->observe_library_atomics) &&
             !site_table_write(lc->sites, lc->bias, mem_fd, lc->sites->sync_only ? SITES_ALL : cm->planting)) {
             snprintf(err, errlen, "cannot write breakpoints into %s", lc->path);
             proc_maps_free(&maps);
@@ -909,19 +995,22 @@ bool code_map_lookup(const code_map *cm, uint64_t addr, struct breakpoint_hit *h
             hi = mid;
     }
     const struct code_site *site = NULL;
-    bool site_in_sync_table = false;
+    bool site_in_sync_table = false, lc_runtime_sync = false;
     if (cm->n_dead && site_is_dead(cm, addr))
         return false;
     if (code_map_in_exe(cm, addr)) {
         site = site_table_lookup(&cm->exe_sites, addr - cm->bias, &hit->orig);
+        site_in_sync_table = site && site->library_atomic;
     } else {
         const struct lib_cache *lc = cm->n_libs ? library_with_sites_at(cm, addr) : NULL;
         site = lc ? site_table_lookup(lc->sites, addr - lc->bias, &hit->orig) : NULL;
         site_in_sync_table = lc && lc->sites->sync_only;
+        lc_runtime_sync = lc && lc->runtime_sync;
     }
     if (!site || (cm->planting == SITES_ATOMIC && !site_in_sync_table && !(site->insn.flags & X86_ATOMIC)))
         return false;
     hit->kind = site_in_sync_table ? BP_LIB_ATOMIC : BP_SITE;
+    hit->runtime_sync = site_in_sync_table && lc_runtime_sync;
     hit->site = site;
     hit->insn = &site->insn;
     return true;

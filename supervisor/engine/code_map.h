@@ -24,7 +24,8 @@ enum model_fn {
     MF_BARRIER_WAIT,
     MF_RWLOCK_RDLOCK, MF_RWLOCK_WRLOCK, MF_RWLOCK_TRYRDLOCK, MF_RWLOCK_TRYWRLOCK, MF_RWLOCK_UNLOCK,
     MF_SPIN_LOCK, MF_SPIN_UNLOCK,
-    /* Observed, never scheduling points: they name and check objects. */
+    /* Observed, never scheduling points: they name and check objects
+     * (pthread_once excepted: a step, see model_fn_is_scheduling_point). */
     MF_MUTEX_INIT, MF_MUTEX_DESTROY, MF_COND_INIT, MF_COND_DESTROY,
     MF_SEM_INIT, MF_SEM_DESTROY, MF_BARRIER_INIT, MF_RWLOCK_INIT, MF_SPIN_INIT,
     MF_ONCE,
@@ -60,6 +61,7 @@ struct breakpoint_hit {
     enum model_fn fn;               /* BP_MODEL */
     uint8_t orig;                   /* the byte the int3 replaced */
     const struct x86_insn *insn;    /* the instruction under it, when decoded (for emulation) */
+    bool runtime_sync;              /* BP_LIB_ATOMIC: of a runtime that synchronises threads by it (libgomp) */
 };
 
 typedef struct code_map code_map;
@@ -68,6 +70,19 @@ typedef struct code_map code_map;
 code_map *code_map_build(const debuginfo *exe);
 void code_map_free(code_map *cm);
 size_t code_map_site_count(const code_map *cm);
+
+/* For the whole batch, before its first execution: the atomic
+ * instructions of the C and C++ runtimes (libc, libstdc++, libgcc_s) get
+ * breakpoints too (BP_LIB_ATOMIC, not runtime_sync), so that the words a
+ * step touches inside them (their own locks) are known: what a partial-
+ * order search needs to order two printf calls, whose FILE lock is all
+ * they visibly share. In a static executable, those of its code that is
+ * not the user's (the runtimes linked in). */
+void code_map_observe_library_atomics(code_map *cm);
+/* Observing them was asked for, but a static executable's runtimes could
+ * not be told apart from the rest of its code (stripped, and no unwind
+ * index): the words its steps touch there are unknown. */
+bool code_map_library_atomics_unseen(const code_map *cm);
 
 /* Per execution: called at the exec stop. Computes the load bias, plants the
  * site breakpoints and those modeled entries that live in the executable
@@ -100,6 +115,10 @@ bool code_map_in_own_module(const code_map *cm, uint64_t addr);
 /* In the part of the executable that is the user's code (where sites are):
  * library calls made from anywhere else are not scheduling points. */
 bool code_map_is_user_code(const code_map *cm, uint64_t addr);
+/* In the C library or the dynamic loader (or, in a static executable,
+ * in libc's part of it): code whose calls to the modeled functions are
+ * the threading implementation's own (engine/exec_stops.c). */
+bool code_map_is_threading_runtime(const code_map *cm, uint64_t addr);
 /* The shared object that runtime address addr lies in (as mapped when
  * code_map_plant_libs ran): its debug info, load bias and file name. */
 bool code_map_library_at(const code_map *cm, uint64_t addr, const debuginfo **debug, uint64_t *bias,

@@ -123,6 +123,12 @@ static uint64_t search_user_return(struct execution *ex, const struct mthread *t
     return 0;
 }
 
+uint64_t exec_user_return_on_stack(struct execution *ex, const struct mthread *t)
+{
+    uint64_t call = search_user_return(ex, t);
+    return call ? call + 1 : 0;
+}
+
 uint64_t exec_user_frame_pc(struct execution *ex, const struct mthread *t, uint64_t pc)
 {
     uint64_t frame = t->regs.rbp, at = pc;

@@ -28,6 +28,11 @@ const debuginfo *exec_module_of(struct execution *ex, uint64_t addr, uint64_t *f
 /* pc, or for code from a system header (C++ templates) the user's line
  * that led there, found through the frame-pointer chain of t. */
 uint64_t exec_user_frame_pc(struct execution *ex, const struct mthread *t, uint64_t pc);
+/* The nearest return address into the user's code (outside system
+ * headers) on t's stack, searched from its stack pointer: where the user's
+ * code called the library that t is in; 0 when there is none (every frame
+ * between was a tail call). */
+uint64_t exec_user_return_on_stack(struct execution *ex, const struct mthread *t);
 /* Where a thread is, in user terms (the call line while inside a modeled call). */
 uint64_t exec_user_pc(struct execution *ex, const struct mthread *t);
 /* The library function t is inside as the user called it ("GOMP_barrier",

@@ -104,6 +104,31 @@ enum stop_reason {
 
 const char *stop_reason_name(enum stop_reason k);
 
+/* What an execution did that its steps did not account for (exec_grounds.h):
+ * an effect between threads, or of the world on them, that no visible step
+ * carried, so that a search reordering steps cannot have reordered it. */
+enum grounds_kind {
+    GROUNDS_KEPT,               /* none: every effect was a step's */
+    GROUNDS_LIBRARY_SYNC,       /* a library synchronised threads by its own means (libgomp's atomics) */
+    GROUNDS_SIGNAL,             /* a signal delivered at a time no choice decided */
+    GROUNDS_PROCESS,            /* another process ran beside the program (fork, clone without a thread) */
+    GROUNDS_EXEC,               /* the program replaced itself (execve) */
+    GROUNDS_UNDECODED,          /* an instruction mdat could not decode ran */
+    GROUNDS_UNOBSERVED,         /* memory was shared outside any step */
+    GROUNDS_KIND_COUNT
+};
+
+/* The short name --json and the reports use ("futex", "signal"...). */
+const char *grounds_kind_name(enum grounds_kind k);
+
+/* The first effect that voided the grounds of an execution. */
+struct grounds_loss {
+    enum grounds_kind kind;     /* GROUNDS_KEPT: the execution kept its grounds */
+    uint64_t step;              /* during which step (1-based, as the trace numbers them) */
+    int thread;                 /* whose step it was (0: none ran) */
+    char what[200];             /* one line: what happened, where */
+};
+
 struct exec_result {
     enum failure_kind kind;
     bool error;                     /* mdat could not run or model the program */
@@ -136,6 +161,11 @@ struct exec_result {
     /* What the stops were for (stop_reason_name); the stops of forked
      * children and of the fork server are in ptrace_stops only. */
     uint64_t stops_by_reason[STOP_REASON_COUNT];
+    /* The first effect its steps did not account for (exec_grounds.h),
+     * and how many there were in all: a systematic search that ran it
+     * proves nothing. */
+    struct grounds_loss grounds;
+    uint64_t grounds_lost;
     struct choice_list choices;
     struct trace_event recent[EXEC_RECENT_EVENTS];  /* ring of the last events */
     uint64_t n_events;

@@ -176,6 +176,8 @@ struct execution {
     uint64_t timer_due_ns;          /* when the last real-time one armed is due (monotonic_ns), 0: none */
     uint64_t timer_period_ns;       /* and its interval, 0: once */
     uint64_t signals_sent;          /* bit sig-1: some process of the program sent sig (not refused) */
+    pid_t raised_by;                /* the thread that last sent raised_sig to itself (raise, tgkill) */
+    int raised_sig;
     int sigkill_by;                 /* the first SIGKILL it sent: the thread (0: a child process) */
     char sigkill_loc[160];          /* and where */
     bool cpu_limit_hit;             /* SIGXCPU came: a SIGKILL a second later is the kernel's */

@@ -136,6 +136,12 @@ void exec_interrupt_signalled_waits(struct execution *ex);
 /* A signal some process of the program sends (seen at its seccomp stop;
  * t: the sending thread, NULL for a forked child). */
 void exec_note_signal_sent(struct execution *ex, const struct mthread *t, int sig);
+/* t stopped at a call that sends a signal: remembered if it raises one to
+ * itself (delivered as the call returns, as a choice decided). */
+void exec_note_self_raise(struct execution *ex, const struct mthread *t);
+/* The program handles sig in t: unless t brought it on itself (a fault, a
+ * raise), when it came was no choice of the search's (exec_grounds.h). */
+void exec_judge_signal_grounds(struct execution *ex, const struct mthread *t, int sig);
 /* At the signal-delivery stop of a fatal sig in tid: true, and the
  * execution reported as cut short (exec_report_outside_kill), when a
  * process outside the program sent it (its siginfo names a sender that is

@@ -40,12 +40,22 @@ struct exec_listener_ops {
      * step: not a step, but an order the program relies on. Only when the
      * execution follows memory (code_map_plant_exe). */
     void (*library_atomic)(void *self, int thread, uint64_t addr);
+    /* The running step of `thread` touched the word at addr inside a
+     * library with an atomic instruction: libgomp's as above, and, when
+     * the batch observes them (code_map_observe_library_atomics), libc's
+     * and libstdc++'s own locks (stdio's FILE lock in every printf). Not a
+     * synchronisation of the program's (race detection ignores it), but
+     * part of what the step did: a search that reorders steps orders two
+     * steps that touched one word. */
+    void (*touched_word)(void *self, int thread, uint64_t addr);
     /* `thread` called the modeled function fn (with its first two
      * arguments, and its stack pointer at the entry: the call has returned
      * once the stack is above it) during its current step without the call
-     * being a step of its own: library code calling (libstdc++'s
-     * std::thread::join, condition_variable::wait), or pthread_once. It
-     * synchronizes all the same. */
+     * being a step of its own: the C library calling its own threading
+     * functions (C11's mtx_lock, the loader's locks, exec_stops.c's
+     * internal_to_threading_runtime). It synchronizes all the same. Also
+     * told for pthread_once, which is a step, as its step begins: its
+     * release is where it returns. */
     void (*call_within_step)(void *self, int thread, int fn, uint64_t arg0, uint64_t arg1, uint64_t sp);
     /* A heap block [addr, addr + size) was handed to the program (malloc,
      * new, realloc called from user code returned it): new data, whatever

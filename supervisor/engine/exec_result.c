@@ -1,5 +1,5 @@
 /* exec_result: freeing a result, reading its ring of recent events, naming
- * its kinds of stops. */
+ * its kinds of stops and of lost grounds. */
 #include "supervisor/engine/exec_config.h"
 
 #include <stdlib.h>
@@ -44,4 +44,18 @@ const char *stop_reason_name(enum stop_reason k)
         [STOP_REASON_PAGES] = "pages",
     };
     return k < STOP_REASON_COUNT ? names[k] : "other";
+}
+
+const char *grounds_kind_name(enum grounds_kind k)
+{
+    static const char *const names[GROUNDS_KIND_COUNT] = {
+        [GROUNDS_KEPT] = "kept",
+        [GROUNDS_LIBRARY_SYNC] = "library_sync",
+        [GROUNDS_SIGNAL] = "signal",
+        [GROUNDS_PROCESS] = "process",
+        [GROUNDS_EXEC] = "exec",
+        [GROUNDS_UNDECODED] = "undecoded_instruction",
+        [GROUNDS_UNOBSERVED] = "unobserved_sharing",
+    };
+    return k < GROUNDS_KIND_COUNT ? names[k] : "other";
 }

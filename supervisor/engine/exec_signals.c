@@ -8,10 +8,13 @@
  * outside (another shell's kill): every signal the program's processes
  * send stops at seccomp and is noted, so one it never sent, from a sender
  * that is none of its processes, came from outside and is no verdict.
- * Also keeps a SIGTRAP handler of the program's own from being blocked
- * while it runs, where mdat's traps would reset it (exec_sigtrap_handler). */
+ * Also whether a signal handled came at a time a choice decided (a fault,
+ * a raise to oneself) or not, which voids a search's grounds; and keeps a
+ * SIGTRAP handler of the program's own from being blocked while it runs,
+ * where mdat's traps would reset it (exec_sigtrap_handler). */
 #include "supervisor/engine/code_names.h"
 #include "supervisor/engine/exec_engine.h"
+#include "supervisor/engine/exec_grounds.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -161,6 +164,46 @@ void exec_report_outside_kill(struct execution *ex, int sig, pid_t sender)
     exec_set_error(ex, "the program (pid %d) was killed from outside by SIG%s (%snot by the program or mdat)",
                    (int)ex->pid, name ? name : "?", by);
     ex->res->interrupted = true;
+}
+
+void exec_note_self_raise(struct execution *ex, const struct mthread *t)
+{
+    long nr = (long)t->regs.orig_rax;
+    uint64_t target = nr == SYS_tgkill ? t->regs.rsi : t->regs.rdi;
+    int sig = (int)(nr == SYS_tgkill ? t->regs.rdx : t->regs.rsi);
+    if ((nr == SYS_tgkill || nr == SYS_tkill) && (pid_t)target == t->tid && sig > 0) {
+        ex->raised_by = t->tid;
+        ex->raised_sig = sig;
+    }
+}
+
+/* sig comes from t's own instruction: a fault (the kernel names its cause
+ * in si_code > 0) or a raise to itself, delivered as its call returns. */
+static bool synchronous(struct execution *ex, const struct mthread *t, int sig, const siginfo_t *si)
+{
+    switch (sig) {
+    case SIGSEGV: case SIGBUS: case SIGFPE: case SIGILL: case SIGTRAP: case SIGSYS:
+        if (si->si_code > 0)
+            return true;
+        break;
+    default:
+        break;
+    }
+    if (si->si_code == SI_TKILL && si->si_pid == ex->pid && ex->raised_by == t->tid && ex->raised_sig == sig) {
+        ex->raised_by = 0;
+        return true;
+    }
+    return false;
+}
+
+void exec_judge_signal_grounds(struct execution *ex, const struct mthread *t, int sig)
+{
+    siginfo_t si;
+    if (ex->res->grounds_lost || (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) == 0 && synchronous(ex, t, sig, &si)))
+        return;
+    const char *name = sigabbrev_np(sig);
+    exec_grounds_lost(ex, GROUNDS_SIGNAL, "SIG%s reached T%d at a time no choice decided (sent by another thread, a timer or "
+                      "a child)", name ? name : "?", t->id);
 }
 
 /* The kernel's struct sigaction, as rt_sigaction takes it. */

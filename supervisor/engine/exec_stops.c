@@ -13,6 +13,7 @@
 #include "supervisor/engine/code_names.h"
 #include "supervisor/engine/exec_ahead.h"
 #include "supervisor/engine/exec_engine.h"
+#include "supervisor/engine/exec_grounds.h"
 #include "supervisor/engine/exec_pages.h"
 #include "supervisor/engine/inject_stub.h"
 #include "supervisor/engine/exec_tso.h"
@@ -389,6 +390,7 @@ static enum run_outcome on_syscall(struct execution *ex, struct mthread *t)
     case SYS_pidfd_send_signal:
         if (exec_refuse_call(ex, t, t->tid))
             return RUNS_ON;
+        exec_note_self_raise(ex, t);
         /* The kernel sends it; blocked threads are looked at before the
          * next step (exec_interrupt_signalled_waits). */
         ex->signal_sent = true;
@@ -565,6 +567,8 @@ static bool shares_memory(const struct execution *ex, pid_t child)
  * program is refused with what it did, never judged. */
 static enum run_outcome new_process(struct execution *ex, const struct mthread *t, pid_t child, bool vfork)
 {
+    exec_grounds_lost(ex, GROUNDS_PROCESS, "T%d made a process (%s) that runs beside the program, outside the schedule",
+                      ex->running, vfork ? "vfork" : "fork");
     bool shared = vfork || shares_memory(ex, child);
     if (!shared) {
         int fd = tracee_open_mem(child);
@@ -736,6 +740,22 @@ static void heap_call(struct execution *ex, struct mthread *t, enum model_fn fn,
     }
 }
 
+/* A modeled call from code that is not the user's which stays inside the
+ * running step: the C library's and the loader's calls to their own
+ * threading functions (the loader's locks in every dlopen and, in a static
+ * program, pthread_create; C11's mtx_lock, cnd_wait, thrd_join and
+ * thrd_exit calling the POSIX function on the same object, whose own call
+ * is already the step; libc's internal rwlocks and pthread_once). They act
+ * on objects the program cannot name, or repeat a step's operation: the
+ * only effect another thread can observe is contention, a futex call the
+ * step did not account for, which voids the grounds of a search
+ * (exec_futex.c). pthread_create stays a step from anywhere: a thread
+ * made by thrd_create or a SIGEV_THREAD timer is the program's. */
+static bool internal_to_threading_runtime(struct execution *ex, enum model_fn fn, uint64_t ret)
+{
+    return fn != MF_THREAD_CREATE && code_map_is_threading_runtime(ex->cfg->code, ret);
+}
+
 /* t stopped at the entry of a modeled library function (fn), which will
  * return to ret. */
 static enum run_outcome on_model_entry(struct execution *ex, struct mthread *t, enum model_fn fn, uint64_t ret)
@@ -753,10 +773,11 @@ static enum run_outcome on_model_entry(struct execution *ex, struct mthread *t, 
             heap_call(ex, t, fn, ret);
         return RUNS_ON;
     }
+    if (fn >= MF_OMP_PARALLEL && fn <= MF_OMP_PARALLEL_SECTIONS && !ex->res->grounds_lost)
+        exec_grounds_lost(ex, GROUNDS_LIBRARY_SYNC, "T%d started an OpenMP parallel region: libgomp synchronises its "
+                          "team by its own atomics and futexes, not by steps", t->id);
     if (!model_fn_is_scheduling_point(fn)) {
         /* init and destroy: observed, and judged, on the spot. */
-        if (fn == MF_ONCE && ex->cfg->n_listeners)
-            tell_call_within_step(ex, t, fn);
         if (!from_user)
             return RUNS_ON;
         t->in_call = false;     /* user code called: any earlier call has returned */
@@ -780,18 +801,26 @@ static enum run_outcome on_model_entry(struct execution *ex, struct mthread *t, 
             target->cancel_requested = true;
     }
     if (!from_user) {
-        /* Called by library code (ld.so, libstdc++): part of that library's
-         * step, not a scheduling point. Keep the user's call as the context
-         * if there is one. */
-        if (!t->in_call)
-            enter_call(t, fn, 0);
-        tell_call_within_step(ex, t, fn);
-        return RUNS_ON;
+        if (internal_to_threading_runtime(ex, fn, ret)) {
+            /* Part of the step the thread is in. Keep the user's call as
+             * the context if there is one. */
+            if (!t->in_call)
+                enter_call(t, fn, 0);
+            tell_call_within_step(ex, t, fn);
+            return RUNS_ON;
+        }
+        /* Made on the user's behalf by another library (libstdc++'s
+         * notify_one and join, libgomp, a chain of tail calls from the
+         * user's code): a step like the user's own call, placed at the
+         * user's frame that led there (none after tail calls: then the
+         * user's last place). */
+        ret = exec_user_return_on_stack(ex, t);
     }
     if (ex->model_state)
         ex->model->call_seen(ex->model_state, t, fn, t->regs.rdi, t->regs.rsi);
     enter_call(t, fn, ret);
-    t->last_user_pc = ret - 1;
+    if (ret)
+        t->last_user_pc = ret - 1;
     t->op = OP_CALL;
     t->fn = fn;
     return RUN_NEXT_OP;
@@ -808,13 +837,24 @@ static void tell_allocated(struct execution *ex, const struct mthread *t)
     }
 }
 
-static void tell_library_atomic(struct execution *ex, const struct mthread *t, const struct x86_insn *in)
+/* An atomic instruction inside a library (hit): the word it touches is
+ * part of the step; a runtime's synchronisation (libgomp's) is also an
+ * order the program relies on that no step carries. */
+static void tell_library_atomic(struct execution *ex, const struct mthread *t, const struct breakpoint_hit *hit)
 {
-    uint64_t addr = x86_effective_address(in, 0, &t->regs);
+    uint64_t addr = x86_effective_address(hit->insn, 0, &t->regs);
     for (int i = 0; i < ex->cfg->n_listeners; i++) {
         const struct exec_listener *l = &ex->cfg->listeners[i];
-        if (l->ops->library_atomic)
+        if (hit->runtime_sync && l->ops->library_atomic)
             l->ops->library_atomic(l->self, t->id, addr);
+        if (l->ops->touched_word)
+            l->ops->touched_word(l->self, t->id, addr);
+    }
+    if (hit->runtime_sync && !ex->res->grounds_lost) {
+        char where[128];
+        exec_format_code(ex, t->regs.rip, where, sizeof where);
+        exec_grounds_lost(ex, GROUNDS_LIBRARY_SYNC, "T%d synchronised inside a runtime library (an atomic at %s)", t->id,
+                          where);
     }
 }
 
@@ -872,7 +912,7 @@ static enum run_outcome on_breakpoint(struct execution *ex, struct mthread *t, u
         t->site = hit.site;
         return RUN_NEXT_OP;
     case BP_LIB_ATOMIC:
-        tell_library_atomic(ex, t, hit.insn);
+        tell_library_atomic(ex, t, &hit);
         if (ex->pages && hit.insn->n_mem)
             exec_pages_library_atomic(ex, t, x86_effective_address(hit.insn, 0, &t->regs));
         return RUNS_ON;     /* carried out or stepped over when it resumes */
@@ -955,6 +995,7 @@ static enum run_outcome on_signal(struct execution *ex, struct mthread *t, int s
     /* glibc's SIGCANCEL (the first real-time signal): pthread_cancel acts. */
     if (sig == SIGRTMIN_KERNEL)
         t->cancelled = true;
+    exec_judge_signal_grounds(ex, t, sig);
     if (!tracee_cont(t->tid, sig))
         return RUN_ERROR;
     int w = exec_wait_thread(ex, t->tid, status);
@@ -1009,6 +1050,7 @@ static enum run_outcome on_stop(struct execution *ex, struct mthread *t, int *st
         /* exec replaces the program mdat was scheduling: from here on it
          * runs on its own, as a forked child does, under the main thread's
          * tid (which a thread that is not the main one takes). */
+        exec_grounds_lost(ex, GROUNDS_EXEC, "T%d replaced the program (execve): what runs next is not scheduled", t->id);
         exec_add_passive(ex, ex->pid);
         tracee_cont(ex->pid, 0);
         return RUN_PROCESS_EXITING;
@@ -1045,6 +1087,10 @@ enum run_outcome exec_run_thread(struct execution *ex, struct mthread *t)
 {
     if (t->op == OP_EXIT)
         return hold_at_exit(ex, t);
+    /* pthread_once orders what its initialisation did before every
+     * return from it: the listeners follow the call from where it runs. */
+    if (t->op == OP_CALL && t->fn == MF_ONCE && ex->cfg->n_listeners)
+        tell_call_within_step(ex, t, MF_ONCE);
     int status;
     bool first = true;
     for (;;) {

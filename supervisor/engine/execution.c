@@ -11,6 +11,7 @@
  * gone, a deadlock, a failure, the step limit or the wall-clock limit. */
 #include "supervisor/engine/code_names.h"
 #include "supervisor/engine/exec_engine.h"
+#include "supervisor/engine/exec_grounds.h"
 #include "supervisor/engine/exec_pages.h"
 #include "supervisor/engine/exec_tso.h"
 #include "supervisor/engine/exec_template.h"
@@ -66,7 +67,12 @@ static void next_visible_op(const struct mthread *t, struct visible_op *op)
     case OP_WOKEN:
     case OP_TIMEDOUT:
     case OP_INTERRUPTED:
+        /* Back from a modeled call's wait, the call goes on with its object:
+         * it takes the lock, the semaphore's count, the condition
+         * variable's mutex again. */
         op->kind = VIS_RESUME;
+        if (t->in_call)
+            op->addr = t->call_fn == MF_COND_WAIT || t->call_fn == MF_COND_TIMEDWAIT ? t->call_arg[1] : t->call_arg[0];
         break;
     case OP_EXIT:
         op->kind = VIS_EXIT;
@@ -866,6 +872,10 @@ bool execution_run(const struct exec_config *cfg, struct exec_result *res)
         exec_tso_begin(&ex);
         if (ok) {
             tell_begin_end(&ex, true);
+            if (code_map_library_atomics_unseen(cfg->code))
+                exec_grounds_lost(&ex, GROUNDS_UNOBSERVED, "the C library is linked into %s, which has no symbols to "
+                                  "tell its functions apart: the lock words its steps touch there are not seen",
+                                  cfg->path);
             ok = schedule_loop(&ex);
             tell_begin_end(&ex, false);
         } else {

@@ -98,6 +98,7 @@ static void add_site(struct site_table *st, uint64_t vaddr, const struct x86_ins
     }
     st->sites[st->n_sites].vaddr = vaddr;
     st->sites[st->n_sites].insn = *insn;
+    st->sites[st->n_sites].library_atomic = false;
     st->n_sites++;
 }
 
@@ -386,6 +387,117 @@ void site_table_build_sync(struct site_table *st, const debuginfo *di, x86_decod
     }
     free(uf.starts);
     build_patched_sections(st);
+}
+
+/* A compare-and-swap or an exchange with memory: how a runtime's lock, a
+ * once flag or a lock-free list changes hands. Atomic arithmetic (thread
+ * counts, reference counts) commutes with itself and is left out: two
+ * thread ends that count __nptl_nthreads down are no order between them. */
+static bool takes_or_hands_over(const struct x86_insn *in)
+{
+    if (!(in->flags & X86_ATOMIC) || in->n_mem == 0)
+        return false;
+    return in->emulation == X86_EMU_XCHG || in->emulation == X86_EMU_CMPXCHG || strstr(in->text, "xchg") != NULL;
+}
+
+/* The compare-and-swaps and exchanges of one function [lo, hi), decoded from its
+ * start: past an instruction that does not decode, where the next one
+ * begins is a guess, and an int3 planted on a guess could land inside an
+ * instruction the CPU runs. */
+static void scan_function_atomics(struct site_table *st, x86_decoder *dec, const struct elf_section *sec, uint64_t lo,
+                                  uint64_t hi)
+{
+    uint64_t addr = lo;
+    while (addr < hi) {
+        struct x86_insn insn;
+        if (!x86_decode(dec, sec->data + (addr - sec->addr), hi - addr, addr, &insn))
+            return;
+        if (takes_or_hands_over(&insn))
+            add_site(st, addr, &insn);
+        addr += insn.length;
+    }
+}
+
+void site_table_build_atomics(struct site_table *st, const debuginfo *di, x86_decoder *dec)
+{
+    memset(st, 0, sizeof *st);
+    st->di = di;
+    st->sync_only = true;
+    const elf_image *img = debuginfo_elf(di);
+    uint64_t *starts = NULL;
+    size_t n = eh_frame_function_starts(img, &starts);
+    for (size_t i = 0; i < n; i++) {
+        const struct elf_section *sec = section_containing(img, starts[i]);
+        if (!sec || !sec->exec)
+            continue;
+        uint64_t end = sec->addr + sec->size;
+        uint64_t hi = i + 1 < n && starts[i + 1] < end ? starts[i + 1] : end;
+        scan_function_atomics(st, dec, sec, starts[i], hi);
+    }
+    free(starts);
+    if (st->n_sites > 1)
+        qsort(st->sites, st->n_sites, sizeof *st->sites, cmp_site);
+    build_patched_sections(st);
+}
+
+/* Function boundaries in a static executable: its symbols (the unwind
+ * table's index, .eh_frame_hdr, is not linked into static programs), else
+ * the unwind table when there is one. n 0: none known. */
+static size_t function_bounds(const elf_image *img, uint64_t **lo, uint64_t **hi)
+{
+    const struct elf_symbol *fns;
+    size_t n_fns = elf_image_functions(img, &fns), n = 0;
+    if (n_fns > 0 && elf_image_has_symtab(img)) {
+        *lo = malloc(n_fns * sizeof **lo);
+        *hi = malloc(n_fns * sizeof **hi);
+        if (!*lo || !*hi)
+            abort();
+        for (size_t i = 0; i < n_fns; i++)
+            if (fns[i].size > 0) {
+                (*lo)[n] = fns[i].addr;
+                (*hi)[n++] = fns[i].addr + fns[i].size;
+            }
+        return n;
+    }
+    n = eh_frame_function_starts(img, lo);
+    *hi = malloc((n ? n : 1) * sizeof **hi);
+    if (!*hi)
+        abort();
+    for (size_t i = 0; i < n; i++) {
+        const struct elf_section *sec = section_containing(img, (*lo)[i]);
+        uint64_t end = sec ? sec->addr + sec->size : (*lo)[i];
+        (*hi)[i] = i + 1 < n && (*lo)[i + 1] < end ? (*lo)[i + 1] : end;
+    }
+    return n;
+}
+
+bool site_table_add_library_atomics(struct site_table *st, x86_decoder *dec)
+{
+    const elf_image *img = debuginfo_elf(st->di);
+    size_t before = st->n_sites;
+    uint64_t *lo = NULL, *hi = NULL;
+    size_t n = function_bounds(img, &lo, &hi);
+    for (size_t i = 0; i < n; i++) {
+        const struct elf_section *sec = section_containing(img, lo[i]);
+        if (!sec || !sec->exec || site_table_is_user(st, lo[i]))
+            continue;
+        uint64_t end = sec->addr + sec->size;
+        scan_function_atomics(st, dec, sec, lo[i], hi[i] < end ? hi[i] : end);
+    }
+    free(lo);
+    free(hi);
+    for (size_t i = before; i < st->n_sites; i++)
+        st->sites[i].library_atomic = true;
+    if (st->n_sites > before) {
+        qsort(st->sites, st->n_sites, sizeof *st->sites, cmp_site);
+        for (size_t i = 0; i < st->n_patched; i++)
+            free(st->patched[i].bytes);
+        free(st->patched);
+        st->patched = NULL;
+        st->n_patched = 0;
+        build_patched_sections(st);
+    }
+    return n > 0;
 }
 
 void site_table_free(struct site_table *st)

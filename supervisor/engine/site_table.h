@@ -21,6 +21,10 @@
 struct code_site {
     uint64_t vaddr;             /* file virtual address */
     struct x86_insn insn;
+    /* A compare-and-swap or exchange of the C library linked into a static
+     * executable (site_table_add_library_atomics): no visible operation,
+     * only a word the step touches. */
+    bool library_atomic;
 };
 
 struct patched_section {
@@ -62,6 +66,20 @@ void site_table_build(struct site_table *st, const debuginfo *di, x86_decoder *d
  * barriers and work sharing synchronize threads, which the program relies
  * on without calling a modeled function. No user code. */
 void site_table_build_sync(struct site_table *st, const debuginfo *di, x86_decoder *dec);
+/* The compare-and-swaps and exchanges (cmpxchg, xchg: how locks and once
+ * flags change hands; not atomic arithmetic, which commutes) of a library
+ * whose functions the unwind table lists (libc, libstdc++): each function
+ * decoded from its start, and none of it after an instruction capstone
+ * cannot decode (a guess at the next one could put an int3 inside an
+ * instruction). What a search counts as the words a step touched inside
+ * the library (code_map_observe_library_atomics). */
+void site_table_build_atomics(struct site_table *st, const debuginfo *di, x86_decoder *dec);
+/* The same compare-and-swaps and exchanges in the code of a static
+ * executable that is not the user's (the C and C++ runtimes linked in),
+ * added to its table as library_atomic sites; the patched sections are
+ * made again. False when its functions cannot be told apart (stripped,
+ * no unwind index): then none are added. */
+bool site_table_add_library_atomics(struct site_table *st, x86_decoder *dec);
 void site_table_free(struct site_table *st);
 /* Which sites carry an int3: every one; only the atomic instructions
  * (while page ownership finds the shared accesses, exec_pages.h); none

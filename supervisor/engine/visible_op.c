@@ -6,9 +6,10 @@ static bool is_access(const struct visible_op *op)
     return op->kind == VIS_READ || op->kind == VIS_WRITE || op->kind == VIS_UPDATE;
 }
 
+/* A resume with an object is its call going on (visible_op.h). */
 static bool touches_object(const struct visible_op *op)
 {
-    return op->kind == VIS_SYNC || op->kind == VIS_JOIN || op->kind == VIS_IO;
+    return op->kind == VIS_SYNC || op->kind == VIS_JOIN || op->kind == VIS_IO || (op->kind == VIS_RESUME && op->addr);
 }
 
 bool visible_op_writes(const struct visible_op *op)

@@ -20,7 +20,9 @@ enum visible_kind {
     VIS_SPAWN,      /* pthread_create */
     VIS_JOIN,       /* pthread_join: object is the target's pthread_t */
     VIS_YIELD,      /* sched_yield, a sleep */
-    VIS_RESUME,     /* returning from a wait: woken, timed out, interrupted */
+    VIS_RESUME,     /* returning from a wait: woken, timed out, interrupted; inside a
+                     * modeled call, addr is the object the call takes again (the
+                     * lock, the semaphore, a condition variable's mutex) */
     VIS_EXIT,       /* the thread or the process ends */
     VIS_IO,         /* a blocking system call on a file descriptor */
 };

@@ -203,8 +203,15 @@ struct explore_summary {
      * equivalent interleavings, dfs: schedules) and the bound it reached
      * (dfs; -1: none). */
     bool systematic;
+    bool searched_all;  /* the strategy went through its whole space (exhaustive if nothing below voids it) */
     bool exhaustive;
     bool too_long;      /* the search ended, but an execution was too long to analyse: no proof */
+    /* The search ended, but some execution had an effect its steps did not
+     * account for (engine/exec_grounds.h): the first one, the execution it
+     * was in, and how many executions had one. No proof either. */
+    struct grounds_loss grounds;
+    uint64_t grounds_execution;
+    uint64_t grounds_executions;
     uint64_t classes;
     int bound;
     /* explore_run returned false because something outside killed the

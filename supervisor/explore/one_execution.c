@@ -205,10 +205,15 @@ bool run_one(struct program *prog, const struct explore_options *opt, struct str
     struct program_input none;
     program_input_none(&none);
     int input = io->tmpl ? -1 : program_input_open(opt->input ? opt->input : &none);
+    /* The strategy's listener first: a detector that judges a step a
+     * failure (a race) ends the telling, and dpor must still hear of that
+     * step, or it never reorders it against the step it raced with. */
     struct exec_listener listeners[DETECT_MAX_LISTENERS + 1];
-    int n_listeners = opt->detectors ? detectors_listeners(opt->detectors, index, listeners) : 0;
+    int n_listeners = 0;
     if (strat->listener.ops)
         listeners[n_listeners++] = strat->listener;
+    if (opt->detectors)
+        n_listeners += detectors_listeners(opt->detectors, index, listeners + n_listeners);
     struct exec_config cfg = {
         .exe = prog->debug,
         .code = prog->code,

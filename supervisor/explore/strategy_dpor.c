@@ -14,7 +14,13 @@
  * which every thread that can run sleeps is cut short and is no class.
  *
  * Dependent: visible_ops_conflict (the same memory, one of them writing;
- * calls on the same sync object), and the process's exit with everything.
+ * calls on the same sync object), and the process's exit with everything;
+ * besides its operation, a step's footprint counts: the words it touched
+ * inside libraries (libc's own locks: two printf calls share stdout's FILE
+ * lock and nothing else a step shows) and its futex calls, as the engine
+ * tells them while the step runs (exec_listener.touched_word, futex_call).
+ * A sleeping thread's footprint is that of the step it took from the node
+ * where it went to sleep (the same state, the same step).
  * Ordered besides: each thread's own steps, a pthread_create before the new
  * thread's first step, a wake before the woken thread's next step, a
  * thread's end before the join that waited for it. The strategy hears of
@@ -47,6 +53,21 @@ enum { MAX_EVENTS = STRATEGY_DPOR_MAX_STEPS };
  * is no longer preferred (a spin loop must let the others in). */
 enum { SPIN_LIMIT = 1000 };
 
+/* Words a step touched besides its operation; more than fit: every
+ * other step depends on it. */
+enum { FOOTPRINT_WORDS = 6 };
+struct footprint {
+    uint8_t n;
+    bool overflow;
+    uint64_t word[FOOTPRINT_WORDS];
+};
+
+/* A thread's step from a node, with its footprint. */
+struct taken_step {
+    int thread;
+    struct footprint fp;
+};
+
 struct wait_choice {
     int n;
     int ids[MAX_WAITERS];
@@ -61,6 +82,9 @@ struct dpor_node {
     int chosen;
     struct idset backtrack, done, sleep;
     struct visible_op *sleep_ops;
+    struct footprint *sleep_fps;
+    struct taken_step *taken;   /* the footprint of each done thread's step from here */
+    size_t n_taken;
     struct wait_choice *wait;
     int n_wait;
 };
@@ -68,6 +92,7 @@ struct dpor_node {
 struct dpor_event {
     int thread;
     struct visible_op op;
+    struct footprint fp;
     int pred[2];                /* ordered after these events besides program order (-1: none) */
     uint32_t local;             /* 1-based index among its thread's events */
 };
@@ -92,6 +117,7 @@ struct dpor_state {
     struct thread_info *th;
     size_t cap_th;
     bool blocked;               /* cut short: every thread that could run sleeps */
+    struct footprint step_fp;   /* of the step under way */
     int run_thread;             /* the thread of the current streak, and its length */
     uint64_t run_length;
     uint64_t classes;
@@ -121,9 +147,45 @@ static void idset_add(struct idset *s, int id)
     s->at[s->n++] = id;
 }
 
-static bool dependent(const struct visible_op *a, const struct visible_op *b)
+static void footprint_add(struct footprint *fp, uint64_t word)
 {
-    return a->kind == VIS_EXIT || b->kind == VIS_EXIT || visible_ops_conflict(a, b);
+    for (int i = 0; i < fp->n; i++)
+        if (fp->word[i] == word)
+            return;
+    if (fp->n == FOOTPRINT_WORDS)
+        fp->overflow = true;
+    else
+        fp->word[fp->n++] = word;
+}
+
+/* A word of a footprint against an operation: as an atomic update of it. */
+static bool word_conflicts(uint64_t word, const struct visible_op *op)
+{
+    struct visible_op w = {.kind = VIS_UPDATE, .atomic = true, .size = 4, .fn = -1, .addr = word};
+    return visible_ops_conflict(&w, op);
+}
+
+static bool footprint_conflicts(const struct footprint *a, const struct visible_op *b_op, const struct footprint *b)
+{
+    for (int i = 0; i < a->n; i++) {
+        if (word_conflicts(a->word[i], b_op))
+            return true;
+        for (int k = 0; b && k < b->n; k++)
+            if (a->word[i] == b->word[k])
+                return true;
+    }
+    return false;
+}
+
+/* Two steps, each an operation and a footprint (NULL: none known). */
+static bool dependent(const struct visible_op *a, const struct footprint *fa, const struct visible_op *b,
+                      const struct footprint *fb)
+{
+    if (a->kind == VIS_EXIT || b->kind == VIS_EXIT || visible_ops_conflict(a, b))
+        return true;
+    if ((fa && fa->overflow) || (fb && fb->overflow))
+        return true;
+    return (fa && footprint_conflicts(fa, b, fb)) || (fb && footprint_conflicts(fb, a, NULL));
 }
 
 static struct thread_info *thread_info(struct dpor_state *d, int id)
@@ -152,6 +214,8 @@ static void node_free(struct dpor_node *n)
     free(n->done.at);
     free(n->sleep.at);
     free(n->sleep_ops);
+    free(n->sleep_fps);
+    free(n->taken);
     free(n->wait);
     memset(n, 0, sizeof *n);
 }
@@ -174,15 +238,40 @@ static const struct visible_op *op_at(const struct dpor_node *n, int q)
     return NULL;
 }
 
-static void sleep_add(struct dpor_node *n, int q, const struct visible_op *op)
+/* The footprint of q's step from node n (q is done there), NULL if unknown. */
+static const struct footprint *taken_fp(const struct dpor_node *n, int q)
+{
+    for (size_t i = 0; i < n->n_taken; i++)
+        if (n->taken[i].thread == q)
+            return &n->taken[i].fp;
+    return NULL;
+}
+
+static void set_taken(struct dpor_node *n, int q, const struct footprint *fp)
+{
+    for (size_t i = 0; i < n->n_taken; i++)
+        if (n->taken[i].thread == q) {
+            n->taken[i].fp = *fp;
+            return;
+        }
+    n->taken = realloc(n->taken, (n->n_taken + 1) * sizeof *n->taken);
+    if (!n->taken)
+        abort();
+    n->taken[n->n_taken++] = (struct taken_step){q, *fp};
+}
+
+static void sleep_add(struct dpor_node *n, int q, const struct visible_op *op, const struct footprint *fp)
 {
     if (idset_has(&n->sleep, q))
         return;
     idset_add(&n->sleep, q);
     n->sleep_ops = realloc(n->sleep_ops, n->sleep.cap * sizeof *n->sleep_ops);
-    if (!n->sleep_ops)
+    n->sleep_fps = realloc(n->sleep_fps, n->sleep.cap * sizeof *n->sleep_fps);
+    if (!n->sleep_ops || !n->sleep_fps)
         abort();
     n->sleep_ops[n->sleep.n - 1] = *op;
+    /* Unknown: as if it touched everything (it wakes on any step). */
+    n->sleep_fps[n->sleep.n - 1] = fp ? *fp : (struct footprint){.overflow = true};
 }
 
 /* Node k (k == n_nodes) for the state after event k-1: its sleep set is the
@@ -204,13 +293,16 @@ static struct dpor_node *new_node(struct dpor_state *d)
     const struct dpor_node *parent = &d->nodes[k - 1];
     const struct dpor_event *e = &d->ev[k - 1];
     for (size_t i = 0; i < parent->sleep.n; i++)
-        if (parent->sleep.at[i] != e->thread && !dependent(&parent->sleep_ops[i], &e->op))
-            sleep_add(n, parent->sleep.at[i], &parent->sleep_ops[i]);
+        if (parent->sleep.at[i] != e->thread &&
+            !dependent(&parent->sleep_ops[i], &parent->sleep_fps[i], &e->op, &e->fp))
+            sleep_add(n, parent->sleep.at[i], &parent->sleep_ops[i], &parent->sleep_fps[i]);
     for (size_t i = 0; i < parent->done.n; i++) {
         int q = parent->done.at[i];
         const struct visible_op *op = op_at(parent, q);
-        if (q != e->thread && op && !dependent(op, &e->op))
-            sleep_add(n, q, op);
+        const struct footprint *fp = taken_fp(parent, q);
+        struct footprint unknown = {.overflow = true};
+        if (q != e->thread && op && !dependent(op, fp ? fp : &unknown, &e->op, &e->fp))
+            sleep_add(n, q, op, fp);
     }
     return n;
 }
@@ -225,6 +317,7 @@ static void dpor_begin(struct strategy *s, uint64_t exec_seed, uint64_t estimate
     d->blocked = false;
     d->run_thread = 0;
     d->run_length = 0;
+    d->step_fp = (struct footprint){0};
     for (size_t i = 0; i < d->cap_th; i++)
         d->th[i] = (struct thread_info){{-1, -1}, -1, 0, 0, -1};
     s->stop = false;
@@ -352,6 +445,8 @@ static bool on_step(void *self, struct execution *ex, uint64_t step, int thread,
 {
     struct dpor_state *d = self;
     count_streak(d, thread);
+    struct footprint fp = d->step_fp;
+    d->step_fp = (struct footprint){0};
     if (d->n_ev >= MAX_EVENTS) {
         d->too_long = true;
         return true;
@@ -373,7 +468,8 @@ static bool on_step(void *self, struct execution *ex, uint64_t step, int thread,
         idset_add(&n->backtrack, thread);
         idset_add(&n->done, thread);
     }
-    d->ev[d->n_ev++] = (struct dpor_event){thread, *op, {t->pending[0], t->pending[1]}, ++t->count};
+    set_taken(&d->nodes[k], thread, &fp);
+    d->ev[d->n_ev++] = (struct dpor_event){thread, *op, fp, {t->pending[0], t->pending[1]}, ++t->count};
     t->pending[0] = t->pending[1] = -1;
     t->last = (int)k;
     d->wpos = 0;
@@ -416,8 +512,22 @@ static void on_exited(void *self, int thread, uint64_t pthread)
     }
 }
 
+static void on_touched_word(void *self, int thread, uint64_t addr)
+{
+    struct dpor_state *d = self;
+    footprint_add(&d->step_fp, addr);
+}
+
+static void on_futex_call(void *self, int thread, uint64_t addr, bool wakes)
+{
+    struct dpor_state *d = self;
+    footprint_add(&d->step_fp, addr);
+}
+
 static const struct exec_listener_ops dpor_listener_ops = {
     .after_step = on_step,
+    .touched_word = on_touched_word,
+    .futex_call = on_futex_call,
     .thread_created = on_created,
     .woke = on_woke,
     .thread_exited = on_exited,
@@ -603,7 +713,7 @@ void dpor_find_races(struct dpor_state *d)
         /* The latest dependent events first: one already ordered before a
          * later one's clock is no race with j. */
         for (size_t i = j; i-- > 0;) {
-            if (ev[i].thread == t || !dependent(&ev[i].op, &ev[j].op))
+            if (ev[i].thread == t || !dependent(&ev[i].op, &ev[i].fp, &ev[j].op, &ev[j].fp))
                 continue;
             if (!before(ev, vj, (int)i) && j >= d->changed)
                 reverse_race(d, vc, width, i, j);

@@ -42,6 +42,10 @@ void systematic_run(struct program *prog, const struct explore_options *opt, str
                     struct systematic_found *found, struct explore_summary *sum)
 {
     struct strategy *strat = strategy_for_options(opt);
+    /* A strategy that counts what steps touch inside libraries (dpor) needs
+     * their atomics planted from the first execution on. */
+    if (strat->listener.ops && strat->listener.ops->touched_word)
+        code_map_observe_library_atomics(prog->code);
     struct run_io io = run_io_begin(prog, opt, opt->show_output);
     struct trace_tee live = {0};
     if (opt->trace)
@@ -68,10 +72,15 @@ void systematic_run(struct program *prog, const struct explore_options *opt, str
          * equivalent to one already run: no class of its own. */
         if (ok && !res.stopped)
             sum->classes++;
+        if (ok && res.grounds.kind != GROUNDS_KEPT && sum->grounds_executions++ == 0) {
+            sum->grounds = res.grounds;
+            sum->grounds_execution = i;
+        }
         exec_result_free(&res);
         if (!ok || (w.kind != FAIL_NONE && !keeps_going(opt)))
             break;
         if (!strat->ops->advance(strat)) {
+            sum->searched_all = true;
             sum->exhaustive = true;
             break;
         }
@@ -82,6 +91,11 @@ void systematic_run(struct program *prog, const struct explore_options *opt, str
         sum->exhaustive = false;
         sum->too_long = true;
     }
+    /* The end of the search space is a proof only if every execution in it
+     * went to its end and every effect in it was a step the search could
+     * reorder. */
+    if (sum->grounds_executions > 0 || sum->incomplete > 0)
+        sum->exhaustive = false;
     sum->bound = bound;
     run_io_end(&io);
     strategy_free(strat);

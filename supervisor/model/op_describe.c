@@ -192,7 +192,9 @@ void model_describe_next(struct model *m, const struct mthread *t, struct trace_
         /* The lost wake-up: a signal nobody waits for does nothing. */
         if ((t->fn == MF_COND_SIGNAL || t->fn == MF_COND_BROADCAST) && cond_waiters(m, t->call_arg[0]) == 0)
             snprintf(ev->value, sizeof ev->value, "(nobody waits: no effect)");
-        set_where(m, ev, exec_user_frame_pc(m->ex, t, t->call_site ? t->call_site - 1 : t->regs.rip));
+        /* (A call library code made after tail calls has no call site of
+         * the user's: the user's last place.) */
+        set_where(m, ev, exec_user_frame_pc(m->ex, t, exec_user_pc(m->ex, t)));
         break;
     case OP_YIELD:
     case OP_SLEEP:

@@ -73,10 +73,12 @@ static void print_search_end(const struct explore_options *opt, const struct exp
     if (!dpor && opt->max_bound >= 0)
         snprintf(within, sizeof within, " within %s bound %d", opt->dfs_bound == DFS_DELAYS ? "delay" : "preemption",
                  opt->max_bound);
-    if (sum->too_long)
-        printf("mdat: no failure in %" PRIu64 " %s: NOT exhaustive, an execution ran past the %d steps dpor "
-               "analyses (seed %" PRIu64 "; %" PRIu64 " visible steps, %.1f s)\n",
-               sum->classes, what, STRATEGY_DPOR_MAX_STEPS, opt->seed, sum->steps_total, sum->elapsed_sec);
+    char gap[400];
+    bool gap_found = report_search_gap(sum, gap, sizeof gap);
+    if (gap_found)
+        printf("mdat: no failure in %" PRIu64 " %s%s: NOT exhaustive, %s (seed %" PRIu64 "; %" PRIu64
+               " visible steps, %.1f s)\n",
+               sum->classes, what, within, gap, opt->seed, sum->steps_total, sum->elapsed_sec);
     else if (sum->exhaustive)
         printf("mdat: explored all %" PRIu64 " %s%s, no failure (%" PRIu64 " execution%s; %" PRIu64
                " visible steps, %.1f s)\n",
@@ -88,7 +90,7 @@ static void print_search_end(const struct explore_options *opt, const struct exp
                sum->classes, what, within,
                sum->schedules_run < opt->schedules ? "was stopped after" : "stopped at -n", sum->schedules_run,
                opt->seed, sum->steps_total, sum->elapsed_sec);
-    if (!dpor && (sum->exhaustive || sum->bound > 0))
+    if (!dpor && !gap_found && (sum->exhaustive || sum->bound > 0))
         printf("mdat: every schedule with at most %d %s was run%s\n", sum->exhaustive ? sum->bound : sum->bound - 1,
                opt->dfs_bound == DFS_DELAYS ? "delays" : "preemptions",
                sum->exhaustive ? "" : "; the next bound was under way");

@@ -11,6 +11,14 @@ void report_failure_text(FILE *f, const struct exec_result *res);
 /* Where the failure's schedule, traces and output were saved, and how to replay it. */
 void report_failure_files_text(FILE *out, const struct explore_failure *f);
 
+/* Why a systematic search that ended without a failure proves nothing
+ * beyond -n: an execution too long for dpor to analyse, one that had an
+ * effect its steps did not account for ("grounds lost: ..."), one cut
+ * short while making progress. Writes the reason ("grounds lost: T2 made a
+ * futex wake ... at step 12 of execution 3") and returns true; false when
+ * there is none (the search was exhaustive, or only -n stopped it). */
+bool report_search_gap(const struct explore_summary *sum, char *buf, size_t len);
+
 /* mdat run --outcomes: each outcome with its count, share and schedule,
  * in the summary's order; after a systematic search, whether the table is
  * exact (every reachable outcome) or may be incomplete. */

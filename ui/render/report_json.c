@@ -144,6 +144,16 @@ bool report_json_write(const char *path, const struct run_description *run, cons
     if (sum->systematic) {
         json_bool(&w, "exhaustive", sum->exhaustive);
         json_uint(&w, "classes", sum->classes);
+        if (sum->grounds_executions > 0) {
+            json_begin_object(&w, "grounds_lost");
+            json_string(&w, "kind", grounds_kind_name(sum->grounds.kind));
+            json_string(&w, "what", sum->grounds.what);
+            json_uint(&w, "execution", sum->grounds_execution);
+            json_uint(&w, "step", sum->grounds.step);
+            json_int(&w, "thread", sum->grounds.thread);
+            json_uint(&w, "executions", sum->grounds_executions);
+            json_end_object(&w);
+        }
         if (sum->bound >= 0)
             json_int(&w, "bound", sum->bound);
     }

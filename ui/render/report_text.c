@@ -74,6 +74,24 @@ void report_failure_files_text(FILE *out, const struct explore_failure *f)
     fprintf(out, "  replay:   %s\n", replay);
 }
 
+bool report_search_gap(const struct explore_summary *sum, char *buf, size_t len)
+{
+    if (sum->too_long)
+        snprintf(buf, len, "an execution ran past the %d steps dpor analyses", STRATEGY_DPOR_MAX_STEPS);
+    else if (sum->grounds_executions > 0) {
+        char more[96] = "";
+        if (sum->grounds_executions > 1)
+            snprintf(more, sizeof more, "; %" PRIu64 " executions lost their grounds", sum->grounds_executions);
+        snprintf(buf, len, "grounds lost: %s, at step %" PRIu64 " of execution %" PRIu64 "%s", sum->grounds.what,
+                 sum->grounds.step, sum->grounds_execution, more);
+    } else if (sum->incomplete > 0)
+        snprintf(buf, len, "%" PRIu64 " execution%s did not end (raise %s)", sum->incomplete,
+                 sum->incomplete == 1 ? "" : "s", sum->incomplete_reason == INCOMPLETE_TIME ? "--time-limit" : "--max-steps");
+    else
+        return false;
+    return true;
+}
+
 /* What a systematic search's table is: every reachable outcome (within
  * dfs's bound), or a part of them and why. */
 static void systematic_table_extent(FILE *out, const struct explore_summary *sum, const struct explore_options *opt)
@@ -81,9 +99,9 @@ static void systematic_table_extent(FILE *out, const struct explore_summary *sum
     bool dpor = strcmp(opt->strategy, "dpor") == 0;
     const char *what = dpor ? "distinct interleavings (classes)" : "schedules";
     const char *bound = opt->dfs_bound == DFS_DELAYS ? "delay" : "preemption";
-    if (sum->too_long)
-        fprintf(out, "  may be incomplete: an execution ran past the %d steps dpor analyses, so the search proves "
-                "nothing: other outcomes may be reachable\n", STRATEGY_DPOR_MAX_STEPS);
+    char gap[400];
+    if (report_search_gap(sum, gap, sizeof gap))
+        fprintf(out, "  may be incomplete: %s, so the search proves nothing: other outcomes may be reachable\n", gap);
     else if (!sum->exhaustive)
         fprintf(out, "  may be incomplete: the search %s %" PRIu64 " executions before it had explored "
                 "every one: other outcomes may be reachable\n",
