@@ -118,10 +118,16 @@ void exec_syscall_abandon(struct execution *ex, struct mthread *t, int64_t resul
  * deadline passed. */
 bool exec_syscall_wait_outside(struct execution *ex, bool *inside);
 
+/* execution.c */
+/* The running step's thread showed progress mdat had to serve (a library
+ * access carried out): its time without a visible operation starts again. */
+void exec_step_progressed(struct execution *ex);
+
 /* exec_signals.c */
 /* A signal the thread does not block is pending for it (or its process). */
-/* At the rt_sigaction of SIGTRAP: the program's handler runs unblocked. */
-void exec_sigtrap_handler(struct execution *ex, struct mthread *t);
+/* At a program's rt_sigaction: a handler runs with the signals mdat's own
+ * work raises unblocked (SIGTRAP; with page ownership SIGSEGV). */
+void exec_keep_handler_traps(struct execution *ex, struct mthread *t);
 /* At the seccomp stop of alarm, setitimer or timer_settime: a signal may
  * come later, at a time noted when it can be told (exec_await_timer). */
 void exec_note_timer(struct execution *ex, struct mthread *t);

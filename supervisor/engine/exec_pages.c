@@ -25,6 +25,11 @@
  * pages shared unordered, before it stops to run again with them. */
 enum { PROBE_STEPS = 4096 };
 
+/* Accesses of library code a run carries out one by one (a single step
+ * with every key open each: memcpy over an observed buffer) before it runs
+ * again with every access observed, where library code runs natively. */
+enum { CARRY_MAX = 20000 };
+
 struct exec_pages {
     const struct pages_image *img;
     struct page_owners *po;
@@ -38,7 +43,8 @@ struct exec_pages {
      * second only read) to share for reading next time. */
     struct page_list conflicts, read_conflicts;
     uint64_t steps_after_conflict;  /* visible operations on followed pages since the first */
-    bool out_of_keys;
+    uint64_t carried;               /* library accesses carried out */
+    bool out_of_keys, carried_too_many;
 };
 
 /* ---------- keys and rights ---------- */
@@ -140,7 +146,7 @@ void exec_pages_end(struct execution *ex)
     if (!p)
         return;
     struct exec_result *res = ex->res;
-    if (p->out_of_keys) {
+    if (p->out_of_keys || p->carried_too_many) {
         res->restart = RESTART_OBSERVE_ALL;
     } else if (p->conflicts.n || p->read_conflicts.n) {
         res->restart = RESTART_OBSERVE_PAGES;
@@ -253,8 +259,20 @@ enum page_verdict exec_pages_fault(struct execution *ex, struct mthread *t, uint
     bool planted;
     const struct x86_insn *in = code_map_insn_at(ex->cfg->code, ex->mem_fd, t->regs.rip, &planted);
     bool write = insn_writes(in);
-    if (!page_owners_native(p->po, t->id, addr, write))
-        return exec_pages_touch(ex, t, &t->regs, in, addr, write);
+    if (!page_owners_native(p->po, t->id, addr, write)) {
+        enum page_verdict v = exec_pages_touch(ex, t, &t->regs, in, addr, write);
+        if (v != PV_CARRY)
+            return v;
+        /* Carried out with a single step: the thread is no hang while
+         * such stops come, and a run that makes very many of them runs
+         * again with every access observed. */
+        if (++p->carried > CARRY_MAX) {
+            p->carried_too_many = true;
+            return PV_RESTART;
+        }
+        exec_step_progressed(ex);
+        return v;
+    }
 
     /* It may touch the page: the program is behind the books. */
     if (page_owners_retags_pending(p->po))

@@ -11,7 +11,7 @@
  * Also whether a signal handled came at a time a choice decided (a fault,
  * a raise to oneself) or not, which voids a search's grounds; and keeps a
  * SIGTRAP handler of the program's own from being blocked while it runs,
- * where mdat's traps would reset it (exec_sigtrap_handler). */
+ * where mdat's traps would reset it (exec_keep_handler_traps). */
 #include "supervisor/engine/code_names.h"
 #include "supervisor/engine/exec_engine.h"
 #include "supervisor/engine/exec_grounds.h"
@@ -215,19 +215,30 @@ struct kernel_sigaction {
  * forced on the thread: the kernel resets the handler to the default and
  * unblocks it. mdat's breakpoints and steps trap, so in a SIGTRAP handler of
  * the program's own, where the kernel blocks SIGTRAP, the first of them
- * would undo the handler, and the program's next trap would kill it. The
- * handler is installed with SA_NODEFER and without SIGTRAP in its mask
- * instead: it runs unblocked, as it does natively unless it traps itself. */
-void exec_sigtrap_handler(struct execution *ex, struct mthread *t)
+ * would undo the handler, and the program's next trap would kill it. With
+ * page ownership the same goes for SIGSEGV: a handler starts with the
+ * kernel's default rights, and its first touch of the thread's stack is a
+ * protection-key fault (mdat gives the rights back, exec_pages.c), which
+ * in a SIGSEGV handler, or one that blocks SIGSEGV, would undo the
+ * program's SIGSEGV handler. Such handlers are installed with SA_NODEFER
+ * (for their own signal) and without those signals in their mask instead:
+ * they run unblocked, as they do natively unless they trap or fault. */
+void exec_keep_handler_traps(struct execution *ex, struct mthread *t)
 {
+    int sig = (int)t->regs.rdi;
+    bool pages = ex->pages != NULL;
     uint64_t at = t->regs.rsi;
     struct kernel_sigaction act;
-    if (!at || !tracee_read(ex->mem_fd, at, &act, sizeof act))
+    if ((sig != SIGTRAP && !pages) || !at || !tracee_read(ex->mem_fd, at, &act, sizeof act))
         return;
     if (act.handler == (uint64_t)(uintptr_t)SIG_DFL || act.handler == (uint64_t)(uintptr_t)SIG_IGN)
         return;
-    act.flags |= SA_NODEFER;
-    act.mask &= ~(1ull << (SIGTRAP - 1));
+    uint64_t unblocked = sig == SIGTRAP ? 1ull << (SIGTRAP - 1) : 0;
+    if (pages)
+        unblocked |= 1ull << (SIGSEGV - 1);
+    if (sig == SIGTRAP || (pages && sig == SIGSEGV))
+        act.flags |= SA_NODEFER;
+    act.mask &= ~unblocked;
     tracee_write(ex->mem_fd, at, &act, sizeof act);
 }
 

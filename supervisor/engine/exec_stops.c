@@ -421,12 +421,9 @@ static enum run_outcome on_syscall(struct execution *ex, struct mthread *t)
     case SYS_shmat:
         page_cache_maps_changed();
         return RUNS_ON;
-    case SYS_rt_sigaction:
-        /* Of SIGTRAP (with page ownership every one stops: its buffers). */
-        if ((int)t->regs.rdi == SIGTRAP)
-            exec_sigtrap_handler(ex, t);
+    case SYS_rt_sigaction:     /* of SIGTRAP; with page ownership every one (its buffers) */
+        exec_keep_handler_traps(ex, t);
         return RUNS_ON;
-
     case SYS_alarm:
     case SYS_setitimer:
     case SYS_timer_settime:

@@ -376,6 +376,11 @@ static void set_step_deadline(struct execution *ex)
     }
 }
 
+void exec_step_progressed(struct execution *ex)
+{
+    set_step_deadline(ex);
+}
+
 /* How long a wait for a timer's signal may take: as a step may. */
 static uint64_t step_timeout_ns(const struct execution *ex)
 {

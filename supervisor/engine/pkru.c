@@ -4,6 +4,8 @@
  * and a component left out reads as its initial value. */
 #include "supervisor/engine/pkru.h"
 
+#include "supervisor/engine/vector_regs.h"
+
 #include <cpuid.h>
 #include <elf.h>
 #include <string.h>
@@ -80,7 +82,7 @@ bool pkru_set(pid_t tid, uint32_t value)
     probe();
     static uint8_t buf[XSTATE_MAX];
     struct iovec iov;
-    if (!cpu.supported || !get_xstate(tid, buf, &iov))
+    if (!cpu.supported || !vector_regs_flush(tid) || !get_xstate(tid, buf, &iov))
         return false;
     uint64_t bv;
     memcpy(&bv, buf + XSTATE_BV, sizeof bv);

@@ -83,7 +83,7 @@ void vector_regs_mark_changed(void *ctx)
         e->changed = true;
 }
 
-bool vector_regs_before_resume(pid_t tid)
+bool vector_regs_flush(pid_t tid)
 {
     struct entry *e = entry_of(tid);
     if (!e)
@@ -91,6 +91,11 @@ bool vector_regs_before_resume(pid_t tid)
     bool ok = write_back(e);
     e->tid = 0;
     return ok;
+}
+
+bool vector_regs_before_resume(pid_t tid)
+{
+    return vector_regs_flush(tid);
 }
 
 void vector_regs_forget(pid_t tid)

@@ -26,6 +26,11 @@ void vector_regs_mark_changed(void *ctx);
 /* tid is about to run: what mdat changed goes to the kernel, and what it
  * held is stale from then on. false when the kernel did not take it. */
 bool vector_regs_before_resume(pid_t tid);
+/* The same before anything else reads or writes tid's extended state
+ * (pkru.c): the copy held here is the whole XSAVE area, whose write-back
+ * would otherwise undo a change made beside it (the protection-key
+ * rights of page ownership). */
+bool vector_regs_flush(pid_t tid);
 /* A new thread may have a dead one's tid: nothing held for it holds. */
 void vector_regs_forget(pid_t tid);
 
