@@ -48,15 +48,6 @@
 #ifndef SYS_process_madvise
 #define SYS_process_madvise 440
 #endif
-#ifndef F_SETOWN_EX
-#define F_SETOWN_EX 15
-#endif
-#ifndef FIOSETOWN
-#define FIOSETOWN 0x8901
-#endif
-#ifndef SIOCSPGRP
-#define SIOCSPGRP 0x8902
-#endif
 enum { IOPRIO_WHO_PROCESS = 1, IOPRIO_WHO_PGRP = 2, IOPRIO_WHO_USER = 3, MAX_HOPS = 64 };
 
 /* mdat's first process: 0 until set, then this process is taken. */

@@ -175,6 +175,25 @@ static void op_done(struct execution *ex, struct mthread *t)
         ex->model->op_done(ex->model_state, t, ex->event);
 }
 
+/* t was single-stepped over its instruction at `at` and stopped with
+ * status: true when the step ended as a step. Else a signal came first
+ * (its handler runs, then the thread is back at `at` with the operation
+ * still to do), or the instruction faulted, or the thread was killed:
+ * *stopped_elsewhere, and the caller looks. */
+static bool stepped(struct execution *ex, struct mthread *t, uint64_t at, bool first_op, int status,
+                    bool *stopped_elsewhere)
+{
+    ex->res->stops_by_reason[STOP_REASON_SINGLE_STEP]++;
+    t->stop = STOP_PLAIN;
+    if (WIFSTOPPED(status) && WSTOPSIG(status) == SIGTRAP && stop_event(status) == 0)
+        return true;
+    struct user_regs_struct now;
+    if (first_op && WIFSTOPPED(status) && stop_event(status) == 0 && tracee_get_regs(t->tid, &now) && now.rip == at)
+        t->interrupted_by = WSTOPSIG(status);
+    *stopped_elsewhere = true;
+    return false;
+}
+
 /* Executes the original instruction under the breakpoint t is stopped at.
  * Returns 1 when the thread is past it (or something else stopped it:
  * *stopped_elsewhere, with *status), 0 on timeout, -1 when lost. */
@@ -214,17 +233,7 @@ static int step_over_breakpoint(struct execution *ex, struct mthread *t, bool fi
     tracee_write(ex->mem_fd, at, &int3, 1);
     if (r <= 0)
         return r;
-    ex->res->stops_by_reason[STOP_REASON_SINGLE_STEP]++;
-    t->stop = STOP_PLAIN;
-    if (!(WIFSTOPPED(*status) && WSTOPSIG(*status) == SIGTRAP && stop_event(*status) == 0)) {
-        /* A signal came first: its handler runs, then the thread is back
-         * at this breakpoint with the operation still to do. */
-        struct user_regs_struct now;
-        if (first_op && WIFSTOPPED(*status) && stop_event(*status) == 0 && tracee_get_regs(t->tid, &now) &&
-            now.rip == at)
-            t->interrupted_by = WSTOPSIG(*status);
-        *stopped_elsewhere = true;  /* the instruction faulted, or the thread was killed: the caller looks */
-    }
+    stepped(ex, t, at, first_op, *status, stopped_elsewhere);
     return 1;
 }
 
@@ -248,16 +257,8 @@ static int step_over_fault(struct execution *ex, struct mthread *t, bool first_o
         return -1;
     if (r <= 0)
         return r;
-    ex->res->stops_by_reason[STOP_REASON_SINGLE_STEP]++;
-    t->stop = STOP_PLAIN;
-    if (!(WIFSTOPPED(*status) && WSTOPSIG(*status) == SIGTRAP && stop_event(*status) == 0)) {
-        struct user_regs_struct now;
-        if (first_op && WIFSTOPPED(*status) && stop_event(*status) == 0 && tracee_get_regs(t->tid, &now) &&
-            now.rip == at)
-            t->interrupted_by = WSTOPSIG(*status);
-        *stopped_elsewhere = true;
+    if (!stepped(ex, t, at, first_op, *status, stopped_elsewhere))
         return 1;
-    }
     return tracee_get_regs(t->tid, &t->regs) ? 1 : -1;
 }
 

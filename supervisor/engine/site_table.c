@@ -120,8 +120,8 @@ struct unwind_functions {
     size_t n;
 };
 
-/* [*lo, *hi) of the function around addr by the unwind table; false if none. */
-static bool unwind_function_at(const struct unwind_functions *uf, uint64_t addr, uint64_t *lo, uint64_t *hi)
+/* The index of the first function start above addr. */
+static size_t starts_after(const struct unwind_functions *uf, uint64_t addr)
 {
     size_t a = 0, b = uf->n;
     while (a < b) {
@@ -131,6 +131,13 @@ static bool unwind_function_at(const struct unwind_functions *uf, uint64_t addr,
         else
             b = mid;
     }
+    return a;
+}
+
+/* [*lo, *hi) of the function around addr by the unwind table; false if none. */
+static bool unwind_function_at(const struct unwind_functions *uf, uint64_t addr, uint64_t *lo, uint64_t *hi)
+{
+    size_t a = starts_after(uf, addr);
     if (a == 0)
         return false;
     *lo = uf->starts[a - 1];
@@ -166,14 +173,7 @@ static uint64_t next_known_start(const struct elf_symbol *fns, size_t n_fns, con
     }
     if (a < n_fns)
         next = fns[a].addr;
-    a = 0, b = uf->n;
-    while (a < b) {
-        size_t mid = (a + b) / 2;
-        if (uf->starts[mid] <= addr)
-            a = mid + 1;
-        else
-            b = mid;
-    }
+    a = starts_after(uf, addr);
     if (a < uf->n && uf->starts[a] < next)
         next = uf->starts[a];
     return next;

@@ -91,16 +91,6 @@ static const struct stop_rule modeled_32bit_only[] = {
     {"pselect6_time64", ALWAYS, 0}, {"clone3", ALWAYS, 0},
 };
 
-#ifndef F_SETOWN_EX
-#define F_SETOWN_EX 15
-#endif
-#ifndef FIOSETOWN
-#define FIOSETOWN 0x8901
-#endif
-#ifndef SIOCSPGRP
-#define SIOCSPGRP 0x8902
-#endif
-
 /* Calls that can reach another process of the same user (signal it,
  * change its limits or scheduling, read or write its memory, compare its
  * files): exec_refuse.c lets them run on the program's own processes and

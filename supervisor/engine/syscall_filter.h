@@ -11,12 +11,27 @@
 #ifndef MDAT_SUPERVISOR_SYSCALL_FILTER_H
 #define MDAT_SUPERVISOR_SYSCALL_FILTER_H
 
+#include <fcntl.h>
 #include <stdbool.h>
+#include <sys/ioctl.h>
 #include <stddef.h>
 #include <stdint.h>
 
 /* The data of SECCOMP_RET_TRACE (PTRACE_GETEVENTMSG at the stop): which
  * ABI the call came through. */
+/* Commands that name a signal's owner (a process to signal), where the
+ * system's headers lack them: stopped by the filter, judged by
+ * exec_refuse.c. */
+#ifndef F_SETOWN_EX
+#define F_SETOWN_EX 15
+#endif
+#ifndef FIOSETOWN
+#define FIOSETOWN 0x8901
+#endif
+#ifndef SIOCSPGRP
+#define SIOCSPGRP 0x8902
+#endif
+
 enum syscall_abi {
     SYSCALL_ABI_X86_64 = 0,     /* `syscall`: numbers and registers as mdat models them */
     SYSCALL_ABI_I386 = 1,       /* `int $0x80` (or sysenter) from 64-bit code */
