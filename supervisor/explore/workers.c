@@ -35,10 +35,13 @@ static void learn_pages(struct shared_state *shared, const struct exec_result *r
 {
     const struct page_list *observed = &res->choices.observed, *read = &res->choices.read_shared;
     size_t n = observed->n < LEARNED_PAGES_MAX ? observed->n : LEARNED_PAGES_MAX;
-    memcpy(shared->learned, observed->at, n * sizeof *shared->learned);
+    if (n)
+        memcpy(shared->learned, observed->at, n * sizeof *shared->learned);
     shared->n_learned = (uint32_t)n;
     n = read->n < LEARNED_PAGES_MAX ? read->n : LEARNED_PAGES_MAX;
-    memcpy(shared->learned_read, read->at, n * sizeof *shared->learned_read);
+    if (n)
+        memcpy(shared->learned_read, read->at, n * sizeof *shared->learned_read);
+
     shared->n_learned_read = (uint32_t)n;
 }
 
