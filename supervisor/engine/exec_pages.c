@@ -87,6 +87,22 @@ static bool set_rights(struct mthread *t, uint32_t rights)
     return true;
 }
 
+/* t's own rights, as the books give them. */
+static bool own_rights(const struct exec_pages *p, struct mthread *t)
+{
+    return set_rights(t, rights_of(p, t->id));
+}
+
+/* Every key opened for a while (a call's buffers, pthread_create) closes
+ * again: t gets its own rights back. */
+static bool close_opened(const struct exec_pages *p, struct mthread *t)
+{
+    if (!t->pkru_opened)
+        return true;
+    t->pkru_opened = false;
+    return own_rights(p, t);
+}
+
 /* t's rights as the books say (reading read-shared pages opens and closes
  * with its epochs), before it runs an instruction of its own. */
 static bool sync_rights(struct execution *ex, struct mthread *t)
@@ -280,7 +296,7 @@ enum page_verdict exec_pages_fault(struct execution *ex, struct mthread *t, uint
     uint32_t now;
     if (pkru_get(t->tid, &now) && now != rights_of(p, t->id)) {
         /* A signal handler starts with the kernel's default rights. */
-        set_rights(t, rights_of(p, t->id));
+        own_rights(p, t);
         return PV_GO_ON;
     }
     if (++t->pages_retries > 3) {
@@ -306,9 +322,8 @@ bool exec_pages_restore_rights(struct execution *ex, struct mthread *t)
 }
 
 bool exec_pages_close_keys(struct execution *ex, struct mthread *t)
-
 {
-    return set_rights(t, rights_of(ex->pages, t->id));
+    return own_rights(ex->pages, t);
 }
 
 /* ---------- making the program follow the books ---------- */
@@ -523,13 +538,10 @@ bool exec_pages_thread_start(struct execution *ex, struct mthread *parent, struc
         page_owners_stack(p->po, child->stack_lo & ~(uint64_t)(PAGE_BYTES - 1), hi, child->id);
 
     hb_thread_start(p->hb, child->id, parent->id);
-    if (parent->pkru_opened) {
-        parent->pkru_opened = false;
-        if (!set_rights(parent, rights_of(p, parent->id)))
-            return false;
-    }
+    if (!close_opened(p, parent))
+        return false;
     /* Its registers: it may go through the stub on its first way out. */
-    return tracee_get_regs(child->tid, &child->regs) && set_rights(child, rights_of(p, child->id));
+    return tracee_get_regs(child->tid, &child->regs) && own_rights(p, child);
 }
 
 
@@ -670,10 +682,7 @@ static void follow_new_mapping(struct exec_pages *p, uint64_t start, uint64_t le
 void exec_pages_syscall_exit(struct execution *ex, struct mthread *t)
 {
     struct exec_pages *p = ex->pages;
-    if (t->pkru_opened) {
-        set_rights(t, rights_of(p, t->id));
-        t->pkru_opened = false;
-    }
+    close_opened(p, t);
     int64_t rv = (int64_t)t->regs.rax;
     const uint64_t *a = t->pages_args;
     if (rv < 0 && rv > -4096)
