@@ -5,7 +5,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+/* How many looks at the run queues, and how far apart. One look is a
+ * snapshot: a CPU kept busy by a supervisor and its program can show
+ * nothing runnable at that instant (both between a ptrace stop and its
+ * wait), while a kernel worker shows up for a microsecond on an idle one.
+ * Eight looks over ~20 ms tell the two apart; it is paid once per run. */
+enum { LOOKS = 8 };
+static const struct timespec BETWEEN_LOOKS = {.tv_sec = 0, .tv_nsec = 2500000};
 
 /* The CPU thread `tid` of process `pid` is runnable on, or -1 when it is
  * not runnable (or gone). Fields of /proc/PID/task/TID/stat after the
@@ -33,7 +42,7 @@ static int runnable_on(const char *pid, const char *tid)
     return p ? atoi(p) : -1;
 }
 
-/* Runnable threads per CPU, those of this process aside. */
+/* Adds the runnable threads per CPU, those of this process aside. */
 static void count_runnable(int *runnable)
 {
     DIR *procs = opendir("/proc");
@@ -75,7 +84,12 @@ bool cpu_choice_make(struct cpu_choice *c)
         return c->n > 0;    /* nothing to choose: no need to look at /proc */
     static int runnable[CPU_SETSIZE];
     memset(runnable, 0, sizeof runnable);
-    count_runnable(runnable);
+    for (int look = 0; look < LOOKS; look++) {
+        if (look > 0)
+            nanosleep(&BETWEEN_LOOKS, NULL);
+        count_runnable(runnable);
+    }
+
     /* Least busy first; among equals, in the order of their numbers (a
      * stable insertion sort: n is the number of CPUs). */
     for (int i = 1; i < c->n; i++) {

@@ -20,8 +20,10 @@ struct cpu_choice {
     int order[CPU_SETSIZE]; /* the allowed CPUs, least busy first */
 };
 
-/* Reads the affinity and how busy each allowed CPU is now (its runnable
- * threads, mdat's own not counted); false when the affinity is unknown. */
+/* Reads the affinity and how busy each allowed CPU is (its runnable
+ * threads over a few looks ~20 ms long, mdat's own not counted); false
+ * when the affinity is unknown. */
+
 bool cpu_choice_make(struct cpu_choice *c);
 /* Pins the calling process to the nth CPU of the order (wrapping around
  * when there are more workers than CPUs). */
