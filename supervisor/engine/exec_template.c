@@ -304,17 +304,32 @@ static pid_t fork_from(struct exec_template *t, bool *lost, char *err, size_t er
     do
         st = tracee_wait_pid(child, deadline);
     while (st >= 0 && WIFSTOPPED(st) && (st >> 16) != PTRACE_EVENT_STOP && WSTOPSIG(st) != SIGSTOP);
-    int fd = tracee_open_mem(child);
-    bool ok = st >= 0 && fd >= 0 && tracee_write(fd, t->entry_addr, t->entry_orig, sizeof t->entry_orig) &&
-              fix_cached_tid(fd, &t->entry, t->pid, child) && tracee_set_regs(child, &t->entry);
+    /* Each way this can fail is named: it has been seen once in thousands
+     * of runs, and the name is what finds the cause. */
+    const char *failed = NULL;
+    int fd = -1;
+    if (st < 0)
+        failed = "no first stop within 10 s";
+    else if (!WIFSTOPPED(st))
+        failed = WIFSIGNALED(st) ? "it was killed before its first stop" : "it ended before its first stop";
+    else if ((fd = tracee_open_mem(child)) < 0)
+        failed = "its memory cannot be opened";
+    else if (!tracee_write(fd, t->entry_addr, t->entry_orig, sizeof t->entry_orig))
+        failed = "its entry point cannot be restored";
+    else if (!fix_cached_tid(fd, &t->entry, t->pid, child))
+        failed = "its thread block holds the template's TID twice";
+    else if (!tracee_set_regs(child, &t->entry))
+        failed = "its registers cannot be set";
+    int why = errno;
     if (fd >= 0)
         close(fd);
-    if (!ok) {
-        snprintf(err, errlen, "cannot prepare the forked program");
+    if (failed) {
+        snprintf(err, errlen, "cannot prepare the forked program (pid %d): %s (%s)", (int)child, failed, strerror(why));
         kill(child, SIGKILL);
         return -1;
     }
     return child;
+
 }
 
 void exec_template_stop(struct exec_template *t)
