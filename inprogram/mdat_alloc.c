@@ -14,7 +14,7 @@
  * of them. It is deterministic: the same calls in the same order give the
  * same addresses.
  *
- * Loaded by mdat through LD_PRELOAD (engine/spawn.c) into the program
+ * Loaded by mdat through LD_PRELOAD (launch/spawn.c) into the program
  * only: it is no part of mdat itself, and knows nothing of it. */
 #include <errno.h>
 #include <stdatomic.h>

@@ -16,7 +16,7 @@
 #include "supervisor/detect/race_detector.h"
 #include "supervisor/detect/race_shadow.h"
 #include "supervisor/sharing/vector_clock.h"
-#include "supervisor/engine/code_map.h"
+#include "supervisor/code/code_map.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -31,7 +31,7 @@
 #include "supervisor/engine/exec_ahead.h"
 #include "supervisor/engine/exec_engine.h"
 #include "supervisor/engine/exec_pages.h"
-#include "supervisor/engine/vector_regs.h"
+#include "supervisor/process/vector_regs.h"
 
 #include <errno.h>
 #include <stdlib.h>

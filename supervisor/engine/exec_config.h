@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "supervisor/engine/code_map.h"
+#include "supervisor/code/code_map.h"
 #include "supervisor/engine/exec_listener.h"
 #include "supervisor/engine/exec_model.h"
 #include "supervisor/debuginfo/debuginfo.h"

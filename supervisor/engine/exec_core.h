@@ -15,7 +15,7 @@
 
 #include "supervisor/engine/exec_config.h"
 #include "supervisor/engine/futex_model.h"
-#include "supervisor/engine/tracee.h"
+#include "supervisor/process/tracee.h"
 
 enum thread_state { TS_RUNNABLE, TS_BLOCKED, TS_EXITED };
 

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "supervisor/engine/code_map.h"
+#include "supervisor/code/code_map.h"
 #include "supervisor/trace/trace.h"
 
 struct execution;

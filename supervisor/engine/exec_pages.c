@@ -1,10 +1,10 @@
 /* exec_pages: page ownership in a running execution (see exec_pages.h). */
 #include "supervisor/engine/exec_pages.h"
 #include "supervisor/engine/exec_engine.h"
-#include "supervisor/engine/exec_template.h"
-#include "supervisor/engine/inject_stub.h"
-#include "supervisor/engine/pages_setup.h"
-#include "supervisor/engine/pkru.h"
+#include "supervisor/launch/exec_template.h"
+#include "supervisor/process/inject_stub.h"
+#include "supervisor/launch/pages_setup.h"
+#include "supervisor/process/pkru.h"
 #include "supervisor/sharing/hb_clocks.h"
 #include "supervisor/sharing/page_owners.h"
 

@@ -20,8 +20,8 @@
 #include "supervisor/engine/code_names.h"
 #include "supervisor/engine/exec_engine.h"
 #include "supervisor/engine/execution.h"
-#include "supervisor/engine/proc_maps.h"
-#include "supervisor/engine/syscall_filter.h"
+#include "supervisor/process/proc_maps.h"
+#include "supervisor/launch/syscall_filter.h"
 
 #include <errno.h>
 #include <fcntl.h>

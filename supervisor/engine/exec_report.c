@@ -6,7 +6,7 @@
  * blocked thread waits for comes from the model (exec_model.h). */
 #include "supervisor/engine/code_names.h"
 #include "supervisor/engine/exec_engine.h"
-#include "supervisor/engine/io_wait.h"
+#include "supervisor/process/io_wait.h"
 
 #include <inttypes.h>
 #include <signal.h>

@@ -15,12 +15,12 @@
 #include "supervisor/engine/exec_engine.h"
 #include "supervisor/engine/exec_grounds.h"
 #include "supervisor/engine/exec_pages.h"
-#include "supervisor/engine/inject_stub.h"
+#include "supervisor/process/inject_stub.h"
 #include "supervisor/engine/exec_tso.h"
-#include "supervisor/engine/page_cache.h"
-#include "supervisor/engine/proc_maps.h"
-#include "supervisor/engine/spawn.h"
-#include "supervisor/engine/vector_regs.h"
+#include "supervisor/process/page_cache.h"
+#include "supervisor/process/proc_maps.h"
+#include "supervisor/launch/spawn.h"
+#include "supervisor/process/vector_regs.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -10,7 +10,7 @@
  * complete, the thread is resumed from the same stop and the kernel runs
  * the call. No thread ever blocks in the kernel while others could run. */
 #include "supervisor/engine/exec_engine.h"
-#include "supervisor/engine/io_wait.h"
+#include "supervisor/process/io_wait.h"
 
 #include <errno.h>
 #include <poll.h>

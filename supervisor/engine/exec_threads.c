@@ -7,9 +7,9 @@
  * reaping it, children included. */
 #include "supervisor/engine/exec_engine.h"
 #include "supervisor/engine/exec_pages.h"
-#include "supervisor/engine/exec_template.h"
-#include "supervisor/engine/page_cache.h"
-#include "supervisor/engine/vector_regs.h"
+#include "supervisor/launch/exec_template.h"
+#include "supervisor/process/page_cache.h"
+#include "supervisor/process/vector_regs.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -23,7 +23,7 @@
 #include "supervisor/engine/exec_engine.h"
 #include "supervisor/engine/exec_tso.h"
 #include "supervisor/engine/store_buffer.h"
-#include "supervisor/engine/tracee.h"
+#include "supervisor/process/tracee.h"
 #include "arch/x86_flow.h"
 
 #include <stdlib.h>

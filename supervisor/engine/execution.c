@@ -14,10 +14,10 @@
 #include "supervisor/engine/exec_grounds.h"
 #include "supervisor/engine/exec_pages.h"
 #include "supervisor/engine/exec_tso.h"
-#include "supervisor/engine/exec_template.h"
-#include "supervisor/engine/page_cache.h"
-#include "supervisor/engine/pkru.h"
-#include "supervisor/engine/spawn.h"
+#include "supervisor/launch/exec_template.h"
+#include "supervisor/process/page_cache.h"
+#include "supervisor/process/pkru.h"
+#include "supervisor/launch/spawn.h"
 
 #include <assert.h>
 #include <errno.h>

@@ -31,7 +31,7 @@ struct visible_op {
     uint8_t kind;           /* enum visible_kind */
     bool atomic;            /* VIS_UPDATE with LOCK or xchg; VIS_READ/WRITE of an atomic object */
     uint8_t size;           /* bytes accessed (0 when not an access) */
-    int16_t fn;             /* VIS_SYNC/SPAWN/JOIN: engine/code_map.h's enum model_fn; -1 otherwise */
+    int16_t fn;             /* VIS_SYNC/SPAWN/JOIN: code/code_map.h's enum model_fn; -1 otherwise */
     uint64_t addr;          /* memory accessed, or the object called on (mutex, semaphore, fd...) */
     uint64_t pc;            /* the instruction, or the call site in user code */
 };

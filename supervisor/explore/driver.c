@@ -9,7 +9,7 @@
 #include "supervisor/explore/shrink.h"
 #include "supervisor/explore/systematic.h"
 #include "supervisor/explore/workers.h"
-#include "supervisor/engine/tracee.h"
+#include "supervisor/process/tracee.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -162,7 +162,7 @@ static bool probe_estimate(struct program *prog, const struct explore_options *o
  * (stores wait in buffers only at steps), invariants and watched values
  * (judged and shown after every access), or a static program (libc's
  * own data is the program's there). MDAT_NO_PAGE_OWNERSHIP=1 turns it
- * off (engine/pages_setup.c), as does a machine without protection keys. */
+ * off (launch/pages_setup.c), as does a machine without protection keys. */
 static bool explore_owns_pages(const struct program *prog, const struct explore_options *opt)
 {
     return !strategy_is_systematic(opt->strategy) && !opt->tso && opt->detect.n_invariants == 0 &&

@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "supervisor/engine/code_map.h"
+#include "supervisor/code/code_map.h"
 #include "supervisor/debuginfo/debuginfo.h"
 #include "supervisor/detect/detectors.h"
 #include "supervisor/engine/execution.h"
@@ -29,7 +29,7 @@
 #include "supervisor/explore/strategies.h"
 #include "supervisor/sharing/page_list.h"
 
-#include "supervisor/engine/spawn.h"
+#include "supervisor/launch/spawn.h"
 #include "supervisor/trace/trace_tee.h"
 
 /* The program under test, loaded once. */

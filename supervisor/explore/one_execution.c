@@ -1,7 +1,7 @@
 /* one_execution: one execution of a batch, its I/O and output verdicts (see
  * one_execution.h), and the --check checker. */
 #include "supervisor/explore/one_execution.h"
-#include "supervisor/engine/exec_template.h"
+#include "supervisor/launch/exec_template.h"
 #include "supervisor/explore/output_cap.h"
 #include "supervisor/explore/rng.h"
 #include "supervisor/model/source_model.h"

@@ -8,7 +8,7 @@
  * is cut, never the program's behaviour), and at the end each file is
  * truncated to the limit. */
 #include "supervisor/explore/output_cap.h"
-#include "supervisor/engine/tracee.h"
+#include "supervisor/process/tracee.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

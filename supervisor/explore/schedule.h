@@ -13,7 +13,7 @@
 
 #include "supervisor/detect/race_report.h"
 #include "supervisor/engine/choices.h"
-#include "supervisor/engine/spawn.h"
+#include "supervisor/launch/spawn.h"
 
 /* Where strategies may switch threads (--preempt): before every visible
  * operation; only before calls, system calls and thread ends; or as sync

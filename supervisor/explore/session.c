@@ -11,8 +11,8 @@
 #include "supervisor/model/source_model.h"
 #include "supervisor/explore/session.h"
 #include "supervisor/explore/explore.h"
-#include "supervisor/engine/exec_template.h"
-#include "supervisor/engine/tracee.h"
+#include "supervisor/launch/exec_template.h"
+#include "supervisor/process/tracee.h"
 
 #include <errno.h>
 #include <fcntl.h>

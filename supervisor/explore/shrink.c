@@ -12,7 +12,7 @@
  * preemptions, or as many and fewer steps. */
 #include "supervisor/explore/shrink.h"
 #include "supervisor/explore/one_execution.h"
-#include "supervisor/engine/tracee.h"
+#include "supervisor/process/tracee.h"
 
 #include <stdlib.h>
 #include <string.h>

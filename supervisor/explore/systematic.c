@@ -1,6 +1,6 @@
 /* systematic: the batch of dfs and dpor, in order (see systematic.h). */
 #include "supervisor/explore/systematic.h"
-#include "supervisor/engine/tracee.h"
+#include "supervisor/process/tracee.h"
 #include "supervisor/explore/one_execution.h"
 
 #include <stdlib.h>

@@ -2,7 +2,7 @@
 #include "supervisor/explore/workers.h"
 #include "supervisor/explore/one_execution.h"
 #include "supervisor/explore/failure_files.h"
-#include "supervisor/engine/tracee.h"
+#include "supervisor/process/tracee.h"
 
 #include <inttypes.h>
 

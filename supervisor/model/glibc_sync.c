@@ -2,7 +2,7 @@
  * struct __pthread_mutex_s, struct new_sem (64-bit atomics), struct
  * pthread_barrier and struct __pthread_rwlock_arch_t on x86-64. */
 #include "supervisor/model/glibc_sync.h"
-#include "supervisor/engine/tracee.h"
+#include "supervisor/process/tracee.h"
 
 uint64_t glibc_sync_size(enum sync_kind kind)
 {

@@ -4,7 +4,7 @@
  * Values are formatted by the object's DWARF type when the access covers it
  * exactly; a store's value is known before it runs (from the instruction
  * and registers), a load's is read from memory. */
-#include "supervisor/engine/io_wait.h"
+#include "supervisor/process/io_wait.h"
 #include "supervisor/model/model_internal.h"
 
 #include <inttypes.h>

@@ -6,7 +6,7 @@
  * for a condvar the futex word it sits on says which phase it is in
  * (waiting to be signalled, or for the mutex again); holders are read from
  * glibc's own fields. */
-#include "supervisor/engine/io_wait.h"
+#include "supervisor/process/io_wait.h"
 #include "supervisor/model/glibc_sync.h"
 #include "supervisor/model/model_internal.h"
 

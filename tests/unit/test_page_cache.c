@@ -1,4 +1,4 @@
-/* Unit tests for supervisor/engine/page_cache through tracee.c's memory
+/* Unit tests for supervisor/process/page_cache through tracee.c's memory
  * functions, on a real stopped child: reads are served from the copies
  * until a thread is resumed; the first write to a page reaches the child,
  * later ones wait until something could look (a resume, a read around the
@@ -19,8 +19,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "supervisor/engine/page_cache.h"
-#include "supervisor/engine/tracee.h"
+#include "supervisor/process/page_cache.h"
+#include "supervisor/process/tracee.h"
 
 enum { PAGE = 4096 };
 

@@ -15,7 +15,7 @@
 
 #include "supervisor/detect/race_detector.h"
 #include "supervisor/sharing/vector_clock.h"
-#include "supervisor/engine/code_map.h"
+#include "supervisor/code/code_map.h"
 
 /* Addresses of the synthetic program. */
 #define COUNTER 0x404040ull

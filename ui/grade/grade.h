@@ -20,7 +20,7 @@
 #include "supervisor/detect/detectors.h"
 #include "supervisor/explore/outcomes.h"
 #include "supervisor/trace/failure.h"
-#include "supervisor/engine/spawn.h"
+#include "supervisor/launch/spawn.h"
 
 struct json_value;
 

@@ -15,7 +15,7 @@
 
 #include "supervisor/explore/explore.h"
 #include "supervisor/explore/sha256.h"
-#include "supervisor/engine/proc_maps.h"
+#include "supervisor/process/proc_maps.h"
 #include "ui/render/trace_formats.h"
 
 #include <dirent.h>

@@ -31,7 +31,7 @@
 #include <linux/securebits.h>
 
 #include "supervisor/engine/execution.h"
-#include "supervisor/engine/spawn.h"
+#include "supervisor/launch/spawn.h"
 
 /* When mdat grade runs as root, submission i runs as a user of its own,
  * which no file and no other process belongs to: SANDBOX_UID_BASE + a

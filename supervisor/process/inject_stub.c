@@ -12,8 +12,8 @@
  *   144  pkru_during   148 pkru_after   152 flags   156 number of calls
  *   160  1 + the index of the last call that failed (0: none)
  *   192  the calls, 64 bytes each: nr, six arguments, result */
-#include "supervisor/engine/inject_stub.h"
-#include "supervisor/engine/tracee.h"
+#include "supervisor/process/inject_stub.h"
+#include "supervisor/process/tracee.h"
 
 #include <string.h>
 

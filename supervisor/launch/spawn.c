@@ -1,9 +1,9 @@
 /* spawn: fork, seize, filter (syscall_filter.c) and exec the traced program. */
-#include "supervisor/engine/spawn.h"
-#include "supervisor/engine/pages_setup.h"
-#include "supervisor/engine/proc_maps.h"
-#include "supervisor/engine/syscall_filter.h"
-#include "supervisor/engine/tracee.h"
+#include "supervisor/launch/spawn.h"
+#include "supervisor/launch/pages_setup.h"
+#include "supervisor/process/proc_maps.h"
+#include "supervisor/launch/syscall_filter.h"
+#include "supervisor/process/tracee.h"
 
 #include <elf.h>
 #include <errno.h>

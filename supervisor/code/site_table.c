@@ -1,7 +1,7 @@
 /* site_table: a module's breakpoint sites (see site_table.h). */
-#include "supervisor/engine/site_table.h"
+#include "supervisor/code/site_table.h"
 #include "supervisor/debuginfo/eh_frame.h"
-#include "supervisor/engine/tracee.h"
+#include "supervisor/process/tracee.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -2,11 +2,11 @@
  * pages_setup.h). The program makes the system calls itself, one `syscall;
  * int3` at a time written over its entry point (put back after): nothing
  * else of its code runs meanwhile. */
-#include "supervisor/engine/pages_setup.h"
-#include "supervisor/engine/inject_stub.h"
-#include "supervisor/engine/pkru.h"
-#include "supervisor/engine/proc_maps.h"
-#include "supervisor/engine/tracee.h"
+#include "supervisor/launch/pages_setup.h"
+#include "supervisor/process/inject_stub.h"
+#include "supervisor/process/pkru.h"
+#include "supervisor/process/proc_maps.h"
+#include "supervisor/process/tracee.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -1,8 +1,8 @@
 /* code_map: static analysis of the executable and per-execution breakpoints. */
-#include "supervisor/engine/code_map.h"
-#include "supervisor/engine/proc_maps.h"
-#include "supervisor/engine/site_table.h"
-#include "supervisor/engine/tracee.h"
+#include "supervisor/code/code_map.h"
+#include "supervisor/process/proc_maps.h"
+#include "supervisor/code/site_table.h"
+#include "supervisor/process/tracee.h"
 
 #include <limits.h>
 #include <stdio.h>

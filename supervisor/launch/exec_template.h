@@ -17,8 +17,8 @@
 #include <sys/types.h>
 #include <sys/user.h>
 
-#include "supervisor/engine/code_map.h"
-#include "supervisor/engine/pages_setup.h"
+#include "supervisor/code/code_map.h"
+#include "supervisor/launch/pages_setup.h"
 
 struct exec_template {
     pid_t pid;                      /* 0: none */

@@ -1,7 +1,7 @@
 /* tracee: ptrace and /proc/PID/mem wrappers, and waiting with a deadline. */
-#include "supervisor/engine/tracee.h"
-#include "supervisor/engine/page_cache.h"
-#include "supervisor/engine/vector_regs.h"
+#include "supervisor/process/tracee.h"
+#include "supervisor/process/page_cache.h"
+#include "supervisor/process/vector_regs.h"
 
 #include <errno.h>
 #include <fcntl.h>

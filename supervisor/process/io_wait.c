@@ -1,6 +1,6 @@
 /* io_wait: probing descriptors and children of the traced process. */
-#include "supervisor/engine/io_wait.h"
-#include "supervisor/engine/tracee.h"
+#include "supervisor/process/io_wait.h"
+#include "supervisor/process/tracee.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -8,7 +8,7 @@
  * read (and a write when the page evicted was written). Forgetting every
  * page is a new generation, and writing back visits only the slots
  * written: a resume costs what was used, not the size of the cache. */
-#include "supervisor/engine/page_cache.h"
+#include "supervisor/process/page_cache.h"
 
 #include <errno.h>
 #include <inttypes.h>

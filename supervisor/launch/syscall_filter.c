@@ -6,9 +6,9 @@
  * models nothing (the numbers and registers are not x86-64's), so every
  * call of either list stops marked with its ABI and is refused there;
  * the rest (getpid through int $0x80, a write to stdout) runs. */
-#include "supervisor/engine/syscall_filter.h"
+#include "supervisor/launch/syscall_filter.h"
 
-#include "supervisor/engine/pages_setup.h"
+#include "supervisor/launch/pages_setup.h"
 
 #include <errno.h>
 #include <fcntl.h>

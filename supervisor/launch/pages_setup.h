@@ -14,7 +14,7 @@
 #include <sys/types.h>
 #include <sys/user.h>
 
-#include "supervisor/engine/code_map.h"
+#include "supervisor/code/code_map.h"
 #include "supervisor/sharing/vma_list.h"
 
 enum { PAGES_MAX_KEYS = 16 };

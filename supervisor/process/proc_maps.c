@@ -1,5 +1,5 @@
 /* proc_maps: parsing /proc/PID/maps. */
-#include "supervisor/engine/proc_maps.h"
+#include "supervisor/process/proc_maps.h"
 
 #include <dirent.h>
 

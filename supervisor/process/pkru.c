@@ -2,9 +2,9 @@
  * place in that (standard-format) area is what CPUID leaf 0xd says of
  * state component 9; the area's header says which components it holds,
  * and a component left out reads as its initial value. */
-#include "supervisor/engine/pkru.h"
+#include "supervisor/process/pkru.h"
 
-#include "supervisor/engine/vector_regs.h"
+#include "supervisor/process/vector_regs.h"
 
 #include <cpuid.h>
 #include <elf.h>

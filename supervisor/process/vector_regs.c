@@ -3,7 +3,7 @@
  * out one thread's instructions at a time, and an entry is dropped when
  * its thread runs; the least recently used one makes room (written back
  * first when it was changed). */
-#include "supervisor/engine/vector_regs.h"
+#include "supervisor/process/vector_regs.h"
 
 #include <elf.h>
 #include <stdint.h>

@@ -5,9 +5,9 @@
  * noticing that the template was killed from outside (it runs none of the
  * program's code, so any death is someone else's doing), wherever its
  * exit is seen, and ending it so that it does not linger in its exit stop. */
-#include "supervisor/engine/exec_template.h"
-#include "supervisor/engine/spawn.h"
-#include "supervisor/engine/tracee.h"
+#include "supervisor/launch/exec_template.h"
+#include "supervisor/launch/spawn.h"
+#include "supervisor/process/tracee.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -14,7 +14,7 @@
 
 #include "arch/x86_insn.h"
 #include "supervisor/debuginfo/debuginfo.h"
-#include "supervisor/engine/site_table.h"
+#include "supervisor/code/site_table.h"
 
 enum model_fn {
     MF_MUTEX_LOCK, MF_MUTEX_TRYLOCK, MF_MUTEX_TIMEDLOCK, MF_MUTEX_UNLOCK,
