@@ -46,6 +46,11 @@ struct page_owners {
     size_t cap, n;          /* cap: a power of two */
     struct page_retag *retags;
     size_t n_retags, cap_retags;
+    /* Pages observed, and pages read-shared, in this execution: standing
+     * orders, applied again whenever such a page is followed afresh (a
+     * heap mapped after the start, memory unmapped and mapped again), or
+     * a rerun would meet the same unobserved page, and spin on it, again. */
+    struct page_list observe_always, readers_always;
 };
 
 static void *grow_array(void *p, size_t *cap, size_t need, size_t size)
@@ -86,7 +91,10 @@ void page_owners_free(struct page_owners *po)
     free(po->stacks.at);
     free(po->entries);
     free(po->retags);
+    page_list_free(&po->observe_always);
+    page_list_free(&po->readers_always);
     free(po);
+
 }
 
 static void ensure_thread(struct page_owners *po, int thread)
@@ -344,6 +352,30 @@ static void live_add(struct page_owners *po, int thread, uint64_t page)
     l->pages[l->n++] = page;
 }
 
+static void observe_page(struct page_owners *po, uint64_t page)
+{
+    struct entry *e = entry_get(po, page);
+    bool retag_needed = key_of(po, e) != po->key_closed;
+    e->state = PAGE_OBSERVED;
+    e->live = false;
+    if (retag_needed)
+        retag(po, page, page + 1, po->key_closed);
+}
+
+/* The first index of l whose page is at or above page. */
+static size_t first_at_or_above(const struct page_list *l, uint64_t page)
+{
+    size_t lo = 0, hi = l->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (l->at[mid] >> PAGE_SHIFT_BITS < page)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 void page_owners_track(struct page_owners *po, uint64_t start, uint64_t end)
 {
     uint64_t first = start >> PAGE_SHIFT_BITS, last = (end + PAGE_BYTES - 1) >> PAGE_SHIFT_BITS;
@@ -351,6 +383,11 @@ void page_owners_track(struct page_owners *po, uint64_t start, uint64_t end)
     range_remove(&po->stacks, first, last);
     range_insert(&po->tracked, first, last, 0);
     retag(po, first, last, po->key_closed);
+    const struct page_list *o = &po->observe_always, *r = &po->readers_always;
+    for (size_t i = first_at_or_above(o, first); i < o->n && o->at[i] >> PAGE_SHIFT_BITS < last; i++)
+        observe_page(po, o->at[i] >> PAGE_SHIFT_BITS);
+    for (size_t i = first_at_or_above(r, first); i < r->n && r->at[i] >> PAGE_SHIFT_BITS < last; i++)
+        entry_get(po, r->at[i] >> PAGE_SHIFT_BITS)->readers = true;
 }
 
 void page_owners_untrack(struct page_owners *po, uint64_t start, uint64_t end)
@@ -374,6 +411,7 @@ void page_owners_stack(struct page_owners *po, uint64_t start, uint64_t end, int
 void page_owners_readers(struct page_owners *po, uint64_t addr)
 {
     uint64_t page = addr >> PAGE_SHIFT_BITS;
+    page_list_add(&po->readers_always, addr);
     if (range_find(&po->tracked, page))
         entry_get(po, page)->readers = true;
 }
@@ -381,15 +419,11 @@ void page_owners_readers(struct page_owners *po, uint64_t addr)
 void page_owners_observe(struct page_owners *po, uint64_t addr)
 {
     uint64_t page = addr >> PAGE_SHIFT_BITS;
-    if (!range_find(&po->tracked, page))
-        return;
-    struct entry *e = entry_get(po, page);
-    bool retag_needed = key_of(po, e) != po->key_closed;
-    e->state = PAGE_OBSERVED;
-    e->live = false;
-    if (retag_needed)
-        retag(po, page, page + 1, po->key_closed);
+    page_list_add(&po->observe_always, addr);
+    if (range_find(&po->tracked, page))
+        observe_page(po, page);
 }
+
 
 enum page_state page_owners_state(const struct page_owners *po, uint64_t addr, int *owner)
 {

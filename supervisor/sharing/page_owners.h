@@ -37,6 +37,7 @@
 #include <stdint.h>
 
 #include "supervisor/sharing/hb_clocks.h"
+#include "supervisor/sharing/page_list.h"
 
 enum { PAGE_SHIFT_BITS = 12, PAGE_BYTES = 1 << PAGE_SHIFT_BITS };
 

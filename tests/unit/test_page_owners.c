@@ -199,6 +199,24 @@ static void test_observed_and_stacks(void **state)
     assert_true(page_owners_native(w->po, 3, PAGE(200), true));
 }
 
+/* A page to observe that is mapped only later (a heap the allocator maps
+ * after the start, memory unmapped and mapped again) is observed from its
+ * mapping on: else a rerun meets the same unobserved page again. */
+static void test_observed_before_it_is_mapped(void **state)
+{
+    struct world *w = *state;
+    page_owners_observe(w->po, PAGE(300) + 8);
+    page_owners_readers(w->po, PAGE(302));
+    assert_int_equal(touch(w, 1, PAGE(300), false), TOUCH_NATIVE);    /* not followed yet */
+    page_owners_track(w->po, PAGE(300), PAGE(304));
+    assert_int_equal(touch(w, 1, PAGE(300), false), TOUCH_VISIBLE);
+    assert_false(page_owners_native(w->po, 1, PAGE(300), false));
+    assert_int_equal(touch(w, 1, PAGE(301), true), TOUCH_NATIVE);     /* its neighbour is not */
+    page_owners_untrack(w->po, PAGE(300), PAGE(304));
+    page_owners_track(w->po, PAGE(300), PAGE(304));
+    assert_int_equal(touch(w, 2, PAGE(300), true), TOUCH_VISIBLE);
+}
+
 static void test_fresh_block(void **state)
 {
     struct world *w = *state;
@@ -309,7 +327,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_handed_on_buffer_read_then_written, setup, teardown),
 
         cmocka_unit_test_setup_teardown(test_observed_and_stacks, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_observed_before_it_is_mapped, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fresh_block, setup, teardown),
+
         cmocka_unit_test_setup_teardown(test_untrack_forgets, setup, teardown),
         cmocka_unit_test_setup_teardown(test_retags_coalesce_in_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_handed_on_page_is_the_readers_whole, setup, teardown),
