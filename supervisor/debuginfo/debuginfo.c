@@ -199,6 +199,20 @@ bool debuginfo_first_user_line(const debuginfo *di, uint64_t lo, uint64_t hi, ui
     return di->dwarf && dwarf_info_first_line_outside(di->dwarf, lo, hi, "/usr/", addr);
 }
 
+bool debuginfo_in_cxx_atomics(const debuginfo *di, uint64_t addr)
+{
+    static const char *const headers[] = {"atomic_base.h", "atomic", "atomic_wait.h", "atomic_timed_wait.h"};
+    struct dwarf_line line;
+    if (!di->dwarf || !dwarf_info_line_at(di->dwarf, addr, &line) || !line.file || !strstr(line.file, "/c++/"))
+        return false;
+    const char *base = path_basename(line.file);
+    for (size_t i = 0; i < sizeof headers / sizeof headers[0]; i++)
+        if (strcmp(base, headers[i]) == 0)
+            return true;
+    return false;
+}
+
+
 const struct dwarf_type *debuginfo_omp_data_type(const debuginfo *di, uint64_t entry)
 {
     return di->dwarf ? dwarf_info_omp_data_type(di->dwarf, entry) : NULL;

@@ -70,6 +70,12 @@ uint64_t debuginfo_cxx_function(const debuginfo *di, const char *name);
  * than a system header: where a C++ library template that inlined the
  * user's callable reaches it. */
 bool debuginfo_first_user_line(const debuginfo *di, uint64_t lo, uint64_t hi, uint64_t *addr);
+/* Whether the code at addr is the C++ library's atomics (libstdc++'s
+ * atomic_base.h, <atomic>, atomic_wait.h): at -O1 and above an acquire
+ * load or a release store there is a plain mov, which only its source
+ * line tells from a plain access of the program's own. */
+bool debuginfo_in_cxx_atomics(const debuginfo *di, uint64_t addr);
+
 /* The type of the parameter of the OpenMP outlined function at entry
  * (main._omp_fn.0): a pointer or reference to the struct whose members
  * are the region's shared variables (pointers to them, or copies). NULL

@@ -435,17 +435,25 @@ static bool is_atomic(struct race_detector *d, const struct race_step *s)
     return false;
 }
 
-static void atomic_access(struct race_detector *d, const struct race_step *s)
+/* An atomic load acquires what stores to the same object released. */
+static void synchronise_as_atomic(struct race_detector *d, const struct race_step *s)
 {
     const struct visible_op *op = s->op;
-    for (uint64_t i = 0; i < op->size; i++)
-        race_shadow_cell(d->shadow, op->addr + i, true)->atomic = true;
     uint64_t key = key_of(op->addr, TAG_OBJECT);
     if (op->kind != VIS_WRITE)
         acquire(d, s->thread, key);
     if (op->kind != VIS_READ)
         release(d, s->thread, key);
 }
+
+static void atomic_access(struct race_detector *d, const struct race_step *s)
+{
+    const struct visible_op *op = s->op;
+    for (uint64_t i = 0; i < op->size; i++)
+        race_shadow_cell(d->shadow, op->addr + i, true)->atomic = true;
+    synchronise_as_atomic(d, s);
+}
+
 
 static bool memory_access(struct race_detector *d, const struct race_step *s, struct race *r)
 {
@@ -454,6 +462,10 @@ static bool memory_access(struct race_detector *d, const struct race_step *s, st
         return false;
     if (is_atomic(d, s)) {
         atomic_access(d, s);
+        return false;
+    }
+    if (s->atomic_line) {
+        synchronise_as_atomic(d, s);
         return false;
     }
     const struct vector_clock *c = &d->threads[s->thread].clock;

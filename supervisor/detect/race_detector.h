@@ -36,9 +36,18 @@ struct race_step {
     uint64_t mutex;
     /* A plain load or store of an object the program declared atomic
      * (_Atomic, std::atomic): on x86 an atomic load or a release store is a
-     * plain mov, which the instruction alone does not tell. */
+     * plain mov, which the instruction alone does not tell. Also one made
+     * by the C++ library's atomics inlined into the program. */
     bool atomic_object;
+    /* A plain load or store on a source line that calls an atomic
+     * operation (atomic_load_explicit(&b->ready, ...)): most likely that
+     * operation's access, on an object whose type mdat cannot see. It
+     * synchronises as an atomic access would, but leaves the bytes' record
+     * alone: the line may also make a plain access (`v = atomic_load(&x)`
+     * stores v), whose later races must still be found. */
+    bool atomic_line;
 };
+
 
 /* One side of a race. */
 struct race_access {

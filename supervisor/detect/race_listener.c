@@ -1,5 +1,6 @@
 /* race_listener: feeds race_detector from an execution and reports. */
 #include "supervisor/detect/race_listener.h"
+#include "supervisor/debuginfo/atomic_lines.h"
 #include "supervisor/engine/code_names.h"
 #include "supervisor/engine/exec_core.h"
 #include "supervisor/model/source_model.h"
@@ -12,7 +13,7 @@
  * address: asked once per address per batch (DWARF lookups are not free). */
 struct atomic_cache {
     uint64_t *addr;             /* open addressing; 0 empty */
-    uint8_t *atomic;
+    uint8_t *atomic;            /* the answer: a bool, or an enum atomic_site */
     size_t cap, used;
 };
 
@@ -20,7 +21,9 @@ struct race_listener {
     struct race_listener_config cfg;
     struct race_detector *detector;
     struct execution *ex;
-    struct atomic_cache atomics;
+    struct atomic_cache atomics;        /* by data address (file addresses) */
+    struct atomic_cache atomic_sites;   /* by code address (file addresses): enum atomic_site */
+    struct atomic_lines *lines;         /* the source read for it, made on first need */
     /* Stacks and TLS blocks of threads that exited during the step. */
     struct { uint64_t lo, hi; } *dead;
     size_t n_dead, cap_dead;
@@ -59,6 +62,9 @@ void race_listener_free(struct race_listener *l)
     race_detector_free(l->detector);
     free(l->atomics.addr);
     free(l->atomics.atomic);
+    free(l->atomic_sites.addr);
+    free(l->atomic_sites.atomic);
+    atomic_lines_free(l->lines);
     free(l->dead);
     free(l->calls);
     free(l->onces);
@@ -115,28 +121,71 @@ static void cache_grow(struct atomic_cache *c)
     *c = bigger;
 }
 
+/* The answer cached for key, or -1 when not asked yet. */
+static int cache_get(const struct atomic_cache *c, uint64_t key)
+{
+    if (c->cap)
+        for (size_t k = cache_slot(key, c->cap); c->addr[k]; k = (k + 1) & (c->cap - 1))
+            if (c->addr[k] == key)
+                return c->atomic[k];
+    return -1;
+}
+
+static int cache_put(struct atomic_cache *c, uint64_t key, int answer)
+{
+    if ((c->used + 1) * 4 > c->cap * 3)
+        cache_grow(c);
+    size_t k = cache_slot(key, c->cap);
+    while (c->addr[k])
+        k = (k + 1) & (c->cap - 1);
+    c->addr[k] = key;
+    c->atomic[k] = (uint8_t)answer;
+    c->used++;
+    return answer;
+}
+
+/* An object of the executable whose type is atomic (_Atomic, std::atomic). */
 static bool atomic_object(struct race_listener *l, uint64_t addr, uint8_t size)
 {
     struct execution *ex = l->ex;
     if (!code_map_in_exe_data(ex->cfg->code, addr, size ? size : 1, false))
         return false;
     uint64_t file_addr = addr - code_map_bias(ex->cfg->code);
-    struct atomic_cache *c = &l->atomics;
-    if (c->cap) {
-        for (size_t k = cache_slot(file_addr, c->cap); c->addr[k]; k = (k + 1) & (c->cap - 1))
-            if (c->addr[k] == file_addr)
-                return c->atomic[k];
+    int known = cache_get(&l->atomics, file_addr);
+    return known >= 0 ? known : cache_put(&l->atomics, file_addr, debuginfo_is_atomic_object(ex->cfg->exe, file_addr));
+}
+
+/* What the code at pc says of its plain accesses. */
+enum atomic_site { SITE_PLAIN, SITE_LIBRARY_ATOMICS, SITE_ATOMIC_LINE };
+
+static enum atomic_site judge_site(struct race_listener *l, uint64_t file_addr)
+{
+    const debuginfo *di = l->ex->cfg->exe;
+    /* The C++ library's atomics, inlined into the program (an acquire
+     * load or a release store is a plain mov there): whatever object
+     * they work on, the stack or the heap, whose type mdat cannot see. */
+    if (debuginfo_in_cxx_atomics(di, file_addr))
+        return SITE_LIBRARY_ATOMICS;
+    struct src_loc loc;
+    if (debuginfo_code_location(di, file_addr, &loc) && loc.file && loc.line) {
+        if (!l->lines)
+            l->lines = atomic_lines_new();
+        if (atomic_lines_calls_atomic(l->lines, loc.file, loc.line))
+            return SITE_ATOMIC_LINE;
     }
-    bool atomic = debuginfo_is_atomic_object(ex->cfg->exe, file_addr);
-    if ((c->used + 1) * 4 > c->cap * 3)
-        cache_grow(c);
-    size_t k = cache_slot(file_addr, c->cap);
-    while (c->addr[k])
-        k = (k + 1) & (c->cap - 1);
-    c->addr[k] = file_addr;
-    c->atomic[k] = atomic;
-    c->used++;
-    return atomic;
+    return SITE_PLAIN;
+}
+
+static enum atomic_site atomic_site(struct race_listener *l, uint64_t pc)
+{
+    struct execution *ex = l->ex;
+    if (!pc || !code_map_is_user_code(ex->cfg->code, pc))
+        return SITE_PLAIN;
+    uint64_t file_addr = pc - code_map_bias(ex->cfg->code);
+    int known = cache_get(&l->atomic_sites, file_addr);
+    if (known < 0)
+        known = cache_put(&l->atomic_sites, file_addr, judge_site(l, file_addr));
+    return (enum atomic_site)known;
 }
 
 /* ---------- hooks ---------- */
@@ -341,8 +390,11 @@ static bool on_step(void *self, struct execution *ex, uint64_t step, int thread,
     if (t && op->kind == VIS_SYNC && (op->fn == MF_COND_WAIT || op->fn == MF_COND_TIMEDWAIT) &&
         t->call_fn == (enum model_fn)op->fn)
         s.mutex = t->call_arg[1];
-    if ((op->kind == VIS_READ || op->kind == VIS_WRITE) && !op->atomic)
-        s.atomic_object = atomic_object(l, op->addr, op->size);
+    if ((op->kind == VIS_READ || op->kind == VIS_WRITE) && !op->atomic) {
+        enum atomic_site site = atomic_site(l, op->pc);
+        s.atomic_object = site == SITE_LIBRARY_ATOMICS || atomic_object(l, op->addr, op->size);
+        s.atomic_line = site == SITE_ATOMIC_LINE;
+    }
     struct race r;
     bool raced = race_detector_step(l->detector, &s, &r);
     if (l->n_calls)

@@ -494,7 +494,9 @@ races)
     done
     # Correctly synchronized programs in many styles: no race under either strategy.
     for prog in race_spin_xchg race_c11_flag race_tls_and_queue race_cxx_condvar futex_flag correct_prodcons \
-                heap_queue cxx_threads cxx_threads_o2 correct_semaphores barrier_rwlock; do
+                heap_queue cxx_threads cxx_threads_o2 correct_semaphores barrier_rwlock race_c11_heap_flag_o0 \
+                race_c11_heap_flag_o2 race_cxx_barrier_o0 race_cxx_barrier_o2; do
+
         for strategy in random pct; do
             run_mdat run -n 100 -s 3 --strategy $strategy "$TARGETS/$prog"
             expect_status 0
