@@ -820,6 +820,9 @@ determinism)
     [ -s j1.txt ] && cmp -s j1.txt j2.txt || fail "-j 1 and -j 2 report different executions: $(cat j1.txt) vs $(cat j2.txt)"
     # Many more workers than CPUs (and than 64): still the same answer.
     run_mdat run --races=off -n 300 -s 5 -j 70 -o j70 "$TARGETS/lost_update"
+    cpus=$(nproc)
+    expect_out "mdat: -j 70 is more than the $cpus CPU"
+    expect_out ", $cpus job"
     grep -o 'in execution [0-9]*' "$WORK/out" >j70.txt
     cmp -s j1.txt j70.txt || fail "-j 1 and -j 70 report different executions: $(cat j1.txt) vs $(cat j70.txt)"
     ;;

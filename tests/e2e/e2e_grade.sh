@@ -200,6 +200,10 @@ verdicts)
     grade --no-times -o class "${SUBS[@]}"
     expect_status 0
     expect_out "10-mallory: build-failed"
+    # The progress line says the table's word: frank's livelock is a hang there.
+    expect_out "06-frank: hang in 8 of 8 schedules"
+    expect_out "04-dave: checker violation in "
+    grep -q "livelock in" "$WORK/out" && fail "the progress line says livelock where the table says hang"
     expect_verdict class alice ok
     expect_verdict class bob deadlock deadlock
     expect_verdict class carol assertion assertion
@@ -369,6 +373,17 @@ isolation)
     run_mdat grade -n 2 -j 1 --races=off --check "$WORK/teacher_check.sh" -o hidden_check "$CLASS/alice"
     expect_status 0
     expect_verdict hidden_check alice ok
+    # A relative checker is the teacher's, from where mdat grade started:
+    # made absolute, it judges dave's output in his sandbox as well.
+    [ "$PWD" = "$WORK" ] || fail "the test does not run in its scratch directory"
+    run_mdat grade -n 8 -s 1 -j 1 --races=off --check ./teacher_check.sh -o relative_check "$CLASS/dave"
+    expect_status 0
+    expect_verdict relative_check dave checker checker
+    grep -q "mutual exclusion violated" relative_check/report.csv || fail "the relative checker did not judge dave"
+    run_mdat grade -n 2 -j 1 --check ./no_such_check.sh -o missing_check "$CLASS/alice"
+    expect_status 2
+    expect_err "mdat grade: --check ./no_such_check.sh: No such file or directory"
+    [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "a missing checker: not one line: $(cat "$WORK/err")"
 
     # The CPU and file size limits, named in the details.
     run_mdat grade -n 1 -j 1 --timeout 30 --max-cpu 1 --max-file-size 64K -o limits "$TARGETS/spin_forever" /usr/bin/yes
@@ -389,6 +404,12 @@ usage)
     run_mdat grade --max-memory 12Q "$CLASS/alice"; expect_status 2
     run_mdat grade --strategy magic "$CLASS/alice"; expect_status 2
     [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "usage error is not one line: $(cat "$WORK/err")"
+    # More jobs than CPUs: as many as the CPUs, and said so.
+    cpus=$(nproc)
+    run_mdat grade -n 2 -j $((cpus + 62)) --races=off -o many_jobs "$CLASS/alice"
+    expect_status 0
+    expect_out "mdat: -j $((cpus + 62)) is more than the $cpus CPU"
+    expect_out ", $cpus job"
     run_mdat grade --help; expect_status 0; expect_out "--shard K/N"
     run_mdat merge --help; expect_status 0; expect_out "SHARD.json"
     run_mdat --help; expect_status 0; expect_out "grade [options] SUBMISSION"
