@@ -56,7 +56,7 @@ ff = sub["first_failure"]
 assert sum(sub["failing_by_kind"].values()) <= sub["failing"] <= sub["schedules"], sub
 if verdict in ("ok", "build-failed"):
     assert ff is None and sub["failing"] == 0, sub
-if verdict not in ("ok", "build-failed", "mdat-error", "hang", "sandbox-violation"):
+if verdict not in ("ok", "build-failed", "mdat-error", "hang", "sandbox-violation", "tampered"):
     assert ff is not None, sub
 if ff is not None:
     assert sub["failing"] >= 1 and sum(sub["failing_by_kind"].values()) == sub["failing"], sub
@@ -532,7 +532,7 @@ hostile)
     # grading finishes, honest verdicts are right, each hostile one gets
     # its own, the submissions as given are byte-identical afterwards, and
     # no process survives. (killer and stopper attack mdat inside their
-    # sandbox: their verdict is sandbox-violation.)
+    # sandbox: their calls are refused, a sandbox-violation.)
     H=$WORK/given
     mkdir -p "$H" "$WORK/home"
     cp "$GRADE"/{alice,bob} "$H"/
@@ -840,7 +840,7 @@ nonroot)
         </dev/null >"$WORK/out" 2>"$WORK/err")
     status=$?
     expect_status 0
-    expect_verdict "$N/out-rw" rewriter sandbox-violation
+    expect_verdict "$N/out-rw" rewriter tampered
     field_has "$N/out-rw/report.csv" rewriter details "is not the one mdat wrote" ||
         fail "rewriter: $(field "$N/out-rw/report.csv" rewriter details)"
     sleep 0.5

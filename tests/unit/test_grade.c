@@ -120,6 +120,20 @@ static void test_verdict_names(void **state)
     }
     enum unit_status st;
     assert_false(grade_unit_status_from_name("finished", &st));
+    /* One word per meaning: a call refused in the sandbox is a
+     * sandbox-violation, tampering with the grading is tampered (which
+     * shards of 0.3 still call sandbox-violation). */
+    assert_int_equal(grade_verdict_of_failure(FAIL_SANDBOX), VERDICT_SANDBOX);
+    assert_string_equal(grade_verdict_name(VERDICT_SANDBOX), "sandbox-violation");
+    assert_string_equal(grade_verdict_name(VERDICT_TAMPERED), "tampered");
+    assert_string_equal(grade_unit_status_name(UNIT_TAMPERED), "tampered");
+    assert_true(grade_unit_status_from_name("sandbox-violation", &st));
+    assert_int_equal(st, UNIT_TAMPERED);
+    for (int a = 0; a < VERDICT_COUNT; a++)
+        for (int b = a + 1; b < VERDICT_COUNT; b++) {
+            assert_string_not_equal(grade_verdict_name((enum grade_verdict)a), grade_verdict_name((enum grade_verdict)b));
+            assert_string_not_equal(grade_verdict_text((enum grade_verdict)a), grade_verdict_text((enum grade_verdict)b));
+        }
 }
 
 static struct grade_unit graded(uint64_t first, uint64_t end, uint64_t failing, enum failure_kind kind,
@@ -231,6 +245,12 @@ static void test_aggregate_precedence(void **state)
     grade_aggregate(units, 3, &r);
     assert_int_equal(r.verdict, VERDICT_MDAT_ERROR);
     assert_string_equal(r.details, "worker 1 died");
+
+    units[1].status = UNIT_TAMPERED;
+    snprintf(units[1].message, sizeof units[1].message, "the submission killed mdat's grading process (SIGKILL)");
+    grade_aggregate(units, 3, &r);
+    assert_int_equal(r.verdict, VERDICT_TAMPERED);
+    assert_string_equal(r.details, "the submission killed mdat's grading process (SIGKILL)");
 
     units[0].status = UNIT_BUILD_FAILED;
     snprintf(units[0].message, sizeof units[0].message, "the build exited with status 2");
