@@ -243,6 +243,28 @@ verdicts)
     [ "$rows" -eq 10 ] || fail "the HTML table has $rows submission rows, not 10"
     ! grep -qiE '<script|<link|src=|https?://' class/report.html || fail "the HTML report is not self-contained"
     grep -q "mutual exclusion violated" class/report.html || fail "dave's checker message is not in the HTML"
+    # Each failing row links its timeline, trace, schedule and output, by
+    # paths relative to the report that lead to the files; a checker's row
+    # quotes the output it rejected; printed, a link shows its path.
+    python3 - class/report.html 2>"$WORK/links.err" <<'PY' || fail "the HTML report's links: $(tail -n 1 "$WORK/links.err")"
+import os, re, sys
+path = sys.argv[1]
+html = open(path, encoding="utf-8").read()
+rows = re.findall(r'<tr class="submission v-([a-z-]+)( fail)?">(.*?)</tr>', html, re.S)
+failing = [(v, body) for v, fail, body in rows if fail]
+assert len(failing) >= 5, "only %d failing rows" % len(failing)
+for verdict, body in failing:
+    links = dict((what, href) for href, what in re.findall(r'<a href="([^"]+)">([a-z]+)</a>', body))
+    for what in ("timeline", "trace", "schedule", "output"):
+        assert what in links, "a %s row has no %s link: %s" % (verdict, what, body[:300])
+        href = links[what]
+        assert not href.startswith("/"), "absolute link " + href
+        assert os.path.isfile(os.path.join(os.path.dirname(path), href)), "link to a missing file: " + href
+    assert links["timeline"].endswith(".html") and links["schedule"].endswith(".sched"), links
+    if verdict == "checker":
+        assert '<pre class="evidence">output the checker rejected' in body, "no output in the checker's row"
+assert 'p.files a::after{content:" (" attr(href) ")"}' in html, "printed links do not show their paths"
+PY
     # The failure files exist and replay, limits included (heidi needs hers).
     for name in bob heidi; do
         sched=$(python3 -c 'import json,sys; print([s for s in json.load(open("class/report.json"))["submissions"] if s["name"].endswith("-'$name'")][0]["first_failure"]["schedule_file"])')
