@@ -680,12 +680,14 @@ static double legend_item_width(const struct legend_item *it)
 static int legend_flow(const struct layout *l, void (*draw)(FILE *, const struct legend_item *, double, double),
                        FILE *f)
 {
-    double x = 12, y = l->legend_top;
+    /* A wide picture opens at its end: its legend is there. */
+    double left = l->wide ? l->width - PAGE_WIDTH + 12 : 12;
+    double x = left, y = l->legend_top;
     int rows = 1;
     for (int i = 0; i < N_LEGEND; i++) {
         double w = legend_item_width(&legend_items[i]);
-        if (x + w > l->width - 8 && x > 12) {
-            x = 12;
+        if (x + w > l->width - 8 && x > left) {
+            x = left;
             y += 22;
             rows++;
         }
