@@ -535,6 +535,24 @@ bool data_expr_eval(const dwarf_info *dw, const char *expr, const struct data_re
     return true;
 }
 
+bool data_expr_check_object(const dwarf_info *dw, const char *expr, char *err, size_t errlen)
+{
+    /* Pointers read as 0 (skip): what they point to is only checked for
+     * its type, and a thread-local variable is any thread's. */
+    static const uint64_t any_tls_block = 0;
+    error_text(err, errlen, "%s", "");
+    struct parser p = {.s = expr, .dw = dw, .tls_block = &any_tls_block, .err = err, .errlen = errlen, .skip = true};
+    struct operand o = {0};
+    if (!dw)
+        return fail(&p, "the program has no debug information (compile it with -g)");
+    if (!parse_unary(&p, &o, 0))
+        return false;
+    skip_space(&p);
+    if (p.s[p.pos])
+        return fail(&p, "unexpected '%s' after '%s'", p.s + p.pos, o.text);
+    return true;
+}
+
 bool data_expr_value(const dwarf_info *dw, const char *expr, const struct data_reader *rd,
                      struct data_expr_result *out, char *err, size_t errlen)
 {

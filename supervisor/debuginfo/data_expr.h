@@ -20,6 +20,11 @@
 #include "supervisor/debuginfo/dwarf_info.h"
 #include "supervisor/debuginfo/value_format.h"
 
+/* Checks, before any execution, that expr can denote an object: its
+ * syntax, names, members and constant indices within arrays' bounds; what
+ * a pointer in it points to is only known at run time. */
+bool data_expr_check_object(const dwarf_info *dw, const char *expr, char *err, size_t errlen);
+
 /* Evaluates expr to the runtime address and type of the object it denotes.
  * tls_block (NULL when no thread is given) is the runtime start of the
  * thread's TLS block; without it a thread-local variable is an error. rd may

@@ -343,6 +343,11 @@ bool debuginfo_eval(const debuginfo *di, const char *expr, const struct data_rea
     return data_expr_eval(di->dwarf, expr, rd, NULL, addr, type, err, errlen) || no_dwarf_said(di, err, errlen);
 }
 
+bool debuginfo_check_object(const debuginfo *di, const char *expr, char *err, size_t errlen)
+{
+    return data_expr_check_object(di->dwarf, expr, err, errlen) || no_dwarf_said(di, err, errlen);
+}
+
 bool debuginfo_eval_thread(const debuginfo *di, const char *expr, const struct data_reader *rd,
                            uint64_t tls_block, uint64_t *addr, const struct dwarf_type **type, char *err,
                            size_t errlen)

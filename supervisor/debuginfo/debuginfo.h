@@ -127,6 +127,11 @@ void debuginfo_format_value(const debuginfo *di, const struct dwarf_type *t, uin
  * here: use debuginfo_eval_thread. */
 bool debuginfo_eval(const debuginfo *di, const char *expr, const struct data_reader *rd, uint64_t *addr,
                     const struct dwarf_type **type, char *err, size_t errlen);
+/* Whether expr can denote an object of the program, before it runs (a
+ * --watch): err says why not ("no variable named 'x'", "index 5 out of
+ * bounds for 'acct' (size 5)"). Pointers in it are followed only at run
+ * time. */
+bool debuginfo_check_object(const debuginfo *di, const char *expr, char *err, size_t errlen);
 /* The same in one thread, whose TLS block starts at runtime address
  * tls_block (fs_base - the size from debuginfo_tls_block). */
 bool debuginfo_eval_thread(const debuginfo *di, const char *expr, const struct data_reader *rd,

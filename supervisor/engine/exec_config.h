@@ -83,6 +83,9 @@ struct exec_config {
 enum restart_reason { RESTART_NONE, RESTART_OBSERVE_PAGES, RESTART_OBSERVE_ALL };
 
 enum { EXEC_RECENT_EVENTS = 12 };
+/* A checker failure's evidence: the first lines of the output and of
+ * what the checker said, at most this many lines and bytes each. */
+enum { EXEC_EVIDENCE_LINES = 8, EXEC_EVIDENCE_MAX = 720 };
 
 /* Why mdat's supervisor took a ptrace stop: one that ends a step, or one
  * that costs without being a step (what scripts/bench reports against the
@@ -156,6 +159,13 @@ struct exec_result {
      * accepted it. */
     bool raced;
     bool output_accepted;
+    /* A checker failure's evidence (set by the explore layer with the
+     * verdict): the first lines of the output the checker was given, how
+     * many lines it had in all, and the first lines the checker printed;
+     * "" when there were none. */
+    char output_head[EXEC_EVIDENCE_MAX];
+    uint64_t output_lines;
+    char checker_said[EXEC_EVIDENCE_MAX];
     uint64_t steps;
     uint64_t ptrace_stops;
     /* What the stops were for (stop_reason_name); the stops of forked

@@ -272,8 +272,9 @@ bool strategy_name_known(const char *name);
 void strategy_settings_text(const char *name, int depth, char *buf, size_t len);
 
 /* Runs the checker command with the file behind fd as its standard input.
- * Returns its exit status (0 = output accepted); *first_line gets the first
- * line it printed. -1 if it could not be started. */
-int run_checker(const char *cmd, int input_fd, char *first_line, size_t len);
+ * Returns its exit status (0 = output accepted); said gets the start of
+ * what it printed (stdout and stderr, at most len - 1 bytes). -1 if it
+ * could not be started. */
+int run_checker(const char *cmd, int input_fd, char *said, size_t len);
 
 #endif

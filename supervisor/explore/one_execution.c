@@ -16,9 +16,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-int run_checker(const char *cmd, int input_fd, char *first_line, size_t len)
+int run_checker(const char *cmd, int input_fd, char *said, size_t len)
 {
-    first_line[0] = '\0';
+    said[0] = '\0';
     int out = memfd_create("mdat-checker", MFD_CLOEXEC);
     if (out < 0)
         return -1;
@@ -42,9 +42,8 @@ int run_checker(const char *cmd, int input_fd, char *first_line, size_t len)
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
     lseek(out, 0, SEEK_SET);
-    ssize_t n = read(out, first_line, len - 1);
-    first_line[n > 0 ? n : 0] = '\0';
-    first_line[strcspn(first_line, "\n")] = '\0';
+    ssize_t n = read(out, said, len - 1);
+    said[n > 0 ? n : 0] = '\0';
     close(out);
     if (WIFEXITED(status))
         return WEXITSTATUS(status);
@@ -61,6 +60,46 @@ static void rewind_fd(int fd)
     }
 }
 
+/* The first EXEC_EVIDENCE_LINES lines of what fd holds (from its start)
+ * into head, each cut to fit; how many lines it holds in all (a last line
+ * without its newline counts). */
+static uint64_t read_head(int fd, char *head, size_t len)
+{
+    head[0] = '\0';
+    FILE *f = fd >= 0 ? fdopen(dup(fd), "r") : NULL;
+    if (!f)
+        return 0;
+    rewind(f);
+    uint64_t lines = 0;
+    size_t used = 0;
+    char line[240];
+    bool at_start = true;
+    while (fgets(line, sizeof line, f)) {
+        bool whole = strchr(line, '\n') != NULL;
+        if (at_start && lines < EXEC_EVIDENCE_LINES && used + 1 < len) {
+            int n = snprintf(head + used, len - used, "%s%s", line, whole ? "" : "\n");
+            used = n < 0 || (size_t)n >= len - used ? len - 1 : used + (size_t)n;
+        }
+        lines += at_start;
+        at_start = whole;
+    }
+    fclose(f);
+    if (used > 0 && head[used - 1] != '\n' && used + 1 < len)
+        head[used] = '\n', head[used + 1] = '\0';
+    return lines;
+}
+
+/* A checker's words as evidence: its first EXEC_EVIDENCE_LINES lines. */
+static void keep_lines(const char *text, char *out, size_t len)
+{
+    const char *end = text;
+    for (int i = 0; i < EXEC_EVIDENCE_LINES && *end; i++) {
+        const char *nl = strchr(end, '\n');
+        end = nl ? nl + 1 : end + strlen(end);
+    }
+    snprintf(out, len, "%.*s%s", (int)(end - text), text, end > text && end[-1] != '\n' ? "\n" : "");
+}
+
 /* The verdicts that need the execution's output or exit status, and a
  * race kept for the end (--races fail-at-end). false (with res->error
  * set) when the checker could not be run. */
@@ -71,8 +110,9 @@ static bool judge_output(const struct explore_options *opt, const struct run_io 
         snprintf(res->message, sizeof res->message, "the program exited with status %d", res->exit_status);
     }
     if (res->kind == FAIL_NONE && opt->check_cmd && io->out_fd >= 0) {
-        char line[400];
-        int st = run_checker(opt->check_cmd, io->out_fd, line, sizeof line);
+        char said[EXEC_EVIDENCE_MAX], line[400];
+        int st = run_checker(opt->check_cmd, io->out_fd, said, sizeof said);
+        snprintf(line, sizeof line, "%.*s", (int)strcspn(said, "\n"), said);
         if (st < 0) {
             snprintf(res->error_message, sizeof res->error_message, "cannot run the checker: %s", strerror(errno));
             res->error = true;
@@ -90,6 +130,8 @@ static bool judge_output(const struct explore_options *opt, const struct run_io 
             res->kind = FAIL_CHECKER;
             snprintf(res->message, sizeof res->message, "checker \"%s\" rejected the output (exit %d)%s%s",
                      opt->check_cmd, st, line[0] ? ": " : "", line);
+            res->output_lines = read_head(io->out_fd, res->output_head, sizeof res->output_head);
+            keep_lines(said, res->checker_said, sizeof res->checker_said);
         }
         res->output_accepted = st == 0;
     }

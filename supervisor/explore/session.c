@@ -972,8 +972,15 @@ struct session *session_open(const struct session_options *opt, char *err, size_
         session_close(s);
         return NULL;
     }
-    for (int i = 0; i < opt->n_watches && s->n_watches < SESSION_MAX_WATCHES; i++)
+    for (int i = 0; i < opt->n_watches && s->n_watches < SESSION_MAX_WATCHES; i++) {
+        char why[200];
+        if (!debuginfo_check_object(s->prog.debug, opt->watches[i], why, sizeof why)) {
+            snprintf(err, errlen, "--watch '%s': %s", opt->watches[i], why);
+            session_close(s);
+            return NULL;
+        }
         s->watches[s->n_watches++] = xstrdup(opt->watches[i]);
+    }
     s->out_fd = memfd_create("mdat-attach-output", MFD_CLOEXEC);
     s->output = malloc(OUTPUT_KEPT + 1);
     if (s->out_fd < 0 || !s->output) {

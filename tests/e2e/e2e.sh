@@ -617,6 +617,43 @@ checker)
     expect_status 3
     expect_err "cannot run the checker \"./no_such_checker.sh\""
     ;;
+checker_evidence)
+    # A lost update that only the output shows: the report quotes the output
+    # the checker rejected and what the checker said, in text, JSON, JUnit
+    # and on replay; the sum quoted is the one the program printed.
+    run_mdat run --races=off -n 200 -s 1 -o out-dir --json run.json --junit run.xml \
+        --check "$TARGETS/check_sum.sh" "$TARGETS/lost_update_sum"
+    expect_status 1
+    expect_out "FAILURE checker"
+    expect_out "  the output the checker rejected:"
+    expect_out "    | rounds=10"
+    expect_out "  the checker said:"
+    sched=$(first_sched)
+    printed=$(grep '^sum=' "${sched%.sched}.stdout")
+    [ -n "$printed" ] || fail "the failing execution's output has no sum= line"
+    grep -qxF -- "    | $printed" "$WORK/out" || fail "the report does not quote the program's $printed"
+    got=${printed#sum=}
+    [ "$got" -lt 110 ] || fail "the rejected output's sum is $got: no update was lost"
+    grep -qxF -- "    | expected sum=110, got sum=$got ($((110 - got)) lost)" "$WORK/out" ||
+        fail "the report does not quote the checker's words"
+    python3 - "$WORK/run.json" "$printed" <<'PY' || fail "run.json: the checker's evidence is missing or wrong"
+import json, sys
+f = json.load(open(sys.argv[1]))["failures"][0]
+e = f["checker_evidence"]
+assert e["output_first_lines"] == ["rounds=10", sys.argv[2], "done"], e
+assert e["output_lines"] == 3 and e["checker_said"][0].startswith("expected sum=110, got "), e
+PY
+    grep -qF -- "| $printed" run.xml || fail "the JUnit report does not quote the output"
+    run_mdat replay --trust-check "$sched"
+    expect_status 1
+    expect_out "    | $printed"
+    expect_out "  the checker said:"
+    # Other failures have no such section, and null in JSON.
+    run_mdat run --races=off -n 300 -s 1 -o out-dir2 --json other.json "$TARGETS/lost_update"
+    expect_status 1
+    grep -q "the output the checker rejected" "$WORK/out" && fail "an assertion shows checker evidence"
+    expect_json '"checker_evidence": null' other.json
+    ;;
 exit_status)
     run_mdat run -n 5 -s 1 "$TARGETS/exit_nonzero"
     expect_status 0
@@ -785,6 +822,9 @@ determinism)
     [ -s j1.txt ] && cmp -s j1.txt j2.txt || fail "-j 1 and -j 2 report different executions: $(cat j1.txt) vs $(cat j2.txt)"
     # Many more workers than CPUs (and than 64): still the same answer.
     run_mdat run --races=off -n 300 -s 5 -j 70 -o j70 "$TARGETS/lost_update"
+    cpus=$(nproc)
+    expect_out "mdat: -j 70 is more than the $cpus CPU"
+    expect_out ", $cpus job"
     grep -o 'in execution [0-9]*' "$WORK/out" >j70.txt
     cmp -s j1.txt j70.txt || fail "-j 1 and -j 70 report different executions: $(cat j1.txt) vs $(cat j70.txt)"
     ;;

@@ -56,7 +56,7 @@ ff = sub["first_failure"]
 assert sum(sub["failing_by_kind"].values()) <= sub["failing"] <= sub["schedules"], sub
 if verdict in ("ok", "build-failed"):
     assert ff is None and sub["failing"] == 0, sub
-if verdict not in ("ok", "build-failed", "mdat-error", "hang", "sandbox-violation"):
+if verdict not in ("ok", "build-failed", "mdat-error", "hang", "sandbox-violation", "tampered"):
     assert ff is not None, sub
 if ff is not None:
     assert sub["failing"] >= 1 and sum(sub["failing_by_kind"].values()) == sub["failing"], sub
@@ -200,6 +200,10 @@ verdicts)
     grade --no-times -o class "${SUBS[@]}"
     expect_status 0
     expect_out "10-mallory: build-failed"
+    # The progress line says the table's word: frank's livelock is a hang there.
+    expect_out "06-frank: hang in 8 of 8 schedules"
+    expect_out "04-dave: checker violation in "
+    grep -q "livelock in" "$WORK/out" && fail "the progress line says livelock where the table says hang"
     expect_verdict class alice ok
     expect_verdict class bob deadlock deadlock
     expect_verdict class carol assertion assertion
@@ -239,6 +243,28 @@ verdicts)
     [ "$rows" -eq 10 ] || fail "the HTML table has $rows submission rows, not 10"
     ! grep -qiE '<script|<link|src=|https?://' class/report.html || fail "the HTML report is not self-contained"
     grep -q "mutual exclusion violated" class/report.html || fail "dave's checker message is not in the HTML"
+    # Each failing row links its timeline, trace, schedule and output, by
+    # paths relative to the report that lead to the files; a checker's row
+    # quotes the output it rejected; printed, a link shows its path.
+    python3 - class/report.html 2>"$WORK/links.err" <<'PY' || fail "the HTML report's links: $(tail -n 1 "$WORK/links.err")"
+import os, re, sys
+path = sys.argv[1]
+html = open(path, encoding="utf-8").read()
+rows = re.findall(r'<tr class="submission v-([a-z-]+)( fail)?">(.*?)</tr>', html, re.S)
+failing = [(v, body) for v, fail, body in rows if fail]
+assert len(failing) >= 5, "only %d failing rows" % len(failing)
+for verdict, body in failing:
+    links = dict((what, href) for href, what in re.findall(r'<a href="([^"]+)">([a-z]+)</a>', body))
+    for what in ("timeline", "trace", "schedule", "output"):
+        assert what in links, "a %s row has no %s link: %s" % (verdict, what, body[:300])
+        href = links[what]
+        assert not href.startswith("/"), "absolute link " + href
+        assert os.path.isfile(os.path.join(os.path.dirname(path), href)), "link to a missing file: " + href
+    assert links["timeline"].endswith(".html") and links["schedule"].endswith(".sched"), links
+    if verdict == "checker":
+        assert '<pre class="evidence">output the checker rejected' in body, "no output in the checker's row"
+assert 'p.files a::after{content:" (" attr(href) ")"}' in html, "printed links do not show their paths"
+PY
     # The failure files exist and replay, limits included (heidi needs hers).
     for name in bob heidi; do
         sched=$(python3 -c 'import json,sys; print([s for s in json.load(open("class/report.json"))["submissions"] if s["name"].endswith("-'$name'")][0]["first_failure"]["schedule_file"])')
@@ -369,6 +395,17 @@ isolation)
     run_mdat grade -n 2 -j 1 --races=off --check "$WORK/teacher_check.sh" -o hidden_check "$CLASS/alice"
     expect_status 0
     expect_verdict hidden_check alice ok
+    # A relative checker is the teacher's, from where mdat grade started:
+    # made absolute, it judges dave's output in his sandbox as well.
+    [ "$PWD" = "$WORK" ] || fail "the test does not run in its scratch directory"
+    run_mdat grade -n 8 -s 1 -j 1 --races=off --check ./teacher_check.sh -o relative_check "$CLASS/dave"
+    expect_status 0
+    expect_verdict relative_check dave checker checker
+    grep -q "mutual exclusion violated" relative_check/report.csv || fail "the relative checker did not judge dave"
+    run_mdat grade -n 2 -j 1 --check ./no_such_check.sh -o missing_check "$CLASS/alice"
+    expect_status 2
+    expect_err "mdat grade: --check ./no_such_check.sh: No such file or directory"
+    [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "a missing checker: not one line: $(cat "$WORK/err")"
 
     # The CPU and file size limits, named in the details.
     run_mdat grade -n 1 -j 1 --timeout 30 --max-cpu 1 --max-file-size 64K -o limits "$TARGETS/spin_forever" /usr/bin/yes
@@ -389,6 +426,12 @@ usage)
     run_mdat grade --max-memory 12Q "$CLASS/alice"; expect_status 2
     run_mdat grade --strategy magic "$CLASS/alice"; expect_status 2
     [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "usage error is not one line: $(cat "$WORK/err")"
+    # More jobs than CPUs: as many as the CPUs, and said so.
+    cpus=$(nproc)
+    run_mdat grade -n 2 -j $((cpus + 62)) --races=off -o many_jobs "$CLASS/alice"
+    expect_status 0
+    expect_out "mdat: -j $((cpus + 62)) is more than the $cpus CPU"
+    expect_out ", $cpus job"
     run_mdat grade --help; expect_status 0; expect_out "--shard K/N"
     run_mdat merge --help; expect_status 0; expect_out "SHARD.json"
     run_mdat --help; expect_status 0; expect_out "grade [options] SUBMISSION"
@@ -511,7 +554,7 @@ hostile)
     # grading finishes, honest verdicts are right, each hostile one gets
     # its own, the submissions as given are byte-identical afterwards, and
     # no process survives. (killer and stopper attack mdat inside their
-    # sandbox: their verdict is sandbox-violation.)
+    # sandbox: their calls are refused, a sandbox-violation.)
     H=$WORK/given
     mkdir -p "$H" "$WORK/home"
     cp "$GRADE"/{alice,bob} "$H"/
@@ -819,7 +862,7 @@ nonroot)
         </dev/null >"$WORK/out" 2>"$WORK/err")
     status=$?
     expect_status 0
-    expect_verdict "$N/out-rw" rewriter sandbox-violation
+    expect_verdict "$N/out-rw" rewriter tampered
     field_has "$N/out-rw/report.csv" rewriter details "is not the one mdat wrote" ||
         fail "rewriter: $(field "$N/out-rw/report.csv" rewriter details)"
     sleep 0.5

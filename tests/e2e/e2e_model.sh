@@ -130,8 +130,8 @@ names)
     # user's line that led there.
     expect_out "lock counter_mutex                   cxx_threads.cpp:$(line_of cxx_threads.cpp 'lock_guard<std::mutex> guard') incrementer"
     grep -qE 'heap#[0-9]+ \(new at cxx_threads\.cpp:[0-9]+\)' out || fail "no heap block named by its operator new"
-    # Watches: values by their DWARF types, and a clear error for a bad one.
-    run_mdat run -n 1 -s 1 --trace=json --watch 'accounts[2]' --watch grade --watch nosuch "$TARGETS/names"
+    # Watches: values by their DWARF types.
+    run_mdat run -n 1 -s 1 --trace=json --watch 'accounts[2]' --watch grade "$TARGETS/names"
     expect_status 0
     grep '^{' out | tail -n 1 >end.json
     python3 - end.json <<'PY' || fail "watches in the final state are wrong: $(cat end.json)"
@@ -139,8 +139,32 @@ import json, sys
 w = {x["expr"]: x for x in json.load(open(sys.argv[1]))["state"]["watches"]}
 assert w["accounts[2]"]["value"] == "{id = 0, balance = 0, tag = BLUE}", w
 assert w["grade"]["value"] == "'B'", w
-assert w["nosuch"]["error"] and "nosuch" in w["nosuch"]["value"], w
 PY
+    # A watch that can name nothing is refused before the program runs, in
+    # one line, as an invariant is: no such variable, an index out of an
+    # array's bounds, no such member; by run, replay and attach alike.
+    "$MDAT" run -n 1 -s 1 --check false -o "$WORK/sched-names" "$TARGETS/names" </dev/null >/dev/null 2>&1
+    sched=$(ls "$WORK"/sched-names/*.sched | grep -v original | head -n 1)
+    for bad in "nosuch|no variable named 'nosuch'" "accounts[3].balance|index 3 out of bounds for 'accounts' (size 3)" \
+               "accounts[1].nosuch|'accounts[1]' has no member 'nosuch'"; do
+        expr=${bad%%|*} why=${bad#*|}
+        run_mdat run -n 1 -s 1 --watch "$expr" "$TARGETS/names"
+        expect_status 2
+        expect_err "mdat run: --watch '$expr': $why"
+        [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "--watch '$expr': not one line: $(cat "$WORK/err")"
+        grep -q "exploring" "$WORK/out" && fail "--watch '$expr': the run started"
+        run_mdat replay --trust-check --watch "$expr" "$sched"
+        expect_status 2
+        expect_err "mdat replay: --watch '$expr': $why"
+        run_mdat attach --watch "$expr" "$TARGETS/names"
+        expect_status 3
+        expect_err "mdat: --watch '$expr': $why"
+        [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "attach --watch '$expr': not one line: $(cat "$WORK/err")"
+    done
+    # What a pointer points to is only known at run time, and a
+    # thread-local variable is each thread's: accepted, then told in the state.
+    run_mdat run -n 1 -s 1 --watch '*shared_hits' --watch tls_hits --watch 'accounts[1].balance' "$TARGETS/names"
+    expect_status 0
     ;;
 state_deadlock)
     # The saved JSON Lines trace ends with the deadlock as the model sees it.

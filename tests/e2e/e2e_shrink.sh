@@ -111,6 +111,13 @@ command)
     default=${plain%.sched}.shrunk.sched
     [ -f "$default" ] || fail "mdat shrink FILE did not write $default"
     cmp -s <(body short.sched) <(body "$default") || fail "two shrinks of the same schedule differ"
+    # Options may come after the file, as people type them.
+    run_mdat shrink "$plain" -o after.sched
+    expect_status 0
+    cmp -s <(body short.sched) <(body after.sched) || fail "mdat shrink FILE -o OUT: not the same shrink as -o OUT FILE"
+    run_mdat replay after.sched --trace
+    expect_status 1
+    grep -qE '^ +[0-9]+ ' "$WORK/out" || fail "mdat replay FILE --trace printed no trace"
     for j in 1 2; do
         run_mdat run -n 300 -s 1 --strategy random -j $j -o j$j "$TARGETS/deadlock_lock_order"
         expect_status 1

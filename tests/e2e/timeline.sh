@@ -119,6 +119,50 @@ many_threads)
         [ "$size" -lt 2000000 ] || fail "the .$suffix of 100 threads takes $size bytes"
     done
     ;;
+opens_on_failure)
+    # The page opens on the failing step: a 61-step failure fits a
+    # 1400x900 window whole, a 411-step one opens scrolled to its end (no
+    # script); in both the failing step's red column is on screen. A
+    # deadlock's wait cycle is drawn. Skipped without Chromium.
+    [ -x "$BROWSER" ] || BROWSER=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
+    if [ "${MDAT_NO_BROWSER:-}" = 1 ] || [ -z "$BROWSER" ]; then
+        echo "$TEST: skipped (no Chromium, or MDAT_NO_BROWSER=1)"
+        exit 77
+    fi
+    for rounds in 13 100; do
+        run_mdat run --races=off -n 200 -s 1 -o "out-$rounds" --check "$TARGETS/check_sum.sh" \
+            "$TARGETS/lost_update_sum" $rounds
+        expect_status 1
+        page=$(ls "$WORK/out-$rounds"/*.html | head -n 1)
+        steps=$(wc -l <"${page%.html}.trace")
+        if [ "$rounds" = 13 ]; then
+            [ "$steps" -ge 55 ] && [ "$steps" -le 80 ] || fail "lost_update_sum 13 failed in $steps steps, not about 60"
+            grep -q '<div class="scroll fit">' "$page" || fail "a $steps-step picture is not fitted to the window"
+        else
+            [ "$steps" -ge 300 ] || fail "lost_update_sum 100 failed in $steps steps only"
+            grep -q '<div class="scroll wide">' "$page" || fail "a $steps-step picture does not open at its end"
+        fi
+        grep -q '<script' "$page" && fail "the page has a script"
+        timeout 60 "$BROWSER" --headless --no-sandbox --disable-gpu --no-first-run --hide-scrollbars \
+            --user-data-dir="$WORK/profile" --virtual-time-budget=3000 --window-size=1400,900 \
+            --screenshot="$WORK/open-$rounds.png" "file://$page" >/dev/null 2>>"$WORK/browser.err"
+        [ -s "$WORK/open-$rounds.png" ] || fail "no screenshot: $(tail -n 3 "$WORK/browser.err")"
+        # The failing step's column: #ff0000 at 10% on white.
+        read -r count x0 y0 _ <<<"$(python3 "$(dirname "$0")/png_region.py" "$WORK/open-$rounds.png" 255 229 229 2)"
+        echo "$steps steps: failing column of $count pixels at x=${x0:-none} y=${y0:-none}"
+        [ "$count" -gt 300 ] && [ "$y0" -lt 400 ] ||
+            fail "the failing step of a $steps-step failure is not in the window on open ($count pixels)"
+    done
+    # A deadlock: arrows between the lanes make its wait cycle.
+    run_mdat run -n 300 -s 1 -o out-dl "$TARGETS/deadlock_lock_order"
+    expect_status 1
+    page=$(ls "$WORK/out-dl"/*.html | head -n 1)
+    [ "$(grep -o '<g class="wait-edge cycle" data-from="[23]" data-to="[23]"' "$page" | wc -l)" -eq 2 ] ||
+        fail "the deadlock's wait cycle T2 -> T3 -> T2 is not drawn"
+    grep -q '<g class="wait-edge" data-from="1" data-to="2"><title>T1 waits for T2: join T2' "$page" ||
+        fail "T1's join of T2 is not drawn"
+    grep -q '>waiting on mutex lock_b (held by T3)</text>' "$page" || fail "T2's wait is not written whole"
+    ;;
 browser)
     if [ "${MDAT_NO_BROWSER:-}" = 1 ]; then
         echo "$TEST: skipped (MDAT_NO_BROWSER=1)"

@@ -16,6 +16,7 @@
 #include "ui/text/escape.h"
 #include "ui/text/xml_text.h"
 #include "ui/grade/grade.h"
+#include "ui/grade/grade_links.h"
 #include "ui/text/json_reader.h"
 
 /* ---------- shards ---------- */
@@ -120,6 +121,20 @@ static void test_verdict_names(void **state)
     }
     enum unit_status st;
     assert_false(grade_unit_status_from_name("finished", &st));
+    /* One word per meaning: a call refused in the sandbox is a
+     * sandbox-violation, tampering with the grading is tampered (which
+     * shards of 0.3 still call sandbox-violation). */
+    assert_int_equal(grade_verdict_of_failure(FAIL_SANDBOX), VERDICT_SANDBOX);
+    assert_string_equal(grade_verdict_name(VERDICT_SANDBOX), "sandbox-violation");
+    assert_string_equal(grade_verdict_name(VERDICT_TAMPERED), "tampered");
+    assert_string_equal(grade_unit_status_name(UNIT_TAMPERED), "tampered");
+    assert_true(grade_unit_status_from_name("sandbox-violation", &st));
+    assert_int_equal(st, UNIT_TAMPERED);
+    for (int a = 0; a < VERDICT_COUNT; a++)
+        for (int b = a + 1; b < VERDICT_COUNT; b++) {
+            assert_string_not_equal(grade_verdict_name((enum grade_verdict)a), grade_verdict_name((enum grade_verdict)b));
+            assert_string_not_equal(grade_verdict_text((enum grade_verdict)a), grade_verdict_text((enum grade_verdict)b));
+        }
 }
 
 static struct grade_unit graded(uint64_t first, uint64_t end, uint64_t failing, enum failure_kind kind,
@@ -232,6 +247,12 @@ static void test_aggregate_precedence(void **state)
     assert_int_equal(r.verdict, VERDICT_MDAT_ERROR);
     assert_string_equal(r.details, "worker 1 died");
 
+    units[1].status = UNIT_TAMPERED;
+    snprintf(units[1].message, sizeof units[1].message, "the submission killed mdat's grading process (SIGKILL)");
+    grade_aggregate(units, 3, &r);
+    assert_int_equal(r.verdict, VERDICT_TAMPERED);
+    assert_string_equal(r.details, "the submission killed mdat's grading process (SIGKILL)");
+
     units[0].status = UNIT_BUILD_FAILED;
     snprintf(units[0].message, sizeof units[0].message, "the build exited with status 2");
     snprintf(units[0].build_output, sizeof units[0].build_output, "x.c:1: error");
@@ -242,6 +263,45 @@ static void test_aggregate_precedence(void **state)
     assert_int_equal(r.failing, 0);
     assert_int_equal(r.schedules_run, 0);
     assert_false(r.has_failure);
+}
+
+/* Links from a report to a failure's files: relative, through "..",
+ * only to files that are there. */
+static void test_failure_links(void **state)
+{
+    char root[] = "/tmp/mdat-links-XXXXXX";
+    assert_non_null(mkdtemp(root));
+    char cmd[256], path[512], out[PATH_MAX];
+    snprintf(cmd, sizeof cmd, "mkdir -p %s/out/02-dave %s/other && touch %s/out/02-dave/d.sched %s/out/02-dave/d.html "
+             "%s/out/02-dave/d.stdout", root, root, root, root, root);
+    assert_int_equal(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/out/02-dave/d.html", root);
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/out", root);
+    assert_true(grade_relative_path(dir, path, out, sizeof out));
+    assert_string_equal(out, "02-dave/d.html");
+    snprintf(dir, sizeof dir, "%s/other", root);
+    assert_true(grade_relative_path(dir, path, out, sizeof out));
+    assert_string_equal(out, "../out/02-dave/d.html");
+    snprintf(dir, sizeof dir, "%s/out/02-dave", root);
+    assert_true(grade_relative_path(dir, path, out, sizeof out));
+    assert_string_equal(out, "d.html");
+    assert_false(grade_relative_path("/nonexistent-dir", path, out, sizeof out));
+
+    struct grade_failure ff = {.kind = FAIL_DEADLOCK};
+    snprintf(ff.schedule_file, sizeof ff.schedule_file, "%s/out/02-dave/d.sched", root);
+    snprintf(path, sizeof path, "%s/out/report.html", root);
+    struct grade_link links[GRADE_MAX_LINKS];
+    assert_int_equal(grade_failure_links(path, &ff, links), 3);     /* no .trace, no .stderr */
+    assert_string_equal(links[0].what, "timeline");
+    assert_string_equal(links[0].href, "02-dave/d.html");
+    assert_string_equal(links[1].what, "schedule");
+    assert_string_equal(links[2].what, "output");
+    assert_string_equal(links[2].href, "02-dave/d.stdout");
+    snprintf(ff.schedule_file, sizeof ff.schedule_file, "%s", "");
+    assert_int_equal(grade_failure_links(path, &ff, links), 0);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+    assert_int_equal(system(cmd), 0);
 }
 
 static void test_submission_name(void **state)
@@ -605,6 +665,7 @@ int main(void)
         cmocka_unit_test(test_aggregate_details),
         cmocka_unit_test(test_aggregate_precedence),
         cmocka_unit_test(test_submission_name),
+        cmocka_unit_test(test_failure_links),
         cmocka_unit_test(test_csv_escaping),
         cmocka_unit_test(test_html_escaping),
         cmocka_unit_test(test_json_reader),

@@ -435,7 +435,7 @@ static void svg_draws_every_part_and_is_well_formed(void **unused)
     /* Context switches at steps 3, 5, 7 and 9. */
     assert_int_equal(count(svg, "<line class=\"switch\""), 4 + 1 /* the legend's */);
     /* The failing step, captioned. */
-    assert_int_equal(count(svg, "<g class=\"failure\" data-step=\"10\">"), 1);
+    assert_int_equal(count(svg, "<g class=\"failure\" id=\"failing-mark\" data-step=\"10\">"), 1);
     assert_non_null(strstr(svg, "FAILURE assertion at step 10: assertion `x == 2&#39; failed at prog.c:40 in "
                                 "worker()"));
     assert_non_null(strstr(svg, "<text class=\"caption\">"));
@@ -452,7 +452,7 @@ static void svg_for_a_page_has_no_header_of_its_own(void **unused)
     char *svg = assertion_svg(false);
     assert_true(starts_with(svg, "<svg "));
     assert_null(strstr(svg, "<text class=\"caption\""));
-    assert_non_null(strstr(svg, "<g class=\"failure\" data-step=\"10\">"));
+    assert_non_null(strstr(svg, "<g class=\"failure\" id=\"failing-mark\" data-step=\"10\">"));
     free(svg);
 }
 
@@ -492,7 +492,8 @@ static void page_is_self_contained_with_header_picture_and_tables(void **unused)
     assert_non_null(strstr(page, "<meta charset=\"utf-8\">"));
     assert_non_null(strstr(page, "<h1>mdat timeline: prog</h1>"));
     assert_non_null(strstr(page, "strategy pct, seed 7, execution 3; 10 steps, 3 threads"));
-    assert_non_null(strstr(page, "<p class=\"verdict\">FAILURE assertion at step 10: assertion `x == 2&#39; failed"));
+    assert_non_null(strstr(page, "<p class=\"verdict\">FAILURE assertion at <a href=\"#failing-mark\">step 10</a> (<a "
+                                 "href=\"#failing-step\">in the table</a>): assertion `x == 2&#39; failed"));
     assert_non_null(strstr(page, "@media print"));
     assert_int_equal(count(page, "<svg "), 1);
     assert_int_equal(count(page, "<g class=\"lane\""), 3);
@@ -505,14 +506,20 @@ static void page_is_self_contained_with_header_picture_and_tables(void **unused)
     /* The tables: 3 threads, 10 steps, the failing one marked. */
     assert_int_equal(count(page, "<tr><td>T"), 3);
     assert_int_equal(count(page, "<td class=\"n\">"), STEPS);
-    assert_non_null(strstr(page, "<tr class=\"failing\"><td class=\"n\">10</td><td>T3</td><td>R x -&gt; 1</td>"));
+    assert_non_null(strstr(page, "<tr class=\"failing\" id=\"failing-step\"><td class=\"n\">10</td><td>T3</td>"
+                                 "<td>R x -&gt; 1</td>"));
+    /* Ten steps fit the window: the picture is drawn across the page. */
+    assert_non_null(strstr(page, "<div class=\"scroll fit\">"));
+    assert_null(strstr(page, "<div class=\"scroll wide\">"));
     assert_non_null(strstr(page, "<td>T2</td><td>worker</td><td>ready</td><td></td>"));
     free(page);
 }
 
-static void long_executions_keep_their_last_steps(void **unused)
+/* 2000 steps of two threads taking turns with m, then a step limit: to
+ * add() one by one, then the summary to summarize(). */
+static void feed_long_execution(void *ctx, void (*add)(void *, const struct trace_event *, const struct exec_state *),
+                                void (*summarize)(void *, const struct trace_summary *))
 {
-    struct timeline *tl = timeline_new();
     const uint64_t total = TIMELINE_MAX_STEPS + 500;
     struct state_thread threads[2] = {{.id = 1, .status = THREAD_RUNNING}, {.id = 2, .status = THREAD_READY}};
     struct state_object m = {.kind = SYNC_MUTEX, .addr = 0x10};
@@ -524,12 +531,29 @@ static void long_executions_keep_their_last_steps(void **unused)
         m.holder = s % 2 ? thread : 0;
         struct exec_state st = {.step = s, .current = thread, .n_threads = 2, .threads = threads, .n_objects = 1,
                                 .objects = &m};
-        timeline_add(tl, &ev, &st);
+        add(ctx, &ev, &st);
     }
     struct trace_summary s = assertion_summary;
     s.thread = 0;
     s.failure = "step-limit";
-    timeline_set_summary(tl, &s);
+    summarize(ctx, &s);
+}
+
+static void add_to_timeline(void *tl, const struct trace_event *ev, const struct exec_state *st)
+{
+    timeline_add(tl, ev, st);
+}
+
+static void summarize_timeline(void *tl, const struct trace_summary *s)
+{
+    timeline_set_summary(tl, s);
+}
+
+static void long_executions_keep_their_last_steps(void **unused)
+{
+    struct timeline *tl = timeline_new();
+    const uint64_t total = TIMELINE_MAX_STEPS + 500;
+    feed_long_execution(tl, add_to_timeline, summarize_timeline);
     timeline_end(tl);
     assert_int_equal(timeline_n_steps(tl), TIMELINE_MAX_STEPS);
     assert_int_equal(timeline_first_step(tl), 501);
@@ -543,6 +567,136 @@ static void long_executions_keep_their_last_steps(void **unused)
     assert_int_equal(count(svg, "<g class=\"mark"), TIMELINE_MAX_STEPS);
     assert_non_null(strstr(svg, "showing the last 1500 steps (501 to 2000)"));
     assert_null(strstr(svg, "data-step=\"500\""));
+    free(svg);
+    timeline_free(tl);
+}
+
+/* A picture too wide for the window opens at its end, where the failing
+ * step is, with no script: the page's box scrolls right to left, and the
+ * failing step lies within the last window's width of the picture. */
+static void a_long_page_opens_on_its_failing_step(void **unused)
+{
+    char *page = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&page, &len);
+    assert_non_null(out);
+    void *r = timeline_trace_format.open(out, false);
+    feed_long_execution(r, timeline_trace_format.event, timeline_trace_format.summary);
+    timeline_trace_format.close(r);
+    assert_int_equal(fclose(out), 0);
+    assert_well_formed(page, true);
+    assert_non_null(strstr(page, "<div class=\"scroll wide\">"));
+    assert_non_null(strstr(page, ".scroll.wide{direction:rtl}.scroll.wide svg{direction:ltr}"));
+    assert_null(strstr(page, "<script"));
+    double width = 0, x = 0;
+    const char *svg = strstr(page, "<svg ");
+    assert_non_null(svg);
+    assert_int_equal(sscanf(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"mdat-tl\" width=\"%lf\"", &width), 1);
+    const char *failure = strstr(page, "<g class=\"failure\" id=\"failing-mark\" data-step=\"2000\">");
+    assert_non_null(failure);
+    const char *rect = strstr(failure, "</title><rect x=\"");
+    assert_non_null(rect);
+    assert_int_equal(sscanf(rect, "</title><rect x=\"%lf\"", &x), 1);
+    assert_true(width > 1400);
+    assert_true(x > width - 1300);
+    /* The lanes are named on the right too, where the page opens. */
+    assert_int_equal(count(page, "<text class=\"lane-name right\""), 2);
+    free(page);
+}
+
+/* T1 creates T2 and T3 and joins T2; T2 takes a, T3 takes b, T3 waits
+ * for a, T2 for b: a deadlock, its cycle T2 -> T3 -> T2. */
+static struct timeline *deadlock_timeline(void)
+{
+    enum { N = 8 };
+    const enum thread_status R = THREAD_READY, J = THREAD_WAITING_JOIN, L = THREAD_WAITING_LOCK;
+    static const struct {
+        int thread;
+        const char *op, *object;
+        int threads;
+        enum thread_status status[3];
+        int waits_for[3];
+        int holder_a, holder_b;
+    } steps[N] = {
+        {1, "start", "main thread", 1, {R}, {0}, 0, 0},
+        {1, "create", "worker", 2, {R, R}, {0}, 0, 0},
+        {1, "create", "worker", 3, {R, R, R}, {0}, 0, 0},
+        {1, "join", "T2", 3, {J, R, R}, {2, 0, 0}, 0, 0},
+        {2, "lock", "a", 3, {J, R, R}, {2, 0, 0}, 2, 0},
+        {3, "lock", "b", 3, {J, R, R}, {2, 0, 0}, 2, 3},
+        {3, "lock", "a", 3, {J, R, L}, {2, 0, 2}, 2, 3},
+        {2, "lock", "b", 3, {J, L, L}, {2, 3, 2}, 2, 3},
+    };
+    static const char *const waits[3][4] = {{"join T2"}, {"mutex b (held by T3)"}, {"mutex a (held by T2)"}};
+    struct timeline *tl = timeline_new();
+    for (int s = 0; s < N; s++) {
+        struct trace_event ev = make_event((uint64_t)s + 1, steps[s].thread, s > 0 && steps[s].thread != steps[s - 1].thread,
+                                           steps[s].op, steps[s].object, "", "");
+        struct state_thread threads[3];
+        memset(threads, 0, sizeof threads);
+        for (int t = 0; t < steps[s].threads; t++) {
+            threads[t] = (struct state_thread){.id = t + 1, .status = steps[s].status[t], .waits_for = steps[s].waits_for[t]};
+            snprintf(threads[t].start, sizeof threads[t].start, "%s", t ? "worker" : "main");
+            if (steps[s].waits_for[t])
+                snprintf(threads[t].waiting_on, sizeof threads[t].waiting_on, "%s", waits[t][0]);
+        }
+        struct state_object locks[2] = {{.kind = SYNC_MUTEX, .addr = 0xa0, .holder = steps[s].holder_a},
+                                        {.kind = SYNC_MUTEX, .addr = 0xb0, .holder = steps[s].holder_b}};
+        snprintf(locks[0].name, sizeof locks[0].name, "a");
+        snprintf(locks[1].name, sizeof locks[1].name, "b");
+        struct exec_state st = {.step = (uint64_t)s + 1, .current = steps[s].thread, .n_threads = steps[s].threads,
+                                .threads = threads, .n_objects = 2, .objects = locks};
+        timeline_add(tl, &ev, &st);
+    }
+    struct trace_summary sum = assertion_summary;
+    sum.thread = 0;
+    sum.failure = "deadlock";
+    sum.message = "3 threads blocked, none can run; wait cycle T2 -> T3 -> T2";
+    sum.steps = N;
+    timeline_set_summary(tl, &sum);
+    timeline_end(tl);
+    return tl;
+}
+
+static void a_deadlocks_wait_cycle_is_drawn(void **unused)
+{
+    struct timeline *tl = deadlock_timeline();
+    assert_int_equal(timeline_waits_for_at_end(tl, timeline_lane(tl, 1)), 2);
+    assert_int_equal(timeline_waits_for_at_end(tl, timeline_lane(tl, 2)), 3);
+    assert_int_equal(timeline_waits_for_at_end(tl, timeline_lane(tl, 3)), 2);
+    assert_false(timeline_in_wait_cycle(tl, timeline_lane(tl, 1)));
+    assert_true(timeline_in_wait_cycle(tl, timeline_lane(tl, 2)));
+    assert_true(timeline_in_wait_cycle(tl, timeline_lane(tl, 3)));
+    char *svg = svg_of(tl, false);
+    assert_well_formed(svg, false);
+    /* Arrows between the lanes: T2 waits for T3 and T3 for T2 (the
+     * cycle, red), T1 for T2 (its join, grey); each says on what. */
+    assert_int_equal(count(svg, "<g class=\"wait-edge cycle\" data-from=\""), 2);
+    assert_non_null(strstr(svg, "<g class=\"wait-edge cycle\" data-from=\"2\" data-to=\"3\"><title>T2 waits for T3: "
+                                "mutex b (held by T3) (part of the wait cycle)</title>"));
+    assert_non_null(strstr(svg, "<g class=\"wait-edge cycle\" data-from=\"3\" data-to=\"2\"><title>T3 waits for T2: "
+                                "mutex a (held by T2) (part of the wait cycle)</title>"));
+    assert_non_null(strstr(svg, "<g class=\"wait-edge\" data-from=\"1\" data-to=\"2\"><title>T1 waits for T2: join "
+                                "T2</title>"));
+    assert_non_null(strstr(svg, ">wait cycle</text>"));
+    /* What each waits on is written whole after the last step, where the
+     * waits that began at the end have room. */
+    assert_non_null(strstr(svg, ">waiting on mutex b (held by T3)</text>"));
+    assert_non_null(strstr(svg, ">waiting on mutex a (held by T2)</text>"));
+    free(svg);
+    timeline_free(tl);
+}
+
+/* Without a wait at the end nothing is drawn after the last step. */
+static void no_wait_no_arrows(void **unused)
+{
+    struct execution x;
+    build_execution(&x, "worker", "m");
+    struct timeline *tl = gather(&x, true, &assertion_summary);
+    char *svg = svg_of(tl, false);
+    assert_null(strstr(svg, "<g class=\"wait-edge\" data-from"));
+    assert_null(strstr(svg, "<g class=\"wait-edge cycle\" data-from"));
+    assert_null(strstr(svg, "<g class=\"waits\">"));
     free(svg);
     timeline_free(tl);
 }
@@ -613,6 +767,9 @@ int main(void)
         cmocka_unit_test(hostile_names_are_escaped),
         cmocka_unit_test(page_is_self_contained_with_header_picture_and_tables),
         cmocka_unit_test(long_executions_keep_their_last_steps),
+        cmocka_unit_test(a_long_page_opens_on_its_failing_step),
+        cmocka_unit_test(a_deadlocks_wait_cycle_is_drawn),
+        cmocka_unit_test(no_wait_no_arrows),
         cmocka_unit_test(formats_are_chosen_by_extension),
         cmocka_unit_test(xml_text_escapes_cuts_and_counts),
     };

@@ -88,6 +88,16 @@ int cli_available_cpus(void)
     return 1;
 }
 
+int cli_cap_jobs(int jobs)
+{
+    int cpus = cli_available_cpus();
+    if (jobs <= cpus)
+        return jobs;
+    printf("mdat: -j %d is more than the %d CPU%s mdat may use here: running %d job%s, one per CPU\n", jobs, cpus,
+           cpus == 1 ? "" : "s", cpus, cpus == 1 ? "" : "s");
+    return cpus;
+}
+
 bool cli_read_program_input(const char *cmd, const struct cli_explore *e, struct program_input *in)
 {
     char err[PATH_MAX + 100];
@@ -151,6 +161,18 @@ bool cli_check_invariants(const char *cmd, const debuginfo *exe, const struct de
         return false;
     }
     detectors_free(d);
+    return true;
+}
+
+bool cli_check_watches(const char *cmd, const debuginfo *exe, const char *const *watches, int n)
+{
+    for (int i = 0; i < n; i++) {
+        char why[200];
+        if (!debuginfo_check_object(exe, watches[i], why, sizeof why)) {
+            fprintf(stderr, "mdat %s: --watch '%s': %s\n", cmd, watches[i], why);
+            return false;
+        }
+    }
     return true;
 }
 

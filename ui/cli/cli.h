@@ -92,6 +92,10 @@ bool cli_check_preempt(const char *cmd, const struct cli_explore *e);
 /* Checks the invariants against the program's debug information: false
  * after a one-line error on stderr (mdat CMD: invariant 'x': ...). */
 bool cli_check_invariants(const char *cmd, const debuginfo *exe, const struct detect_options *o);
+/* Checks each --watch against the program's debug information (a name, a
+ * member, an index within bounds): false after a one-line error on stderr
+ * (mdat CMD: --watch 'x': ...), as for an invariant. */
+bool cli_check_watches(const char *cmd, const debuginfo *exe, const char *const *watches, int n);
 
 /* Takes option c (as getopt_long returned it, with its argument) into e
  * if it is one of CLI_EXPLORE_OPTIONS: 1 if it was, 0 if c is another
@@ -117,5 +121,9 @@ int cli_usage_error(const char *cmd, const char *fmt, const char *arg);
 int cli_bad_option(const char *cmd, int optopt_char, const char *arg);
 /* The CPUs this process may run on (at least 1). */
 int cli_available_cpus(void);
+/* -j N above the CPUs this process may use: N becomes that many, with a
+ * one-line note on stdout (each worker and its program are pinned to a
+ * CPU of their own; more workers would only take turns on them). */
+int cli_cap_jobs(int jobs);
 
 #endif

@@ -3,6 +3,7 @@
  * `check` line names is shown, and run only when the user says so. */
 #include <stdio.h>
 
+#include "ui/cli/cli.h"
 #include "ui/cli/commands.h"
 #include "ui/render/report.h"
 #include "ui/render/trace_formats.h"
@@ -127,7 +128,8 @@ int cmd_replay(int argc, char **argv)
     int c;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+    /* Options may follow the file (no program command line follows it). */
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         if (c == 't') {
             char why[200];
             if (!trace_option_parse(optarg, &format, &every_step, why, sizeof why)) {
@@ -180,6 +182,11 @@ int cmd_replay(int argc, char **argv)
         fprintf(stderr, "mdat: cannot replay %s: %s\n", file, err);
         schedule_free(&sched);
         return EXIT_CANNOT_RUN;
+    }
+    if (!cli_check_watches("replay", prog.debug, watches, n_watches)) {
+        program_free(&prog);
+        schedule_free(&sched);
+        return EXIT_USAGE;
     }
     if (!schedule_binary_matches(&sched, prog.sha256)) {
         fprintf(stderr, "mdat: cannot replay %s: %s is not the binary it was recorded with (SHA-256 differs; rebuild it from the same source or record a new schedule)\n",

@@ -47,22 +47,6 @@ static void show_progress(void *ctx, uint64_t done, uint64_t total, uint64_t fai
     fflush(stderr);
 }
 
-/* --outcomes groups executions by the watched values: a name that is no
- * variable would group nothing. false after a one-line error. */
-static bool check_watches(const debuginfo *exe, const char *const *watches, int n)
-{
-    for (int i = 0; i < n; i++) {
-        uint64_t addr;
-        const struct dwarf_type *type;
-        char why[200];
-        if (!debuginfo_eval(exe, watches[i], NULL, &addr, &type, why, sizeof why) && strstr(why, "no variable")) {
-            fprintf(stderr, "mdat run: --watch '%s': %s\n", watches[i], why);
-            return false;
-        }
-    }
-    return true;
-}
-
 /* How far a systematic search got without a failure: all of its space (a
  * proof, for the inputs and settings of the run) or the part -n allowed. */
 static void print_search_end(const struct explore_options *opt, const struct explore_summary *sum)
@@ -261,6 +245,7 @@ int cmd_run(int argc, char **argv)
     bool sequential = strategy_is_systematic(opt.strategy) && opt.jobs > 1;
     if (strategy_is_systematic(opt.strategy))
         opt.jobs = 1;   /* each execution follows from the last */
+    opt.jobs = cli_cap_jobs(opt.jobs);
     struct progress_state progress = {isatty(2) && !opt.trace && !opt.show_output};
     opt.progress = show_progress;
     opt.progress_ctx = &progress;
@@ -273,7 +258,7 @@ int cmd_run(int argc, char **argv)
         return EXIT_CANNOT_RUN;
     }
     if (!cli_check_invariants("run", prog.debug, &opt.detect) ||
-        (opt.outcomes && !check_watches(prog.debug, opt.watches, opt.n_watches))) {
+        !cli_check_watches("run", prog.debug, opt.watches, opt.n_watches)) {
         program_free(&prog);
         program_input_free(&input);
         return EXIT_USAGE;

@@ -90,7 +90,8 @@ int cmd_shrink(int argc, char **argv)
     int c;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "+o:h", longopts, NULL)) != -1) {
+    /* Options may follow the file: `mdat shrink FILE -o OUT`. */
+    while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'o':
             out = optarg;

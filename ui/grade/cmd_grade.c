@@ -143,6 +143,37 @@ static bool relative_command(const char *cmd)
     return *cmd != '/' && memchr(cmd, '/', len) != NULL;
 }
 
+/* A --check whose program is a relative path names it from the directory
+ * mdat grade started in: made absolute here, since the checker runs in
+ * each submission's sandbox (its copy is the working directory there).
+ * false after a one-line error: no such file, or a path the sandbox's
+ * binding (the command's first word, up to a space) could not name. */
+static bool resolve_checker(const char **cmd, char *buf, size_t len)
+{
+    if (!relative_command(*cmd))
+        return true;
+    const char *word = *cmd + strspn(*cmd, " \t");
+    size_t n = strcspn(word, " \t");
+    char given[PATH_MAX], real[PATH_MAX];
+    snprintf(given, sizeof given, "%.*s", (int)n, word);
+    if (!realpath(given, real)) {
+        fprintf(stderr, "mdat grade: --check %s: %s (a relative path is taken from the current directory)\n", given,
+                strerror(errno));
+        return false;
+    }
+    if (strcspn(real, " \t'\"\\$`;&|<>(){}*?[]!#~") != strlen(real)) {
+        fprintf(stderr, "mdat grade: --check %s: its absolute path %s has a space or shell character: move the "
+                "checker or give a path without them\n", given, real);
+        return false;
+    }
+    if ((size_t)snprintf(buf, len, "%s%s", real, word + n) >= len) {
+        fprintf(stderr, "mdat grade: --check %s: the command is too long\n", given);
+        return false;
+    }
+    *cmd = buf;
+    return true;
+}
+
 /* Whether submission i has a unit among the first n (read back by --resume). */
 static bool decided(const struct grade_unit *units, size_t n, int i)
 {
@@ -182,9 +213,10 @@ static void print_unit_line(const struct grade_settings *s, const struct grade_u
         printf("%s: %s", grade_unit_status_name(u->status), u->message);
     else if (u->failing == 0)
         printf("no failure in %" PRIu64 " schedules", u->schedules_run);
-    else
+    else    /* the table's word for the verdict: a livelock is a "hang" there */
         printf("%s in %" PRIu64 " of %" PRIu64 " schedules, first in execution %" PRIu64,
-               failure_kind_name(u->first_failure.kind), u->failing, u->schedules_run, u->first_failure.execution);
+               grade_verdict_text(grade_verdict_of_failure(u->first_failure.kind)), u->failing, u->schedules_run,
+               u->first_failure.execution);
     printf(" (%.1f s)\n", u->seconds);
     fflush(stdout);
 }
@@ -342,10 +374,10 @@ int cmd_grade(int argc, char **argv)
     if (strategy_is_systematic(e.strategy))
         return cli_usage_error("grade", "--strategy %s is a search run in order, not by shards: grade takes random, "
                                "pct, pos, surw or portfolio", e.strategy);
-    if (s.sandbox && relative_command(s.check_cmd))
-        return cli_usage_error("grade", "--check runs in each submission's sandbox, in its private copy: give the "
-                                        "checker's absolute path, not \"%s\" (or --no-sandbox)", s.check_cmd);
-    int jobs = e.jobs;
+    static char check_cmd[PATH_MAX + 4096];
+    if (!resolve_checker(&s.check_cmd, check_cmd, sizeof check_cmd))
+        return EXIT_USAGE;
+    int jobs = cli_cap_jobs(e.jobs);
     for (int i = 0; i < s.n_submissions; i++) {
         struct stat st;
         if (stat(s.submissions[i], &st) == 0 && S_ISDIR(st.st_mode) && !s.build_cmd && !s.exe_name)

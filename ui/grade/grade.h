@@ -35,8 +35,9 @@ enum grade_verdict {
     VERDICT_EXIT_STATUS,    /* non-zero exit status, with --fail-on-exit */
     VERDICT_RACE,           /* a data race (with --races=fail, the default) */
     VERDICT_INVARIANT,      /* an --invariant became false */
-    VERDICT_SANDBOX,        /* the program tried to signal or ptrace mdat (refused), or killed or
-                             * stopped the mdat of its sandbox */
+    VERDICT_SANDBOX,        /* the program tried to signal or ptrace mdat (refused) */
+    VERDICT_TAMPERED,       /* the submission killed or stopped the mdat of its sandbox, or
+                             * rewrote its schedule: grading was tampered with */
     VERDICT_BUILD_FAILED,
     VERDICT_MDAT_ERROR,     /* mdat could not grade it (or its grading process died) */
     VERDICT_NOT_GRADED,     /* the grading was interrupted before this one (an incomplete report) */
@@ -103,7 +104,8 @@ enum unit_status {
     UNIT_BUILD_FAILED,
     UNIT_MDAT_ERROR,
     UNIT_WALL_CLOCK,        /* stopped at the unit's wall-clock limit */
-    UNIT_SANDBOX_VIOLATION, /* the submission killed mdat inside its sandbox */
+    UNIT_TAMPERED,          /* the submission killed or stopped mdat inside its sandbox, or
+                             * rewrote its schedule */
     UNIT_STATUS_COUNT
 };
 const char *grade_unit_status_name(enum unit_status s);

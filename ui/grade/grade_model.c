@@ -18,6 +18,7 @@ static const char *const VERDICT_NAMES[VERDICT_COUNT] = {
     [VERDICT_RACE] = "race",
     [VERDICT_INVARIANT] = "invariant",
     [VERDICT_SANDBOX] = "sandbox-violation",
+    [VERDICT_TAMPERED] = "tampered",
     [VERDICT_BUILD_FAILED] = "build-failed",
     [VERDICT_MDAT_ERROR] = "mdat-error",
     [VERDICT_NOT_GRADED] = "not-graded",
@@ -35,6 +36,7 @@ static const char *const VERDICT_TEXTS[VERDICT_COUNT] = {
     [VERDICT_RACE] = "data race",
     [VERDICT_INVARIANT] = "invariant broken",
     [VERDICT_SANDBOX] = "sandbox violation",
+    [VERDICT_TAMPERED] = "grading tampered with",
     [VERDICT_BUILD_FAILED] = "build failed",
     [VERDICT_MDAT_ERROR] = "mdat error",
     [VERDICT_NOT_GRADED] = "not graded",
@@ -75,7 +77,7 @@ static const char *const UNIT_STATUS_NAMES[UNIT_STATUS_COUNT] = {
     [UNIT_BUILD_FAILED] = "build-failed",
     [UNIT_MDAT_ERROR] = "mdat-error",
     [UNIT_WALL_CLOCK] = "wall-clock",
-    [UNIT_SANDBOX_VIOLATION] = "sandbox-violation",
+    [UNIT_TAMPERED] = "tampered",
 };
 
 const char *grade_unit_status_name(enum unit_status s)
@@ -85,6 +87,9 @@ const char *grade_unit_status_name(enum unit_status s)
 
 bool grade_unit_status_from_name(const char *name, enum unit_status *out)
 {
+    /* Shards and journals of 0.3 called tampering a sandbox violation. */
+    if (strcmp(name, "sandbox-violation") == 0)
+        name = UNIT_STATUS_NAMES[UNIT_TAMPERED];
     for (int i = 0; i < UNIT_STATUS_COUNT; i++)
         if (strcmp(name, UNIT_STATUS_NAMES[i]) == 0) {
             *out = (enum unit_status)i;
@@ -163,16 +168,16 @@ void grade_aggregate(const struct grade_unit *units, size_t n, struct grade_resu
         sorted[i] = &units[i];
     qsort(sorted, n, sizeof *sorted, by_first);
     /* The first unit (in range order) of each status that overrides the
-     * exploration's findings: a failed build, then an attack on the
-     * sandbox, then mdat's own error, then the wall clock. */
-    const struct grade_unit *build = NULL, *violation = NULL, *error = NULL, *wall = NULL;
+     * exploration's findings: a failed build, then tampering with the
+     * grading, then mdat's own error, then the wall clock. */
+    const struct grade_unit *build = NULL, *tampered = NULL, *error = NULL, *wall = NULL;
     for (size_t i = 0; i < n; i++) {
         const struct grade_unit *u = sorted[i];
         out->seconds += u->seconds;
         if (u->status == UNIT_BUILD_FAILED && !build)
             build = u;
-        if (u->status == UNIT_SANDBOX_VIOLATION && !violation)
-            violation = u;
+        if (u->status == UNIT_TAMPERED && !tampered)
+            tampered = u;
         if (u->status == UNIT_MDAT_ERROR && !error)
             error = u;
         if (u->status == UNIT_WALL_CLOCK && !wall)
@@ -194,10 +199,10 @@ void grade_aggregate(const struct grade_unit *units, size_t n, struct grade_resu
         out->outcomes_left_out += u->outcomes_left_out;
     }
     outcome_table_sort(&out->outcomes);
-    const struct grade_unit *stopped = build ? build : violation ? violation : error ? error : wall;
+    const struct grade_unit *stopped = build ? build : tampered ? tampered : error ? error : wall;
     if (stopped) {
         out->verdict = build       ? VERDICT_BUILD_FAILED
-                       : violation ? VERDICT_SANDBOX
+                       : tampered  ? VERDICT_TAMPERED
                        : error     ? VERDICT_MDAT_ERROR
                                    : VERDICT_HANG;
         snprintf(out->details, sizeof out->details, "%s", stopped->message);

@@ -5,6 +5,7 @@
 #include "ui/grade/grade.h"
 #include "ui/grade/grade_json.h"
 #include "ui/grade/grade_evidence.h"
+#include "ui/grade/grade_links.h"
 #include "supervisor/explore/explore.h"
 #include "supervisor/explore/schedule.h"
 
@@ -16,6 +17,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 void grade_replay_command(const struct grade_failure *f, char *out, size_t len)
@@ -179,13 +181,52 @@ static const char HTML_STYLE[] =
     "pre{white-space:pre-wrap;margin:.3em 0}\n"
     "table.outcomes{width:auto;margin:.2em 0 .2em 2em}\n"
     "table.outcomes td{border:none;padding:.1em .6em}\n"
-    "@media print{body{margin:0}details{display:block}}\n";
+    "p.files{margin:.3em 0 0}\n"
+    /* On paper a link shows where it leads: each row stands alone. */
+    "@media print{body{margin:0}details{display:block}p.files a::after{content:\" (\" attr(href) \")\"}}\n";
 
 static void html_cell(FILE *f, const char *cls, const char *text)
 {
     fprintf(f, "<td%s%s%s>", cls ? " class=\"" : "", cls ? cls : "", cls ? "\"" : "");
     xml_escaped(f, text);
     fputs("</td>", f);
+}
+
+/* The first failure's files, linked relative to the report: its timeline
+ * page, trace, schedule and output. */
+static void html_failure_files(FILE *f, const char *report_path, const struct grade_failure *ff)
+{
+    struct grade_link links[GRADE_MAX_LINKS];
+    int n = grade_failure_links(report_path, ff, links);
+    if (n == 0)
+        return;
+    fputs("<p class=\"files\">", f);
+    for (int i = 0; i < n; i++) {
+        fputs(i ? " \xc2\xb7 " : "", f);
+        fputs("<a href=\"", f);
+        xml_escaped(f, links[i].href);
+        fprintf(f, "\">%s</a>", links[i].what);
+    }
+    fputs("</p>", f);
+}
+
+/* A checker failure's evidence, as the text report has it: the first
+ * lines of the output it rejected. */
+static void html_evidence(FILE *f, const struct grade_failure *ff)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (!mem)
+        return;
+    grade_evidence_output(mem, "", ff);
+    fclose(mem);
+    if (text && text[0]) {
+        fputs("<pre class=\"evidence\">", f);
+        xml_escaped(f, text);
+        fputs("</pre>", f);
+    }
+    free(text);
 }
 
 /* A submission's outcome table, in a row of its own below it. */
@@ -268,6 +309,8 @@ bool grade_write_html(const char *path, const struct grade_report *r, char *err,
         }
         fputs("<td>", f);
         xml_escaped(f, g->details);
+        if (g->has_failure)
+            html_evidence(f, ff);
         if (g->build_output[0]) {
             fputs("<details><summary>build output</summary><pre>", f);
             xml_escaped(f, g->build_output);
@@ -280,6 +323,7 @@ bool grade_write_html(const char *path, const struct grade_report *r, char *err,
             fputs("<code>", f);
             xml_escaped(f, replay);
             fputs("</code>", f);
+            html_failure_files(f, path, ff);
         }
         fputs("</td>", f);
         if (r->no_times)

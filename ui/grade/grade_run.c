@@ -538,7 +538,7 @@ static void check_schedule(struct grade_unit *u)
     if (!u->has_failure || !f->schedule_sha256[0] ||
         (sha256_file(f->schedule_file, now) && strcmp(now, f->schedule_sha256) == 0))
         return;
-    u->status = UNIT_SANDBOX_VIOLATION;
+    u->status = UNIT_TAMPERED;
     snprintf(u->message, sizeof u->message,
              "the schedule of its first failure (%s) is not the one mdat wrote: the submission altered or removed it",
              f->schedule_file);
@@ -591,10 +591,10 @@ static void run_isolated(const struct grade_settings *s, bool sandboxed, unit_bo
     } else if (sh->finished) {
         take_unit(sh, u);
     } else if (sandboxed && code == SANDBOX_EXIT_STOPPED) {
-        u->status = UNIT_SANDBOX_VIOLATION;
+        u->status = UNIT_TAMPERED;
         snprintf(u->message, sizeof u->message, "the submission stopped mdat's grading process (SIGSTOP)");
     } else if (sandboxed && code > 128 && sent_by_submission(code - 128)) {
-        u->status = UNIT_SANDBOX_VIOLATION;
+        u->status = UNIT_TAMPERED;
         snprintf(u->message, sizeof u->message, "the submission killed mdat's grading process (SIG%s)",
                  signal_name(code - 128));
     } else {

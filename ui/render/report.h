@@ -8,6 +8,13 @@
 
 /* The failure: kind, message, threads, last steps (text, for a terminal). */
 void report_failure_text(FILE *f, const struct exec_result *res);
+/* A checker failure's evidence (nothing for other kinds): the first lines
+ * of the output it rejected, "| "-quoted, and of what the checker said. */
+void report_checker_evidence_text(FILE *f, const struct exec_result *res);
+/* The same as the member "checker_evidence" of a failure (null for other
+ * kinds): output_first_lines, output_lines, checker_said. */
+struct json_writer;
+void report_json_checker_evidence(struct json_writer *w, const struct exec_result *res);
 /* Where the failure's schedule, traces and output were saved, and how to replay it. */
 void report_failure_files_text(FILE *out, const struct explore_failure *f);
 
@@ -37,7 +44,6 @@ struct run_description {
 
 /* One outcome as an element of an array (docs/json.md, "An outcome");
  * total: the executions of its table (share = count / total). */
-struct json_writer;
 void report_json_outcome(struct json_writer *w, const struct outcome *o, uint64_t total);
 
 bool report_json_write(const char *path, const struct run_description *run, const struct explore_summary *sum,

@@ -25,6 +25,7 @@ static void write_failure(struct json_writer *w, const struct run_description *r
     json_string(w, "stdout_file", f->stdout_file);
     json_string(w, "stderr_file", f->stderr_file);
     json_string(w, "message", r->message);
+    report_json_checker_evidence(w, r);
     json_string(w, "location", r->location);
     json_string(w, "function", r->function);
     json_int(w, "thread", r->thread);

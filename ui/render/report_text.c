@@ -13,6 +13,7 @@ void report_failure_text(FILE *f, const struct exec_result *res)
     fprintf(f, "  %s\n", res->message);
     if (res->output_cut_at)
         fprintf(f, "  (the program's output was cut at %" PRIu64 " bytes: --max-output)\n", res->output_cut_at);
+    report_checker_evidence_text(f, res);
     if (res->n_threads > 0) {
         fprintf(f, "  threads:\n");
         for (int i = 0; i < res->n_threads; i++) {

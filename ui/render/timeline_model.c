@@ -244,6 +244,7 @@ static void read_threads(struct timeline *tl, const struct trace_event *ev, cons
         l->has_status = true;
         l->status = t->status;
         copy_text(l->waiting_on, sizeof l->waiting_on, t->waiting_on);
+        l->waits_for = t->waits_for;
         bool waiting = is_waiting(t->status);
         if (lt->waiting && (!waiting || lt->status != t->status)) {
             if (!waiting && ev->thread != t->id) {
@@ -426,6 +427,29 @@ uint64_t timeline_failing_step(const struct timeline *tl)
             if (timeline_step(tl, i)->thread == tl->summary.thread)
                 return timeline_step(tl, i)->step;
     return timeline_step(tl, n - 1)->step;
+}
+
+int timeline_waits_for_at_end(const struct timeline *tl, const struct timeline_lane *lane)
+{
+    if (!lane->has_status || !is_waiting(lane->status) || lane->waits_for <= 0)
+        return 0;
+    return timeline_lane(tl, lane->waits_for) ? lane->waits_for : 0;
+}
+
+bool timeline_in_wait_cycle(const struct timeline *tl, const struct timeline_lane *lane)
+{
+    /* A path longer than the lanes has met a cycle that may not include
+     * this lane; one that comes back to it within that many has. */
+    const struct timeline_lane *at = lane;
+    for (int hops = 0; hops < tl->n_lanes; hops++) {
+        int next = timeline_waits_for_at_end(tl, at);
+        if (next == 0)
+            return false;
+        if (next == lane->id)
+            return true;
+        at = timeline_lane(tl, next);
+    }
+    return false;
 }
 
 static int by_id(const void *a, const void *b)

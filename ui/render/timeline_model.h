@@ -51,6 +51,7 @@ struct timeline_lane {
     bool has_status;                /* a state named the thread */
     enum thread_status status;      /* in the last state */
     char waiting_on[200];           /* in the last state */
+    int waits_for;                  /* in the last state: the thread its wait depends on, 0 none */
 };
 
 /* From the step after which it began to the step after which it ended;
@@ -134,5 +135,12 @@ uint64_t timeline_failing_step(const struct timeline *tl);
 /* Whether the failure points at this step besides the failing one (the
  * other access of a race). */
 bool timeline_step_marked(const struct timeline *tl, uint64_t step);
+/* The thread a lane's wait at the end depends on (the holder of the lock
+ * it waits for, the thread it joins), 0 when it does not wait at the end
+ * or no lane is that thread. */
+int timeline_waits_for_at_end(const struct timeline *tl, const struct timeline_lane *lane);
+/* Whether that wait is part of a cycle of waits at the end: following who
+ * waits for whom comes back to the lane (a deadlock's wait cycle). */
+bool timeline_in_wait_cycle(const struct timeline *tl, const struct timeline_lane *lane);
 
 #endif

@@ -12,17 +12,24 @@
 
 enum {
     LABEL_W = 170,          /* the lane names' column */
-    MARK_ROW = 18,          /* marks sit in the top of a lane */
-    BAR_ROW = 10,           /* one level of hold bars under them */
+    MARK_ROW = 20,          /* marks sit in the top of a lane */
+    BAR_ROW = 14,           /* one level of hold bars under them */
     MAX_LEVELS = 6,         /* deeper nesting shares the last level */
-    MIN_LANE_H = 26,
+    MIN_LANE_H = 30,
+    EDGE_LANE_H = 46,       /* lanes apart enough for wait arrows between them to show */
     RIGHT_PAD = 24,
-    MIN_WIDTH = 820,
+    RIGHT_LABEL_W = 44,     /* a wide picture names its lanes on the right too */
     LINE_H = 17,
+    END_TEXT_W = 290,       /* after the last step: what the threads still wait on */
+    EDGE_COL = 20,          /* a column per wait arrow */
+    MIN_EDGES_W = 96,       /* room for the arrows' heading */
 };
-/* Column width per step: wide for short executions, down to MIN_COL for
- * long ones (the page scrolls sideways). */
-static const double MAX_COL = 40, MIN_COL = 8, PLOT_BUDGET = 1800;
+/* The width a picture is laid out for: a 1400 px window less the page's
+ * margins and a scrollbar. Shorter executions get wider columns (up to
+ * MAX_COL), longer ones narrower, down to MIN_COL; below it the picture
+ * grows past the window and the page opens it at its end, where the
+ * failure is. */
+static const double PAGE_WIDTH = 1360, MAX_COL = 60, MIN_COL = 9;
 
 static const char *const kind_label[TL_KIND_COUNT] = {
     "read", "write", "atomic / read-modify-write", "lock, unlock, other sync call",
@@ -38,6 +45,10 @@ struct layout {
     uint64_t first, last;       /* steps drawn; first > last when none */
     double col, mark;           /* column width, mark size */
     double plot_x, plot_w, plot_top, plot_bottom;
+    /* After the plot: the end zone, where what lasted to the end goes on
+     * (the waits' text, then the arrows of who waits for whom). */
+    double end_x, end_text_w, edges_x, edges_w;
+    bool wide;                  /* wider than PAGE_WIDTH: scrolls */
     double width, height;
     double legend_top;
     int n_caption_lines;
@@ -66,7 +77,9 @@ static double x_from(const struct layout *l, uint64_t step)
 
 static double x_to(const struct layout *l, uint64_t step)
 {
-    return step == 0 || step > l->last ? l->plot_x + l->plot_w : x_center(l, step);
+    if (step == 0)
+        return l->end_x + l->end_text_w;
+    return step > l->last ? l->plot_x + l->plot_w : x_center(l, step);
 }
 
 static double mark_y(const struct layout *l, int lane)
@@ -207,6 +220,22 @@ static int caption_chars(const struct layout *l)
 
 static int legend_rows(const struct layout *l);
 
+/* The end zone: text for threads blocked at the end, a column per wait
+ * edge. */
+static void lay_out_end(const struct timeline *tl, struct layout *l)
+{
+    bool blocked_at_end = false;
+    for (size_t i = 0; i < tl->n_blocked; i++)
+        blocked_at_end |= tl->blocked[i].to == 0;
+    l->end_text_w = blocked_at_end ? END_TEXT_W : 0;
+    int edges = 0;
+    for (int i = 0; i < tl->n_lanes; i++)
+        edges += timeline_waits_for_at_end(tl, &tl->lanes[i]) != 0;
+    l->edges_w = edges ? 16 + edges * EDGE_COL : 0;
+    if (edges && l->edges_w < MIN_EDGES_W)
+        l->edges_w = MIN_EDGES_W;
+}
+
 static void lay_out(const struct timeline *tl, bool standalone, struct layout *l)
 {
     size_t n = timeline_n_steps(tl);
@@ -215,14 +244,21 @@ static void lay_out(const struct timeline *tl, bool standalone, struct layout *l
     l->first = n ? timeline_step(tl, 0)->step : 1;
     l->last = n ? timeline_step(tl, n - 1)->step : 0;
     uint64_t columns = n ? l->last - l->first + 1 : 1;
-    l->col = PLOT_BUDGET / (double)columns;
+    lay_out_end(tl, l);
+    double budget = PAGE_WIDTH - LABEL_W - RIGHT_PAD - l->end_text_w - l->edges_w;
+    l->col = budget / (double)columns;
     l->col = l->col > MAX_COL ? MAX_COL : l->col < MIN_COL ? MIN_COL : l->col;
     l->mark = l->col - 2 < 14 ? l->col - 2 : 14;
     l->plot_x = LABEL_W;
     l->plot_w = (double)columns * l->col;
-    l->width = l->plot_x + l->plot_w + RIGHT_PAD;
-    if (l->width < MIN_WIDTH)
-        l->width = MIN_WIDTH;
+    l->end_x = l->plot_x + l->plot_w;
+    l->edges_x = l->end_x + l->end_text_w;
+    l->width = l->edges_x + l->edges_w + RIGHT_PAD;
+    l->wide = l->width > PAGE_WIDTH + 0.5;
+    if (l->wide)
+        l->width += RIGHT_LABEL_W;
+    if (l->width < PAGE_WIDTH)
+        l->width = PAGE_WIDTH;
     l->failing = timeline_failing_step(tl);
     char caption[800];
     caption_text(tl, l->failing, caption, sizeof caption);
@@ -237,7 +273,8 @@ static void lay_out(const struct timeline *tl, bool standalone, struct layout *l
     for (int i = 0; i < tl->n_lanes; i++) {
         double h = MARK_ROW + levels[i] * BAR_ROW + 2;
         l->lane_top[i] = y;
-        l->lane_h[i] = h < MIN_LANE_H ? MIN_LANE_H : h;
+        double min_h = l->edges_w > 0 ? EDGE_LANE_H : MIN_LANE_H;
+        l->lane_h[i] = h < min_h ? min_h : h;
         y += l->lane_h[i];
     }
     free(levels);
@@ -370,8 +407,10 @@ static void draw_blocked(FILE *f, const struct timeline *tl, const struct layout
     }
     fprintf(f, "</title><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>", x0, l->lane_top[lane] + 2,
             x1 - x0, l->lane_h[lane] - 4);
-    double text_x = x0 + l->mark / 2 + 4;
-    fitted_text(f, "blocked-text", text_x, mark_y(l, lane) + 3, x1 - text_x - 2, 9, "waiting on ", b->what);
+    double text_x = x0 + l->mark / 2 + 4, room = x1 - text_x - 2;
+    /* Without "waiting on " when only the object fits whole. */
+    bool whole = (xml_char_count("waiting on ") + xml_char_count(b->what)) * 11 * 0.6 <= room;
+    fitted_text(f, "blocked-text", text_x, mark_y(l, lane) + 4, room, 11, whole ? "waiting on " : "", b->what);
     fputs("</g>\n", f);
 }
 
@@ -394,7 +433,7 @@ static void draw_hold(FILE *f, const struct timeline *tl, const struct layout *l
         fputs(" to the end</title>", f);
     fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" rx=\"2\" fill=\"%s\"/>", x0, y, x1 - x0,
             BAR_ROW - 2, hold_colours[h->object % N_HOLD_COLOURS]);
-    fitted_text(f, "hold-text", x0 + 3, y + BAR_ROW - 4, x1 - x0 - 4, 7.5, "", o->name);
+    fitted_text(f, "hold-text", x0 + 3, y + BAR_ROW - 4, x1 - x0 - 4, 10, "", o->name);
     fputs("</g>\n", f);
 }
 
@@ -413,6 +452,9 @@ static void draw_lane(FILE *f, const struct timeline *tl, const struct layout *l
         fprintf(f, "at the end: %s", thread_status_name(t->status));
         fputs("</text>", f);
     }
+    if (l->wide)
+        fprintf(f, "<text class=\"lane-name right\" x=\"%.1f\" y=\"%.1f\">T%d</text>", l->width - RIGHT_LABEL_W + 8,
+                mark_y(l, lane) + 4, t->id);
     fputc('\n', f);
     for (size_t i = 0; i < tl->n_blocked; i++)
         if (tl->blocked[i].thread == t->id)
@@ -539,6 +581,47 @@ static void draw_wakes(FILE *f, const struct timeline *tl, const struct layout *
     }
 }
 
+/* One arrow per thread waiting at the end for another: from the end of
+ * the waiter's "waiting on ..." text (which names the lock) to the lane
+ * of the thread it waits for, in a column of its own; red when it is part
+ * of a cycle (the deadlock), grey otherwise (a join of a thread in it). */
+static void draw_wait_edges(FILE *f, const struct timeline *tl, const struct layout *l)
+{
+    if (l->edges_w <= 0)
+        return;
+    bool any_cycle = false;
+    for (int i = 0; i < tl->n_lanes; i++)
+        any_cycle |= timeline_in_wait_cycle(tl, &tl->lanes[i]);
+    fprintf(f, "<g class=\"waits\"><text class=\"tick\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", l->edges_x + 4,
+            l->plot_top - 6, any_cycle ? "wait cycle" : "waits for");
+    double x = l->edges_x + 16;
+    for (int i = 0; i < tl->n_lanes; i++) {
+        const struct timeline_lane *t = &tl->lanes[i];
+        int target = timeline_waits_for_at_end(tl, t);
+        if (!target)
+            continue;
+        bool cycle = timeline_in_wait_cycle(tl, t);
+        int to = timeline_lane_index(tl, target);
+        fprintf(f, "<g class=\"wait-edge%s\" data-from=\"%d\" data-to=\"%d\"><title>T%d waits for T%d: ",
+                cycle ? " cycle" : "", t->id, target, t->id, target);
+        xml_escaped(f, t->waiting_on);
+        fputs(cycle ? " (part of the wait cycle)" : "", f);
+        fputs("</title>", f);
+        double y0 = mark_y(l, i), y1 = mark_y(l, to);
+        const char *marker = cycle ? "url(#mdat-arrow-cycle)" : "url(#mdat-arrow-wait)";
+        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\"/>", l->edges_x + 2, y0);
+        if (to == i)    /* waits for itself: a loop back to its lane */
+            fprintf(f, "<path d=\"M%.1f %.1fL%.1f %.1fC%.1f %.1f %.1f %.1f %.1f %.1f\" marker-end=\"%s\"/>",
+                    l->edges_x + 2, y0, x, y0, x + 14, y0 - 12, x + 14, y0 + 12, x + 2, y0 + 6, marker);
+        else
+            fprintf(f, "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1f\" marker-end=\"%s\"/>", l->edges_x + 2, y0, x, y0,
+                    x, y1 + (y1 > y0 ? -7 : 7), marker);
+        fputs("</g>\n", f);
+        x += EDGE_COL;
+    }
+    fputs("</g>\n", f);
+}
+
 static void draw_failure(FILE *f, const struct timeline *tl, const struct layout *l)
 {
     if (!l->failing)
@@ -551,7 +634,7 @@ static void draw_failure(FILE *f, const struct timeline *tl, const struct layout
         return;
     int lane = timeline_lane_index(tl, ev->thread);
     double x = x_center(l, ev->step);
-    fprintf(f, "<g class=\"failure\" data-step=\"%" PRIu64 "\"><title>FAILURE ", ev->step);
+    fprintf(f, "<g class=\"failure\" id=\"failing-mark\" data-step=\"%" PRIu64 "\"><title>FAILURE ", ev->step);
     xml_escaped(f, tl->summary.failure);
     fprintf(f, " at step %" PRIu64 ": ", ev->step);
     xml_escaped(f, tl->summary.message);
@@ -564,7 +647,9 @@ static void draw_failure(FILE *f, const struct timeline *tl, const struct layout
 
 /* ---------- legend ---------- */
 
-enum legend_item_kind { LEGEND_MARK, LEGEND_HOLD, LEGEND_BLOCKED, LEGEND_WAKE, LEGEND_SWITCH, LEGEND_FAILURE };
+enum legend_item_kind {
+    LEGEND_MARK, LEGEND_HOLD, LEGEND_BLOCKED, LEGEND_WAKE, LEGEND_SWITCH, LEGEND_FAILURE, LEGEND_WAIT_EDGE
+};
 
 static const struct legend_item {
     enum legend_item_kind what;
@@ -576,6 +661,7 @@ static const struct legend_item {
     {LEGEND_MARK, TL_OTHER, NULL},      {LEGEND_HOLD, 0, "lock held (bar named after the lock)"},
     {LEGEND_BLOCKED, 0, "blocked (hatched)"}, {LEGEND_WAKE, 0, "wake-up"},
     {LEGEND_SWITCH, 0, "context switch"},     {LEGEND_FAILURE, 0, "failing step"},
+    {LEGEND_WAIT_EDGE, 0, "waits for (at the end; red: a deadlock's cycle)"},
 };
 enum { N_LEGEND = sizeof legend_items / sizeof legend_items[0] };
 
@@ -594,12 +680,14 @@ static double legend_item_width(const struct legend_item *it)
 static int legend_flow(const struct layout *l, void (*draw)(FILE *, const struct legend_item *, double, double),
                        FILE *f)
 {
-    double x = 12, y = l->legend_top;
+    /* A wide picture opens at its end: its legend is there. */
+    double left = l->wide ? l->width - PAGE_WIDTH + 12 : 12;
+    double x = left, y = l->legend_top;
     int rows = 1;
     for (int i = 0; i < N_LEGEND; i++) {
         double w = legend_item_width(&legend_items[i]);
-        if (x + w > l->width - 8 && x > 12) {
-            x = 12;
+        if (x + w > l->width - 8 && x > left) {
+            x = left;
             y += 22;
             rows++;
         }
@@ -641,6 +729,10 @@ static void draw_legend_item(FILE *f, const struct legend_item *it, double x, do
     case LEGEND_FAILURE:
         fprintf(f, "<g class=\"failure-key\"><circle cx=\"%.1f\" cy=\"%.1f\" r=\"7\"/></g>", cx, cy);
         break;
+    case LEGEND_WAIT_EDGE:
+        fprintf(f, "<g class=\"wait-edge cycle\"><path d=\"M%.1f %.1fL%.1f %.1f\" marker-end=\"url(#mdat-arrow-cycle)\"/></g>",
+                x, cy, x + 16, cy);
+        break;
     }
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n", x + 24, y, legend_label(it));
 }
@@ -660,12 +752,12 @@ static const char svg_style[] =
     ".mdat-tl .meta{font-size:12px;fill:#444}"
     ".mdat-tl .caption{font-size:13px;font-weight:bold;fill:#b00000}"
     ".mdat-tl .caption.ok{fill:#1a7f37}"
-    ".mdat-tl .tick{font-size:10px;fill:#555}"
+    ".mdat-tl .tick{font-size:11px;fill:#555}"
     ".mdat-tl .grid{stroke:#e2e2e2;stroke-width:1}"
     ".mdat-tl .lane-bg{fill:#ffffff}"
     ".mdat-tl .lane-bg.odd{fill:#f4f6f8}"
     ".mdat-tl .lane-name{font-size:12px;font-weight:bold}"
-    ".mdat-tl .lane-status{font-size:9px;fill:#555}"
+    ".mdat-tl .lane-status{font-size:10px;fill:#555}"
     ".mdat-tl .k-read>*{fill:#0072b2}"
     ".mdat-tl .k-write>*{fill:#d55e00}"
     ".mdat-tl .k-atomic>*{fill:#cc79a7}"
@@ -677,15 +769,29 @@ static const char svg_style[] =
     ".mdat-tl .mark.marked>*{stroke:#c00000;stroke-width:2.2}"
     ".mdat-tl .mark:hover>*{stroke:#000;stroke-width:2}"
     ".mdat-tl .blocked rect{fill:url(#mdat-hatch);stroke:#8a8a8a;stroke-width:.6}"
-    ".mdat-tl .blocked-text{font-size:9px;fill:#333}"
+    ".mdat-tl .blocked-text{font-size:11px;fill:#333}"
     ".mdat-tl .hold rect,.mdat-tl .legend-hold{stroke:#444;stroke-width:.6}"
-    ".mdat-tl .hold-text{font-size:7.5px;fill:#111}"
+    ".mdat-tl .hold-text{font-size:10px;fill:#111}"
     ".mdat-tl .switch{stroke:#8a8a8a;stroke-width:1;stroke-dasharray:2 2}"
     ".mdat-tl .wake path{stroke:#009e73;stroke-width:1.6;fill:none}"
     ".mdat-tl .failure rect{fill:#ff0000;fill-opacity:.10;pointer-events:none}"
     ".mdat-tl .failure circle,.mdat-tl .failure-key circle{fill:none;stroke:#c00000;stroke-width:2.5;"
     "pointer-events:none}"
-    ".mdat-tl .failure-label{font-size:10px;font-weight:bold;fill:#c00000}";
+    ".mdat-tl .failure-label{font-size:11px;font-weight:bold;fill:#c00000}"
+    ".mdat-tl .wait-edge path{stroke:#777;stroke-width:1.8;fill:none}"
+    ".mdat-tl .wait-edge circle{fill:#777}"
+    ".mdat-tl .wait-edge.cycle path{stroke:#c00000;stroke-width:2.2}"
+    ".mdat-tl .wait-edge.cycle circle{fill:#c00000}"
+;
+
+bool timeline_svg_is_wide(const struct timeline *tl)
+{
+    struct layout l;
+    lay_out(tl, false, &l);
+    bool wide = l.wide;
+    layout_free(&l);
+    return wide;
+}
 
 void timeline_write_svg(FILE *f, const struct timeline *tl, bool standalone)
 {
@@ -711,7 +817,11 @@ void timeline_write_svg(FILE *f, const struct timeline *tl, bool standalone)
           "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#ececec\"/>"
           "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#a0a0a0\" stroke-width=\"2\"/></pattern>"
           "<marker id=\"mdat-arrow\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" "
-          "markerHeight=\"7\" orient=\"auto\"><path d=\"M0 0L10 5L0 10Z\" fill=\"#009e73\"/></marker></defs>\n",
+          "markerHeight=\"7\" orient=\"auto\"><path d=\"M0 0L10 5L0 10Z\" fill=\"#009e73\"/></marker>"
+          "<marker id=\"mdat-arrow-cycle\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"6\" "
+          "markerHeight=\"6\" orient=\"auto\"><path d=\"M0 0L10 5L0 10Z\" fill=\"#c00000\"/></marker>"
+          "<marker id=\"mdat-arrow-wait\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"6\" "
+          "markerHeight=\"6\" orient=\"auto\"><path d=\"M0 0L10 5L0 10Z\" fill=\"#777777\"/></marker></defs>\n",
           f);
     fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n", l.width, l.height);
     if (standalone)
@@ -724,6 +834,7 @@ void timeline_write_svg(FILE *f, const struct timeline *tl, bool standalone)
         draw_lane(f, tl, &l, i);
     draw_switches(f, tl, &l);
     draw_wakes(f, tl, &l);
+    draw_wait_edges(f, tl, &l);
     draw_failure(f, tl, &l);
     draw_legend(f, &l);
     fputs("</svg>\n", f);

@@ -13,7 +13,10 @@
  * steps) and a legend. Shapes and text say everything the colours say, so
  * it reads in grey and on paper. Elements carry classes a test can find:
  * lane, mark (data-kind, data-step), hold (data-object), blocked, wake,
- * switch, failure (data-step), caption, legend. */
+ * switch, failure (data-step), caption, legend; after the last step,
+ * what the threads blocked at the end wait on and an arrow from each to
+ * the thread it waits for (wait-edge, data-from, data-to; "cycle" when
+ * the arrows make a deadlock's wait cycle). */
 #ifndef MDAT_UI_TIMELINE_SVG_H
 #define MDAT_UI_TIMELINE_SVG_H
 
@@ -27,5 +30,11 @@
  * seed, the failure as caption) drawn in the picture; else the <svg>
  * element alone, without the header, to be inlined in a page that has it. */
 void timeline_write_svg(FILE *f, const struct timeline *tl, bool standalone);
+
+/* Whether the picture is wider than the window it is laid out for (a
+ * 1400 px one): too many steps to fit. A page then scrolls it sideways
+ * and opens it at its end, where the failure is; one that fits is drawn
+ * across the page's width. */
+bool timeline_svg_is_wide(const struct timeline *tl);
 
 #endif

@@ -46,6 +46,12 @@ static const char page_style[] =
     ".verdict.ok{color:#1a7f37}"
     ".scroll{overflow-x:auto;border:1px solid #ddd}"
     ".scroll svg{display:block}"
+    /* A picture laid out for the window is drawn across it; a wider one
+     * scrolls, and a right-to-left box opens at its end (the failure),
+     * with no script. */
+    ".scroll.fit svg{width:100%;height:auto;min-width:1000px}"
+    ".scroll.wide{direction:rtl}.scroll.wide svg{direction:ltr}"
+    ".verdict a{color:inherit}"
     "figure{margin:0}"
     "figcaption,.note{color:#555;font-size:12px;margin:4px 0}"
     "table{border-collapse:collapse;font-size:12px}"
@@ -55,7 +61,7 @@ static const char page_style[] =
     "tr.failing td{background:#fde2e2;font-weight:bold}"
     "tr.marked td{background:#fff1c2}"
     "@media print{@page{size:landscape;margin:10mm}body{margin:0}"
-    ".scroll{overflow:visible;border:none}.scroll svg{width:100%;height:auto}"
+    ".scroll{overflow:visible;border:none;direction:ltr}.scroll svg{width:100%;height:auto;min-width:0}"
     "h2{break-after:avoid}tr{break-inside:avoid}}";
 
 static void cell(FILE *f, const char *text)
@@ -95,7 +101,7 @@ static void write_steps_table(FILE *f, const struct timeline *tl)
     char op[TRACE_LOG_LINE_MAX];
     for (size_t i = 0; i < n; i++) {
         const struct trace_event *ev = timeline_step(tl, i);
-        const char *cls = ev->step == failing            ? " class=\"failing\""
+        const char *cls = ev->step == failing            ? " class=\"failing\" id=\"failing-step\""
                           : timeline_step_marked(tl, ev->step) ? " class=\"marked\""
                                                                : "";
         fprintf(f, "<tr%s><td class=\"n\">%" PRIu64 "</td><td>%sT%d</td>", cls, ev->step, ev->switched ? "* " : "",
@@ -146,7 +152,8 @@ static void write_page(FILE *f, const struct timeline *tl)
             xml_escaped(f, s->failure);
             uint64_t step = timeline_failing_step(tl);
             if (step)
-                fprintf(f, " at step %" PRIu64, step);
+                fprintf(f, " at <a href=\"#failing-mark\">step %" PRIu64 "</a> (<a href=\"#failing-step\">in the "
+                        "table</a>)", step);
             fputs(": ", f);
             xml_escaped(f, s->message);
         } else {
@@ -154,9 +161,10 @@ static void write_page(FILE *f, const struct timeline *tl)
         }
         fputs("</p>\n", f);
     }
-    fputs("</header>\n<main>\n<figure>\n<div class=\"scroll\">\n", f);
+    fprintf(f, "</header>\n<main>\n<figure>\n<div class=\"scroll %s\">\n", timeline_svg_is_wide(tl) ? "wide" : "fit");
     timeline_write_svg(f, tl, false);
-    fputs("</div>\n<figcaption>One lane per thread, time runs left to right (step numbers on top). "
+    fputs("</div>\n<figcaption>One lane per thread, time runs left to right (step numbers on top); a long "
+          "execution opens at its end. "
           "Hover a mark for its step, thread, operation, value, source line and outcome; hover a bar, hatching "
           "or arrow for what it stands for. The tables below say the same in text.</figcaption>\n</figure>\n",
           f);

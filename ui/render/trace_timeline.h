@@ -4,7 +4,10 @@
  * header (program, strategy, seed, execution, the verdict), the SVG
  * timeline of timeline_svg inline, then the threads at the end and every
  * drawn step as tables, so that the page prints and reads without hovering;
- * no script, no external font, style sheet or image: it works offline.
+ * no script, no external font, style sheet or image: it works offline. A
+ * picture wider than the window it is laid out for sits in a box that
+ * scrolls right to left, so that the page opens on its end (the failure);
+ * the verdict links to the failing step.
  * "timeline-svg" (".svg") is the same picture alone, for slides. Both
  * gather the whole execution (timeline_model) and write at close, with the
  * caption of the summary when one came. They are file_only: --trace does
