@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "arch/x86_insn.h"
+#include "supervisor/debuginfo/cxx_names.h"
 #include "supervisor/process/tracee.h"
 
 /* How far up the stack the outermost user frame is looked for. */
@@ -274,8 +275,12 @@ static void callee_name(const struct foreign_code *fc, uint64_t target, char *bu
         return;
     const char *plt = debuginfo_plt_name(m->di, target - m->bias);
     const struct elf_symbol *sym = plt ? NULL : elf_image_function_at(debuginfo_elf(m->di), target - m->bias);
-    if (plt || sym)
-        snprintf(buf, len, "%s", plt ? plt : sym->name);
+    const char *name = plt ? plt : sym ? sym->name : NULL;
+    char demangled[256];
+    if (name && cxx_demangle(name, demangled, sizeof demangled))
+        cxx_readable_function(demangled, buf, len);     /* "std::thread::join" */
+    else if (name)
+        snprintf(buf, len, "%s", name);
 }
 
 static uint64_t stack_end(const struct foreign_code *fc, uint64_t sp)
@@ -289,7 +294,7 @@ void foreign_find_frames(const struct foreign_code *fc, const struct user_regs_s
 {
     memset(out, 0, sizeof *out);
     bool rip_user = foreign_is_user_code(fc, regs->rip) && !in_system_header(fc, regs->rip);
-    uint64_t first_any = 0, first_user = 0, last_user = 0;
+    uint64_t first_any = 0, last_any = 0, first_user = 0, last_user = 0;
     uint64_t sp = regs->rsp & ~7ull, end = stack_end(fc, sp);
     static uint64_t words[STACK_CHUNK / 8];
     for (uint64_t at = sp; at < end; at += STACK_CHUNK) {
@@ -302,6 +307,7 @@ void foreign_find_frames(const struct foreign_code *fc, const struct user_regs_s
                 continue;
             if (!first_any)
                 first_any = w;
+            last_any = w;
             if (in_system_header(fc, w - 1))
                 continue;
             if (!first_user)
@@ -309,6 +315,12 @@ void foreign_find_frames(const struct foreign_code *fc, const struct user_regs_s
             last_user = w;
         }
     }
+    /* Where only code from system headers calls out (a C++ function at
+     * -O2 whose call comes from an inlined std::mutex::lock), that call is
+     * still the user's function: "gthr-default.h:749 __gthread_mutex_lock
+     * (inlined into lock_both)". */
+    if (!first_user)
+        first_user = first_any, last_user = last_any;
     out->user_pc = rip_user ? regs->rip : first_user ? first_user - 1 : 0;
     out->start_pc = last_user ? last_user - 1 : out->user_pc;
     if (!rip_user && first_any)

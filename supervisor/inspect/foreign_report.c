@@ -157,7 +157,7 @@ void foreign_wait_text(const struct foreign_report *r, const struct foreign_thre
         snprintf(buf, len, "%s", w->call);
         return;
     case FWAIT_SLEEP:
-        snprintf(buf, len, "sleep (%s)", w->call);
+        snprintf(buf, len, "%s", w->call);
         return;
     case FWAIT_SIGNAL:
         snprintf(buf, len, "a signal (%s)", w->call);

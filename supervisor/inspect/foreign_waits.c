@@ -237,6 +237,27 @@ static void io_wait(const struct foreign_process *p, long nr, const uint64_t a[6
                        !(io_call_of(nr, a) == IO_FD && open_elsewhere(p->pid, (int)a[0]));
 }
 
+/* A read or write on 0, 1 or 2: io_wait.c leaves these out (under mdat
+ * they never wait), but a foreign process's standard streams are pipes,
+ * terminals and sockets like any other descriptor. */
+static bool std_stream_call(long nr, const uint64_t a[6])
+{
+    return (nr == SYS_read || nr == SYS_write || nr == SYS_readv || nr == SYS_writev) && a[0] <= 2;
+}
+
+static void std_stream_wait(const struct foreign_process *p, long nr, const uint64_t a[6], struct foreign_wait *out)
+{
+    char path[64], target[256];
+    snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)p->pid, (int)a[0]);
+    ssize_t n = readlink(path, target, sizeof target - 1);
+    target[n > 0 ? n : 0] = '\0';
+    bool pipe = strncmp(target, "pipe:", 5) == 0;
+    const char *verb = nr == SYS_read || nr == SYS_readv ? "read" : "write";
+    snprintf(out->call, sizeof out->call, "%s(fd %d: %s)", verb, (int)a[0], pipe ? "pipe" : n > 0 ? target : "closed");
+    out->kind = FWAIT_IO;
+    out->only_inside = pipe && !open_elsewhere(p->pid, (int)a[0]);
+}
+
 static void other_call(long nr, struct foreign_wait *out)
 {
     char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_X86_64, (int)nr);
@@ -273,6 +294,10 @@ void foreign_wait_of(const struct foreign_process *p, const struct foreign_threa
     out->nr = nr;
     if (nr == SYS_futex && futex_waits(a[1])) {
         futex_wait(p, t, fc, globals, n_globals, called, a, out);
+        return;
+    }
+    if (std_stream_call(nr, a)) {
+        std_stream_wait(p, nr, a, out);
         return;
     }
     switch (io_call_of(nr, a)) {

@@ -17,9 +17,15 @@ static void print_thread(FILE *f, const struct foreign_report *r, const struct f
     fputc('\n', f);
     char what[512];
     foreign_wait_text(r, t, what, sizeof what);
-    if (what[0])
-        fprintf(f, "        waits %s %s%s%s\n", t->wait.kind == FWAIT_JOIN ? "to" : "on", what,
-                t->called[0] ? " in " : "", t->called);
+    if (!what[0])
+        return;
+    static const char *const verb[] = {
+        [FWAIT_SYNC] = "waits on ", [FWAIT_JOIN] = "waits to ", [FWAIT_IO] = "waits in ",
+        [FWAIT_CHILD] = "waits for a child: ", [FWAIT_SLEEP] = "sleeps: ", [FWAIT_SIGNAL] = "waits for ",
+        [FWAIT_OTHER] = "in ",
+    };
+    fprintf(f, "        %s%s%s%s%s\n", verb[t->wait.kind] ? verb[t->wait.kind] : "", what,
+            t->called[0] ? " (in " : "", t->called, t->called[0] ? ")" : "");
 }
 
 static void print_object(FILE *f, const struct foreign_report *r, const struct foreign_object_view *o)

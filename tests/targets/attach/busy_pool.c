@@ -1,30 +1,39 @@
 /* busy_pool: CORRECT. A pool of four threads takes numbered tasks from a
- * shared counter under a mutex, sums 1000 numbers per task (with a short
- * sleep, so the threads block and wake often), adds into a shared total,
- * and main waits on a condvar until every task is done, then prints the
- * total: the sum of 0 .. TASKS*1000-1. Attaching and detaching any number
- * of times must not change that output. Usage: busy_pool [TASKS] */
+ * shared counter under a mutex, sums the task's 1000 numbers (with a short
+ * sleep, so the threads block and wake often), and adds that into a shared
+ * total, until the file STOPFILE exists. Then main joins them and prints
+ * how many tasks were done, the total (the sum of 0 .. tasks*1000-1,
+ * whatever the interleaving) and how many SIGRTMIN signals it received.
+ * Attaching and detaching any number of times must change none of it: no
+ * task lost, no signal lost. Usage: busy_pool STOPFILE */
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 enum { WORKERS = 4, PER_TASK = 1000 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t all_done = PTHREAD_COND_INITIALIZER;
-static long next_task, tasks_done, n_tasks;
+static long next_task, tasks_done;
 static unsigned long long total;
+static const char *stop_file;
+static volatile sig_atomic_t signals;
+
+static void count_signal(int sig)
+{
+    (void)sig;
+    signals++;
+}
 
 static void *worker(void *arg)
 {
     (void)arg;
-    for (;;) {
+    while (access(stop_file, F_OK) != 0) {
         pthread_mutex_lock(&lock);
-        long task = next_task < n_tasks ? next_task++ : -1;
+        long task = next_task++;
         pthread_mutex_unlock(&lock);
-        if (task < 0)
-            return NULL;
         unsigned long long sum = 0;
         for (long i = task * PER_TASK; i < (task + 1) * PER_TASK; i++)
             sum += (unsigned long long)i;
@@ -32,24 +41,29 @@ static void *worker(void *arg)
         nanosleep(&pause, NULL);
         pthread_mutex_lock(&lock);
         total += sum;
-        if (++tasks_done == n_tasks)
-            pthread_cond_signal(&all_done);
+        tasks_done++;
         pthread_mutex_unlock(&lock);
     }
+    return NULL;
 }
 
 int main(int argc, char **argv)
 {
-    n_tasks = argc > 1 ? atol(argv[1]) : 10000;
+    if (argc != 2) {
+        fprintf(stderr, "usage: busy_pool STOPFILE\n");
+        return 2;
+    }
+    stop_file = argv[1];
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = count_signal;
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGRTMIN, &sa, NULL);
     pthread_t t[WORKERS];
     for (int i = 0; i < WORKERS; i++)
         pthread_create(&t[i], NULL, worker, NULL);
-    pthread_mutex_lock(&lock);
-    while (tasks_done < n_tasks)
-        pthread_cond_wait(&all_done, &lock);
-    pthread_mutex_unlock(&lock);
     for (int i = 0; i < WORKERS; i++)
         pthread_join(t[i], NULL);
-    printf("total %llu\n", total);
+    printf("tasks %ld total %llu signals %d\n", tasks_done, total, (int)signals);
     return 0;
 }
