@@ -270,9 +270,15 @@ static int seize_new_threads(struct foreign_process *p, char *err, size_t errlen
         if (t->proc_state == 'Z' || t->proc_state == 'X' || t->proc_state == '?')
             continue;   /* an ended thread (a leader that called pthread_exit): nothing to stop */
         if (ptrace(PTRACE_SEIZE, tid, 0, 0) != 0) {
-            if (errno == ESRCH)
-                continue;   /* ended meanwhile */
-            seize_failed(p->pid, errno, err, errlen);
+            int seize_errno = errno;
+            /* A thread that ended meanwhile: ESRCH once it is gone, EPERM
+             * while it is a zombie waiting to be reaped. */
+            char now = task_state(p->pid, tid);
+            if (seize_errno == ESRCH || now == 'Z' || now == 'X' || now == '?') {
+                t->proc_state = 'X';
+                continue;
+            }
+            seize_failed(p->pid, seize_errno, err, errlen);
             seized = -1;
             break;
         }
@@ -372,13 +378,17 @@ bool foreign_attach(pid_t pid, struct foreign_process *out, char *err, size_t er
             return false;
         }
     }
-    size_t alive = 0;
+    size_t alive = 0, kept = 0;
     for (size_t i = 0; i < out->n_threads; i++) {
         struct foreign_thread *t = &out->threads[i];
+        if (t->proc_state == 'X' || t->proc_state == '?')
+            continue;   /* ended during the attach: not part of the picture */
         if (t->stopped)
             t->have_regs = tracee_get_regs(t->tid, &t->regs);
         alive += t->seized;
+        out->threads[kept++] = *t;
     }
+    out->n_threads = kept;
     if (alive == 0) {
         snprintf(err, errlen, "process %d ended while mdat attached to it", (int)pid);
         foreign_detach(out, NULL, 0);

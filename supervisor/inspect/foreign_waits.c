@@ -144,6 +144,19 @@ static bool futex_waits(uint64_t op)
     }
 }
 
+/* A FUTEX_WAIT broken off by the stop is made again when the thread goes
+ * on, and returns at once if the word no longer holds the value it waits
+ * on: a wake that came while the thread was held (a joined thread ended, a
+ * lock was released) is seen then. Such a thread is not waiting. */
+static bool futex_word_still(const struct foreign_process *p, const uint64_t a[6])
+{
+    int cmd = (int)(a[1] & FUTEX_CMD_MASK);
+    if (cmd != FUTEX_WAIT && cmd != FUTEX_WAIT_BITSET)
+        return true;
+    uint32_t word;
+    return p->mem_fd >= 0 && tracee_read(p->mem_fd, a[0], &word, sizeof word) && word == (uint32_t)a[2];
+}
+
 /* A futex in memory another process may map too can be woken from there. */
 static bool in_shared_memory(const struct foreign_code *fc, uint64_t addr)
 {
@@ -293,6 +306,8 @@ void foreign_wait_of(const struct foreign_process *p, const struct foreign_threa
     uint64_t a[6] = {r->rdi, r->rsi, r->rdx, r->r10, r->r8, r->r9};
     out->nr = nr;
     if (nr == SYS_futex && futex_waits(a[1])) {
+        if (!futex_word_still(p, a))
+            return;
         futex_wait(p, t, fc, globals, n_globals, called, a, out);
         return;
     }

@@ -234,6 +234,23 @@ healthy)
     [ "$attaches" -eq 100 ] || fail "only $attaches attaches succeeded"
     echo "healthy: $attaches attaches, $tasks tasks, $signals signals"
     ;;
+churn)
+    # Threads made and ended while mdat attaches: 50 attaches, each sees a
+    # process that is not stuck, and the program's sum comes out right.
+    start attach_thread_churn "$WORK/stop"
+    sleep 0.2
+    for i in $(seq 50); do
+        run_mdat attach -p "$PID" --print
+        [ "$status" -eq 0 ] || { fail "attach $i: exit $status, expected 0"; break; }
+    done
+    touch "$WORK/stop"
+    wait "$PID"
+    status=$?
+    [ "$status" -eq 0 ] || fail "thread_churn exited $status"
+    read -r _ rounds _ total <"$WORK/prog.out"
+    [ "$total" -eq $((rounds * 10)) ] || fail "thread_churn total $total after $rounds rounds"
+    echo "churn: $rounds rounds"
+    ;;
 bad_input)
     run_mdat attach -p abc --print
     expect_status 2 attach -p abc

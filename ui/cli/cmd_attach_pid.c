@@ -13,6 +13,7 @@
 #include "ui/cli/commands.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 
 static bool parse_pid(const char *text, pid_t *pid)
@@ -31,9 +32,20 @@ int cmd_attach_pid(const char *pid_text, bool json)
     pid_t pid;
     if (!parse_pid(pid_text, &pid))
         return cli_usage_error("attach", "-p wants a process id (a positive number), not \"%s\"", pid_text);
+    /* Ctrl-C while the threads are held would let the kernel detach them
+     * when mdat dies, and a signal that arrived meanwhile would be lost:
+     * the few milliseconds from attach to detach are not interrupted. */
+    sigset_t hold, saved;
+    sigemptyset(&hold);
+    sigaddset(&hold, SIGINT);
+    sigaddset(&hold, SIGTERM);
+    sigaddset(&hold, SIGHUP);
+    sigaddset(&hold, SIGQUIT);
+    sigprocmask(SIG_BLOCK, &hold, &saved);
     char err[600];
     struct foreign_process proc;
     if (!foreign_attach(pid, &proc, err, sizeof err)) {
+        sigprocmask(SIG_SETMASK, &saved, NULL);
         fprintf(stderr, "mdat attach: %s\n", err);
         return EXIT_CANNOT_RUN;
     }
@@ -43,6 +55,7 @@ int cmd_attach_pid(const char *pid_text, bool json)
     bool built = read && foreign_report_build(&proc, &code, &report, err, sizeof err);
     char detach_err[300];
     bool detached = foreign_detach(&proc, detach_err, sizeof detach_err);
+    sigprocmask(SIG_SETMASK, &saved, NULL);
     if (built)
         (json ? attach_print_json : attach_print_text)(stdout, &report);
     int status = built ? (foreign_report_stuck(&report) ? EXIT_FAILURE_FOUND : EXIT_NO_FAILURE) : EXIT_CANNOT_RUN;
