@@ -81,6 +81,9 @@ static const struct foreign_thread *joined_thread(const struct foreign_process *
 
 static bool called_one_of(const char *called, const char *const *names)
 {
+    /* A static libc's symbol for the function may be its internal alias
+     * (__pthread_cond_wait, ___pthread_mutex_lock). */
+    called += strspn(called, "_");
     for (; *names; names++)
         if (strcmp(called, *names) == 0)
             return true;
@@ -119,7 +122,7 @@ static bool kind_from_call(int mem_fd, const char *called, uint64_t futex, enum 
         *kind = SYNC_CONDVAR, *object = condvar_of(mem_fd, futex);
     } else if (called_one_of(called, sem)) {
         *kind = SYNC_SEMAPHORE, *object = futex;
-    } else if (strcmp(called, "pthread_barrier_wait") == 0) {
+    } else if (strcmp(called + strspn(called, "_"), "pthread_barrier_wait") == 0) {
         *kind = SYNC_BARRIER, *object = futex - BARRIER_ROUND_OFFSET;
     } else if (called_one_of(called, rd)) {
         *kind = SYNC_RWLOCK, *object = futex - RWLOCK_WRPHASE_OFFSET;

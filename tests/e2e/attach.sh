@@ -142,6 +142,14 @@ lost_wakeup)
     expect_out "waits on condvar ready (in pthread_cond_wait)"
     stop "$PID"
     ;;
+lost_wakeup_static)
+    # Static, -O2, no -g: libc's own symbols say which call waits, the
+    # program's symbols name the condvar and the functions.
+    attach_stuck attach_lost_wakeup_static 2
+    expect_out "lost wake-up: T2 waits on a condvar and no thread is left that could signal it (T1: join T2; T2: condvar ready)"
+    grep -qE '^  T2 .* blocked +waiter\+0x[0-9a-f]+  \(began in waiter\)$' "$WORK/out" || fail "T2 not placed in waiter"
+    stop "$PID"
+    ;;
 pipe)
     attach_stuck attach_pipe_reader 2
     l=$(line_of attach/pipe_reader.c "BUG:")
