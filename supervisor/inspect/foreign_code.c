@@ -142,11 +142,23 @@ bool foreign_is_user_code(const struct foreign_code *fc, uint64_t pc)
     return m && m->user && site_table_is_user(m->user, pc - m->bias);
 }
 
+static bool from_system_header(const struct src_loc *loc)
+{
+    return loc->file && strncmp(loc->file, "/usr/", 5) == 0;
+}
+
 bool foreign_code_location(const struct foreign_code *fc, uint64_t pc, struct src_loc *loc)
 {
     const struct foreign_module *m = foreign_module_at(fc, pc);
     memset(loc, 0, sizeof *loc);
-    return m && m->di && debuginfo_code_location(m->di, pc - m->bias, loc);
+    if (!m || !m->di || !debuginfo_code_location(m->di, pc - m->bias, loc))
+        return false;
+    /* Code a system header inlined into the user's function (std::mutex::lock
+     * at -O2) stands for the user's line that called it. */
+    struct src_loc call;
+    if (from_system_header(loc) && m->user && debuginfo_user_call_site(m->di, pc - m->bias, &call))
+        *loc = call;
+    return true;
 }
 
 void foreign_format_code(const struct foreign_code *fc, uint64_t pc, char *buf, size_t len)
@@ -155,7 +167,10 @@ void foreign_format_code(const struct foreign_code *fc, uint64_t pc, char *buf, 
     struct src_loc loc;
     if (!m)
         snprintf(buf, len, "0x%" PRIx64, pc);
-    else if (m->di && debuginfo_code_location(m->di, pc - m->bias, &loc) && (loc.line || loc.function))
+    else if (foreign_code_location(fc, pc, &loc) && loc.line && loc.function && !from_system_header(&loc) &&
+             !loc.inlined_into)
+        snprintf(buf, len, "%s:%u %s", loc.basename, loc.line, loc.function);
+    else if (loc.line || loc.function)
         debuginfo_format_code(m->di, pc - m->bias, buf, len);
     else
         snprintf(buf, len, "%s+0x%" PRIx64, m->base, pc - m->bias);
@@ -226,7 +241,7 @@ size_t foreign_sync_globals(const struct foreign_code *fc, struct sync_global **
 static bool in_system_header(const struct foreign_code *fc, uint64_t pc)
 {
     struct src_loc loc;
-    return foreign_code_location(fc, pc, &loc) && loc.file && strncmp(loc.file, "/usr/", 5) == 0;
+    return foreign_code_location(fc, pc, &loc) && from_system_header(&loc);
 }
 
 /* The target of the call instruction that ends just before ret (call
