@@ -3,6 +3,7 @@
 #include "supervisor/inspect/foreign_report.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +117,9 @@ static void collect_objects(struct foreign_report *r, int mem_fd, const struct s
         o->holder_number = o->holder ? number_of(r, o->holder) : 0;
         if (o->kind == SYNC_SEMAPHORE)
             o->has_value = glibc_read_sem(mem_fd, o->addr, &o->value);
+        struct glibc_rwlock rw;
+        if (o->kind == SYNC_RWLOCK && glibc_read_rwlock(mem_fd, o->addr, &rw))
+            o->readers = rw.readers;
     }
 }
 
@@ -221,11 +225,16 @@ static void find_cycle(struct foreign_report *r)
 
 /* ---- the verdict ---- */
 
-static void append(char *buf, size_t len, const char *fmt, const char *a, const char *b)
+static void append(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void append(char *buf, size_t len, const char *fmt, ...)
 {
     size_t used = strlen(buf);
-    if (used < len)
-        snprintf(buf + used, len - used, fmt, a, b);
+    if (used + 1 >= len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + used, len - used, fmt, ap);
+    va_end(ap);
 }
 
 static void say_deadlock(struct foreign_report *r)
@@ -235,11 +244,10 @@ static void say_deadlock(struct foreign_report *r)
     snprintf(out, len, "deadlock: ");
     for (size_t i = 0; i < r->cycle_len; i++) {
         const struct foreign_thread_view *t = &r->threads[r->cycle[i]];
-        char label[16], what[256];
-        snprintf(label, sizeof label, "T%d", t->number);
+        char what[256];
         foreign_wait_text(r, t, what, sizeof what);
-        append(out, len, t->wait.kind == FWAIT_JOIN ? "%s waits to %s" : "%s waits on %s", label, what);
-        append(out, len, "%s%s", i + 1 < r->cycle_len ? "; " : "", "");
+        append(out, len, "%sT%d waits %s %s", i ? "; " : "", t->number, t->wait.kind == FWAIT_JOIN ? "to" : "on",
+               what);
     }
 }
 
@@ -252,9 +260,7 @@ static void list_threads(const struct foreign_report *r, bool (*pick)(const stru
     for (size_t i = 0; i < r->n_threads; i++) {
         if (!pick(&r->threads[i]))
             continue;
-        char label[16];
-        snprintf(label, sizeof label, "T%d", r->threads[i].number);
-        append(buf, len, "%s%s", *count ? ", " : "", label);
+        append(buf, len, "%sT%d", *count ? ", " : "", r->threads[i].number);
         ++*count;
     }
 }
@@ -280,10 +286,9 @@ static bool all_stuck(const struct foreign_report *r, bool *all_io, char *what, 
         if (!t->stuck)
             return false;
         *all_io = *all_io && t->wait.kind == FWAIT_IO;
-        char label[16], text[256];
-        snprintf(label, sizeof label, "T%d", t->number);
+        char text[256];
         foreign_wait_text(r, t, text, sizeof text);
-        append(what, len, alive ? "; %s: %s" : "%s: %s", label, text);
+        append(what, len, "%sT%d: %s", alive ? "; " : "", t->number, text);
         alive++;
     }
     return alive > 0;

@@ -45,6 +45,7 @@ struct foreign_object_view {
     int holder_number;          /* its T number, 0 when not a live thread of the process */
     bool has_value;
     int64_t value;              /* a semaphore's value */
+    unsigned readers;           /* an rwlock's read locks held (their holders are not recorded) */
     int waiters[FOREIGN_MAX_WAITERS];   /* T numbers */
     size_t n_waiters;
 };

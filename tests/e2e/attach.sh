@@ -150,6 +150,24 @@ lost_wakeup_static)
     grep -qE '^  T2 .* blocked +waiter\+0x[0-9a-f]+  \(began in waiter\)$' "$WORK/out" || fail "T2 not placed in waiter"
     stop "$PID"
     ;;
+sync_kinds)
+    attach_stuck attach_sync_kinds 4
+    expect_out "hang: every thread waits and none can wake another (T1: join T2; T2: semaphore items; T3: barrier gate; T4: rwlock table)"
+    expect_out "sync_kinds.c:$(line_of attach/sync_kinds.c "WAIT: semaphore") consumer  (began in consumer)"
+    expect_out "sync_kinds.c:$(line_of attach/sync_kinds.c "WAIT: barrier") arriver  (began in arriver)"
+    expect_out "sync_kinds.c:$(line_of attach/sync_kinds.c "WAIT: rwlock") writer  (began in writer)"
+    grep -qE '^  semaphore items +value 0; waiting: T2$' "$WORK/out" || fail "semaphore items: value and waiter"
+    grep -qE '^  barrier +gate +waiting: T3$' "$WORK/out" || fail "barrier gate: waiter"
+    grep -qE '^  rwlock +table +held for reading \(1\); waiting: T4$' "$WORK/out" || fail "rwlock table: readers and waiter"
+    stop "$PID"
+    ;;
+holder_ended)
+    attach_stuck attach_holder_ended 1
+    grep -qE '^hang: T1 waits on mutex config_lock held by tid [0-9]+, which has ended without unlocking it$' "$WORK/out" ||
+        fail "no verdict naming the ended holder"
+    expect_out "holder_ended.c:$(line_of attach/holder_ended.c "WAIT: main") main"
+    stop "$PID"
+    ;;
 pipe)
     attach_stuck attach_pipe_reader 2
     l=$(line_of attach/pipe_reader.c "BUG:")

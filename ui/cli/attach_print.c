@@ -31,17 +31,22 @@ static void print_thread(FILE *f, const struct foreign_report *r, const struct f
 static void print_object(FILE *f, const struct foreign_report *r, const struct foreign_object_view *o)
 {
     fprintf(f, "  %-9s %-24s", sync_kind_name(o->kind), o->name);
+    bool said = true;
     if (o->holder) {
         char who[32];
         foreign_thread_label(r, o->holder, who, sizeof who);
         fprintf(f, " held by %s%s", who, o->holder_number ? "" : " (ended)");
+    } else if (o->readers) {
+        fprintf(f, " held for reading (%u)", o->readers);
     } else if (o->kind == SYNC_MUTEX || o->kind == SYNC_RWLOCK) {
         fprintf(f, " free");
-    }
-    if (o->has_value)
+    } else if (o->has_value) {
         fprintf(f, " value %" PRId64, o->value);
+    } else {
+        said = false;
+    }
     if (o->n_waiters) {
-        fprintf(f, "%s waiting:", o->holder || o->has_value ? ";" : "");
+        fprintf(f, "%s waiting:", said ? ";" : "");
         for (size_t i = 0; i < o->n_waiters; i++)
             fprintf(f, " T%d", o->waiters[i]);
     }
@@ -180,6 +185,8 @@ static void json_objects(struct json_writer *w, const struct foreign_report *r)
             json_null(w, "holder");
         if (o->has_value)
             json_int(w, "value", o->value);
+        if (o->kind == SYNC_RWLOCK)
+            json_uint(w, "readers", o->readers);
         json_begin_array(w, "waiters");
         for (size_t k = 0; k < o->n_waiters; k++)
             json_int(w, NULL, o->waiters[k]);
