@@ -89,6 +89,26 @@ static void task_comm(pid_t pid, pid_t tid, char *buf, size_t len)
     fclose(f);
 }
 
+/* The flags field of /proc/PID/stat (the ninth, after the name). */
+static unsigned long task_flags(pid_t pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')');
+    unsigned long flags = 0;
+    if (p && sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
+        flags = 0;
+    return flags;
+}
+
 static int yama_scope(void)
 {
     FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
@@ -136,7 +156,12 @@ static bool check_identity(pid_t pid, char *err, size_t errlen)
         snprintf(err, errlen, "%d is a thread of process %s: attach to that (mdat attach -p %s)", (int)pid, buf, buf);
         return false;
     }
-    if (status_field(pid, "State", buf, sizeof buf, NULL) && (buf[0] == 'Z' || buf[0] == 'X')) {
+    /* A leader that ended alone (pthread_exit in main) is a zombie too,
+     * while its other threads run: only a zombie with no thread left has
+     * ended. */
+    char threads[32];
+    if (status_field(pid, "State", buf, sizeof buf, NULL) && (buf[0] == 'Z' || buf[0] == 'X') &&
+        (!status_field(pid, "Threads", threads, sizeof threads, NULL) || atoi(threads) <= 1)) {
         snprintf(err, errlen, "process %d has ended (a zombie its parent has not collected)", (int)pid);
         return false;
     }
@@ -177,12 +202,13 @@ static bool check_tracer_and_owner(pid_t pid, char *err, size_t errlen)
 static bool check_program(pid_t pid, char *err, size_t errlen)
 {
     char path[64], exe[PATH_MAX];
-    snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
-    ssize_t n = readlink(path, exe, sizeof exe - 1);
-    if (n < 0 && errno == ENOENT) {
+    enum { PF_KTHREAD = 0x00200000 };   /* include/linux/sched.h */
+    if (task_flags(pid) & PF_KTHREAD) {
         snprintf(err, errlen, "process %d is a kernel thread: it runs no program mdat could read", (int)pid);
         return false;
     }
+    snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
+    ssize_t n = readlink(path, exe, sizeof exe - 1);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return true;    /* permission: the seize says it better */
@@ -344,7 +370,14 @@ static int by_tid(const void *a, const void *b)
 static void read_process_names(struct foreign_process *p)
 {
     char path[64];
-    snprintf(path, sizeof path, "/proc/%d/exe", (int)p->pid);
+    bool leader_alive = p->n_threads && p->threads[0].tid == p->pid && p->threads[0].seized;
+    p->proc_tid = p->pid;
+    for (size_t i = 0; !leader_alive && i < p->n_threads; i++)
+        if (p->threads[i].seized) {
+            p->proc_tid = p->threads[i].tid;
+            break;
+        }
+    snprintf(path, sizeof path, "/proc/%d/exe", (int)p->proc_tid);
     ssize_t n = readlink(path, p->exe, sizeof p->exe - 1);
     p->exe[n > 0 ? n : 0] = '\0';
     task_comm(p->pid, p->pid, p->comm, sizeof p->comm);
@@ -357,7 +390,6 @@ bool foreign_attach(pid_t pid, struct foreign_process *out, char *err, size_t er
     out->mem_fd = -1;
     if (!foreign_check(pid, err, errlen))
         return false;
-    read_process_names(out);
     /* Until every thread is stopped, a running one may make another: list
      * the threads again until a listing finds none new. A stopped thread
      * makes none, so this ends once all have stopped. */
@@ -396,7 +428,8 @@ bool foreign_attach(pid_t pid, struct foreign_process *out, char *err, size_t er
         return false;
     }
     qsort(out->threads, out->n_threads, sizeof *out->threads, by_tid);
-    out->mem_fd = tracee_open_mem(pid);
+    read_process_names(out);
+    out->mem_fd = tracee_open_mem(out->proc_tid);
     return true;
 }
 

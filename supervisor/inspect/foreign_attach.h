@@ -31,7 +31,11 @@ struct foreign_thread {
 
 struct foreign_process {
     pid_t pid;
-    char exe[PATH_MAX];     /* /proc/PID/exe */
+    /* The thread whose /proc entries show the process's files, memory and
+     * maps: the pid, or, once the main thread has ended (pthread_exit in
+     * main: a zombie leader has none of them), a thread still running. */
+    pid_t proc_tid;
+    char exe[PATH_MAX];     /* /proc/PROC_TID/exe */
     char comm[32];
     struct foreign_thread *threads;     /* sorted by tid: the leader first */
     size_t n_threads;

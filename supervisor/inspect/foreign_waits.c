@@ -201,10 +201,10 @@ static void futex_wait(const struct foreign_process *p, const struct foreign_thr
 
 /* Another process holds the same pipe or eventfd (its other end, maybe):
  * then the wait may end from outside. */
-static bool open_elsewhere(pid_t pid, int fd)
+static bool open_elsewhere(pid_t pid, pid_t proc_tid, int fd)
 {
     char path[64], target[128], other[128];
-    snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)pid, fd);
+    snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)proc_tid, fd);
     ssize_t n = readlink(path, target, sizeof target - 1);
     if (n <= 0)
         return false;
@@ -248,9 +248,9 @@ static void io_wait(const struct foreign_process *p, long nr, const uint64_t a[6
 {
     out->kind = FWAIT_IO;
     out->timed = io_timed(nr, a);
-    io_describe(p->pid, nr, a, out->call, sizeof out->call);
-    out->only_inside = io_waits_only_inside(p->pid, p->mem_fd, nr, a) &&
-                       !(io_call_of(nr, a) == IO_FD && open_elsewhere(p->pid, (int)a[0]));
+    io_describe(p->proc_tid, nr, a, out->call, sizeof out->call);
+    out->only_inside = io_waits_only_inside(p->proc_tid, p->mem_fd, nr, a) &&
+                       !(io_call_of(nr, a) == IO_FD && open_elsewhere(p->pid, p->proc_tid, (int)a[0]));
 }
 
 /* A read or write on 0, 1 or 2: io_wait.c leaves these out (under mdat
@@ -264,14 +264,14 @@ static bool std_stream_call(long nr, const uint64_t a[6])
 static void std_stream_wait(const struct foreign_process *p, long nr, const uint64_t a[6], struct foreign_wait *out)
 {
     char path[64], target[256];
-    snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)p->pid, (int)a[0]);
+    snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)p->proc_tid, (int)a[0]);
     ssize_t n = readlink(path, target, sizeof target - 1);
     target[n > 0 ? n : 0] = '\0';
     bool pipe = strncmp(target, "pipe:", 5) == 0;
     const char *verb = nr == SYS_read || nr == SYS_readv ? "read" : "write";
     snprintf(out->call, sizeof out->call, "%s(fd %d: %s)", verb, (int)a[0], pipe ? "pipe" : n > 0 ? target : "closed");
     out->kind = FWAIT_IO;
-    out->only_inside = pipe && !open_elsewhere(p->pid, (int)a[0]);
+    out->only_inside = pipe && !open_elsewhere(p->pid, p->proc_tid, (int)a[0]);
 }
 
 static void other_call(long nr, struct foreign_wait *out)
@@ -324,7 +324,7 @@ void foreign_wait_of(const struct foreign_process *p, const struct foreign_threa
         return;
     case IO_CHILD:
         out->kind = FWAIT_CHILD;
-        io_describe(p->pid, nr, a, out->call, sizeof out->call);
+        io_describe(p->proc_tid, nr, a, out->call, sizeof out->call);
         return;
     default:
         other_call(nr, out);

@@ -168,6 +168,23 @@ holder_ended)
     expect_out "holder_ended.c:$(line_of attach/holder_ended.c "WAIT: main") main"
     stop "$PID"
     ;;
+main_exits)
+    # The main thread has ended (pthread_exit): a zombie leader, its
+    # threads deadlocked. wait_stuck wants every thread in S: count the two.
+    start attach_main_exits
+    for i in $(seq 100); do
+        [ "$(snapshot "$PID" | awk '$2 == "S" && $3 != "0"' | grep -c .)" -eq 2 ] && break
+        sleep 0.1
+    done
+    before=$(snapshot "$PID")
+    run_mdat attach -p "$PID" --print
+    expect_status 1 attach -p "$PID" --print
+    expect_as_before "$PID" "$before"
+    grep -qE '^  T1 .* ended +\(the other threads go on\)$' "$WORK/out" || fail "T1 not shown as ended"
+    expect_out "deadlock: T2 waits on mutex right held by T3; T3 waits on mutex left held by T2"
+    expect_out "main_exits.c:$(line_of attach/main_exits.c "WAIT: right_first") right_first"
+    stop "$PID"
+    ;;
 pipe)
     attach_stuck attach_pipe_reader 2
     l=$(line_of attach/pipe_reader.c "BUG:")

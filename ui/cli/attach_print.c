@@ -11,7 +11,7 @@
 static void print_thread(FILE *f, const struct foreign_report *r, const struct foreign_thread_view *t)
 {
     fprintf(f, "  T%-3d tid %-7d %-16s %-16s %s", t->number, (int)t->tid, t->name, t->state,
-            t->location[0] ? t->location : "?");
+            t->location[0] ? t->location : t->proc_state == 'Z' ? "(the other threads go on)" : "?");
     if (t->start[0])
         fprintf(f, "  (began in %s)", t->start);
     fputc('\n', f);

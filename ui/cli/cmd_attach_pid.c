@@ -51,7 +51,7 @@ int cmd_attach_pid(const char *pid_text, bool json)
     }
     struct foreign_code code;
     struct foreign_report report;
-    bool read = foreign_code_load(pid, proc.mem_fd, proc.exe, &code, err, sizeof err);
+    bool read = foreign_code_load(proc.proc_tid, proc.mem_fd, proc.exe, &code, err, sizeof err);
     bool built = read && foreign_report_build(&proc, &code, &report, err, sizeof err);
     char detach_err[300];
     bool detached = foreign_detach(&proc, detach_err, sizeof detach_err);
