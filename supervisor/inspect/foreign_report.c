@@ -104,7 +104,9 @@ static void collect_objects(struct foreign_report *r, int mem_fd, const struct s
             continue;
         struct foreign_object_view *o = object_at(r, t->wait.sync, t->wait.object, t->wait.object_name);
         if (o && o->n_waiters < FOREIGN_MAX_WAITERS)
-            o->waiters[o->n_waiters++] = t->number;
+            o->waiters[o->n_waiters] = t->number;
+        if (o)
+            o->n_waiters++;
     }
     /* Locks held that nobody waits for yet: a holder is half of a story. */
     for (size_t i = 0; i < n_globals; i++)
@@ -251,7 +253,11 @@ static void say_deadlock(struct foreign_report *r)
     }
 }
 
-/* "T2, T3" of the threads pick() chooses; how many in *count. */
+/* A verdict names this many threads, then counts the rest. */
+enum { VERDICT_NAMES = 8 };
+
+/* "T2, T3" of the threads pick() chooses (the first VERDICT_NAMES, then
+ * "and 5 more"); how many in *count. */
 static void list_threads(const struct foreign_report *r, bool (*pick)(const struct foreign_thread_view *),
                          char *buf, size_t len, int *count)
 {
@@ -260,9 +266,12 @@ static void list_threads(const struct foreign_report *r, bool (*pick)(const stru
     for (size_t i = 0; i < r->n_threads; i++) {
         if (!pick(&r->threads[i]))
             continue;
-        append(buf, len, "%sT%d", *count ? ", " : "", r->threads[i].number);
+        if (*count < VERDICT_NAMES)
+            append(buf, len, "%sT%d", *count ? ", " : "", r->threads[i].number);
         ++*count;
     }
+    if (*count > VERDICT_NAMES)
+        append(buf, len, " and %d more", *count - VERDICT_NAMES);
 }
 
 static bool is_alive(const struct foreign_thread_view *t) { return t->proc_state != 'Z' && t->proc_state != 'X'; }
@@ -288,9 +297,12 @@ static bool all_stuck(const struct foreign_report *r, bool *all_io, char *what, 
         *all_io = *all_io && t->wait.kind == FWAIT_IO;
         char text[256];
         foreign_wait_text(r, t, text, sizeof text);
-        append(what, len, "%sT%d: %s", alive ? "; " : "", t->number, text);
+        if (alive < VERDICT_NAMES)
+            append(what, len, "%sT%d: %s", alive ? "; " : "", t->number, text);
         alive++;
     }
+    if (alive > VERDICT_NAMES)
+        append(what, len, "; and %zu more", alive - VERDICT_NAMES);
     return alive > 0;
 }
 

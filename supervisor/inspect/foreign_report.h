@@ -46,8 +46,8 @@ struct foreign_object_view {
     bool has_value;
     int64_t value;              /* a semaphore's value */
     unsigned readers;           /* an rwlock's read locks held (their holders are not recorded) */
-    int waiters[FOREIGN_MAX_WAITERS];   /* T numbers */
-    size_t n_waiters;
+    int waiters[FOREIGN_MAX_WAITERS];   /* T numbers, the first FOREIGN_MAX_WAITERS */
+    size_t n_waiters;           /* all of them (more than the array holds, for a crowd) */
 };
 
 enum foreign_verdict {

@@ -47,8 +47,10 @@ static void print_object(FILE *f, const struct foreign_report *r, const struct f
     }
     if (o->n_waiters) {
         fprintf(f, "%s waiting:", said ? ";" : "");
-        for (size_t i = 0; i < o->n_waiters; i++)
+        for (size_t i = 0; i < o->n_waiters && i < FOREIGN_MAX_WAITERS; i++)
             fprintf(f, " T%d", o->waiters[i]);
+        if (o->n_waiters > FOREIGN_MAX_WAITERS)
+            fprintf(f, " and %zu more", o->n_waiters - FOREIGN_MAX_WAITERS);
     }
     fputc('\n', f);
 }
@@ -188,9 +190,10 @@ static void json_objects(struct json_writer *w, const struct foreign_report *r)
         if (o->kind == SYNC_RWLOCK)
             json_uint(w, "readers", o->readers);
         json_begin_array(w, "waiters");
-        for (size_t k = 0; k < o->n_waiters; k++)
+        for (size_t k = 0; k < o->n_waiters && k < FOREIGN_MAX_WAITERS; k++)
             json_int(w, NULL, o->waiters[k]);
         json_end_array(w);
+        json_uint(w, "n_waiters", o->n_waiters);
         json_end_object(w);
     }
     json_end_array(w);
