@@ -246,6 +246,25 @@ stripped)
     expect_out "(in pthread_mutex_lock)"
     stop "$PID"
     ;;
+registers)
+    # gdb reads every thread's registers before and after: mdat changed none.
+    command -v gdb >/dev/null || { echo "SKIP: gdb is not installed"; exit 77; }
+    start attach_bank_deadlock
+    wait_stuck "$PID" 3 || finish
+    regs() {
+        gdb -p "$PID" -batch -nx -ex 'thread apply all info registers rip rsp rbp rax rbx rcx rdx rsi rdi r8 r9 r10 r11 r12 r13 r14 r15 eflags orig_rax fs_base' 2>/dev/null |
+            grep -E '^(Thread|[a-z0-9_]+ +0x)'
+    }
+    regs >"$WORK/regs.before"
+    wait_stuck "$PID" 3 || finish
+    run_mdat attach -p "$PID" --print
+    expect_status 1 attach -p "$PID" --print
+    wait_stuck "$PID" 3 || finish
+    regs >"$WORK/regs.after"
+    [ "$(grep -c '^rip' "$WORK/regs.before")" -eq 3 ] || fail "gdb did not read three threads' registers"
+    diff "$WORK/regs.before" "$WORK/regs.after" >/dev/null || fail "registers changed: $(diff "$WORK/regs.before" "$WORK/regs.after" | head -5)"
+    stop "$PID"
+    ;;
 stopped)
     # A process stopped (T) before the attach stays stopped after it, and
     # goes on with SIGCONT.
@@ -358,10 +377,21 @@ bad_input)
     PIDS+=("$tracer")
     for i in $(seq 50); do [ -s "$WORK/traced" ] && break; sleep 0.1; done
     child=$(cat "$WORK/traced")
+    PIDS+=("$child")
     run_mdat attach -p "$child" --print
     expect_status 3 attach -p traced
     expect_err "mdat attach: process $child is already traced by process $tracer (attach_tracer)"
     kill "$tracer"
+    # Another user's process, as an unprivileged user (when this is root).
+    if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+        sleep 30 &
+        other=$!
+        PIDS+=("$other")
+        setpriv --reuid=65534 --regid=65534 --clear-groups "$MDAT" attach -p "$other" --print </dev/null >"$WORK/out" 2>"$WORK/err"
+        status=$?
+        expect_status 3 attach -p other-user
+        expect_err "mdat attach: process $other belongs to user root (uid 0): only that user or root may attach to it"
+    fi
     # A 32-bit program: an i386 ELF of a few bytes that loops on pause().
     python3 - "$WORK/i386" <<'EOF'
 import struct, sys

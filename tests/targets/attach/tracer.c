@@ -5,6 +5,7 @@
  * the child go, which it kills first) on SIGTERM or after 60 s. */
 #include <signal.h>
 #include <stdio.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@ int main(void)
 {
     pid_t child = fork();
     if (child == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);   /* ends with the tracer, however it ends */
         pause();
         _exit(0);
     }
