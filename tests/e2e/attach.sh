@@ -335,6 +335,9 @@ bad_input)
     expect_err "-p wants a process id (a positive number), not \"abc\""
     run_mdat attach -p 0 --print
     expect_status 2 attach -p 0
+    run_mdat attach -p --print
+    expect_status 2 attach -p --print
+    expect_err "-p wants a process id (a positive number), not \"--print\""
     run_mdat attach --print
     expect_status 2 attach --print
     expect_err "--print and --json go with -p PID"

@@ -31,6 +31,8 @@ static int attach_to_process(const char *pid, bool print, bool json, bool more)
 {
     if (!pid)
         return usage_error("%s", "--print and --json go with -p PID");
+    if (pid[0] == '-')  /* "-p --print": the option took the next one as its value */
+        return usage_error("-p wants a process id (a positive number), not \"%s\"", pid);
     if (more)
         return usage_error("%s", "-p PID takes only --print or --json (no program, no other option)");
     if (print && json)
