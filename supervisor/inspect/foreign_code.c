@@ -120,6 +120,40 @@ void foreign_code_free(struct foreign_code *fc)
     memset(fc, 0, sizeof *fc);
 }
 
+/* The same files mapped at the same places (the heap and thread stacks
+ * may have moved: those are read from the new maps). */
+static bool same_files(const struct proc_maps *a, const struct proc_maps *b)
+{
+    size_t i = 0, j = 0;
+    for (;;) {
+        while (i < a->n && a->m[i].path[0] != '/')
+            i++;
+        while (j < b->n && b->m[j].path[0] != '/')
+            j++;
+        if (i == a->n || j == b->n)
+            return i == a->n && j == b->n;
+        if (a->m[i].start != b->m[j].start || a->m[i].end != b->m[j].end || strcmp(a->m[i].path, b->m[j].path) != 0)
+            return false;
+        i++, j++;
+    }
+}
+
+bool foreign_code_refresh(struct foreign_code *fc, pid_t pid, int mem_fd, const char *exe, char *err, size_t errlen)
+{
+    struct proc_maps now;
+    if (fc->pid == pid && proc_maps_read(pid, &now)) {
+        if (same_files(&now, &fc->maps)) {
+            proc_maps_free(&fc->maps);
+            fc->maps = now;
+            fc->mem_fd = mem_fd;
+            return true;
+        }
+        proc_maps_free(&now);
+    }
+    foreign_code_free(fc);
+    return foreign_code_load(pid, mem_fd, exe, fc, err, errlen);
+}
+
 const struct foreign_module *foreign_module_at(const struct foreign_code *fc, uint64_t addr)
 {
     for (size_t i = 0; i < fc->n_modules; i++)

@@ -46,6 +46,11 @@ struct foreign_code {
  * debuginfo (addresses, then). */
 bool foreign_code_load(pid_t pid, int mem_fd, const char *exe, struct foreign_code *out, char *err, size_t errlen);
 void foreign_code_free(struct foreign_code *fc);
+/* Once the process is held: reads through mem_fd from now on, and loads
+ * the modules again if its maps changed since foreign_code_load (a
+ * library loaded meanwhile). Loading before the attach keeps the process
+ * held only while it is read, not while a large program's DWARF is. */
+bool foreign_code_refresh(struct foreign_code *fc, pid_t pid, int mem_fd, const char *exe, char *err, size_t errlen);
 
 const struct foreign_module *foreign_module_at(const struct foreign_code *fc, uint64_t addr);
 const struct foreign_module *foreign_main_module(const struct foreign_code *fc);

@@ -13,6 +13,8 @@
 #include "ui/cli/commands.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <unistd.h>
 #include <signal.h>
 #include <stdlib.h>
 
@@ -25,6 +27,19 @@ static bool parse_pid(const char *text, pid_t *pid)
         return false;
     *pid = (pid_t)v;
     return true;
+}
+
+/* The program's modules are read before its threads are stopped (a large
+ * program's DWARF takes seconds), once nothing stands in the way. */
+static bool load_code_before(pid_t pid, struct foreign_code *code)
+{
+    char err[600], path[64], exe[PATH_MAX];
+    snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
+    ssize_t n = readlink(path, exe, sizeof exe - 1);
+    if (n <= 0 || !foreign_check(pid, err, sizeof err))
+        return false;   /* foreign_attach says why, or the code is loaded once attached */
+    exe[n] = '\0';
+    return foreign_code_load(pid, -1, exe, code, err, sizeof err);
 }
 
 int cmd_attach_pid(const char *pid_text, bool json)
@@ -43,15 +58,19 @@ int cmd_attach_pid(const char *pid_text, bool json)
     sigaddset(&hold, SIGQUIT);
     sigprocmask(SIG_BLOCK, &hold, &saved);
     char err[600];
+    struct foreign_code code;
+    bool read = load_code_before(pid, &code);
     struct foreign_process proc;
     if (!foreign_attach(pid, &proc, err, sizeof err)) {
         sigprocmask(SIG_SETMASK, &saved, NULL);
+        if (read)
+            foreign_code_free(&code);
         fprintf(stderr, "mdat attach: %s\n", err);
         return EXIT_CANNOT_RUN;
     }
-    struct foreign_code code;
     struct foreign_report report;
-    bool read = foreign_code_load(proc.proc_tid, proc.mem_fd, proc.exe, &code, err, sizeof err);
+    read = read ? foreign_code_refresh(&code, proc.proc_tid, proc.mem_fd, proc.exe, err, sizeof err)
+                : foreign_code_load(proc.proc_tid, proc.mem_fd, proc.exe, &code, err, sizeof err);
     bool built = read && foreign_report_build(&proc, &code, &report, err, sizeof err);
     char detach_err[300];
     bool detached = foreign_detach(&proc, detach_err, sizeof detach_err);
