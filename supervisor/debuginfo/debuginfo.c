@@ -131,6 +131,20 @@ bool debuginfo_code_location(const debuginfo *di, uint64_t addr, struct src_loc 
     return out->file || out->function;
 }
 
+bool debuginfo_user_call_site(const debuginfo *di, uint64_t addr, struct src_loc *out)
+{
+    struct dwarf_line line;
+    memset(out, 0, sizeof *out);
+    if (!di->dwarf || !dwarf_info_inlined_call_outside(di->dwarf, addr, "/usr/", &line))
+        return false;
+    uint64_t start;
+    out->file = line.file;
+    out->basename = path_basename(line.file);
+    out->line = line.line;
+    out->function = function_at(di, addr, &start);
+    return true;
+}
+
 void debuginfo_format_code(const debuginfo *di, uint64_t addr, char *buf, size_t len)
 {
     if (len == 0)

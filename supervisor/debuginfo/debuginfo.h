@@ -51,6 +51,13 @@ size_t debuginfo_cu_ranges(const debuginfo *di, const struct addr_range **out);
  * at all is known; otherwise fills what is known. */
 bool debuginfo_code_location(const debuginfo *di, uint64_t addr, struct src_loc *out);
 
+/* For code at addr inlined from a system header (a C++ library template),
+ * the user's line it was inlined at: file and line of that call site,
+ * function the one addr lies in ("cxx.cpp:19 lock_both" for the
+ * pthread_mutex_lock call of an inlined std::mutex::lock). False when addr
+ * is not such code. */
+bool debuginfo_user_call_site(const debuginfo *di, uint64_t addr, struct src_loc *out);
+
 /* "lost_update.c:14 worker", "file.c:14 helper (inlined into worker)",
  * "worker+0x1a", or "0x401136". */
 void debuginfo_format_code(const debuginfo *di, uint64_t addr, char *buf, size_t len);

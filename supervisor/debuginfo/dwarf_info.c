@@ -42,6 +42,10 @@ struct line_row {
 struct named_range {
     uint64_t lo, hi;
     const char *name;
+    /* An inlined subroutine's call site (DW_AT_call_file, DW_AT_call_line):
+     * the line of its caller's code that it stands for; NULL/0 unknown. */
+    const char *call_file;
+    uint32_t call_line;
 };
 
 struct named_ranges {
@@ -89,6 +93,8 @@ struct loader {
     Dwarf_Addr cu_base;        /* DW_AT_low_pc of the CU: base of DWARF 4 ranges */
     const char **file_names;   /* this CU's file index -> interned path */
     size_t file_name_cap;
+    const char *call_file;     /* the inlined subroutine being read: its call site */
+    uint32_t call_line;
     bool out_of_memory;
     bool unit_list_broken;     /* a CU header could not be read */
     unsigned read_errors;      /* libdwarf calls that failed on malformed data */
@@ -238,7 +244,7 @@ static void add_named_range(struct loader *ld, struct named_ranges *list, const 
         ld->out_of_memory = true;
         return;
     }
-    list->items[list->count++] = (struct named_range){ lo, hi, name };
+    list->items[list->count++] = (struct named_range){ lo, hi, name, NULL, 0 };
 }
 
 static void add_function_range(struct loader *ld, const char *name, uint64_t lo, uint64_t hi)
@@ -248,7 +254,27 @@ static void add_function_range(struct loader *ld, const char *name, uint64_t lo,
 
 static void add_inlined_range(struct loader *ld, const char *callee, uint64_t lo, uint64_t hi)
 {
+    size_t before = ld->dw->inlined.count;
     add_named_range(ld, &ld->dw->inlined, callee, lo, hi);
+    if (ld->dw->inlined.count > before) {
+        ld->dw->inlined.items[before].call_file = ld->call_file;
+        ld->dw->inlined.items[before].call_line = ld->call_line;
+    }
+}
+
+/* An inlined subroutine's call site, through the CU's file names the line
+ * table resolved (DW_AT_call_file counts as the line table's file
+ * register does); NULL when no row named that file. */
+static void read_call_site(struct loader *ld, Dwarf_Die die)
+{
+    uint64_t file = 0, line = 0;
+    ld->call_file = NULL;
+    ld->call_line = 0;
+    if (!dw_attr_unsigned(ld->dbg, die, DW_AT_call_file, &file) ||
+        !dw_attr_unsigned(ld->dbg, die, DW_AT_call_line, &line) || file >= ld->file_name_cap)
+        return;
+    ld->call_file = ld->file_names[file];
+    ld->call_line = ld->call_file ? (uint32_t)line : 0;
 }
 
 /* DWARF 5 DW_AT_ranges: .debug_rnglists, either an offset or an index. */
@@ -548,6 +574,7 @@ static void read_scope(struct loader *ld, Dwarf_Die parent, struct scope *scope,
             break;
         }
         case DW_TAG_inlined_subroutine:
+            read_call_site(ld, child);
             read_code_ranges(ld, child, display_name(ld, child, interned_name(ld, child), NULL),
                              add_inlined_range);
             read_scope(ld, child, scope, depth + 1);
@@ -934,6 +961,22 @@ const char *dwarf_info_inlined_at(const dwarf_info *dw, uint64_t addr)
 {
     const struct named_range *inlined = named_range_at(&dw->inlined, addr);
     return inlined ? inlined->name : NULL;
+}
+
+bool dwarf_info_inlined_call_outside(const dwarf_info *dw, uint64_t addr, const char *prefix, struct dwarf_line *out)
+{
+    /* Items are in walk order, an inlined callee after its caller: from the
+     * last one that contains addr outward. A linear search: only reports
+     * ask, a few times each. */
+    size_t plen = strlen(prefix);
+    for (size_t i = dw->inlined.count; i-- > 0;) {
+        const struct named_range *r = &dw->inlined.items[i];
+        if (addr < r->lo || addr >= r->hi || !r->call_file || strncmp(r->call_file, prefix, plen) == 0)
+            continue;
+        *out = (struct dwarf_line){ r->call_file, r->call_line, 0 };
+        return true;
+    }
+    return false;
 }
 
 size_t dwarf_info_variables(const dwarf_info *dw, const struct dwarf_variable **out)

@@ -60,6 +60,12 @@ const char *dwarf_info_function_at(const dwarf_info *dw, uint64_t addr, uint64_t
  * name), or NULL when addr is not in inlined code. */
 const char *dwarf_info_inlined_at(const dwarf_info *dw, uint64_t addr);
 
+/* The call site of the innermost inlined subroutine containing addr whose
+ * caller's file does not start with prefix ("/usr/": the user's line that
+ * a std::mutex::lock inlined from a system header stands for). False when
+ * addr is in no such inlined code. */
+bool dwarf_info_inlined_call_outside(const dwarf_info *dw, uint64_t addr, const char *prefix, struct dwarf_line *out);
+
 /* Every variable: non-TLS ones sorted by address, then TLS ones by offset. */
 size_t dwarf_info_variables(const dwarf_info *dw, const struct dwarf_variable **out);
 /* The innermost variable whose [addr, addr + size) contains addr, among the

@@ -383,6 +383,56 @@ static void test_load_errors(void **state)
     assert_string_equal(err, "not an ELF file (a text file?)");
 }
 
+/* C++ at -O2 (the e2e target attach_cxx_deadlock_o2): lock_both's calls
+ * to pthread_mutex_lock come from std::mutex::lock inlined out of a
+ * system header; each stands for the user's line that called lock(). */
+static void test_user_call_site(void **state)
+{
+    (void)state;
+    char path[4096], err[256];
+    snprintf(path, sizeof path, "%s/attach_cxx_deadlock_o2", TARGET_DIR);
+    if (access(path, R_OK) != 0)
+        skip();
+    debuginfo *di = debuginfo_load(path, err, sizeof err);
+    assert_non_null(di);
+    const struct elf_symbol *fns;
+    size_t n = elf_image_functions(debuginfo_elf(di), &fns);
+    const struct elf_symbol *lock_both = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (strstr(fns[i].name, "lock_both"))
+            lock_both = &fns[i];
+    assert_non_null(lock_both);
+    unsigned lines[64];
+    size_t n_lines = 0;
+    bool header_code = false;
+    for (uint64_t a = lock_both->addr; a < lock_both->addr + lock_both->size; a++) {
+        struct src_loc at, call;
+        if (!debuginfo_code_location(di, a, &at) || !at.file || strncmp(at.file, "/usr/", 5) != 0)
+            continue;
+        header_code = true;
+        if (!debuginfo_user_call_site(di, a, &call))
+            continue;
+        assert_string_equal(call.basename, "cxx_deadlock.cpp");
+        assert_non_null(call.function);
+        assert_non_null(strstr(call.function, "lock_both"));
+        if (n_lines < 64 && (n_lines == 0 || lines[n_lines - 1] != call.line))
+            lines[n_lines++] = call.line;
+    }
+    assert_true(header_code);
+    /* a.lock() on line 16, b.lock() on line 20 (its BUG: marker). */
+    bool saw16 = false, saw20 = false;
+    for (size_t i = 0; i < n_lines; i++) {
+        saw16 = saw16 || lines[i] == 16;
+        saw20 = saw20 || lines[i] == 20;
+    }
+    assert_true(saw16 && saw20);
+    /* The user's own code is no inlined call site. */
+    struct src_loc none;
+    uint64_t main_addr = symbol_addr(di, "main");
+    assert_false(debuginfo_user_call_site(di, main_addr, &none));
+    debuginfo_free(di);
+}
+
 static void test_shared_library_without_dwarf(void **state)
 {
     const char *libc = "/lib/x86_64-linux-gnu/libc.so.6";
@@ -419,6 +469,7 @@ int main(void)
         cmocka_unit_test(test_broken_dwarf),
         cmocka_unit_test(test_load_errors),
         cmocka_unit_test(test_shared_library_without_dwarf),
+        cmocka_unit_test(test_user_call_site),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,11 +5,16 @@
 #ifndef MDAT_UI_COMMANDS_H
 #define MDAT_UI_COMMANDS_H
 
+#include <stdbool.h>
+#include <stdio.h>
+
 enum { EXIT_NO_FAILURE = 0, EXIT_FAILURE_FOUND = 1, EXIT_USAGE = 2, EXIT_CANNOT_RUN = 3 };
 
 int cmd_run(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_attach(int argc, char **argv);
+/* mdat attach -p PID --print | --json (cmd_attach passes them on). */
+int cmd_attach_pid(const char *pid_text, bool json);
 int cmd_grade(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_shrink(int argc, char **argv);

@@ -26,10 +26,27 @@ static int usage_error(const char *fmt, const char *arg)
     return cli_usage_error("attach", fmt, arg);
 }
 
+/* -p PID: a running process, read and let go (ui/cli/cmd_attach_pid.c). */
+static int attach_to_process(const char *pid, bool print, bool json, bool more)
+{
+    if (!pid)
+        return usage_error("%s", "--print and --json go with -p PID");
+    if (pid[0] == '-')  /* "-p --print": the option took the next one as its value */
+        return usage_error("-p wants a process id (a positive number), not \"%s\"", pid);
+    if (more)
+        return usage_error("%s", "-p PID takes only --print or --json (no program, no other option)");
+    if (print && json)
+        return usage_error("%s", "give --print or --json, not both");
+    if (!print && !json)
+        return usage_error("%s", "-p PID needs --print or --json: the live view of a running process is not "
+                           "built yet");
+    return cmd_attach_pid(pid, json);
+}
+
 int cmd_attach(int argc, char **argv)
 {
     enum { OPT_REPLAY = 256, OPT_DEMO, OPT_DELAY, OPT_WATCH, OPT_THEME, OPT_MAX_STEPS, OPT_INVARIANT, OPT_RACES,
-           OPT_MEMORY_MODEL };
+           OPT_MEMORY_MODEL, OPT_PRINT, OPT_JSON };
     static const struct option longopts[] = {
         {"replay", required_argument, NULL, OPT_REPLAY},
         {"demo", required_argument, NULL, OPT_DEMO},
@@ -41,10 +58,14 @@ int cmd_attach(int argc, char **argv)
         {"theme", required_argument, NULL, OPT_THEME},
         {"max-steps", required_argument, NULL, OPT_MAX_STEPS},
         {"seed", required_argument, NULL, 's'},
+        {"pid", required_argument, NULL, 'p'},
+        {"print", no_argument, NULL, OPT_PRINT},
+        {"json", no_argument, NULL, OPT_JSON},
         {"help", no_argument, NULL, 'h'},
         {0, 0, 0, 0},
     };
-    const char *replay = NULL, *demo = NULL, *theme_name = NULL;
+    const char *replay = NULL, *demo = NULL, *theme_name = NULL, *pid = NULL;
+    bool print = false, json = false, other_option = false;
     const char *watches[MAX_WATCHES];
     int n_watches = 0;
     const char *invariants[MAX_WATCHES];
@@ -55,8 +76,18 @@ int cmd_attach(int argc, char **argv)
     int c;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "+s:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+s:p:h", longopts, NULL)) != -1) {
+        other_option = other_option || (c != 'p' && c != OPT_PRINT && c != OPT_JSON && c != 'h' && c != '?');
         switch (c) {
+        case 'p':
+            pid = optarg;
+            break;
+        case OPT_PRINT:
+            print = true;
+            break;
+        case OPT_JSON:
+            json = true;
+            break;
         case OPT_REPLAY:
             replay = optarg;
             break;
@@ -115,6 +146,8 @@ int cmd_attach(int argc, char **argv)
             return cli_bad_option("attach", optopt, argv[optind - 1]);
         }
     }
+    if (pid || print || json)
+        return attach_to_process(pid, print, json, other_option || optind < argc);
     if (replay && demo)
         return usage_error("%s", "give --replay or --demo, not both");
     if (delay_given && !demo)

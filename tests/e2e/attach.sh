@@ -1,0 +1,425 @@
+#!/usr/bin/env bash
+# End-to-end tests of `mdat attach -p PID --print | --json`: the target
+# programs are started natively (not under mdat), mdat attaches once they
+# are stuck, and the test checks the verdict, the user lines, the exit
+# status, and that the process is exactly as it was afterwards (each
+# thread's state and wchan in /proc, TracerPid 0), then kills it.
+# Usage: attach.sh MDAT TARGETS_DIR SOURCES_DIR TEST
+set -uo pipefail
+MDAT=$1 TARGETS=$2 SOURCES=$3 TEST=$4
+# shellcheck source=tests/e2e/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+# Attaching to a process that is not mdat's child needs root (or
+# CAP_SYS_PTRACE) where Yama's ptrace_scope is 1 or 2, and is impossible at 3.
+scope=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)
+if [ "$scope" -ge 3 ] || { [ "$scope" -ge 1 ] && [ "$(id -u)" -ne 0 ]; }; then
+    echo "SKIP: Yama ptrace_scope $scope does not let this user attach to a process it did not start"
+    exit 77
+fi
+
+PIDS=()
+cleanup() {
+    for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# start PROG [ARGS...]: runs a target natively in the background; $PID.
+start() {
+    local prog=$1
+    shift
+    "$TARGETS/$prog" "$@" </dev/null >"$WORK/prog.out" 2>&1 &
+    PID=$!
+    PIDS+=("$PID")
+}
+
+# Each thread of $1 as "tid state wchan", one a line.
+snapshot() {
+    local t stat rest wchan
+    for t in /proc/"$1"/task/*; do
+        # Builtins only: a crowd of threads is read in a blink.
+        { read -r stat <"$t/stat"; } 2>/dev/null || continue
+        wchan=""
+        { read -r wchan <"$t/wchan"; } 2>/dev/null    # no final newline: read says 1, but reads it
+        rest=${stat##*) }
+        echo "${t##*/} ${rest%% *} $wchan"
+    done | sort -n
+}
+
+# wait_stuck PID THREADS: until the process has THREADS threads, all
+# sleeping in the kernel (state S, a wchan), the same in two looks 0.2 s
+# apart. Fails after 10 s.
+wait_stuck() {
+    local pid=$1 want=$2 before="" now i
+    for i in $(seq 100); do
+        now=$(snapshot "$pid")
+        if [ "$(echo "$now" | grep -c .)" -eq "$want" ] && ! echo "$now" | awk '$2 != "S" || $3 == "0" || $3 == "" {bad=1} END {exit !bad}' &&
+            [ "$now" = "$before" ]; then
+            return 0
+        fi
+        before=$now
+        sleep 0.1
+    done
+    fail "process $pid did not hang with $want threads: $(snapshot "$pid" | tr '\n' ';')"
+    return 1
+}
+
+# expect_as_before PID SNAPSHOT: the threads are back in the states and
+# waits they had (a wait broken off by the attach is made again at once:
+# allow it 2 s), and nothing traces the process.
+expect_as_before() {
+    local pid=$1 before=$2 now i
+    for i in $(seq 20); do
+        now=$(snapshot "$pid")
+        [ "$now" = "$before" ] && break
+        sleep 0.1
+    done
+    [ "$now" = "$before" ] || fail "process $pid changed: before [$(echo "$before" | tr '\n' ';')] after [$(echo "$now" | tr '\n' ';')]"
+    grep -q '^TracerPid:[[:space:]]*0$' /proc/"$pid"/status || fail "process $pid is still traced: $(grep TracerPid /proc/"$pid"/status)"
+}
+
+stop() { kill -9 "$1" 2>/dev/null; wait "$1" 2>/dev/null; }
+
+# attach_stuck PROG THREADS: starts PROG, waits until it hangs, attaches
+# with --print, checks exit 1 and the process unchanged; leaves it running.
+attach_stuck() {
+    start "$1"
+    wait_stuck "$PID" "$2" || return 1
+    local before
+    before=$(snapshot "$PID")
+    run_mdat attach -p "$PID" --print
+    expect_status 1 attach -p "$PID" --print
+    expect_as_before "$PID" "$before"
+}
+
+case "$TEST" in
+deadlock)
+    attach_stuck attach_bank_deadlock 3
+    l=$(line_of attach/bank_deadlock.c "BUG:")
+    w=$(line_of attach/bank_deadlock.c "WAIT: main")
+    expect_out "deadlock: T2 waits on mutex acct["
+    grep -qE '^deadlock: T2 waits on mutex acct\[[01]\]\.lock held by T3; T3 waits on mutex acct\[[01]\]\.lock held by T2$' "$WORK/out" ||
+        fail "no T2/T3 cycle over acct[0].lock and acct[1].lock"
+    [ "$(grep -c "bank_deadlock.c:$l transfer  (began in transfer)" "$WORK/out")" -eq 2 ] ||
+        fail "T2 and T3 are not both shown at bank_deadlock.c:$l in transfer"
+    expect_out "bank_deadlock.c:$w main"
+    expect_out "waits to join T2 (in pthread_join)"
+    grep -qE '^  mutex +acct\[0\]\.lock +held by T[23]; waiting: T[23]$' "$WORK/out" || fail "acct[0].lock's holder and waiter missing"
+    stop "$PID"
+    ;;
+json)
+    start attach_bank_deadlock
+    wait_stuck "$PID" 3 || finish
+    before=$(snapshot "$PID")
+    run_mdat attach -p "$PID" --json
+    expect_status 1 attach -p "$PID" --json
+    expect_as_before "$PID" "$before"
+    python3 - "$WORK/out" "$PID" "$(line_of attach/bank_deadlock.c "BUG:")" <<'EOF' || fail "JSON report wrong"
+import json, sys
+r = json.load(open(sys.argv[1]))
+pid, line = int(sys.argv[2]), int(sys.argv[3])
+assert r["pid"] == pid and r["verdict"]["kind"] == "deadlock" and r["verdict"]["stuck"] is True, r["verdict"]
+assert r["cycle"] == [2, 3], r["cycle"]
+t = {x["thread"]: x for x in r["threads"]}
+assert t[1]["tid"] == pid and t[1]["wait"]["kind"] == "join" and t[1]["wait"]["joins"]["thread"] == 2, t[1]
+for n, other in ((2, 3), (3, 2)):
+    w = t[n]["wait"]
+    assert w["kind"] == "sync" and w["object_kind"] == "mutex" and w["object"] in ("acct[0].lock", "acct[1].lock"), w
+    assert w["holder"]["thread"] == other and w["holder"]["tid"] == t[other]["tid"], w
+    assert t[n]["location"]["file"] == "bank_deadlock.c" and t[n]["location"]["line"] == line, t[n]["location"]
+    assert t[n]["start"] == "transfer" and t[n]["in_call"] == "pthread_mutex_lock", t[n]
+names = sorted(o["name"] for o in r["objects"])
+assert names == ["acct[0].lock", "acct[1].lock"], names
+for o in r["objects"]:
+    assert o["kind"] == "mutex" and len(o["waiters"]) == 1 and o["holder"]["thread"] in (2, 3), o
+EOF
+    stop "$PID"
+    ;;
+lost_wakeup)
+    attach_stuck attach_lost_wakeup 2
+    l=$(line_of attach/lost_wakeup.c "BUG:")
+    expect_out "lost wake-up: T2 waits on a condvar and no thread is left that could signal it (T1: join T2; T2: condvar ready)"
+    expect_out "lost_wakeup.c:$l waiter  (began in waiter)"
+    expect_out "waits on condvar ready (in pthread_cond_wait)"
+    stop "$PID"
+    ;;
+lost_wakeup_static)
+    # Static, -O2, no -g: libc's own symbols say which call waits, the
+    # program's symbols name the condvar and the functions.
+    attach_stuck attach_lost_wakeup_static 2
+    expect_out "lost wake-up: T2 waits on a condvar and no thread is left that could signal it (T1: join T2; T2: condvar ready)"
+    grep -qE '^  T2 .* blocked +waiter\+0x[0-9a-f]+  \(began in waiter\)$' "$WORK/out" || fail "T2 not placed in waiter"
+    stop "$PID"
+    ;;
+sync_kinds)
+    attach_stuck attach_sync_kinds 4
+    expect_out "hang: every thread waits and none can wake another (T1: join T2; T2: semaphore items; T3: barrier gate; T4: rwlock table)"
+    expect_out "sync_kinds.c:$(line_of attach/sync_kinds.c "WAIT: semaphore") consumer  (began in consumer)"
+    expect_out "sync_kinds.c:$(line_of attach/sync_kinds.c "WAIT: barrier") arriver  (began in arriver)"
+    expect_out "sync_kinds.c:$(line_of attach/sync_kinds.c "WAIT: rwlock") writer  (began in writer)"
+    grep -qE '^  semaphore items +value 0; waiting: T2$' "$WORK/out" || fail "semaphore items: value and waiter"
+    grep -qE '^  barrier +gate +waiting: T3$' "$WORK/out" || fail "barrier gate: waiter"
+    grep -qE '^  rwlock +table +held for reading \(1\); waiting: T4$' "$WORK/out" || fail "rwlock table: readers and waiter"
+    stop "$PID"
+    ;;
+holder_ended)
+    attach_stuck attach_holder_ended 1
+    grep -qE '^hang: T1 waits on mutex config_lock held by tid [0-9]+, which has ended without unlocking it$' "$WORK/out" ||
+        fail "no verdict naming the ended holder"
+    expect_out "holder_ended.c:$(line_of attach/holder_ended.c "WAIT: main") main"
+    stop "$PID"
+    ;;
+main_exits)
+    # The main thread has ended (pthread_exit): a zombie leader, its
+    # threads deadlocked. wait_stuck wants every thread in S: count the two.
+    start attach_main_exits
+    for i in $(seq 100); do
+        [ "$(snapshot "$PID" | awk '$2 == "S" && $3 != "0"' | grep -c .)" -eq 2 ] && break
+        sleep 0.1
+    done
+    before=$(snapshot "$PID")
+    run_mdat attach -p "$PID" --print
+    expect_status 1 attach -p "$PID" --print
+    expect_as_before "$PID" "$before"
+    grep -qE '^  T1 .* ended +\(the other threads go on\)$' "$WORK/out" || fail "T1 not shown as ended"
+    expect_out "deadlock: T2 waits on mutex right held by T3; T3 waits on mutex left held by T2"
+    expect_out "main_exits.c:$(line_of attach/main_exits.c "WAIT: right_first") right_first"
+    stop "$PID"
+    ;;
+crowd)
+    # 301 threads: all read, the verdict names eight and counts the rest.
+    attach_stuck attach_crowd 301
+    expect_out "process $PID (attach_crowd, $TARGETS/attach_crowd): 301 threads"
+    expect_out "lost wake-up: T2, T3, T4, T5, T6, T7, T8, T9 and 292 more wait on a condvar and no thread is left that could signal it"
+    grep -qE '^  condvar +go +waiting: T2 T3 .* T65 and 236 more$' "$WORK/out" || fail "condvar go's waiters not listed and counted"
+    [ "$(grep -c "crowd.c:$(line_of attach/crowd.c "BUG:") waiter  (began in waiter)" "$WORK/out")" -eq 300 ] ||
+        fail "not every waiter placed at its line"
+    stop "$PID"
+    ;;
+pipe)
+    attach_stuck attach_pipe_reader 2
+    l=$(line_of attach/pipe_reader.c "BUG:")
+    # The pipe's descriptor is 3, or higher where the test's runner left some open.
+    grep -qE '^hang: every thread waits and none can wake another \(T1: join T2; T2: read\(fd [0-9]+: pipe\)\)$' "$WORK/out" ||
+        fail "no hang verdict naming the join and the read on the pipe"
+    expect_out "pipe_reader.c:$l reader  (began in reader)"
+    stop "$PID"
+    ;;
+pipe_from_outside)
+    # A read on a pipe whose write end another process holds (a sleep, the
+    # left of a shell pipeline): it may still be written, so nothing is stuck.
+    exec 9< <(exec sleep 30)
+    PIDS+=("$!")
+    bash -c 'read -r line' <&9 &
+    PID=$!
+    PIDS+=("$PID")
+    exec 9<&-
+    wait_stuck "$PID" 1 || finish
+    before=$(snapshot "$PID")
+    run_mdat attach -p "$PID" --print
+    expect_status 0 attach -p "$PID" --print
+    expect_out "waits in read(fd 0: pipe) (from outside the program)"
+    expect_out "no deadlock: every waiting thread waits for something that can end it"
+    expect_as_before "$PID" "$before"
+    stop "$PID"
+    ;;
+cxx_o2)
+    attach_stuck attach_cxx_deadlock_o2 3
+    w=$(line_of attach/cxx_deadlock.cpp "WAIT: main")
+    grep -qE '^deadlock: T2 waits on mutex (first|second)_mutex held by T3; T3 waits on mutex (first|second)_mutex held by T2$' "$WORK/out" ||
+        fail "no cycle over first_mutex and second_mutex"
+    expect_out "cxx_deadlock.cpp:$w main"
+    # The pthread_mutex_lock call comes from std::mutex::lock inlined from
+    # a system header: shown at the user's line it was inlined at.
+    l=$(line_of attach/cxx_deadlock.cpp "BUG:")
+    [ "$(grep -c "cxx_deadlock.cpp:$l lock_both  (began in lock_both)" "$WORK/out")" -eq 2 ] ||
+        fail "T2 and T3 not shown at cxx_deadlock.cpp:$l in lock_both"
+    expect_out "waits to join T2 (in std::thread::join)"
+    stop "$PID"
+    ;;
+stripped)
+    attach_stuck attach_bank_stripped 3
+    grep -qE '^deadlock: T2 waits on mutex 0x[0-9a-f]+ held by T3; T3 waits on mutex 0x[0-9a-f]+ held by T2$' "$WORK/out" ||
+        fail "no cycle named by addresses"
+    [ "$(grep -cE 'blocked +attach_bank_stripped\+0x[0-9a-f]+$' "$WORK/out")" -eq 3 ] || fail "threads not placed by module+offset"
+    expect_out "(in pthread_mutex_lock)"
+    stop "$PID"
+    ;;
+registers)
+    # gdb reads every thread's registers before and after: mdat changed none.
+    command -v gdb >/dev/null || { echo "SKIP: gdb is not installed"; exit 77; }
+    start attach_bank_deadlock
+    wait_stuck "$PID" 3 || finish
+    regs() {
+        gdb -p "$PID" -batch -nx -ex 'thread apply all info registers rip rsp rbp rax rbx rcx rdx rsi rdi r8 r9 r10 r11 r12 r13 r14 r15 eflags orig_rax fs_base' 2>/dev/null |
+            grep -E '^(Thread|[a-z0-9_]+ +0x)'
+    }
+    regs >"$WORK/regs.before"
+    wait_stuck "$PID" 3 || finish
+    run_mdat attach -p "$PID" --print
+    expect_status 1 attach -p "$PID" --print
+    wait_stuck "$PID" 3 || finish
+    regs >"$WORK/regs.after"
+    [ "$(grep -c '^rip' "$WORK/regs.before")" -eq 3 ] || fail "gdb did not read three threads' registers"
+    diff "$WORK/regs.before" "$WORK/regs.after" >/dev/null || fail "registers changed: $(diff "$WORK/regs.before" "$WORK/regs.after" | head -5)"
+    stop "$PID"
+    ;;
+stopped)
+    # A process stopped (T) before the attach stays stopped after it, and
+    # goes on with SIGCONT.
+    start attach_bank_deadlock
+    wait_stuck "$PID" 3 || finish
+    kill -STOP "$PID"
+    for i in $(seq 50); do grep -q '^State:.*T' /proc/"$PID"/status && break; sleep 0.1; done
+    before=$(snapshot "$PID")
+    echo "$before" | awk '$2 != "T" {bad=1} END {exit bad}' || fail "not every thread stopped: $before"
+    run_mdat attach -p "$PID" --print
+    expect_status 1 attach -p "$PID" --print
+    expect_out "; the process is stopped (SIGCONT resumes it)"
+    [ "$(grep -cE '^  T[0-9]+ .* stopped ' "$WORK/out")" -eq 3 ] || fail "threads not shown as stopped"
+    expect_as_before "$PID" "$before"
+    kill -CONT "$PID"
+    sleep 0.3
+    snapshot "$PID" | awk '$2 != "S" {bad=1} END {exit bad}' || fail "SIGCONT did not resume it: $(snapshot "$PID")"
+    stop "$PID"
+    ;;
+healthy)
+    # A busy pool attached to 100 times while it runs, a real-time signal
+    # sent during each attach: every attach says nothing is stuck, and the
+    # program's sum and signal count come out right.
+    start attach_busy_pool "$WORK/stop"
+    sleep 0.2
+    attaches=0 sent=0
+    for i in $(seq 100); do
+        kill -s RTMIN "$PID" && sent=$((sent + 1))
+        "$MDAT" attach -p "$PID" --print </dev/null >"$WORK/out" 2>"$WORK/err" &
+        kill -s RTMIN "$PID" && sent=$((sent + 1))
+        wait $!
+        status=$?
+        [ "$status" -eq 0 ] || { fail "attach $i: exit $status, expected 0"; show; break; }
+        grep -q '^no deadlock' "$WORK/out" || fail "attach $i: no 'no deadlock' verdict"
+        attaches=$((attaches + 1))
+    done
+    touch "$WORK/stop"
+    wait "$PID"
+    status=$?
+    [ "$status" -eq 0 ] || fail "busy_pool exited $status"
+    read -r _ tasks _ total _ signals <"$WORK/prog.out"
+    want=$(python3 -c "n = $tasks * 1000; print(n * (n - 1) // 2)")
+    [ "$total" = "$want" ] || fail "busy_pool total $total after $tasks tasks, expected $want"
+    [ "$signals" -eq "$sent" ] || fail "busy_pool received $signals signals, $sent were sent"
+    [ "$attaches" -eq 100 ] || fail "only $attaches attaches succeeded"
+    echo "healthy: $attaches attaches, $tasks tasks, $signals signals"
+    ;;
+churn)
+    # Threads made and ended while mdat attaches: 50 attaches, each sees a
+    # process that is not stuck, and the program's sum comes out right.
+    start attach_thread_churn "$WORK/stop"
+    sleep 0.2
+    for i in $(seq 50); do
+        run_mdat attach -p "$PID" --print
+        [ "$status" -eq 0 ] || { fail "attach $i: exit $status, expected 0"; break; }
+    done
+    touch "$WORK/stop"
+    wait "$PID"
+    status=$?
+    [ "$status" -eq 0 ] || fail "thread_churn exited $status"
+    read -r _ rounds _ total <"$WORK/prog.out"
+    [ "$total" -eq $((rounds * 10)) ] || fail "thread_churn total $total after $rounds rounds"
+    echo "churn: $rounds rounds"
+    ;;
+bad_input)
+    run_mdat attach -p abc --print
+    expect_status 2 attach -p abc
+    expect_err "-p wants a process id (a positive number), not \"abc\""
+    run_mdat attach -p 0 --print
+    expect_status 2 attach -p 0
+    run_mdat attach -p --print
+    expect_status 2 attach -p --print
+    expect_err "-p wants a process id (a positive number), not \"--print\""
+    run_mdat attach --print
+    expect_status 2 attach --print
+    expect_err "--print and --json go with -p PID"
+    run_mdat attach -p 1 --print --json
+    expect_status 2 attach --print --json
+    run_mdat attach -p 1
+    expect_status 2 attach -p 1
+    expect_err "-p PID needs --print or --json"
+    run_mdat attach -p 1 --print ./prog
+    expect_status 2 attach -p 1 --print ./prog
+    # No such process: a pid above every pid in use.
+    gone=$(($(cat /proc/sys/kernel/pid_max) - 1))
+    while [ -e "/proc/$gone" ]; do gone=$((gone - 1)); done
+    run_mdat attach -p "$gone" --print
+    expect_status 3 attach -p "$gone"
+    expect_err "mdat attach: no process with pid $gone"
+    # mdat itself: the shell's pid becomes mdat's with exec.
+    sh -c 'exec "$0" attach -p $$ --print' "$MDAT" </dev/null >"$WORK/out" 2>"$WORK/err"
+    status=$?
+    expect_status 3 attach -p self
+    grep -qE '^mdat attach: process [0-9]+ is mdat itself$' "$WORK/err" || fail "mdat itself not refused"
+    # A thread id, not a process.
+    start attach_bank_deadlock
+    wait_stuck "$PID" 3 || finish
+    tid=$(snapshot "$PID" | awk 'NR == 2 {print $1}')
+    run_mdat attach -p "$tid" --print
+    expect_status 3 attach -p "$tid"
+    expect_err "mdat attach: $tid is a thread of process $PID: attach to that (mdat attach -p $PID)"
+    stop "$PID"
+    # A zombie: a child its parent (here, a sleep) never collects.
+    sh -c 'sleep 0.05 & echo $! >"$0"; exec sleep 30' "$WORK/zombie" &
+    PIDS+=("$!")
+    for i in $(seq 50); do [ -s "$WORK/zombie" ] && grep -q '^State:.*Z' /proc/"$(cat "$WORK/zombie")"/status 2>/dev/null && break; sleep 0.1; done
+    run_mdat attach -p "$(cat "$WORK/zombie")" --print
+    expect_status 3 attach -p zombie
+    expect_err "has ended (a zombie its parent has not collected)"
+    # Already traced.
+    "$TARGETS/attach_tracer" >"$WORK/traced" 2>&1 &
+    tracer=$!
+    PIDS+=("$tracer")
+    for i in $(seq 50); do [ -s "$WORK/traced" ] && break; sleep 0.1; done
+    child=$(cat "$WORK/traced")
+    PIDS+=("$child")
+    run_mdat attach -p "$child" --print
+    expect_status 3 attach -p traced
+    expect_err "mdat attach: process $child is already traced by process $tracer (attach_tracer)"
+    kill "$tracer"
+    # Another user's process, as an unprivileged user (when this is root).
+    if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+        sleep 30 &
+        other=$!
+        PIDS+=("$other")
+        setpriv --reuid=65534 --regid=65534 --clear-groups "$MDAT" attach -p "$other" --print </dev/null >"$WORK/out" 2>"$WORK/err"
+        status=$?
+        expect_status 3 attach -p other-user
+        expect_err "mdat attach: process $other belongs to user root (uid 0): only that user or root may attach to it"
+    fi
+    # A 32-bit program: an i386 ELF of a few bytes that loops on pause().
+    python3 - "$WORK/i386" <<'EOF'
+import struct, sys
+code = bytes.fromhex("b81d000000cd80ebf7")            # mov eax, 29 (pause); int 0x80; jmp back
+base, size = 0x08048000, 52 + 32 + 9
+ehdr = b"\x7fELF\x01\x01\x01" + b"\0" * 9 + struct.pack("<HHIIIIIHHHHHH", 2, 3, 1, base + 84, 52, 0, 0, 52, 32, 1, 0, 0, 0)
+phdr = struct.pack("<IIIIIIII", 1, 0, base, base, size, size, 5, 0x1000)
+open(sys.argv[1], "wb").write(ehdr + phdr + code)
+EOF
+    chmod +x "$WORK/i386"
+    "$WORK/i386" &
+    p32=$!
+    PIDS+=("$p32")
+    sleep 0.2
+    if [ -e "/proc/$p32/exe" ] && grep -q '^State:.*S' /proc/"$p32"/status 2>/dev/null; then
+        run_mdat attach -p "$p32" --print
+        expect_status 3 attach -p i386
+        expect_err "runs a 32-bit program ($WORK/i386): mdat reads x86-64 processes only"
+    else
+        echo "note: this kernel does not run i386 programs; the 32-bit case is not checked"
+    fi
+    ;;
+*)
+    echo "unknown test $TEST"
+    exit 2
+    ;;
+esac
+finish
