@@ -1,0 +1,394 @@
+/* cause_steps: the steps a failure's report points at, per kind of
+ * failure, from the trace events alone.
+ *
+ * A variable is named by the start of an event's object ("queue" of
+ * "queue.buf[3]"), which is what an expression in the source names too.
+ * A lost update is a thread's load and store of a variable with another
+ * thread's store between them: that store is lost. */
+#include "supervisor/detect/cause_steps.h"
+
+#include <ctype.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------- picking ---------- */
+
+struct picked {
+    size_t *at;
+    int n, max;
+};
+
+static void pick(struct picked *p, size_t i)
+{
+    for (int k = 0; k < p->n; k++)
+        if (p->at[k] == i)
+            return;
+    if (p->n < p->max)
+        p->at[p->n++] = i;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* ---------- what an event is ---------- */
+
+static bool is_load(const struct trace_event *e)
+{
+    return strcmp(e->op, "R") == 0;
+}
+
+static bool is_store(const struct trace_event *e)
+{
+    return strcmp(e->op, "W") == 0 || strcmp(e->op, "flush") == 0;
+}
+
+static bool is_write(const struct trace_event *e)
+{
+    return is_store(e) || strcmp(e->op, "RMW") == 0 || strcmp(e->op, "atomic") == 0 || strcmp(e->op, "cas") == 0;
+}
+
+/* The variable an object names: "queue" of "queue.buf[3]" or "queue->n". */
+static void variable_of(const char *object, char *buf, size_t len)
+{
+    size_t n = strcspn(object, ".[- (");
+    if (n >= len)
+        n = len - 1;
+    memcpy(buf, object, n);
+    buf[n] = '\0';
+}
+
+static bool names_variable(const struct trace_event *e, const char *var)
+{
+    char v[96];
+    variable_of(e->object, v, sizeof v);
+    return v[0] && strcmp(v, var) == 0;
+}
+
+/* The last event before `before` (exclusive) matching thread (0: any
+ * thread but `not`) and object; n when none. */
+static size_t last_on(const struct trace_event *ev, size_t before, int thread, int not, const char *object,
+                      bool (*kind)(const struct trace_event *))
+{
+    for (size_t i = before; i-- > 0;) {
+        const struct trace_event *e = &ev[i];
+        if ((thread && e->thread != thread) || (not && e->thread == not))
+            continue;
+        if (strcmp(e->object, object) == 0 && (!kind || kind(e)))
+            return i;
+    }
+    return (size_t)-1;
+}
+
+/* ---------- lost updates ---------- */
+
+/* The last lost update on variable var (every variable when var is NULL):
+ * thread A loads, thread B stores, A stores over it. Picks B's load before
+ * its store too: the two loads and two stores. False when there is none. */
+static bool lost_update(const struct trace_event *ev, size_t n, const char *var, struct picked *p)
+{
+    size_t best[4] = {0};
+    bool found = false;
+    for (size_t w = 0; w < n; w++) {
+        const struct trace_event *a = &ev[w];
+        if (!is_store(a) || (var && !names_variable(a, var)))
+            continue;
+        size_t r = last_on(ev, w, a->thread, 0, a->object, is_load);
+        if (r == (size_t)-1)
+            continue;
+        /* Another thread's store between A's load and A's store. */
+        size_t other = last_on(ev, w, 0, a->thread, a->object, is_write);
+        if (other == (size_t)-1 || other < r)
+            continue;
+        size_t other_load = last_on(ev, other, ev[other].thread, 0, a->object, is_load);
+        best[0] = r;
+        best[1] = other_load;
+        best[2] = other;
+        best[3] = w;
+        found = true;
+    }
+    if (!found)
+        return false;
+    for (int k = 0; k < 4; k++)
+        if (best[k] != (size_t)-1)
+            pick(p, best[k]);
+    return true;
+}
+
+/* ---------- per kind ---------- */
+
+/* The C identifiers of an expression that name variables: not a member
+ * after . or -> (part of the variable before it), not a keyword, not a
+ * name in capitals (a macro such as N). */
+static int identifiers(const char *expr, char names[][64], int max)
+{
+    static const char *const keywords[] = {"sizeof", "true", "false", "int", "long", "unsigned", "char"};
+    int n = 0;
+    const char *s = expr;
+    while (*s && n < max) {
+        if (!(isalpha((unsigned char)*s) || *s == '_')) {
+            s++;
+            continue;
+        }
+        const char *before = s;
+        while (before > expr && before[-1] == ' ')
+            before--;
+        bool member = before > expr && (before[-1] == '.' || (before[-1] == '>' && before - 1 > expr && before[-2] == '-'));
+        size_t len = 0;
+        bool capitals = true;
+        while (isalnum((unsigned char)s[len]) || s[len] == '_') {
+            capitals = capitals && !islower((unsigned char)s[len]);
+            len++;
+        }
+        bool skip = member || capitals || len >= 64;
+        for (size_t k = 0; k < sizeof keywords / sizeof keywords[0]; k++)
+            skip = skip || (strlen(keywords[k]) == len && strncmp(keywords[k], s, len) == 0);
+        if (!skip) {
+            memcpy(names[n], s, len);
+            names[n][len] = '\0';
+            n++;
+        }
+        s += len;
+    }
+    return n;
+}
+
+/* The text between `open` and the first `close` after it in message. */
+static bool quoted(const char *message, const char *open, char close, char *buf, size_t len)
+{
+    const char *s = strstr(message, open);
+    if (!s)
+        return false;
+    s += strlen(open);
+    const char *e = strchr(s, close);
+    if (!e || (size_t)(e - s) >= len)
+        return false;
+    memcpy(buf, s, (size_t)(e - s));
+    buf[e - s] = '\0';
+    return true;
+}
+
+/* The variables of a failed expression: a lost update on one, else the
+ * last write to each by each thread. */
+static void expression_steps(const char *expr, const struct trace_event *ev, size_t n, struct picked *p)
+{
+    char names[8][64];
+    int k = identifiers(expr, names, 8);
+    for (int v = 0; v < k; v++) {
+        if (lost_update(ev, n, names[v], p))
+            continue;
+        int threads[16], n_threads = 0;
+        for (size_t i = n; i-- > 0 && n_threads < 16;) {
+            if (!is_write(&ev[i]) || !names_variable(&ev[i], names[v]))
+                continue;
+            bool seen = false;
+            for (int t = 0; t < n_threads; t++)
+                seen = seen || threads[t] == ev[i].thread;
+            if (!seen) {
+                threads[n_threads++] = ev[i].thread;
+                pick(p, i);
+            }
+        }
+    }
+}
+
+/* The name of the object in "mutex lock_b (held by T3)". */
+static void waited_object(const char *waiting_on, char *buf, size_t len)
+{
+    const char *s = strchr(waiting_on, ' ');
+    s = s ? s + 1 : waiting_on;
+    size_t l = strcspn(s, " ");
+    if (l >= len)
+        l = len - 1;
+    memcpy(buf, s, l);
+    buf[l] = '\0';
+}
+
+static bool in_cycle(const char *cycle, int id)
+{
+    for (const char *s = strchr(cycle, 'T'); s; s = strchr(s + 1, 'T'))
+        if (atoi(s + 1) == id)
+            return true;
+    return false;
+}
+
+static bool not_blocked(const struct trace_event *e)
+{
+    return strncmp(e->outcome, "blocks", 6) != 0;
+}
+
+/* Each waiting thread's attempt that blocked, and the step by which the
+ * thread it waits for took what it waits on. */
+static void deadlock_steps(const struct exec_result *res, const struct trace_event *ev, size_t n, struct picked *p)
+{
+    /* "... wait cycle T2 -> T3 -> T2": only its threads, when there is one. */
+    const char *cycle = strstr(res->message, "wait cycle ");
+    for (int t = 0; t < res->n_threads; t++) {
+        const struct failure_thread *th = &res->threads[t];
+        if (!th->waiting_on[0] || (cycle && !in_cycle(cycle, th->id)))
+            continue;
+        char object[96];
+        waited_object(th->waiting_on, object, sizeof object);
+        size_t attempt = last_on(ev, n, th->id, 0, object, NULL);
+        if (attempt == (size_t)-1)
+            continue;
+        const char *held = strstr(th->waiting_on, "held by T");
+        int holder = held ? atoi(held + 9) : 0;
+        size_t took = last_on(ev, attempt, holder, holder ? 0 : th->id, object, not_blocked);
+        if (took != (size_t)-1)
+            pick(p, took);
+        pick(p, attempt);
+    }
+}
+
+/* The steps a race names: "... (step 12), ... (step 15)". */
+static void race_steps(const char *message, const struct trace_event *ev, size_t n, struct picked *p)
+{
+    for (const char *s = strstr(message, "(step "); s; s = strstr(s + 1, "(step ")) {
+        uint64_t step = strtoull(s + 6, NULL, 10);
+        for (size_t i = 0; i < n; i++)
+            if (ev[i].step == step)
+                pick(p, i);
+    }
+}
+
+/* The failing thread's last step (the access that crashed, or the call
+ * that was misused), the load before it and the last write to what it
+ * loaded (a pointer, often) by another thread; for a misuse, the other
+ * threads' last steps on its object. */
+static void thread_steps(const struct exec_result *res, const struct trace_event *ev, size_t n, struct picked *p)
+{
+    size_t last = (size_t)-1;
+    for (size_t i = n; i-- > 0;)
+        if (ev[i].thread == res->thread) {
+            last = i;
+            break;
+        }
+    if (last == (size_t)-1)
+        return;
+    if (res->kind == FAIL_MISUSE) {
+        size_t other = last_on(ev, last, 0, res->thread, ev[last].object, NULL);
+        if (other != (size_t)-1 && ev[last].object[0])
+            pick(p, other);
+        pick(p, last);
+        return;
+    }
+    size_t load = last;
+    for (size_t i = last; i-- > 0;)
+        if (ev[i].thread == res->thread && is_load(&ev[i])) {
+            load = i;
+            break;
+        }
+    if (load != last) {
+        size_t wrote = last_on(ev, load, 0, 0, ev[load].object, is_write);
+        if (wrote != (size_t)-1)
+            pick(p, wrote);
+        pick(p, load);
+    }
+    pick(p, last);
+}
+
+int cause_steps_find(const struct exec_result *res, const struct trace_event *events, size_t n, size_t *out,
+                     int max)
+{
+    struct picked p = {out, 0, max};
+    char expr[512];
+    switch (res->kind) {
+    case FAIL_DEADLOCK:
+        deadlock_steps(res, events, n, &p);
+        break;
+    case FAIL_ASSERTION:
+        if (quoted(res->message, "assertion `", '\'', expr, sizeof expr))
+            expression_steps(expr, events, n, &p);
+        break;
+    case FAIL_INVARIANT:
+        /* "invariant counter <= 1 broken: counter = 2" */
+        if (strncmp(res->message, "invariant ", 10) == 0) {
+            snprintf(expr, sizeof expr, "%s", res->message + 10);
+            char *broken = strstr(expr, " broken");
+            if (broken)
+                *broken = '\0';
+            expression_steps(expr, events, n, &p);
+        }
+        break;
+    case FAIL_CHECKER:
+    case FAIL_EXIT_STATUS:
+        lost_update(events, n, NULL, &p);
+        break;
+    case FAIL_RACE:
+        race_steps(res->message, events, n, &p);
+        break;
+    case FAIL_CRASH:
+    case FAIL_MISUSE:
+        thread_steps(res, events, n, &p);
+        break;
+    default:
+        break;
+    }
+    qsort(out, (size_t)p.n, sizeof *out, cmp_size);
+    return p.n;
+}
+
+/* ---------- the book ---------- */
+
+struct cause_book {
+    struct trace_event *ring;
+    size_t cap, n;          /* n: events seen; the last min(n, cap) are kept */
+};
+
+struct cause_book *cause_book_new(void)
+{
+    return calloc(1, sizeof(struct cause_book));
+}
+
+void cause_book_free(struct cause_book *b)
+{
+    if (!b)
+        return;
+    free(b->ring);
+    free(b);
+}
+
+void cause_book_event(void *book, const struct trace_event *ev, const struct exec_state *state)
+{
+    (void)state;
+    struct cause_book *b = book;
+    if (b->n && ev->step <= b->ring[(b->n - 1) % CAUSE_BOOK_EVENTS].step)
+        b->n = 0;
+    size_t at = b->n % CAUSE_BOOK_EVENTS;
+    if (at >= b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 256;
+        if (cap > CAUSE_BOOK_EVENTS)
+            cap = CAUSE_BOOK_EVENTS;
+        struct trace_event *ring = realloc(b->ring, cap * sizeof *ring);
+        if (!ring)
+            return;
+        b->ring = ring;
+        b->cap = cap;
+    }
+    b->ring[at] = *ev;
+    b->n++;
+}
+
+void cause_book_fill(const struct cause_book *b, struct exec_result *res)
+{
+    res->n_cause = 0;
+    if (res->kind == FAIL_NONE || !b || b->n == 0)
+        return;
+    size_t kept = b->n < CAUSE_BOOK_EVENTS ? b->n : CAUSE_BOOK_EVENTS;
+    struct trace_event *ev = malloc(kept * sizeof *ev);
+    if (!ev)
+        return;
+    for (size_t i = 0; i < kept; i++)
+        ev[i] = b->ring[(b->n - kept + i) % CAUSE_BOOK_EVENTS];
+    size_t at[EXEC_CAUSE_STEPS];
+    int k = cause_steps_find(res, ev, kept, at, EXEC_CAUSE_STEPS);
+    for (int i = 0; i < k; i++)
+        res->cause[i] = ev[at[i]];
+    res->n_cause = k;
+    free(ev);
+}
