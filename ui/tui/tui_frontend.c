@@ -416,7 +416,9 @@ static bool on_key(struct tui_frontend *f, const struct session_view *v, int key
         }
         return false;
     case TA_OUTPUT:
-        f->ui.show_output = !f->ui.show_output;
+        /* From what is on the screen: a wide layout shows it by itself. */
+        f->ui.show_output = f->screen.layout.output.h == 0;
+        f->ui.output_auto = false;
         return false;
     case TA_THEME:
         f->theme = tui_theme_next(f->theme);
@@ -537,6 +539,7 @@ struct tui_frontend *tui_frontend_new(const struct session *session, const struc
     f->playing = opt->demo;
     f->delay_ms = (int)(opt->delay_sec * 1000);
     f->ui.glyphs = tui_term_utf8() ? &tui_glyphs_utf8 : &tui_glyphs_ascii;
+    f->ui.output_auto = true;
     f->iface = (struct session_frontend){decide, progress, f};
     tui_screen_init(&f->screen);
     tui_draw_theme(f->theme);
