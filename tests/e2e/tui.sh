@@ -713,12 +713,14 @@ sizes)
     done
     ;;
 story)
-    # --demo of a lost update at every size: the final screen keeps the
-    # steps that caused the failure (the two loads and the two stores of
-    # counter), marked; the thread that failed says so.
+    # --demo of a lost update, captioned, at every size: the final screen
+    # keeps the steps that caused the failure (the two loads and the two
+    # stores of counter), marked; the thread that failed says so; captions
+    # show once their step has run, and are comments to mdat replay.
     run_schedule lost_update 2
     steps=$(sed -n 's/^steps //p' "$SCHED")
-    cp "$SCHED" captioned.sched
+    { cat "$SCHED"; echo "# caption 3: T1 starts the second incrementer"
+      echo "# caption $steps: main reads counter and asserts"; } >captioned.sched
     run_mdat replay captioned.sched
     expect_status 1
     expect_out "reproduced FAILURE assertion after $steps steps"
@@ -728,6 +730,9 @@ story)
     [ "$(grep -cE '^ +[0-9]+ [ *] T[23] +R counter' relevant.txt)" -eq 2 ] || fail "not both loads: $(cat relevant.txt)"
     [ "$(grep -cE '^ +[0-9]+ [ *] T[23] +W counter' relevant.txt)" -eq 2 ] || fail "not both stores: $(cat relevant.txt)"
     grep -qx '  \.\.\.' relevant.txt || fail "no ... between far-apart steps: $(cat relevant.txt)"
+    run_mdat shrink -o shrunk.sched captioned.sched
+    expect_status 0
+    [ -s shrunk.sched ] || fail "mdat shrink of a captioned schedule wrote nothing: $(cat err)"
     for size in 80x24 120x40 160x48 200x60; do
         restart
         TUI_COLS=${size%x*} TUI_ROWS=${size#*x} attach -- --demo captioned.sched --delay 0.02
@@ -745,6 +750,22 @@ story)
         if [ "$size" = 80x24 ] || [ "$size" = 160x48 ]; then
             echo "--- final screen of the demo at $size"
             cat "screen-$size.txt"
+        fi
+        # One step back: the caption of the step shows (the demo's message is gone).
+        keys Left
+        wait_for "step 3: T1 starts the second incrementer"
+        if [ "$size" = 80x24 ]; then
+            # From the start: no caption before step 3, then it shows and stays.
+            keys Home
+            wait_for_re "\\| (step )?0( of |/)$steps \\|"
+            keys Right Right
+            wait_for_re "\\| (step )?2( of |/)$steps \\|"
+            screen | grep -q "step 3: T1" && fail "the caption of step 3 shows at step 2"
+            keys Right
+            wait_for "step 3: T1 starts the second incrementer"
+            keys Right
+            wait_for_re "\\| (step )?4( of |/)$steps \\|"
+            expect_screen "step 3: T1 starts the second incrementer"
         fi
         keys q
         finished 0

@@ -5,6 +5,7 @@
  * the person chose while that thread can run. Prompts (go to step, save,
  * breakpoint, watch) are edited on the message line. */
 #include "ui/tui/tui_frontend.h"
+#include "supervisor/explore/schedule_captions.h"
 #include "ui/cli/cli.h"
 #include "ui/tui/tui_draw.h"
 #include "ui/tui/tui_keys.h"
@@ -39,6 +40,11 @@ struct tui_frontend {
     char message[600];
     bool have_message, message_error;
     bool notice_dismissed;
+    /* The captions of the schedule followed (schedule_captions.h), read
+     * again when another file is loaded. */
+    struct schedule_captions captions;
+    char captions_file[PATH_MAX];
+    char caption[SCHEDULE_CAPTION_TEXT + 32];
 };
 
 static uint64_t now_ms(void)
@@ -110,10 +116,27 @@ static void find_source(struct tui_frontend *f, const struct session_view *v)
 
 /* ---------- drawing ---------- */
 
+/* "step 12: T3 takes the last item", the caption in force at this step. */
+static const char *caption_of(struct tui_frontend *f, const struct session_view *v)
+{
+    const char *file = v->schedule_file ? v->schedule_file : "";
+    if (strcmp(file, f->captions_file) != 0) {
+        schedule_captions_free(&f->captions);
+        schedule_captions_read(file[0] ? file : NULL, &f->captions);
+        snprintf(f->captions_file, sizeof f->captions_file, "%s", file);
+    }
+    const struct schedule_caption *c = schedule_caption_at(&f->captions, v->step);
+    if (!c)
+        return NULL;
+    snprintf(f->caption, sizeof f->caption, "step %" PRIu64 ": %s", c->step, c->text);
+    return f->caption;
+}
+
 static void draw(struct tui_frontend *f, const struct session_view *v)
 {
     default_selection(f, v);
     find_source(f, v);
+    f->ui.caption = caption_of(f, v);
     f->ui.message = f->have_message ? f->message : NULL;
     f->ui.message_error = f->message_error;
     f->ui.message_cursor = -1;
@@ -557,5 +580,6 @@ void tui_frontend_free(struct tui_frontend *f)
         return;
     tui_screen_free(&f->screen);
     tui_source_cache_free(&f->sources);
+    schedule_captions_free(&f->captions);
     free(f);
 }

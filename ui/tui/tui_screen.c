@@ -611,6 +611,8 @@ static const char *message_of(const struct session_view *v, const struct tui_ui 
         *error = ui->message_error;
         return ui->message;
     }
+    if (ui->caption)
+        return ui->caption;
     if (v->notice && v->notice[0]) {
         *error = v->notice_is_error;
         return v->notice;

@@ -36,6 +36,7 @@ struct tui_ui {
     enum tui_hint_context hint_context;
     const char *demo;                   /* "playing", "paused"; NULL outside --demo */
     const char *theme;                  /* shown in the status line when just changed, else NULL */
+    const char *caption;                /* the schedule's caption for this step (message line), else NULL */
 };
 
 struct tui_screen {
