@@ -277,13 +277,13 @@ static void thread_steps(const struct exec_result *res, const struct trace_event
         pick(p, last);
         return;
     }
-    size_t load = last;
-    for (size_t i = last; i-- > 0;)
-        if (ev[i].thread == res->thread && is_load(&ev[i])) {
+    /* The load of the pointer: the crashing step itself when it loads
+     * (a step carries out its instruction's whole access). */
+    size_t load = is_load(&ev[last]) ? last : (size_t)-1;
+    for (size_t i = last; load == (size_t)-1 && i-- > 0;)
+        if (ev[i].thread == res->thread && is_load(&ev[i]))
             load = i;
-            break;
-        }
-    if (load != last) {
+    if (load != (size_t)-1) {
         size_t wrote = last_on(ev, load, 0, 0, ev[load].object, is_write);
         if (wrote != (size_t)-1)
             pick(p, wrote);
