@@ -9,6 +9,7 @@
 
 #include <ctype.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,31 +87,130 @@ static size_t last_on(const struct trace_event *ev, size_t before, int thread, i
 
 /* ---------- lost updates ---------- */
 
+/* What one pass over the events keeps per object: each thread's last load,
+ * the last write with the load its thread made before it, and the last
+ * write by a thread other than that one (with its load). */
+enum { LOADERS = 8 };
+struct var_state {
+    const char *object;
+    int loader[LOADERS];
+    size_t load[LOADERS];
+    int n_loaders;
+    int writer, other_writer;           /* 0: none yet */
+    size_t write, write_load, other, other_load;
+};
+
+/* Objects by name: slots hold 1 + an index into vars (0: free). */
+struct var_table {
+    uint32_t *slot;
+    size_t cap;                         /* a power of two, at least twice the objects */
+    struct var_state *vars;
+    size_t n, room;
+};
+
+static uint64_t hash_text(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+/* NULL when out of memory. */
+static struct var_state *var_of(struct var_table *t, const char *object)
+{
+    size_t i = hash_text(object) & (t->cap - 1);
+    for (; t->slot[i]; i = (i + 1) & (t->cap - 1))
+        if (strcmp(t->vars[t->slot[i] - 1].object, object) == 0)
+            return &t->vars[t->slot[i] - 1];
+    if (t->n == t->room) {
+        size_t room = t->room ? t->room * 2 : 64;
+        struct var_state *vars = realloc(t->vars, room * sizeof *vars);
+        if (!vars)
+            return NULL;
+        t->vars = vars;
+        t->room = room;
+    }
+    struct var_state *v = &t->vars[t->n];
+    memset(v, 0, sizeof *v);
+    v->object = object;
+    t->slot[i] = (uint32_t)++t->n;
+    return v;
+}
+
+static size_t last_load_of(const struct var_state *v, int thread)
+{
+    for (int k = 0; k < v->n_loaders; k++)
+        if (v->loader[k] == thread)
+            return v->load[k];
+    return (size_t)-1;
+}
+
+static void note_load(struct var_state *v, int thread, size_t at)
+{
+    for (int k = 0; k < v->n_loaders; k++)
+        if (v->loader[k] == thread) {
+            v->load[k] = at;
+            return;
+        }
+    int k = v->n_loaders < LOADERS ? v->n_loaders++ : (int)(at % LOADERS);
+    v->loader[k] = thread;
+    v->load[k] = at;
+}
+
+static void note_write(struct var_state *v, int thread, size_t at)
+{
+    if (v->writer && v->writer != thread) {
+        v->other_writer = v->writer;
+        v->other = v->write;
+        v->other_load = v->write_load;
+    }
+    v->writer = thread;
+    v->write = at;
+    v->write_load = last_load_of(v, thread);
+}
+
 /* The last lost update on variable var (every variable when var is NULL):
  * thread A loads, thread B stores, A stores over it. Picks B's load before
- * its store too: the two loads and two stores. False when there is none. */
+ * its store too: the two loads and two stores. False when there is none.
+ * One pass, the objects in a hash table: a long trace costs no more than
+ * its length. */
 static bool lost_update(const struct trace_event *ev, size_t n, const char *var, struct picked *p)
 {
-    size_t best[4] = {0};
+    struct var_table t = {.cap = 16};
+    while (t.cap < 2 * n)
+        t.cap *= 2;
+    t.slot = calloc(t.cap, sizeof *t.slot);
+    if (!t.slot)
+        return false;
+    size_t best[4];
     bool found = false;
-    for (size_t w = 0; w < n; w++) {
-        const struct trace_event *a = &ev[w];
-        if (!is_store(a) || (var && !names_variable(a, var)))
+    for (size_t i = 0; i < n; i++) {
+        const struct trace_event *e = &ev[i];
+        if (!(is_load(e) || is_write(e)) || !e->object[0] || (var && !names_variable(e, var)))
             continue;
-        size_t r = last_on(ev, w, a->thread, 0, a->object, is_load);
-        if (r == (size_t)-1)
+        struct var_state *v = var_of(&t, e->object);
+        if (!v)
+            break;
+        if (is_load(e)) {
+            note_load(v, e->thread, i);
             continue;
-        /* Another thread's store between A's load and A's store. */
-        size_t other = last_on(ev, w, 0, a->thread, a->object, is_write);
-        if (other == (size_t)-1 || other < r)
-            continue;
-        size_t other_load = last_on(ev, other, ev[other].thread, 0, a->object, is_load);
-        best[0] = r;
-        best[1] = other_load;
-        best[2] = other;
-        best[3] = w;
-        found = true;
+        }
+        size_t r = last_load_of(v, e->thread);
+        /* The last write by another thread, after this thread's load. */
+        size_t other = v->writer && v->writer != e->thread ? v->write : v->other_writer ? v->other : (size_t)-1;
+        size_t other_load = v->writer && v->writer != e->thread ? v->write_load : v->other_load;
+        if (is_store(e) && r != (size_t)-1 && other != (size_t)-1 && other > r) {
+            best[0] = r;
+            best[1] = other_load;
+            best[2] = other;
+            best[3] = i;
+            found = true;
+        }
+        note_write(v, e->thread, i);
     }
+    free(t.slot);
+    free(t.vars);
     if (!found)
         return false;
     for (int k = 0; k < 4; k++)

@@ -284,6 +284,9 @@ walk_failure)
     keys End
     wait_for "| assertion"
     expect_screen "assertion \`counter == 2 * N' failed"
+    # The thread whose assertion failed says so, not "running".
+    expect_screen_re ' T1 +✗ assertion '
+    screen | grep -qE ' T1 +▶ running' && fail "T1 is shown running after its assertion failed"
     keys Left
     wait_for_re '\| step [0-9]+ of [0-9]+ .*\| replaying'
     keys q

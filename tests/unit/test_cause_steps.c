@@ -15,7 +15,7 @@
 
 #include "supervisor/detect/cause_steps.h"
 
-enum { MAX_EVENTS = 64 };
+enum { MAX_EVENTS = 1024 };
 
 struct trace {
     struct trace_event ev[MAX_EVENTS];
@@ -158,6 +158,24 @@ static void test_checker_lost_update(void **state)
     res.kind = FAIL_NONE;
     picked_steps(&res, &t, steps, sizeof steps);
     assert_string_equal(steps, "");
+
+    /* Many objects before it (the table grows), each loaded and stored by
+     * one thread only: no lost update among them. */
+    struct trace big = {.n = 0};
+    for (int i = 0; i < 300; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "a[%d]", i);
+        add(&big, 2 + i % 2, "R", name, "");
+        add(&big, 2 + i % 2, "W", name, "");
+    }
+    for (size_t i = 0; i < t.n; i++) {
+        big.ev[big.n] = t.ev[i];
+        big.ev[big.n].step = big.n + 1;
+        big.n++;
+    }
+    res.kind = FAIL_CHECKER;
+    picked_steps(&res, &big, steps, sizeof steps);
+    assert_string_equal(steps, "603 604 605 606");
 }
 
 /* The book keeps the execution's events; an execution run again (steps

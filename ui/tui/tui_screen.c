@@ -551,11 +551,12 @@ static void set_row(struct tui_row *row, const char *text, int width, const stru
 }
 
 /* How much the status line says, from all of it down to what fits 80
- * columns: the demo's key hint goes first (the hint bar has it), then the
- * last step's object, then "step k of n" becomes "k/n", then the program's
- * name. It is shortened, never cut: a cut "demo paused (Spac" reads as a
+ * columns: the demo's key hint goes first (the hint bar has it), then a
+ * theme just chosen (the message line says it), then the last step's
+ * object, then "step k of n" becomes "k/n", then the program's name. It is shortened, never cut: a cut "demo paused (Spac" reads as a
  * fault. */
-enum { STATUS_FULL, STATUS_NO_KEY_HINT, STATUS_SHORT_LAST, STATUS_SHORT_STEP, STATUS_NO_NAME, STATUS_FORMS };
+enum { STATUS_FULL, STATUS_NO_KEY_HINT, STATUS_NO_THEME, STATUS_SHORT_LAST, STATUS_SHORT_STEP, STATUS_NO_NAME,
+       STATUS_FORMS };
 
 static void status_text(const struct session_view *v, const struct tui_ui *ui, int form, char *text, size_t len)
 {
@@ -580,6 +581,8 @@ static void status_text(const struct session_view *v, const struct tui_ui *ui, i
     } else {
         snprintf(last, sizeof last, "last: -");
     }
+    /* The theme just chosen is on the message line too. */
+    const char *theme = form >= STATUS_NO_THEME ? NULL : ui->theme;
     if (ui->demo) {
         /* "paused (Space plays)": the key hint in brackets goes first. */
         const char *bracket = strchr(ui->demo, '(');
@@ -590,7 +593,7 @@ static void status_text(const struct session_view *v, const struct tui_ui *ui, i
     }
     snprintf(text, len, " %s%s%s | %s | %s%s%s%s%s%s", form >= STATUS_NO_NAME ? "" : name,
              form >= STATUS_NO_NAME ? "" : " | ", step, last, v->mode, v->unsaved ? " (unsaved)" : "",
-             v->tso ? " | tso" : "", demo, ui->theme ? " | theme " : "", ui->theme ? ui->theme : "");
+             v->tso ? " | tso" : "", demo, theme ? " | theme " : "", theme ? theme : "");
 }
 
 static void build_status(struct tui_screen *s, const struct session_view *v, const struct tui_ui *ui)
@@ -656,6 +659,19 @@ static void build_popup(struct tui_screen *s, const struct session_view *v, cons
 
 /* ---------- the whole screen ---------- */
 
+/* At the end of a failure, the steps that led to it among the last
+ * CAUSE_BOOK_EVENTS (as a report finds them). */
+static void find_cause(struct tui_screen *s, const struct session_view *v)
+{
+    s->n_cause = 0;
+    if (v->ask != ASK_ENDED || !v->result || v->result->kind == FAIL_NONE || v->n_events == 0)
+        return;
+    size_t from = v->n_events > CAUSE_BOOK_EVENTS ? v->n_events - CAUSE_BOOK_EVENTS : 0;
+    s->n_cause = cause_steps_find(v->result, v->events + from, v->n_events - from, s->cause, EXEC_CAUSE_STEPS);
+    for (int i = 0; i < s->n_cause; i++)
+        s->cause[i] += from;
+}
+
 void tui_screen_build(struct tui_screen *s, int cols, int rows, const struct session_view *v, const struct tui_ui *ui)
 {
     struct tui_pane *panes[] = {&s->source, &s->threads, &s->objects, &s->story, &s->log, &s->output};
@@ -672,9 +688,7 @@ void tui_screen_build(struct tui_screen *s, int cols, int rows, const struct ses
     int n_lines = 0;
     for (size_t i = 0; i < v->output_len; i++)
         n_lines += v->output[i] == '\n';
-    s->n_cause = 0;
-    if (v->ask == ASK_ENDED && v->result && v->result->kind != FAIL_NONE && v->n_events)
-        s->n_cause = cause_steps_find(v->result, v->events, v->n_events, s->cause, EXEC_CAUSE_STEPS);
+    find_cause(s, v);
     char story[STORY_MESSAGE_LINES + EXEC_CAUSE_STEPS][TUI_ROW_BYTES];
     int story_rows = cols >= TUI_WIDE_COLS ? story_lines(s, v, ui, tui_layout_right_width(cols), story,
                                                          STORY_MESSAGE_LINES + EXEC_CAUSE_STEPS) : 0;
