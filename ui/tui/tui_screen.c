@@ -614,12 +614,14 @@ static const char *message_of(const struct session_view *v, const struct tui_ui 
         *error = ui->message_error;
         return ui->message;
     }
-    if (ui->caption)
-        return ui->caption;
     if (v->notice && v->notice[0]) {
         *error = v->notice_is_error;
         return v->notice;
     }
+    /* Over the end's message: the failure is in the status line, the
+     * threads, the log and its story too. */
+    if (ui->caption)
+        return ui->caption;
     if (v->ask == ASK_ENDED && v->result) {
         *error = v->result->kind != FAIL_NONE;
         if (v->result->message[0])
