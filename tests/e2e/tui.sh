@@ -754,9 +754,12 @@ story)
             echo "--- final screen of the demo at $size"
             cat "screen-$size.txt"
         fi
-        # One step back: the caption of the step shows (the demo's message is gone).
+        # One step back: the caption of the step shows (the demo's message
+        # is gone), and the log, in order again, still marks the cause
+        # steps it shows (80x24 shows none of them one step back).
         keys Left
         wait_for "step 3: T1 starts the second incrementer"
+        [ "$size" = 80x24 ] || expect_screen_re '^► +[0-9]+ [ *] T[23] +[RW] counter'
         if [ "$size" = 80x24 ]; then
             # From the start: no caption before step 3, then it shows and stays.
             keys Home
@@ -769,6 +772,15 @@ story)
             keys Right
             wait_for_re "\\| (step )?4( of |/)$steps \\|"
             expect_screen "step 3: T1 starts the second incrementer"
+            # Along the same path to the last cause step: each marked in the log.
+            last=$(grep -E '^► ' "screen-$size.txt" | tail -n 1 | awk '{print $2}')
+            keys g
+            wait_for "go to step"
+            keys "$last" Enter
+            wait_for_re "\\| (step )?$last( of |/)$steps \\|"
+            expect_screen_re "^► +$last "
+            [ "$(screen | grep -cE '^► +[0-9]+ ')" = "$(grep -cE '^► ' "screen-$size.txt")" ] ||
+                fail "walking back to step $last, not every cause step is marked: $(screen)"
         fi
         keys q
         finished 0

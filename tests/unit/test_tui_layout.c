@@ -608,6 +608,18 @@ static void test_screen_failure_story(void **state)
     p.ui.log_back = 1;
     tui_screen_build(&s, 80, 24, &p.view, &p.ui);
     assert_null(row_containing(&s.log, "!   1 "));
+    /* Walking back along the path, the steps its end showed stay marked. */
+    static const uint64_t known[] = {2, 3};
+    p.ui.log_back = 0;
+    p.ui.cause_steps = known;
+    p.ui.n_cause_steps = 2;
+    p.view.ask = ASK_THREAD;
+    p.view.n_events = 4;
+    tui_screen_build(&s, 80, 24, &p.view, &p.ui);
+    assert_int_equal(s.n_cause, 0);
+    assert_non_null(row_containing(&s.log, "!   2   T3  R x"));
+    assert_non_null(row_containing(&s.log, "!   3   T3  W x"));
+    assert_non_null(row_containing(&s.log, "    4   T2  W x"));
     tui_screen_free(&s);
     picture_free(&p);
 }

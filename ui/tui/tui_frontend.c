@@ -45,6 +45,13 @@ struct tui_frontend {
     struct schedule_captions captions;
     char captions_file[PATH_MAX];
     char caption[SCHEDULE_CAPTION_TEXT + 32];
+    /* The cause steps of the failure this path ended in, once its end was
+     * shown: marked in the log when the person walks back along the same
+     * path (same file, same length, its end known). */
+    uint64_t cause_steps[EXEC_CAUSE_STEPS];
+    int n_cause_steps;
+    uint64_t cause_reach;
+    char cause_file[PATH_MAX];
 };
 
 static uint64_t now_ms(void)
@@ -132,10 +139,32 @@ static const char *caption_of(struct tui_frontend *f, const struct session_view 
     return f->caption;
 }
 
+/* Remembers the cause steps the end of a failure showed; hands them to the
+ * log while the view walks the same path again. */
+static void follow_cause(struct tui_frontend *f, const struct session_view *v)
+{
+    const char *file = v->schedule_file ? v->schedule_file : "";
+    bool same = v->end_known && v->reach == f->cause_reach && strcmp(file, f->cause_file) == 0;
+    f->ui.cause_steps = same && v->ask != ASK_ENDED ? f->cause_steps : NULL;
+    f->ui.n_cause_steps = f->ui.cause_steps ? f->n_cause_steps : 0;
+}
+
+static void keep_cause(struct tui_frontend *f, const struct session_view *v)
+{
+    if (v->ask != ASK_ENDED || !v->end_known)
+        return;
+    f->n_cause_steps = f->screen.n_cause;
+    for (int i = 0; i < f->screen.n_cause; i++)
+        f->cause_steps[i] = v->events[f->screen.cause[i]].step;
+    f->cause_reach = v->reach;
+    snprintf(f->cause_file, sizeof f->cause_file, "%s", v->schedule_file ? v->schedule_file : "");
+}
+
 static void draw(struct tui_frontend *f, const struct session_view *v)
 {
     default_selection(f, v);
     find_source(f, v);
+    follow_cause(f, v);
     f->ui.caption = caption_of(f, v);
     f->ui.message = f->have_message ? f->message : NULL;
     f->ui.message_error = f->message_error;
@@ -151,6 +180,7 @@ static void draw(struct tui_frontend *f, const struct session_view *v)
     int rows, cols;
     getmaxyx(stdscr, rows, cols);
     tui_screen_build(&f->screen, cols, rows, &shown, &f->ui);
+    keep_cause(f, v);
     tui_draw_screen(&f->screen);
 }
 

@@ -421,8 +421,12 @@ static void build_log(struct tui_screen *s, const struct session_view *v, const 
         tui_pane_title(p, g, "event log: steps %" PRIu64 "-%" PRIu64 " of %" PRIu64 "%s", v->events[first].step,
                    v->events[first + height < total ? first + height - 1 : total - 1].step, v->events[total - 1].step,
                    first + height < total ? " (PgDn: newer)" : "");
-    for (int i = first; i < total && i < first + height; i++)
-        add_log_row(p, v, ui, r->w, (size_t)i, false);
+    for (int i = first; i < total && i < first + height; i++) {
+        bool known = false;
+        for (int k = 0; k < ui->n_cause_steps && !known; k++)
+            known = ui->cause_steps[k] == v->events[i].step;
+        add_log_row(p, v, ui, r->w, (size_t)i, known);
+    }
 }
 
 /* ---------- the failure's story (wide screens) ---------- */

@@ -13,6 +13,7 @@
 #define MDAT_UI_TUI_SCREEN_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "supervisor/explore/session.h"
 #include "ui/tui/tui_keys.h"
@@ -37,6 +38,10 @@ struct tui_ui {
     const char *demo;                   /* "playing", "paused"; NULL outside --demo */
     const char *theme;                  /* shown in the status line when just changed, else NULL */
     const char *caption;                /* the schedule's caption for this step (message line), else NULL */
+    /* Steps this path's end showed as its failure's cause (marked in the
+     * log on the way back to them); NULL: none known. */
+    const uint64_t *cause_steps;
+    int n_cause_steps;
 };
 
 struct tui_screen {
