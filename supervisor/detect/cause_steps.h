@@ -9,11 +9,8 @@
  * updates; a race's two accesses; a crash's access with the load before it
  * and the last write to what was loaded. It reads only trace events and
  * the result's words (the message quotes the failed expression), and
- * leaves how they are shown to the renderers.
- *
- * A cause_book keeps the events of a running execution (its last
- * CAUSE_BOOK_EVENTS: a failure further back than that is left out) so that
- * the explore layer can fill exec_result.cause once the verdict is known. */
+ * leaves how they are shown to the renderers (cause_book.h keeps a
+ * running execution's events for it). */
 #ifndef MDAT_DETECT_CAUSE_STEPS_H
 #define MDAT_DETECT_CAUSE_STEPS_H
 
@@ -22,6 +19,7 @@
 #include "supervisor/engine/exec_config.h"
 #include "supervisor/trace/trace.h"
 
+/* How far back a cause is looked for: the last this many events. */
 enum { CAUSE_BOOK_EVENTS = 20000 };
 
 /* The indices into events[0..n) (one execution's, oldest first; a tail of
@@ -30,15 +28,5 @@ enum { CAUSE_BOOK_EVENTS = 20000 };
  * can name (a hang, a livelock, an exit status) or none is in events. */
 int cause_steps_find(const struct exec_result *res, const struct trace_event *events, size_t n, size_t *out,
                      int max);
-
-struct cause_book;
-struct cause_book *cause_book_new(void);
-void cause_book_free(struct cause_book *b);
-/* A trace_sink: keeps ev (a step numbered from 1 again starts over: the
- * execution ran again). */
-void cause_book_event(void *book, const struct trace_event *ev, const struct exec_state *state);
-/* Fills res->cause with the cause steps of the events kept (none when res
- * is no failure). */
-void cause_book_fill(const struct cause_book *b, struct exec_result *res);
 
 #endif

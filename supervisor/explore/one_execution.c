@@ -1,7 +1,7 @@
 /* one_execution: one execution of a batch, its I/O and output verdicts (see
  * one_execution.h), and the --check checker. */
 #include "supervisor/explore/one_execution.h"
-#include "supervisor/detect/cause_steps.h"
+#include "supervisor/detect/cause_book.h"
 #include "supervisor/engine/exec_template.h"
 #include "supervisor/explore/output_cap.h"
 #include "supervisor/explore/rng.h"

@@ -1,4 +1,4 @@
-/* Unit tests for supervisor/detect/cause_steps.h: the steps each kind of
+/* Unit tests for supervisor/detect/cause_steps.h and cause_book.h: the steps each kind of
  * failure points at, from hand-made traces shaped like mdat's (a lost
  * update far back behind unrelated steps, a lock-order deadlock with a
  * join outside its cycle, a race, an invariant, a crash through a pointer
@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "supervisor/detect/cause_book.h"
 #include "supervisor/detect/cause_steps.h"
 
 enum { MAX_EVENTS = 1024 };
