@@ -82,7 +82,7 @@ struct exec_config {
  * unordered that it did not observe, or ran out of protection keys. */
 enum restart_reason { RESTART_NONE, RESTART_OBSERVE_PAGES, RESTART_OBSERVE_ALL };
 
-enum { EXEC_RECENT_EVENTS = 12 };
+enum { EXEC_RECENT_EVENTS = 12, EXEC_CAUSE_STEPS = 12 };
 /* A checker failure's evidence: the first lines of the output and of
  * what the checker said, at most this many lines and bytes each. */
 enum { EXEC_EVIDENCE_LINES = 8, EXEC_EVIDENCE_MAX = 720 };
@@ -179,6 +179,11 @@ struct exec_result {
     struct choice_list choices;
     struct trace_event recent[EXEC_RECENT_EVENTS];  /* ring of the last events */
     uint64_t n_events;
+    /* The steps that led to the failure, oldest first, however far back
+     * (detect/cause_steps.h; filled by the explore layer when the events
+     * were described). */
+    struct trace_event cause[EXEC_CAUSE_STEPS];
+    int n_cause;
     /* The values of exec_config.watches when the program ended, or where
      * it failed (malloc'd; NULL when there are none, or mdat ended the
      * program otherwise: a step limit, a strategy's stop). */

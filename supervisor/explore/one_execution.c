@@ -1,6 +1,7 @@
 /* one_execution: one execution of a batch, its I/O and output verdicts (see
  * one_execution.h), and the --check checker. */
 #include "supervisor/explore/one_execution.h"
+#include "supervisor/detect/cause_book.h"
 #include "supervisor/launch/exec_template.h"
 #include "supervisor/explore/output_cap.h"
 #include "supervisor/explore/rng.h"
@@ -238,6 +239,22 @@ static bool run_observing(struct exec_config *cfg, const struct run_io *io, cons
     }
 }
 
+/* Where the events of a described execution go: its trace (if any) and
+ * the book its cause steps are found in. */
+struct run_events {
+    struct trace_tee *trace;
+    struct cause_book *book;
+};
+
+static void run_event(void *ctx, const struct trace_event *ev, const struct exec_state *state)
+{
+    struct run_events *re = ctx;
+    if (re->trace)
+        trace_tee_event(re->trace, ev, state);
+    if (re->book)
+        cause_book_event(re->book, ev, state);
+}
+
 bool run_one(struct program *prog, const struct explore_options *opt, struct strategy *strat, uint64_t index,
 
                     uint64_t estimate, const struct run_io *io, struct trace_tee *trace, struct exec_result *res)
@@ -250,6 +267,9 @@ bool run_one(struct program *prog, const struct explore_options *opt, struct str
     /* The strategy's listener first: a detector that judges a step a
      * failure (a race) ends the telling, and dpor must still hear of that
      * step, or it never reorders it against the step it raced with. */
+    /* A described execution (a replay, a failure recorded) keeps its
+     * events for the report's cause steps. */
+    struct run_events events = {trace, trace || opt->describe_steps ? cause_book_new() : NULL};
     struct exec_listener listeners[DETECT_MAX_LISTENERS + 1];
     int n_listeners = 0;
     if (strat->listener.ops)
@@ -273,9 +293,9 @@ bool run_one(struct program *prog, const struct explore_options *opt, struct str
         .stdin_fd = input,
         .stdout_fd = io->out_fd,
         .stderr_fd = io->err_fd,
-        .on_event = trace ? trace_tee_event : NULL,
+        .on_event = events.trace || events.book ? run_event : NULL,
         .want_state = trace && trace_tee_needs_state(trace),
-        .event_ctx = trace,
+        .event_ctx = &events,
         .describe_events = opt->describe_steps,
         .watches = opt->watches,
         .n_watches = opt->n_watches,
@@ -307,6 +327,7 @@ bool run_one(struct program *prog, const struct explore_options *opt, struct str
                      "does not offer (MDAT_NO_PAGE_OWNERSHIP, or an older CPU)");
             page_list_free(&observed);
             page_list_free(&read_shared);
+            cause_book_free(events.book);
             if (input >= 0)
                 close(input);
             return false;
@@ -321,7 +342,7 @@ bool run_one(struct program *prog, const struct explore_options *opt, struct str
         cfg.want_state = false;
         ok = run_observing(&cfg, io, opt, &observed, &read_shared, res);
         exec_result_free(res);
-        cfg.on_event = trace_tee_event;
+        cfg.on_event = run_event;
         cfg.want_state = trace_tee_needs_state(trace);
     }
     if (trace)
@@ -332,6 +353,9 @@ bool run_one(struct program *prog, const struct explore_options *opt, struct str
     page_list_free(&read_shared);
 
     ok = ok && judge_output(opt, io, res);
+    if (ok)
+        cause_book_fill(events.book, res);
+    cause_book_free(events.book);
     if (res->interrupted && !(io->tmpl && io->tmpl->gone)) {
         /* The program killed from outside: which execution it was. */
         char why[sizeof res->error_message];

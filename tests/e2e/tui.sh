@@ -117,6 +117,51 @@ note_tracees() { TRACEES="${TRACEES:-} $(tracees)"; }
 # other's lock, and T1 joins T2.
 DEADLOCK_KEYS=(1 1 1 2 2 3 3 2 3 1)
 
+# screen_report SIZE: the final screen, kept in $WORK/screen-SIZE.txt, and
+# the checks every size shares: as many rows as the terminal, a status line
+# that is whole (shortened, never cut with an ellipsis), and the log.
+screen_checks() {
+    local size=$1 rows=${1#*x}
+    screen >"screen-$size.txt"
+    [ "$(wc -l <"screen-$size.txt")" -eq "$rows" ] || fail "$size: not $rows rows"
+    local status
+    status=$(head -n 1 "screen-$size.txt")
+    echo "$status" | grep -qE '…|\.\.\.' && fail "$size: the status line is cut: $status"
+    echo "$status" | grep -qE "$2" || fail "$size: the status line lacks /$2/: $status"
+    # Log rows: a step number, a switch mark, a thread; the cause mark first when it is one.
+    local log
+    log=$(grep -cE '^[► ] *[0-9]+ [ *] T[0-9]' "screen-$size.txt")
+    [ "$log" -ge 6 ] || fail "$size: $log event log lines, not at least 6"
+}
+# half_empty SIZE: fails when a half of the screen's body (between the
+# status line and the message line) is empty: more than 60% of its rows
+# blank, or more than 80% of its character cells; or when more than 4
+# columns are blank from top to bottom. (0.3.0's demo of lost_update at
+# 160x48: the right half 34 of 45 rows and 96% of its cells blank, 19
+# blank columns; source code itself leaves about 60% of its cells blank.)
+half_empty() {
+    python3 - "screen-$1.txt" <<'PY' || fail "$1: $(cat "screen-$1.txt.why")"
+import sys
+rows = open(sys.argv[1], encoding="utf-8").read().split("\n")
+body = rows[1:-3]
+cols = max(len(r) for r in rows)
+half = cols // 2
+why, said = [], []
+for name, lo, hi in (("left", 0, half), ("right", half, cols)):
+    blank_rows = sum(1 for r in body if not r[lo:hi].strip())
+    cells = sum(1 for r in body for c in range(lo, hi) if c >= len(r) or r[c] == " ") / (len(body) * (hi - lo))
+    said.append(f"{name}: {blank_rows} of {len(body)} rows, {cells:.0%} of cells blank")
+    if blank_rows > 0.6 * len(body) or cells > 0.8:
+        why.append(f"the {name} half is empty ({said[-1]})")
+blank_cols = sum(1 for c in range(cols) if all(len(r) <= c or r[c] == " " for r in body))
+if blank_cols > 4:
+    why.append(f"{blank_cols} columns blank from top to bottom")
+open(sys.argv[1] + ".why", "w").write("; ".join(why))
+print(f"{sys.argv[1]}: {'; '.join(said)}; {blank_cols} blank columns")
+sys.exit(1 if why else 0)
+PY
+}
+
 # A failing schedule of a target, found by mdat run.
 run_schedule() {
     "$MDAT" run -n 300 -s "$2" -j 1 --races=off -o out-dir "$TARGETS/$1" </dev/null >run.out 2>&1
@@ -197,7 +242,8 @@ deadlock)
     expect_screen_re 'mutex +lock_b +held by T3 +waiting: T2'
     expect_screen_re 'T2 +■ waiting-lock +line 30 thread_one +waits: mutex lock_b \(held by T3\)'
     expect_screen_re 'T1 +■ waiting-join +line 56 main +waits: join T2'
-    expect_screen_re '^ +8 \* T2 +lock lock_b +-> blocks on mutex lock_b \(held by T3\)'
+    # A step of the wait cycle: marked as one of the deadlock's causes.
+    expect_screen_re '^► +8 \* T2 +lock lock_b +-> blocks on mutex lock_b \(held by T3\)'
     # Save with the offered name.
     keys s
     wait_for "save schedule to: deadlock_lock_order-deadlock.sched"
@@ -238,6 +284,9 @@ walk_failure)
     keys End
     wait_for "| assertion"
     expect_screen "assertion \`counter == 2 * N' failed"
+    # The thread whose assertion failed says so, not "running".
+    expect_screen_re ' T1 +✗ assertion '
+    screen | grep -qE ' T1 +▶ running' && fail "T1 is shown running after its assertion failed"
     keys Left
     wait_for_re '\| step [0-9]+ of [0-9]+ .*\| replaying'
     keys q
@@ -662,6 +711,101 @@ sizes)
         grep -qE '…|\.\.\.' rows.txt && fail "$size: a table row is cut: $(grep -E '…|\.\.\.' rows.txt)"
         # Wider than 120 columns the threads table has room for every column in full.
         [ "${size%x*}" -ge 200 ] && expect_screen_re 'T2 +■ waiting-lock +line 30 thread_one +waits: mutex lock_b'
+        keys q y
+        finished 0
+    done
+    ;;
+story)
+    # --demo of a lost update, captioned, at every size: the final screen
+    # keeps the steps that caused the failure (the two loads and the two
+    # stores of counter), marked; the thread that failed says so; captions
+    # show once their step has run, and are comments to mdat replay.
+    run_schedule lost_update 2
+    steps=$(sed -n 's/^steps //p' "$SCHED")
+    { cat "$SCHED"; echo "# caption 3: T1 starts the second incrementer"
+      echo "# caption $steps: main reads counter and asserts"; } >captioned.sched
+    run_mdat replay captioned.sched
+    expect_status 1
+    expect_out "reproduced FAILURE assertion after $steps steps"
+    expect_out "relevant steps (what led to it):"
+    # The section: the two loads and the two stores of counter, "..." between steps far apart.
+    sed -n '/^  relevant steps/,$p' out | tail -n +2 >relevant.txt
+    [ "$(grep -cE '^ +[0-9]+ [ *] T[23] +R counter' relevant.txt)" -eq 2 ] || fail "not both loads: $(cat relevant.txt)"
+    [ "$(grep -cE '^ +[0-9]+ [ *] T[23] +W counter' relevant.txt)" -eq 2 ] || fail "not both stores: $(cat relevant.txt)"
+    grep -qx '  \.\.\.' relevant.txt || fail "no ... between far-apart steps: $(cat relevant.txt)"
+    run_mdat shrink -o shrunk.sched captioned.sched
+    expect_status 0
+    [ -s shrunk.sched ] || fail "mdat shrink of a captioned schedule wrote nothing: $(cat err)"
+    for size in 80x24 120x40 160x48 200x60; do
+        restart
+        TUI_COLS=${size%x*} TUI_ROWS=${size#*x} attach -- --demo captioned.sched --delay 0.02
+        wait_for "demo finished: T1: assertion" 30
+        note_tracees
+        screen_checks "$size" '\| assertion \| demo paused( \(Space plays\))?$'
+        cause=$(grep -cE '^► *[0-9]+ ' "screen-$size.txt")
+        [ "$cause" -eq 4 ] || fail "$size: $cause cause steps marked, not 4: $(cat "screen-$size.txt")"
+        [ "$(grep -cE '^► *[0-9]+ [ *] T[23] +R counter' "screen-$size.txt")" -eq 2 ] || fail "$size: not both loads marked"
+        [ "$(grep -cE '^► *[0-9]+ [ *] T[23] +W counter' "screen-$size.txt")" -eq 2 ] || fail "$size: not both stores marked"
+        grep -q "event log: ► marks the steps that led to the assertion" "screen-$size.txt" || fail "$size: no log title"
+        grep -qE ' T1 +✗ assertion' "screen-$size.txt" || fail "$size: T1 is not shown as failed"
+        grep -qE ' T1 +▶ running' "screen-$size.txt" && fail "$size: T1 is shown running after its assertion"
+        [ "$size" = 160x48 ] && half_empty "$size"
+        if [ "$size" = 80x24 ] || [ "$size" = 160x48 ]; then
+            echo "--- final screen of the demo at $size"
+            cat "screen-$size.txt"
+        fi
+        # One step back: the caption of the step shows (the demo's message
+        # is gone), and the log, in order again, still marks the cause
+        # steps it shows (80x24 shows none of them one step back).
+        keys Left
+        wait_for "step 3: T1 starts the second incrementer"
+        [ "$size" = 80x24 ] || expect_screen_re '^► +[0-9]+ [ *] T[23] +[RW] counter'
+        if [ "$size" = 80x24 ]; then
+            # From the start: no caption before step 3, then it shows and stays.
+            keys Home
+            wait_for_re "\\| (step )?0( of |/)$steps \\|"
+            keys Right Right
+            wait_for_re "\\| (step )?2( of |/)$steps \\|"
+            screen | grep -q "step 3: T1" && fail "the caption of step 3 shows at step 2"
+            keys Right
+            wait_for "step 3: T1 starts the second incrementer"
+            keys Right
+            wait_for_re "\\| (step )?4( of |/)$steps \\|"
+            expect_screen "step 3: T1 starts the second incrementer"
+            # Along the same path to the last cause step: each marked in the log.
+            last=$(grep -E '^► ' "screen-$size.txt" | tail -n 1 | awk '{print $2}')
+            keys g
+            wait_for "go to step"
+            keys "$last" Enter
+            wait_for_re "\\| (step )?$last( of |/)$steps \\|"
+            expect_screen_re "^► +$last "
+            [ "$(screen | grep -cE '^► +[0-9]+ ')" = "$(grep -cE '^► ' "screen-$size.txt")" ] ||
+                fail "walking back to step $last, not every cause step is marked: $(screen)"
+        fi
+        keys q
+        finished 0
+    done
+    ;;
+layouts)
+    # mdat attach at every size, stepped by hand into the deadlock: the
+    # status line whole, 6 log lines at 80x24, the acquisitions and blocked
+    # attempts of the wait cycle marked at the end, no half-empty screen.
+    for size in 80x24 120x40 160x48 200x60; do
+        restart
+        TUI_COLS=${size%x*} TUI_ROWS=${size#*x} attach -- "$TARGETS/deadlock_lock_order"
+        wait_for "| step 0 |"
+        keys "${DEADLOCK_KEYS[@]}"
+        wait_for_re '\| deadlock \(unsaved\)$'
+        note_tracees
+        screen_checks "$size" '\| deadlock \(unsaved\)$'
+        # T2 took lock_a (5), T3 lock_b (7); T2 blocked on lock_b (8), T3 on lock_a (9); T1's join is no part of it.
+        for step in 5 7 8 9; do
+            grep -qE "^► +$step [ *] T[23] +lock lock_[ab]" "screen-$size.txt" || fail "$size: step $step not marked"
+        done
+        [ "$(grep -cE '^► ' "screen-$size.txt")" -eq 4 ] || fail "$size: not 4 steps marked: $(cat "screen-$size.txt")"
+        grep -qE ' T[0-9]+ +✗' "screen-$size.txt" && fail "$size: a deadlocked thread is shown as failed"
+        [ "$size" = 160x48 ] && half_empty "$size"
+        [ "$size" = 80x24 ] && { echo "--- mdat attach at 80x24, deadlocked"; cat "screen-$size.txt"; }
         keys q y
         finished 0
     done

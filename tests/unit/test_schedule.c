@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "supervisor/explore/schedule.h"
+#include "supervisor/explore/schedule_captions.h"
 
 enum { N_CHOICES = 30 };
 
@@ -327,6 +328,43 @@ static void expect_read_error(const char *path, const char *text, const char *wo
     assert_null(r.args);
 }
 
+/* Captions ("# caption 12: TEXT") are comments to the schedule's reader,
+ * anywhere in the file; schedule_captions_read finds them by step, and a
+ * line that does not read so is an ordinary comment. */
+static void test_captions(void **state)
+{
+    struct tmpfile *t = *state;
+    char text[1024];
+    snprintf(text, sizeof text,
+             "%s# caption 12: T3 takes the last item  \n# caption 3:T2 starts\n#caption 7: no blank after #\n"
+             "choices 2\n1:t1\n# caption 12: a second caption for step 12\n5:t2\nend\n"
+             "# caption twelve: not a step\n# caption 4 no colon\n# caption 5:\n# captions 6: another word\n",
+             VALID_HEAD);
+    write_text(t->path, text);
+    struct schedule r;
+    char err[512] = "";
+    assert_true(schedule_read(t->path, &r, err, sizeof err));
+    assert_int_equal(r.choices.n, 2);
+    schedule_free(&r);
+    struct schedule_captions c;
+    schedule_captions_read(t->path, &c);
+    assert_int_equal(c.n, 4);
+    assert_int_equal(c.at[0].step, 3);
+    assert_string_equal(c.at[0].text, "T2 starts");
+    assert_int_equal(c.at[1].step, 7);
+    assert_int_equal(c.at[2].step, 12);
+    assert_string_equal(c.at[2].text, "T3 takes the last item");
+    assert_string_equal(c.at[3].text, "a second caption for step 12");
+    assert_null(schedule_caption_at(&c, 2));
+    assert_string_equal(schedule_caption_at(&c, 3)->text, "T2 starts");
+    assert_string_equal(schedule_caption_at(&c, 11)->text, "no blank after #");
+    assert_string_equal(schedule_caption_at(&c, 40)->text, "a second caption for step 12");
+    schedule_captions_free(&c);
+    schedule_captions_read("/nonexistent/x.sched", &c);
+    assert_int_equal(c.n, 0);
+    assert_null(schedule_caption_at(&c, 5));
+}
+
 static void test_read_valid_handwritten(void **state)
 {
     struct tmpfile *t = *state;
@@ -575,6 +613,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_read_strict_values, setup_tmp, teardown_tmp),
         cmocka_unit_test_setup_teardown(test_read_edges, setup_tmp, teardown_tmp),
         cmocka_unit_test(test_write_unwritable),
+        cmocka_unit_test_setup_teardown(test_captions, setup_tmp, teardown_tmp),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

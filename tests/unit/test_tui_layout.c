@@ -31,16 +31,17 @@ static bool overlap(const struct tui_rect *a, const struct tui_rect *b)
 /* Every pane inside the screen between status and hint, none overlapping. */
 static void check_panes(const struct tui_layout *l, int cols, int rows)
 {
-    const struct tui_rect *panes[] = {&l->source, &l->threads, &l->objects, &l->log, &l->output, &l->message};
+    const struct tui_rect *panes[] = {&l->source, &l->threads, &l->objects, &l->story, &l->log, &l->output,
+                                      &l->message};
     assert_int_equal(l->status.y, 0);
     assert_int_equal(l->hint.y, rows - 1);
-    for (size_t i = 0; i < 6; i++) {
+    for (size_t i = 0; i < 7; i++) {
         const struct tui_rect *p = panes[i];
         if (!p->h)
             continue;
         assert_true(p->y >= 1 && p->y + p->h <= rows - 1);
         assert_true(p->x >= 0 && p->x + p->w <= cols);
-        for (size_t j = i + 1; j < 6; j++)
+        for (size_t j = i + 1; j < 7; j++)
             assert_false(overlap(p, panes[j]));
     }
 }
@@ -57,11 +58,12 @@ static void test_layout_80x24(void **state)
     assert_int_equal(l.source.w, 80);
     assert_int_equal(l.threads.w, 80);
     assert_int_equal(l.source.h + l.threads.h + l.objects.h + l.log.h, 22);
-    /* The threads table and objects fit whole; the source keeps a fair window. */
+    /* The threads table and objects fit whole; the log keeps six lines
+     * (the story of a failure), the source a fair window. */
     assert_int_equal(tui_rect_content(&l.threads), 4);
     assert_int_equal(tui_rect_content(&l.objects), 2);
-    assert_true(tui_rect_content(&l.source) >= 8);
-    assert_true(tui_rect_content(&l.log) >= 2);
+    assert_true(tui_rect_content(&l.source) >= 6);
+    assert_true(tui_rect_content(&l.log) >= 6);
     assert_int_equal(l.output.h, 0);
 
     /* A message line takes a row; the output pane, when shown, another pane. */
@@ -85,7 +87,7 @@ static void test_layout_many_threads_leave_room(void **state)
     check_panes(&l, 80, 24);
     assert_true(tui_rect_content(&l.source) >= 3);
     assert_true(l.threads.h <= 22 * 2 / 5);
-    assert_true(tui_rect_content(&l.log) >= 2);
+    assert_true(tui_rect_content(&l.log) >= 6);
 }
 
 static void test_layout_120x40(void **state)
@@ -96,14 +98,38 @@ static void test_layout_120x40(void **state)
     assert_false(l.too_small);
     assert_true(l.wide);
     check_panes(&l, 120, 40);
-    /* Source and log on the left, tables on the right. */
+    /* Source on the left, tables on the right, the log under both the
+     * full width of the screen, with room for all its 10 steps. */
     assert_int_equal(l.source.x, 0);
     assert_int_equal(l.log.x, 0);
+    assert_int_equal(l.log.w, 120);
+    assert_int_equal(l.log.y, l.source.y + l.source.h);
     assert_true(l.threads.x > l.source.w);
     assert_int_equal(l.source.w + 1 + l.threads.w, 120);
     assert_int_equal(l.source.h + l.log.h, 38);
-    assert_int_equal(l.threads.h + l.objects.h, 38);
+    assert_int_equal(l.threads.h + l.objects.h, l.source.h);
+    assert_int_equal(tui_rect_content(&l.log), 10);
     assert_true(tui_rect_content(&l.source) >= 20);
+    /* A long log takes up to half the screen; the source keeps the rest. */
+    struct tui_layout_needs n = TYPICAL;
+    n.log_rows = 500;
+    tui_layout_compute(120, 40, &n, &l);
+    check_panes(&l, 120, 40);
+    assert_int_equal(l.source.h, 19);
+    assert_int_equal(l.log.h, 19);
+    /* The story of a failure and the output (by itself) share what the tables leave. */
+    n = TYPICAL;
+    n.story_rows = 5;
+    n.output_auto = true;
+    n.output_rows = 2;
+    tui_layout_compute(120, 40, &n, &l);
+    check_panes(&l, 120, 40);
+    assert_int_equal(tui_rect_content(&l.story), 5);
+    assert_true(tui_rect_content(&l.output) >= 2);
+    assert_int_equal(l.threads.h + l.objects.h + l.story.h + l.output.h, l.source.h);
+    tui_layout_compute(80, 24, &n, &l);
+    assert_int_equal(l.story.h, 0);
+    assert_int_equal(l.output.h, 0);
 }
 
 static void test_layout_200x60(void **state)
@@ -118,7 +144,8 @@ static void test_layout_200x60(void **state)
     check_panes(&l, 200, 60);
     assert_true(tui_rect_content(&l.output) >= 5);
     assert_true(tui_rect_content(&l.source) >= 30);
-    assert_int_equal(l.threads.h + l.objects.h + l.output.h, 58);
+    assert_int_equal(l.threads.h + l.objects.h + l.output.h, l.source.h);
+    assert_int_equal(l.source.h + l.log.h, 58);
 }
 
 static void test_layout_too_small(void **state)
@@ -386,7 +413,7 @@ static void test_threads_columns(void **state)
     assert_true(c.location_short && c.id_header && !c.state_short);
     assert_int_equal(c.doing, 32);
     tui_threads_columns(53, 2, &w, &c);        /* 120x40's right column: no location, short states */
-    assert_true(!c.id_header && c.state_short && !c.location);
+    assert_true(c.id_header && c.state_short && !c.location);
     assert_int_equal(c.doing, 32);
     tui_threads_columns(40, 2, &w, &c);        /* only then is the last column cut, never below 12 */
     assert_false(c.location);
@@ -497,6 +524,106 @@ static void test_screen_status_and_log(void **state)
     picture_free(&p);
 }
 
+/* The status line is shortened to fit 80 columns, never cut: the demo's
+ * key hint goes first, then the last step's object, then "step k of n". */
+static void test_screen_status_shortened(void **state)
+{
+    (void)state;
+    struct picture p;
+    picture_init(&p);
+    p.view.program = "/tmp/a_program_with_rather_a_long_name";
+    p.view.mode = "assertion";
+    p.view.unsaved = true;
+    p.view.tso = true;
+    p.ui.demo = "paused (Space plays)";
+    struct tui_screen s;
+    tui_screen_init(&s);
+    tui_screen_build(&s, 200, 60, &p.view, &p.ui);
+    assert_non_null(strstr(s.status.text, "| step 5 of 10 | last: T2 lock lock_a | assertion (unsaved) | tso | demo "
+                                          "paused (Space plays)"));
+    tui_screen_build(&s, 80, 24, &p.view, &p.ui);
+    assert_true(tui_width(s.status.text) <= 80);
+    assert_null(strstr(s.status.text, "..."));
+    assert_non_null(strstr(s.status.text, "| assertion (unsaved) | tso | demo paused"));
+    assert_null(strstr(s.status.text, "(Space plays)"));
+    tui_screen_free(&s);
+    picture_free(&p);
+}
+
+/* At the end of a failed execution: the thread that failed shows how; the
+ * log keeps the steps that led to it, marked, before the last step; a wide
+ * screen tells the story beside the tables, with each step's code. */
+static void test_screen_failure_story(void **state)
+{
+    (void)state;
+    struct picture p;
+    picture_init(&p);
+    static const struct { int thread; const char *op; } steps[] = {
+        {2, "R"}, {3, "R"}, {3, "W"}, {2, "W"}, {1, "start"}, {1, "start"}, {1, "R"},
+    };
+    for (int i = 0; i < 7; i++) {
+        struct trace_event *e = &p.events[i];
+        memset(e, 0, sizeof *e);
+        e->step = (uint64_t)i + 1;
+        e->thread = steps[i].thread;
+        snprintf(e->op, sizeof e->op, "%s", steps[i].op);
+        snprintf(e->object, sizeof e->object, "%s", strcmp(steps[i].op, "start") ? "x" : "f");
+        snprintf(e->file, sizeof e->file, "prog.c");
+        e->line = 30;
+    }
+    p.view.n_events = 7;
+    p.view.ask = ASK_ENDED;
+    p.view.mode = "assertion";
+    struct exec_result res = {.kind = FAIL_ASSERTION, .thread = 2};
+    snprintf(res.message, sizeof res.message, "T2: assertion `x == 2' failed at prog.c:30 in thread_one");
+    p.view.result = &res;
+    struct tui_screen s;
+    tui_screen_init(&s);
+    tui_screen_build(&s, 80, 24, &p.view, &p.ui);
+    const struct tui_row *t2 = row_of_thread(&s.threads, 2);
+    assert_non_null(strstr(t2->text, "x assertion"));
+    assert_null(strstr(t2->text, "running"));
+    assert_int_equal(t2->style, TS_ERROR);
+    assert_non_null(strstr(row_of_thread(&s.threads, 3)->text, "+ ready"));
+    assert_int_equal(s.n_cause, 4);
+    assert_true(s.log.n_rows >= 6);
+    int marked = 0;
+    for (int i = 0; i < s.log.n_rows; i++)
+        marked += s.log.rows[i].text[0] == '!';
+    assert_int_equal(marked, 4);
+    assert_non_null(strstr(s.log.rows[0].text, "!   1   T2  R x"));
+    assert_non_null(strstr(s.log.rows[s.log.n_rows - 1].text, "7   T1  R x"));
+    assert_non_null(strstr(s.log.title, "! marks the steps that led to the assertion"));
+    assert_int_equal(s.layout.story.h, 0);
+
+    tui_screen_build(&s, 160, 48, &p.view, &p.ui);
+    assert_true(s.layout.story.h > 0);
+    assert_non_null(row_containing(&s.story, "T2: assertion `x == 2' failed"));
+    assert_non_null(row_containing(&s.story, "! 1 T2 R x  line 30: line 30 of the program"));
+    assert_non_null(row_containing(&s.story, "! 4 T2 W x"));
+    /* The log runs the full width, each step with its line of code. */
+    assert_int_equal(s.layout.log.w, 160);
+    assert_non_null(row_containing(&s.log, "| line 30"));
+    /* Scrolled back, the log is the plain window again. */
+    p.ui.log_back = 1;
+    tui_screen_build(&s, 80, 24, &p.view, &p.ui);
+    assert_null(row_containing(&s.log, "!   1 "));
+    /* Walking back along the path, the steps its end showed stay marked. */
+    static const uint64_t known[] = {2, 3};
+    p.ui.log_back = 0;
+    p.ui.cause_steps = known;
+    p.ui.n_cause_steps = 2;
+    p.view.ask = ASK_THREAD;
+    p.view.n_events = 4;
+    tui_screen_build(&s, 80, 24, &p.view, &p.ui);
+    assert_int_equal(s.n_cause, 0);
+    assert_non_null(row_containing(&s.log, "!   2   T3  R x"));
+    assert_non_null(row_containing(&s.log, "!   3   T3  W x"));
+    assert_non_null(row_containing(&s.log, "    4   T2  W x"));
+    tui_screen_free(&s);
+    picture_free(&p);
+}
+
 static void test_screen_too_small(void **state)
 {
     (void)state;
@@ -551,11 +678,12 @@ static void test_fit_and_glyphs(void **state)
     assert_int_equal(tui_width("\u25b6\u25a0x"), 3);
     /* The ASCII glyphs are ASCII, and every state has its own symbol. */
     const struct tui_glyphs *g = &tui_glyphs_ascii;
-    const char *all[] = {g->runnable, g->blocked, g->exited, g->selected, g->changed, g->breakpoint};
-    for (size_t i = 0; i < 6; i++) {
+    const char *all[] = {g->runnable, g->blocked, g->exited, g->selected, g->changed, g->breakpoint, g->failed,
+                         g->cause};
+    for (size_t i = 0; i < 8; i++) {
         for (const char *c = all[i]; *c; c++)
             assert_true((unsigned char)*c < 0x80);
-        for (size_t j = i + 1; j < 6; j++)
+        for (size_t j = i + 1; j < 8; j++)
             assert_string_not_equal(all[i], all[j]);
     }
 }
@@ -600,6 +728,8 @@ int main(void)
         cmocka_unit_test(test_screen_threads_wide),
         cmocka_unit_test(test_screen_source_marks),
         cmocka_unit_test(test_screen_status_and_log),
+        cmocka_unit_test(test_screen_status_shortened),
+        cmocka_unit_test(test_screen_failure_story),
         cmocka_unit_test(test_screen_too_small),
         cmocka_unit_test(test_screen_waiter_chooser),
         cmocka_unit_test(test_fit_and_glyphs),

@@ -2,11 +2,12 @@
 #ifndef MDAT_UI_REPORT_H
 #define MDAT_UI_REPORT_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "supervisor/explore/explore.h"
 
-/* The failure: kind, message, threads, last steps (text, for a terminal). */
+/* The failure: kind, message, threads, last steps, relevant steps (text, for a terminal). */
 void report_failure_text(FILE *f, const struct exec_result *res);
 /* A checker failure's evidence (nothing for other kinds): the first lines
  * of the output it rejected, "| "-quoted, and of what the checker said. */
@@ -15,6 +16,11 @@ void report_checker_evidence_text(FILE *f, const struct exec_result *res);
  * kinds): output_first_lines, output_lines, checker_said. */
 struct json_writer;
 void report_json_checker_evidence(struct json_writer *w, const struct exec_result *res);
+/* The steps that led to the failure (exec_result.cause), however far
+ * back, "..." between steps that are not next to each other; only their
+ * numbers when all are from shown_from on (the last steps just printed);
+ * nothing when none are known. Part of report_failure_text. */
+void report_cause_text(FILE *f, const struct exec_result *res, uint64_t shown_from);
 /* Where the failure's schedule, traces and output were saved, and how to replay it. */
 void report_failure_files_text(FILE *out, const struct explore_failure *f);
 

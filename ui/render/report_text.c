@@ -4,6 +4,7 @@
 #include "supervisor/explore/schedule.h"
 
 #include <limits.h>
+#include <stdint.h>
 
 #include <inttypes.h>
 #include <string.h>
@@ -31,6 +32,29 @@ void report_failure_text(FILE *f, const struct exec_result *res)
             trace_log_format(recent[i], line, sizeof line);
             fprintf(f, "  %s\n", line);
         }
+    }
+    report_cause_text(f, res, n > 0 ? recent[0]->step : UINT64_MAX);
+}
+
+void report_cause_text(FILE *f, const struct exec_result *res, uint64_t shown_from)
+{
+    if (res->n_cause <= 0)
+        return;
+    if (res->cause[0].step >= shown_from) {
+        /* All among the last steps: their numbers say enough. */
+        fprintf(f, "  relevant steps:");
+        for (int i = 0; i < res->n_cause; i++)
+            fprintf(f, "%s %" PRIu64, i ? "," : "", res->cause[i].step);
+        fprintf(f, " (among the last steps)\n");
+        return;
+    }
+    fprintf(f, "  relevant steps (what led to it):\n");
+    for (int i = 0; i < res->n_cause; i++) {
+        if (i > 0 && res->cause[i].step > res->cause[i - 1].step + 1)
+            fprintf(f, "  ...\n");
+        char line[TRACE_LOG_LINE_MAX];
+        trace_log_format(&res->cause[i], line, sizeof line);
+        fprintf(f, "  %s\n", line);
     }
 }
 

@@ -152,6 +152,7 @@ void tui_draw_screen(const struct tui_screen *s)
     draw_pane(&l->source, &s->source);
     draw_pane(&l->threads, &s->threads);
     draw_pane(&l->objects, &s->objects);
+    draw_pane(&l->story, &s->story);
     draw_pane(&l->log, &s->log);
     draw_pane(&l->output, &s->output);
     if (l->message.h)

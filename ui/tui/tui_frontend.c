@@ -5,6 +5,7 @@
  * the person chose while that thread can run. Prompts (go to step, save,
  * breakpoint, watch) are edited on the message line. */
 #include "ui/tui/tui_frontend.h"
+#include "supervisor/explore/schedule_captions.h"
 #include "ui/cli/cli.h"
 #include "ui/tui/tui_draw.h"
 #include "ui/tui/tui_keys.h"
@@ -39,6 +40,18 @@ struct tui_frontend {
     char message[600];
     bool have_message, message_error;
     bool notice_dismissed;
+    /* The captions of the schedule followed (schedule_captions.h), read
+     * again when another file is loaded. */
+    struct schedule_captions captions;
+    char captions_file[PATH_MAX];
+    char caption[SCHEDULE_CAPTION_TEXT + 32];
+    /* The cause steps of the failure this path ended in, once its end was
+     * shown: marked in the log when the person walks back along the same
+     * path (same file, same length, its end known). */
+    uint64_t cause_steps[EXEC_CAUSE_STEPS];
+    int n_cause_steps;
+    uint64_t cause_reach;
+    char cause_file[PATH_MAX];
 };
 
 static uint64_t now_ms(void)
@@ -110,10 +123,49 @@ static void find_source(struct tui_frontend *f, const struct session_view *v)
 
 /* ---------- drawing ---------- */
 
+/* "step 12: T3 takes the last item", the caption in force at this step. */
+static const char *caption_of(struct tui_frontend *f, const struct session_view *v)
+{
+    const char *file = v->schedule_file ? v->schedule_file : "";
+    if (strcmp(file, f->captions_file) != 0) {
+        schedule_captions_free(&f->captions);
+        schedule_captions_read(file[0] ? file : NULL, &f->captions);
+        snprintf(f->captions_file, sizeof f->captions_file, "%s", file);
+    }
+    const struct schedule_caption *c = schedule_caption_at(&f->captions, v->step);
+    if (!c)
+        return NULL;
+    snprintf(f->caption, sizeof f->caption, "step %" PRIu64 ": %s", c->step, c->text);
+    return f->caption;
+}
+
+/* Remembers the cause steps the end of a failure showed; hands them to the
+ * log while the view walks the same path again. */
+static void follow_cause(struct tui_frontend *f, const struct session_view *v)
+{
+    const char *file = v->schedule_file ? v->schedule_file : "";
+    bool same = v->end_known && v->reach == f->cause_reach && strcmp(file, f->cause_file) == 0;
+    f->ui.cause_steps = same && v->ask != ASK_ENDED ? f->cause_steps : NULL;
+    f->ui.n_cause_steps = f->ui.cause_steps ? f->n_cause_steps : 0;
+}
+
+static void keep_cause(struct tui_frontend *f, const struct session_view *v)
+{
+    if (v->ask != ASK_ENDED || !v->end_known)
+        return;
+    f->n_cause_steps = f->screen.n_cause;
+    for (int i = 0; i < f->screen.n_cause; i++)
+        f->cause_steps[i] = v->events[f->screen.cause[i]].step;
+    f->cause_reach = v->reach;
+    snprintf(f->cause_file, sizeof f->cause_file, "%s", v->schedule_file ? v->schedule_file : "");
+}
+
 static void draw(struct tui_frontend *f, const struct session_view *v)
 {
     default_selection(f, v);
     find_source(f, v);
+    follow_cause(f, v);
+    f->ui.caption = caption_of(f, v);
     f->ui.message = f->have_message ? f->message : NULL;
     f->ui.message_error = f->message_error;
     f->ui.message_cursor = -1;
@@ -128,6 +180,7 @@ static void draw(struct tui_frontend *f, const struct session_view *v)
     int rows, cols;
     getmaxyx(stdscr, rows, cols);
     tui_screen_build(&f->screen, cols, rows, &shown, &f->ui);
+    keep_cause(f, v);
     tui_draw_screen(&f->screen);
 }
 
@@ -416,7 +469,9 @@ static bool on_key(struct tui_frontend *f, const struct session_view *v, int key
         }
         return false;
     case TA_OUTPUT:
-        f->ui.show_output = !f->ui.show_output;
+        /* From what is on the screen: a wide layout shows it by itself. */
+        f->ui.show_output = f->screen.layout.output.h == 0;
+        f->ui.output_auto = false;
         return false;
     case TA_THEME:
         f->theme = tui_theme_next(f->theme);
@@ -537,6 +592,7 @@ struct tui_frontend *tui_frontend_new(const struct session *session, const struc
     f->playing = opt->demo;
     f->delay_ms = (int)(opt->delay_sec * 1000);
     f->ui.glyphs = tui_term_utf8() ? &tui_glyphs_utf8 : &tui_glyphs_ascii;
+    f->ui.output_auto = true;
     f->iface = (struct session_frontend){decide, progress, f};
     tui_screen_init(&f->screen);
     tui_draw_theme(f->theme);
@@ -554,5 +610,6 @@ void tui_frontend_free(struct tui_frontend *f)
         return;
     tui_screen_free(&f->screen);
     tui_source_cache_free(&f->sources);
+    schedule_captions_free(&f->captions);
     free(f);
 }

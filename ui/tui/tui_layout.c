@@ -1,13 +1,18 @@
 /* tui_layout: pane rectangles and list windows. Heights are handed out in
- * rounds: every pane first gets its minimum, then the tables get what they
- * need (within a share of the screen, so a program with 100 threads still
- * leaves room for its source), then the source a fair window, then the log,
- * and the source whatever is left. */
+ * rounds: every pane first gets its minimum (the log six lines: on a
+ * projector the steps that led here are the story), then the tables get
+ * what they need (within a share of the screen, so a program with 100
+ * threads still leaves room for its source), then the source a fair
+ * window, then the log, and the source whatever is left. From 120 columns
+ * the log runs the full width under source and tables, so that its long
+ * lines are whole, and the tables' column is only as tall as they need
+ * when the log can use the rows. */
 #include "ui/tui/tui_layout.h"
 
 #include <string.h>
 
-enum { TITLE = 1, SOURCE_MIN = 4, SOURCE_FAIR = 9, THREADS_MIN = 3, OBJECTS_MIN = 2, OUTPUT_MIN = 3, LOG_MIN = 3 };
+enum { TITLE = 1, SOURCE_MIN = 4, SOURCE_FAIR = 7, THREADS_MIN = 3, OBJECTS_MIN = 2, OUTPUT_MIN = 3, LOG_MIN = 7,
+       STORY_MIN = 3 };
 
 static int min_int(int a, int b)
 {
@@ -58,30 +63,52 @@ static void narrow(int cols, int avail, int top, const struct tui_layout_needs *
     stack(panes, heights, 5, top, 0, cols);
 }
 
-static void wide(int cols, int avail, int top, const struct tui_layout_needs *n, struct tui_layout *out)
+/* The right column of the top part: threads, objects, the failure's
+ * story, output; what is left goes to the output when it is shown, else to
+ * the story, else to the last table. The output shows by itself when
+ * there are rows to spare for it. */
+static void wide_tables(int avail, int top, int x, int w, const struct tui_layout_needs *n, struct tui_layout *out)
 {
-    int lw = cols * 11 / 20, rw = cols - lw - 1;
-    /* Left: source over log. */
-    int log = max_int(LOG_MIN, min_int(TITLE + n->log_rows, avail * 2 / 5));
-    struct tui_rect *lpanes[] = {&out->source, &out->log};
-    int lheights[] = {avail - log, log};
-    stack(lpanes, lheights, 2, top, 0, lw);
-    /* Right: threads, objects, output; what is left goes to the last one. */
     int threads = THREADS_MIN, objects = n->object_rows > 0 ? OBJECTS_MIN : 0;
-    int output = n->show_output ? OUTPUT_MIN : 0;
-    int left = avail - threads - objects - output;
+    int story = n->story_rows > 0 ? STORY_MIN : 0, output = n->show_output ? OUTPUT_MIN : 0;
+    int left = avail - threads - objects - story - output;
     grow(&threads, TITLE + n->thread_rows, avail * 3 / 5, &left);
     if (objects)
         grow(&objects, TITLE + n->object_rows, avail, &left);
+    if (story)
+        grow(&story, TITLE + n->story_rows, avail, &left);
+    if (!output && n->output_auto && left >= OUTPUT_MIN + 1)
+        output = OUTPUT_MIN;
+    left = avail - threads - objects - story - output;
+    if (output)
+        grow(&output, TITLE + n->output_rows, avail, &left);
     if (output)
         output += left;
+    else if (story)
+        story += left;
     else if (objects)
         objects += left;
     else
         threads += left;
-    struct tui_rect *rpanes[] = {&out->threads, &out->objects, &out->output};
-    int rheights[] = {threads, objects, output};
-    stack(rpanes, rheights, 3, top, lw + 1, rw);
+    struct tui_rect *panes[] = {&out->threads, &out->objects, &out->story, &out->output};
+    int heights[] = {threads, objects, story, output};
+    stack(panes, heights, 4, top, x, w);
+}
+
+static void wide(int cols, int avail, int top, const struct tui_layout_needs *n, struct tui_layout *out)
+{
+    int rw = tui_layout_right_width(cols), lw = cols - rw - 1;
+    /* The top part is at least half the screen (the source), and as tall
+     * as the tables need; the log below it takes what it needs of the
+     * rest, and any rows it does not need go back to the top. */
+    int tables = TITLE + n->thread_rows + (n->object_rows > 0 ? TITLE + n->object_rows : 0) +
+                 (n->show_output ? TITLE + n->output_rows : 0) + (n->story_rows > 0 ? TITLE + n->story_rows : 0);
+    int top_min = max_int(avail / 2, min_int(tables, avail * 3 / 4));
+    int log = max_int(LOG_MIN, min_int(TITLE + n->log_rows, avail - top_min));
+    int upper = avail - log;
+    out->source = (struct tui_rect){top, 0, upper, lw};
+    wide_tables(upper, top, lw + 1, rw, n, out);
+    out->log = (struct tui_rect){top + upper, 0, log, cols};
 }
 
 void tui_layout_compute(int cols, int rows, const struct tui_layout_needs *needs, struct tui_layout *out)
@@ -104,6 +131,11 @@ void tui_layout_compute(int cols, int rows, const struct tui_layout_needs *needs
         wide(cols, avail, 1, needs, out);
     else
         narrow(cols, avail, 1, needs, out);
+}
+
+int tui_layout_right_width(int cols)
+{
+    return cols - cols * 11 / 20 - 1;
 }
 
 int tui_rect_content(const struct tui_rect *r)

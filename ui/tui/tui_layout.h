@@ -2,8 +2,11 @@
  * given size, and which part of a long list a pane shows.
  *
  * Pure arithmetic, no terminal: 80x24 is the smallest screen that works
- * (one column of panes); from 120 columns the source and log take the left
- * half and the tables the right. Below 80x24 the layout says "too small"
+ * (one column of panes, the log at least six lines); from 120 columns the
+ * source takes the left half and the tables the right, over a log the
+ * full width of the screen; rows the tables leave free in the right column
+ * go to the story of a failure (its message and the steps that led to it)
+ * and to the program's output. Below 80x24 the layout says "too small"
  * and nothing else is drawn. */
 #ifndef MDAT_UI_TUI_LAYOUT_H
 #define MDAT_UI_TUI_LAYOUT_H
@@ -26,15 +29,20 @@ struct tui_layout_needs {
     bool show_output;
     int output_rows;
     bool message;               /* a notice or prompt line above the hint bar */
+    int story_rows;             /* the failure and its cause steps (wide only); 0: none */
+    bool output_auto;           /* show the output where the tables leave room (wide only) */
 };
 
 struct tui_layout {
     bool too_small;
     bool wide;
-    struct tui_rect status, source, threads, objects, log, output, message, hint;
+    struct tui_rect status, source, threads, objects, story, log, output, message, hint;
 };
 
 void tui_layout_compute(int cols, int rows, const struct tui_layout_needs *needs, struct tui_layout *out);
+
+/* The width of the right column of a wide layout of cols columns. */
+int tui_layout_right_width(int cols);
 
 /* Content rows of a pane (its height less the title). */
 int tui_rect_content(const struct tui_rect *r);

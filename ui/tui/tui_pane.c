@@ -6,8 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-const struct tui_glyphs tui_glyphs_utf8 = {true, "\u25b6", "\u25a0", "\u00b7", "\u25b8", "*", "\u25cf", "\u2026"};
-const struct tui_glyphs tui_glyphs_ascii = {false, "+", "#", "-", ">", "*", "B", "..."};
+const struct tui_glyphs tui_glyphs_utf8 = {true, "\u25b6", "\u25a0", "\u00b7", "\u25b8", "*", "\u25cf", "\u2026",
+                                           "\u2717", "\u25ba"};
+const struct tui_glyphs tui_glyphs_ascii = {false, "+", "#", "-", ">", "*", "B", "...", "x", "!"};
 
 /* ---------- text ---------- */
 

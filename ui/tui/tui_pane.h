@@ -56,6 +56,8 @@ struct tui_pane {
 struct tui_glyphs {
     bool utf8;
     const char *runnable, *blocked, *exited, *selected, *changed, *breakpoint, *ellipsis;
+    const char *failed;         /* the thread the execution failed in */
+    const char *cause;          /* a step of the failure's cause, in the log */
 };
 extern const struct tui_glyphs tui_glyphs_utf8, tui_glyphs_ascii;
 

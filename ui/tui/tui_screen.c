@@ -6,6 +6,7 @@
 #include "ui/tui/tui_screen.h"
 #include "ui/text/text_table.h"
 #include "ui/render/trace_log.h"
+#include "supervisor/detect/cause_steps.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -22,7 +23,7 @@ void tui_screen_init(struct tui_screen *s)
 
 void tui_screen_free(struct tui_screen *s)
 {
-    struct tui_pane *panes[] = {&s->source, &s->threads, &s->objects, &s->log, &s->output};
+    struct tui_pane *panes[] = {&s->source, &s->threads, &s->objects, &s->story, &s->log, &s->output};
     for (size_t i = 0; i < sizeof panes / sizeof panes[0]; i++)
         free(panes[i]->rows);
     memset(s, 0, sizeof *s);
@@ -288,12 +289,131 @@ void tui_log_line(const struct trace_event *e, const char *shown_file, char *buf
         buf[--l] = '\0';
 }
 
+/* The rows of a log that keeps the failure's cause in view: its cause
+ * steps, the last `tail` steps, and a gap row (-1) between steps that are
+ * not next to each other. Returns the rows, or more than max when they do
+ * not fit. */
+static int log_story(const size_t *cause, int n_cause, int total, int tail, bool gaps, long *rows, int max)
+{
+    int n = 0;
+    long previous = -2;
+    for (int i = 0; i < n_cause; i++) {
+        long at = (long)cause[i];
+        if (at >= total - tail)
+            break;
+        if (gaps && previous >= 0 && at > previous + 1) {
+            if (n < max)
+                rows[n] = -1;
+            n++;
+        }
+        if (n < max)
+            rows[n] = at;
+        n++;
+        previous = at;
+    }
+    long first = total - tail;
+    if (gaps && previous >= 0 && first > previous + 1) {
+        if (n < max)
+            rows[n] = -1;
+        n++;
+    }
+    for (long at = first; at < total; at++) {
+        if (n < max)
+            rows[n] = at;
+        n++;
+    }
+    return n;
+}
+
+/* At the end of a failed execution, with the log not scrolled: which rows
+ * to show so that the steps that caused the failure stay on screen, as
+ * many of the last steps as fit after them. 0: show the plain tail. */
+static int log_rows_with_cause(const struct session_view *v, int height, const size_t *cause, int n_cause, long *rows)
+{
+    if (n_cause == 0 || height < 3)
+        return 0;
+    int total = (int)v->n_events;
+    /* The cause steps first: the "..." rows between far-apart steps go
+     * when they do not all fit with the last step (the step numbers still
+     * say where they are), then the earliest cause steps. */
+    for (int drop = 0; drop < n_cause; drop++) {
+        for (int gaps = 1; gaps >= 0; gaps--) {
+            for (int tail = height; tail >= 1; tail--) {
+                int n = log_story(cause + drop, n_cause - drop, total, tail < total ? tail : total, gaps, rows,
+                                  height);
+                if (n <= height)
+                    return n;
+            }
+        }
+    }
+    return 0;
+}
+
+static bool is_cause(const size_t *cause, int n_cause, size_t at)
+{
+    for (int i = 0; i < n_cause; i++)
+        if (cause[i] == at)
+            return true;
+    return false;
+}
+
+/* In a log as wide as the screen, a step of the file the source pane shows
+ * carries its line of code after the step, at a column of its own: what
+ * the step ran, readable from the back of a lecture hall. */
+static void append_code(const struct trace_event *e, const struct tui_ui *ui, int width, char *line, size_t len)
+{
+    enum { CODE_COLUMN = 76, CODE_MIN = 16 };
+    const struct tui_source *src = ui->source;
+    if (width < TUI_WIDE_COLS || !src || !src->ok || !e->line || (int)e->line > src->n_lines ||
+        strcmp(e->file, src->name) != 0)
+        return;
+    const char *code = src->lines[e->line - 1];
+    while (*code == ' ')
+        code++;
+    int used = tui_width(line), column = used < CODE_COLUMN ? CODE_COLUMN : used + 2;
+    if (!code[0] || column + 2 + CODE_MIN > width)
+        return;
+    size_t l = strlen(line);
+    snprintf(line + l, len - l, "%*s%s %s", column - used, "", ui->glyphs->utf8 ? "\u2502" : "|", code);
+}
+
+static void add_log_row(struct tui_pane *p, const struct session_view *v, const struct tui_ui *ui, int width, size_t at,
+                        bool cause)
+{
+    const struct tui_glyphs *g = ui->glyphs;
+    char line[TRACE_LOG_LINE_MAX + TUI_ROW_BYTES], text[TRACE_LOG_LINE_MAX + TUI_ROW_BYTES + 8];
+    tui_log_line(&v->events[at], width < TUI_WIDE_COLS && ui->source ? ui->source->name : NULL, line, sizeof line);
+    append_code(&v->events[at], ui, width, line, sizeof line);
+    /* The mark in the first column (a blank below step 10000). */
+    if (cause)
+        snprintf(text, sizeof text, "%s%s", g->cause, line[0] == ' ' ? line + 1 : line);
+    else
+        snprintf(text, sizeof text, "%s", line);
+    enum tui_style style = at + 1 == v->n_events ? TS_CHANGED : cause ? TS_ERROR : TS_TEXT;
+    tui_pane_add(p, text, width, g, style);
+}
+
 static void build_log(struct tui_screen *s, const struct session_view *v, const struct tui_ui *ui)
 {
     struct tui_pane *p = &s->log;
     const struct tui_glyphs *g = ui->glyphs;
     const struct tui_rect *r = &s->layout.log;
     int total = (int)v->n_events, height = tui_rect_content(r);
+    const size_t *cause = s->cause;
+    int n_cause = s->n_cause;
+    long story[256];
+    int n_story = ui->log_back == 0 && height <= 256 ? log_rows_with_cause(v, height, cause, n_cause, story) : 0;
+    if (n_story > 0) {
+        tui_pane_title(p, g, "event log: %s marks the steps that led to the %s (last step %" PRIu64 ")", g->cause,
+                       failure_kind_name(v->result->kind), v->events[total - 1].step);
+        for (int i = 0; i < n_story; i++) {
+            if (story[i] < 0)
+                tui_pane_add(p, "     ...", r->w, g, TS_EXITED);
+            else
+                add_log_row(p, v, ui, r->w, (size_t)story[i], is_cause(cause, n_cause, (size_t)story[i]));
+        }
+        return;
+    }
     int first = tui_tail_first(total, height, ui->log_back);
     if (total == 0)
         tui_pane_title(p, g, "event log: no step yet");
@@ -302,10 +422,92 @@ static void build_log(struct tui_screen *s, const struct session_view *v, const 
                    v->events[first + height < total ? first + height - 1 : total - 1].step, v->events[total - 1].step,
                    first + height < total ? " (PgDn: newer)" : "");
     for (int i = first; i < total && i < first + height; i++) {
-        char line[TRACE_LOG_LINE_MAX];
-        tui_log_line(&v->events[i], r->w < TUI_WIDE_COLS && ui->source ? ui->source->name : NULL, line, sizeof line);
-        tui_pane_add(p, line, r->w, g, i == total - 1 ? TS_CHANGED : TS_TEXT);
+        bool known = false;
+        for (int k = 0; k < ui->n_cause_steps && !known; k++)
+            known = ui->cause_steps[k] == v->events[i].step;
+        add_log_row(p, v, ui, r->w, (size_t)i, known);
     }
+}
+
+/* ---------- the failure's story (wide screens) ---------- */
+
+/* Breaks text into lines of at most width characters at blanks (a word
+ * longer than a line is cut by the pane); returns the lines, writing at
+ * most max of them to lines. */
+static int wrap(const char *text, int width, char lines[][TUI_ROW_BYTES], int max)
+{
+    int n = 0;
+    const char *s = text;
+    while (*s) {
+        while (*s == ' ')
+            s++;
+        if (!*s)
+            break;
+        const char *end = s, *cut = NULL;
+        int w = 0;
+        while (*end && w < width) {
+            if (*end == ' ')
+                cut = end;
+            end++;
+            while ((*end & 0xc0) == 0x80)
+                end++;
+            w++;
+        }
+        if (*end && *end != ' ' && cut)
+            end = cut;
+        if (n < max)
+            snprintf(lines[n], TUI_ROW_BYTES, "%.*s", (int)(end - s), s);
+        n++;
+        s = end;
+    }
+    return n;
+}
+
+enum { STORY_MESSAGE_LINES = 4 };
+
+/* The failure's message and each step that led to it with its line of code. */
+static int story_lines(const struct tui_screen *s, const struct session_view *v, const struct tui_ui *ui, int width,
+                       char lines[][TUI_ROW_BYTES], int max)
+{
+    if (s->n_cause == 0)
+        return 0;
+    int n = wrap(v->result->message, width - 2, lines, max < STORY_MESSAGE_LINES ? max : STORY_MESSAGE_LINES);
+    if (n > STORY_MESSAGE_LINES)
+        n = STORY_MESSAGE_LINES;
+    for (int i = 0; i < s->n_cause && n < max; i++, n++) {
+        const struct trace_event *e = &v->events[s->cause[i]];
+        char op[CELL], where[96] = "";
+        trace_log_operation(e, op, sizeof op);
+        const struct tui_source *src = ui->source;
+        bool shown = src && src->ok && e->line && (int)e->line <= src->n_lines && strcmp(e->file, src->name) == 0;
+        if (shown) {
+            /* The code with its runs of blanks made one. */
+            char code[96];
+            size_t k = 0;
+            for (const char *c = src->lines[e->line - 1]; *c && k + 1 < sizeof code; c++)
+                if (*c != ' ' || (k > 0 && code[k - 1] != ' '))
+                    code[k++] = *c;
+            code[k] = '\0';
+            snprintf(where, sizeof where, "line %u: %s", e->line, code);
+        } else if (e->line) {
+            snprintf(where, sizeof where, "%s:%u", e->file, e->line);
+        }
+        snprintf(lines[n], TUI_ROW_BYTES, "%s %" PRIu64 " T%d %s%s%s", ui->glyphs->cause, e->step, e->thread, op,
+                 where[0] ? "  " : "", where);
+    }
+    return n;
+}
+
+static void build_story(struct tui_screen *s, const struct session_view *v, const struct tui_ui *ui)
+{
+    struct tui_pane *p = &s->story;
+    const struct tui_rect *r = &s->layout.story;
+    char lines[STORY_MESSAGE_LINES + EXEC_CAUSE_STEPS][TUI_ROW_BYTES];
+    int n = story_lines(s, v, ui, r->w, lines, STORY_MESSAGE_LINES + EXEC_CAUSE_STEPS);
+    int messages = n - s->n_cause;
+    tui_pane_title(p, ui->glyphs, "the %s, and the steps that led to it", failure_kind_name(v->result->kind));
+    for (int i = 0; i < n; i++)
+        tui_pane_add(p, lines[i], r->w, ui->glyphs, i < messages ? TS_ERROR : TS_TEXT);
 }
 
 static void build_output(struct tui_screen *s, const struct session_view *v, const struct tui_ui *ui)
@@ -352,12 +554,23 @@ static void set_row(struct tui_row *row, const char *text, int width, const stru
     row->style = style;
 }
 
-static void build_status(struct tui_screen *s, const struct session_view *v, const struct tui_ui *ui)
+/* How much the status line says, from all of it down to what fits 80
+ * columns: the demo's key hint goes first (the hint bar has it), then a
+ * theme just chosen (the message line says it), then the last step's
+ * object, then "step k of n" becomes "k/n", then the program's name. It is shortened, never cut: a cut "demo paused (Spac" reads as a
+ * fault. */
+enum { STATUS_FULL, STATUS_NO_KEY_HINT, STATUS_NO_THEME, STATUS_SHORT_LAST, STATUS_SHORT_STEP, STATUS_NO_NAME,
+       STATUS_FORMS };
+
+static void status_text(const struct session_view *v, const struct tui_ui *ui, int form, char *text, size_t len)
 {
     const char *name = strrchr(v->program, '/');
     name = name ? name + 1 : v->program;
-    char step[64], last[CELL] = "", text[TUI_ROW_BYTES];
-    if (v->reach > v->step || v->end_known)
+    char step[64], last[CELL] = "", demo[64] = "";
+    bool of = v->reach > v->step || v->end_known;
+    if (form >= STATUS_SHORT_STEP && of)
+        snprintf(step, sizeof step, "%" PRIu64 "/%" PRIu64, v->step, v->reach);
+    else if (of)
         snprintf(step, sizeof step, "step %" PRIu64 " of %" PRIu64, v->step, v->reach);
     else
         snprintf(step, sizeof step, "step %" PRIu64, v->step);
@@ -365,16 +578,36 @@ static void build_status(struct tui_screen *s, const struct session_view *v, con
         const struct trace_event *e = &v->events[v->n_events - 1];
         char op[CELL];
         trace_log_operation(e, op, sizeof op);
-        snprintf(last, sizeof last, "last: T%d %s", e->thread, op);
+        if (form >= STATUS_SHORT_LAST)
+            snprintf(last, sizeof last, "last: T%d %s", e->thread, e->op);
+        else
+            snprintf(last, sizeof last, "last: T%d %s", e->thread, op);
     } else {
         snprintf(last, sizeof last, "last: -");
     }
-    int n = snprintf(text, sizeof text, " %s | %s | %s | %s%s%s", name, step, last, v->mode,
-                     v->unsaved ? " (unsaved)" : "", v->tso ? " | tso" : "");
-    if (ui->demo && n > 0 && (size_t)n < sizeof text)
-        n += snprintf(text + n, sizeof text - (size_t)n, " | demo %s", ui->demo);
-    if (ui->theme && n > 0 && (size_t)n < sizeof text)
-        snprintf(text + n, sizeof text - (size_t)n, " | theme %s", ui->theme);
+    /* The theme just chosen is on the message line too. */
+    const char *theme = form >= STATUS_NO_THEME ? NULL : ui->theme;
+    if (ui->demo) {
+        /* "paused (Space plays)": the key hint in brackets goes first. */
+        const char *bracket = strchr(ui->demo, '(');
+        int keep = form >= STATUS_NO_KEY_HINT && bracket ? (int)(bracket - ui->demo) : (int)strlen(ui->demo);
+        while (keep > 0 && ui->demo[keep - 1] == ' ')
+            keep--;
+        snprintf(demo, sizeof demo, " | demo %.*s", keep, ui->demo);
+    }
+    snprintf(text, len, " %s%s%s | %s | %s%s%s%s%s%s", form >= STATUS_NO_NAME ? "" : name,
+             form >= STATUS_NO_NAME ? "" : " | ", step, last, v->mode, v->unsaved ? " (unsaved)" : "",
+             v->tso ? " | tso" : "", demo, theme ? " | theme " : "", theme ? theme : "");
+}
+
+static void build_status(struct tui_screen *s, const struct session_view *v, const struct tui_ui *ui)
+{
+    char text[TUI_ROW_BYTES];
+    for (int form = STATUS_FULL; form < STATUS_FORMS; form++) {
+        status_text(v, ui, form, text, sizeof text);
+        if (tui_width(text) <= s->cols)
+            break;
+    }
     set_row(&s->status, text, s->cols, ui->glyphs, TS_STATUS);
 }
 
@@ -389,6 +622,10 @@ static const char *message_of(const struct session_view *v, const struct tui_ui 
         *error = v->notice_is_error;
         return v->notice;
     }
+    /* Over the end's message: the failure is in the status line, the
+     * threads, the log and its story too. */
+    if (ui->caption)
+        return ui->caption;
     if (v->ask == ASK_ENDED && v->result) {
         *error = v->result->kind != FAIL_NONE;
         if (v->result->message[0])
@@ -428,9 +665,22 @@ static void build_popup(struct tui_screen *s, const struct session_view *v, cons
 
 /* ---------- the whole screen ---------- */
 
+/* At the end of a failure, the steps that led to it among the last
+ * CAUSE_BOOK_EVENTS (as a report finds them). */
+static void find_cause(struct tui_screen *s, const struct session_view *v)
+{
+    s->n_cause = 0;
+    if (v->ask != ASK_ENDED || !v->result || v->result->kind == FAIL_NONE || v->n_events == 0)
+        return;
+    size_t from = v->n_events > CAUSE_BOOK_EVENTS ? v->n_events - CAUSE_BOOK_EVENTS : 0;
+    s->n_cause = cause_steps_find(v->result, v->events + from, v->n_events - from, s->cause, EXEC_CAUSE_STEPS);
+    for (int i = 0; i < s->n_cause; i++)
+        s->cause[i] += from;
+}
+
 void tui_screen_build(struct tui_screen *s, int cols, int rows, const struct session_view *v, const struct tui_ui *ui)
 {
-    struct tui_pane *panes[] = {&s->source, &s->threads, &s->objects, &s->log, &s->output};
+    struct tui_pane *panes[] = {&s->source, &s->threads, &s->objects, &s->story, &s->log, &s->output};
     for (size_t i = 0; i < sizeof panes / sizeof panes[0]; i++)
         tui_pane_clear(panes[i]);
     s->cols = cols;
@@ -444,7 +694,13 @@ void tui_screen_build(struct tui_screen *s, int cols, int rows, const struct ses
     int n_lines = 0;
     for (size_t i = 0; i < v->output_len; i++)
         n_lines += v->output[i] == '\n';
+    find_cause(s, v);
+    char story[STORY_MESSAGE_LINES + EXEC_CAUSE_STEPS][TUI_ROW_BYTES];
+    int story_rows = cols >= TUI_WIDE_COLS ? story_lines(s, v, ui, tui_layout_right_width(cols), story,
+                                                         STORY_MESSAGE_LINES + EXEC_CAUSE_STEPS) : 0;
     struct tui_layout_needs needs = {
+        .story_rows = story_rows,
+        .output_auto = ui->output_auto && v->output_len > 0,
         .thread_rows = tui_threads_rows(v),
         .object_rows = count_object_rows(v),
         .log_rows = (int)v->n_events,
@@ -466,6 +722,8 @@ void tui_screen_build(struct tui_screen *s, int cols, int rows, const struct ses
     tui_threads_build(&s->threads, &s->layout.threads, v, &tui, &s->cursor_y, &s->cursor_x);
     if (s->layout.objects.h)
         build_objects(s, v, ui);
+    if (s->layout.story.h)
+        build_story(s, v, ui);
     build_log(s, v, ui);
     if (s->layout.output.h)
         build_output(s, v, ui);

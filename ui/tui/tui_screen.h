@@ -5,13 +5,15 @@
  * thread, scrolling, theme-independent glyphs) for a terminal of a given
  * size: the status line, the source pane with every thread's line marked by
  * its number, the threads table, the sync objects and watches with the rows
- * that changed on the last step, the event log, the program's output, the
- * message line, the hint bar, the wake-up chooser and where the cursor
+ * that changed on the last step, the event log (which keeps the steps that
+ * led to a failure in view at its end), the failure's story (wide screens),
+ * the program's output, the message line, the hint bar, the wake-up chooser and where the cursor
  * goes. Pure: the drawing module only paints it, tests read it. */
 #ifndef MDAT_UI_TUI_SCREEN_H
 #define MDAT_UI_TUI_SCREEN_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "supervisor/explore/session.h"
 #include "ui/tui/tui_keys.h"
@@ -25,6 +27,7 @@ struct tui_ui {
     int selected;                       /* thread id (a waiter at a wake-up) */
     int log_back;                       /* log rows scrolled back from the newest */
     bool show_output;
+    bool output_auto;                   /* show the output where a wide layout has rows to spare */
     const struct tui_glyphs *glyphs;
     const struct tui_source *source;    /* the selected thread's file; NULL if none */
     unsigned source_line;               /* the selected thread's line in it, 0 if none */
@@ -34,6 +37,11 @@ struct tui_ui {
     enum tui_hint_context hint_context;
     const char *demo;                   /* "playing", "paused"; NULL outside --demo */
     const char *theme;                  /* shown in the status line when just changed, else NULL */
+    const char *caption;                /* the schedule's caption for this step (message line), else NULL */
+    /* Steps this path's end showed as its failure's cause (marked in the
+     * log on the way back to them); NULL: none known. */
+    const uint64_t *cause_steps;
+    int n_cause_steps;
 };
 
 struct tui_screen {
@@ -41,7 +49,9 @@ struct tui_screen {
     struct tui_layout layout;
     char too_small[128];                /* set when layout.too_small */
     struct tui_row status, message, hint;
-    struct tui_pane source, threads, objects, log, output;
+    struct tui_pane source, threads, objects, story, log, output;
+    size_t cause[EXEC_CAUSE_STEPS];     /* at the end of a failure: the events that led to it */
+    int n_cause;
     char popup[TUI_POPUP_LINES][TUI_ROW_BYTES];     /* the wake-up chooser; n_popup 0: none */
     struct tui_span popup_span[TUI_POPUP_LINES];
     int n_popup;

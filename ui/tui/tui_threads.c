@@ -2,9 +2,11 @@
  * its state, location and what it waits on or does next, the selected one
  * kept in view. In a narrow pane the columns give way in an order that
  * keeps "waiting on / next", the one a person steps by, whole: the
- * location shortens to its line and then goes (the source pane marks where
- * each thread is), the state to its glyph and short name; only then is the
- * last column cut. Under --memory-model tso a thread with buffered stores
+ * location shortens to its line, the state to its glyph and short name,
+ * then the location goes (the source pane marks where each thread is) and
+ * last the "thread" header; only then is the last column cut. After the
+ * execution failed, the thread that failed says how ("✗ assertion"), not
+ * the state it was in. Under --memory-model tso a thread with buffered stores
  * has a second row listing them, oldest first: the stores the other
  * threads do not see yet. */
 #include "ui/tui/tui_threads.h"
@@ -135,6 +137,8 @@ bool tui_thread_changed(const struct session_view *v, int id)
 
 static enum tui_style thread_style(const struct session_view *v, const struct state_thread *t)
 {
+    if (tui_thread_failed(v, t->id))
+        return TS_ERROR;
     if (v->ask != ASK_ENDED && tui_view_candidate(v, t->id))
         return TS_RUNNABLE;
     if (t->status == THREAD_EXITED)
@@ -163,9 +167,9 @@ void tui_threads_columns(int width, int gap, const struct tui_thread_widths *w, 
         }
         switch (give_way) {
         case 0: out->location_short = true; break;
-        case 1: out->id_header = false; break;
-        case 2: out->state_short = true; break;
-        case 3: out->location = false; break;
+        case 1: out->state_short = true; break;
+        case 2: out->location = false; break;
+        case 3: out->id_header = false; break;  /* last: a table without its header reads as noise */
         }
     }
 }
@@ -230,6 +234,15 @@ struct thread_cells {
     char mark[16], id[16], state[64], state_short[64], location[CELL], location_short[CELL], doing[CELL];
 };
 
+/* The execution ended in a failure of this thread (an assertion, a crash,
+ * a misuse): its state is that failure. A deadlock's threads stay as they
+ * wait, which is the failure. */
+bool tui_thread_failed(const struct session_view *v, int id)
+{
+    const struct exec_result *r = v->ask == ASK_ENDED ? v->result : NULL;
+    return r && r->kind != FAIL_NONE && r->kind != FAIL_DEADLOCK && r->thread == id;
+}
+
 static void thread_cells(const struct state_thread *th, const struct session_view *v, const struct tui_threads_ui *ui,
                          struct thread_cells *c)
 {
@@ -238,9 +251,14 @@ static void thread_cells(const struct state_thread *th, const struct session_vie
     snprintf(c->mark, sizeof c->mark, "%s%s", tui_thread_changed(v, th->id) ? g->changed : " ",
              th->id == ui->selected ? g->selected : " ");
     snprintf(c->id, sizeof c->id, "T%d", th->id);
-    snprintf(c->state, sizeof c->state, "%s %s", status_glyph(th, g), status);
-    snprintf(c->state_short, sizeof c->state_short, "%s %s", status_glyph(th, g),
-             strncmp(status, "waiting-", 8) == 0 ? status + 8 : status);
+    if (tui_thread_failed(v, th->id)) {
+        snprintf(c->state, sizeof c->state, "%s %s", g->failed, failure_kind_name(v->result->kind));
+        snprintf(c->state_short, sizeof c->state_short, "%s", c->state);
+    } else {
+        snprintf(c->state, sizeof c->state, "%s %s", status_glyph(th, g), status);
+        snprintf(c->state_short, sizeof c->state_short, "%s %s", status_glyph(th, g),
+                 strncmp(status, "waiting-", 8) == 0 ? status + 8 : status);
+    }
     location_text(th, ui->shown_file, c->location, sizeof c->location);
     location_short(c->location, c->location_short, sizeof c->location_short);
     thread_doing(th, c->doing, sizeof c->doing);

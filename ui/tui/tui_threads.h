@@ -38,8 +38,8 @@ struct tui_thread_columns {
     int doing;
 };
 /* Gives way in this order until the row fits width (gap blanks between
- * columns): the location's function, the id column's header, the state's
- * long name, the location; then the last column is cut. */
+ * columns): the location's function, the state's long name, the location,
+ * the id column's header; then the last column is cut. */
 void tui_threads_columns(int width, int gap, const struct tui_thread_widths *w, struct tui_thread_columns *out);
 
 /* The row under a thread with buffered stores (--memory-model tso), oldest
@@ -48,6 +48,8 @@ void tui_threads_columns(int width, int gap, const struct tui_thread_widths *w, 
  * give way to "+N more". Locations in shown_file read "line N". "" when
  * the thread has none. */
 void tui_buffer_text(const struct state_thread *t, const char *shown_file, int width, char *buf, size_t len);
+/* The execution ended with a failure of thread id that is not a deadlock. */
+bool tui_thread_failed(const struct session_view *v, int id);
 /* Rows the pane would like: header, threads and their buffer rows. */
 int tui_threads_rows(const struct session_view *v);
 
