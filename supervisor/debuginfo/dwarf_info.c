@@ -570,6 +570,23 @@ static const char *display_name(struct loader *ld, Dwarf_Die die, const char *na
     return copy;
 }
 
+/* The name of inlined code: the library's own function called from the
+ * user's source by its qualified name (it is shown beside the user's line:
+ * "prog.cpp:25 main (in std::thread::join)"), others as display_name says. */
+static const char *inlined_name(struct loader *ld, Dwarf_Die die)
+{
+    char text[256];
+    bool from_user = ld->call_file && strncmp(ld->call_file, "/usr/", 5) != 0;
+    if (!ld->cu_is_cxx || !from_user || !dwarf_library_call_display(ld->dbg, die, text, sizeof text))
+        return display_name(ld, die, interned_name(ld, die), NULL);
+    if (strncmp(text, "std::", 5) != 0 && strncmp(text, "__gnu_cxx::", 11) != 0)
+        return display_name(ld, die, interned_name(ld, die), NULL);
+    const char *copy = arena_intern(&ld->dw->strings, text);
+    if (!copy)
+        ld->out_of_memory = true;
+    return copy;
+}
+
 /* An OpenMP outlined function (main._omp_fn.0): the type of its one
  * parameter, the struct through which the region's shared variables reach
  * it. */
@@ -626,8 +643,7 @@ static void read_scope(struct loader *ld, Dwarf_Die parent, struct scope *scope,
         }
         case DW_TAG_inlined_subroutine:
             read_call_site(ld, child);
-            read_code_ranges(ld, child, display_name(ld, child, interned_name(ld, child), NULL),
-                             add_inlined_range);
+            read_code_ranges(ld, child, inlined_name(ld, child), add_inlined_range);
             read_scope(ld, child, scope, depth + 1);
             break;
         case DW_TAG_structure_type:
