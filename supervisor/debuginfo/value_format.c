@@ -249,18 +249,10 @@ static void put_bit_field(struct text_out *out, const struct dwarf_member *m, co
 
 /* The C++ library's atomics hold their value in one member, under a base
  * or two (std::atomic<bool> is {_M_base = {_M_i = false}}): a person reads
- * them as the value, "ready = false". DWARF names the class without its
- * namespace ("atomic<bool>", "__atomic_base<int>", "atomic_flag"). */
+ * them as the value, "ready = false". */
 static bool is_atomic_wrapper(const struct dwarf_type *t)
 {
-    static const char *const prefixes[] = { "atomic<", "__atomic_base<", "__atomic_float<", "atomic_flag",
-                                            "__atomic_flag_base", "atomic_ref<", "__atomic_ref<" };
-    if (!t->name || t->member_count != 1)
-        return false;
-    for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
-        if (strncmp(t->name, prefixes[i], strlen(prefixes[i])) == 0)
-            return true;
-    return false;
+    return t->member_count == 1 && dwarf_type_is_atomic_class(t->name);
 }
 
 static void put_record(struct formatter *f, const struct dwarf_type *t, const uint8_t *bytes, size_t n,
