@@ -127,10 +127,23 @@ enum { INLINE_DEPTH_MAX = 32 };
  * line is the user's already, or no user call site is on the chain. */
 static bool user_call_site(const debuginfo *di, uint64_t addr, const char *line_file, struct src_loc *out)
 {
-    if (!di->dwarf || !is_system_file(line_file))
+    if (!di->dwarf || !line_file)
         return false;
     struct dwarf_inline_call chain[INLINE_DEPTH_MAX];
     size_t n = dwarf_info_inline_chain(di->dwarf, addr, chain, INLINE_DEPTH_MAX);
+    if (!is_system_file(line_file)) {
+        /* clang gives the first instructions of an inlined library call
+         * the caller's line: the user's line already, the callee beside. */
+        if (n == 0 || !chain[0].call_file || is_system_file(chain[0].call_file) || !chain[0].callee ||
+            (strncmp(chain[0].callee, "std::", 5) != 0 && strncmp(chain[0].callee, "__gnu_cxx::", 11) != 0))
+            return false;
+        out->library_function = chain[0].callee;
+        if (n > 1) {
+            out->inlined_into = out->function;
+            out->function = chain[1].callee;
+        }
+        return true;
+    }
     for (size_t k = 0; k < n; k++) {
         if (!chain[k].call_file || !chain[k].call_line || is_system_file(chain[k].call_file))
             continue;
