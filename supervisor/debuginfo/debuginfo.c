@@ -111,6 +111,56 @@ static const char *function_at(const debuginfo *di, uint64_t addr, uint64_t *sta
     return symbol_names_get(di->symbols, sym);
 }
 
+/* Code from the C/C++ runtime's headers (std::thread, std::atomic, ...),
+ * compiled into the user's binary. */
+static bool is_system_file(const char *path)
+{
+    return path && strncmp(path, "/usr/", 5) == 0;
+}
+
+enum { INLINE_DEPTH_MAX = 32 };
+
+/* Code inlined from a system header, called (through any number of other
+ * inlined library calls) from the user's own source: the user's line is
+ * the call site, the user's function the one that made the call, and the
+ * library function the call that leaves the user's code. False when the
+ * line is the user's already, or no user call site is on the chain. */
+static bool user_call_site(const debuginfo *di, uint64_t addr, const char *line_file, struct src_loc *out)
+{
+    if (!di->dwarf || !line_file)
+        return false;
+    struct dwarf_inline_call chain[INLINE_DEPTH_MAX];
+    size_t n = dwarf_info_inline_chain(di->dwarf, addr, chain, INLINE_DEPTH_MAX);
+    if (!is_system_file(line_file)) {
+        /* clang gives the first instructions of an inlined library call
+         * the caller's line: the user's line already, the callee beside. */
+        if (n == 0 || !chain[0].call_file || is_system_file(chain[0].call_file) || !chain[0].callee ||
+            (strncmp(chain[0].callee, "std::", 5) != 0 && strncmp(chain[0].callee, "__gnu_cxx::", 11) != 0))
+            return false;
+        out->library_function = chain[0].callee;
+        if (n > 1) {
+            out->inlined_into = out->function;
+            out->function = chain[1].callee;
+        }
+        return true;
+    }
+    for (size_t k = 0; k < n; k++) {
+        if (!chain[k].call_file || !chain[k].call_line || is_system_file(chain[k].call_file))
+            continue;
+        out->file = chain[k].call_file;
+        out->basename = path_basename(chain[k].call_file);
+        out->line = chain[k].call_line;
+        out->column = 0;
+        out->library_function = chain[k].callee;
+        if (k + 1 < n) {
+            out->inlined_into = out->function;
+            out->function = chain[k + 1].callee;
+        }
+        return true;
+    }
+    return false;
+}
+
 bool debuginfo_code_location(const debuginfo *di, uint64_t addr, struct src_loc *out)
 {
     memset(out, 0, sizeof *out);
@@ -123,6 +173,8 @@ bool debuginfo_code_location(const debuginfo *di, uint64_t addr, struct src_loc 
     }
     uint64_t start;
     out->function = function_at(di, addr, &start);
+    if (out->function && user_call_site(di, addr, out->file, out))
+        return true;
     const char *callee = di->dwarf ? dwarf_info_inlined_at(di->dwarf, addr) : NULL;
     if (callee && out->function) {
         out->inlined_into = out->function;
@@ -149,18 +201,18 @@ void debuginfo_format_code(const debuginfo *di, uint64_t addr, char *buf, size_t
 {
     if (len == 0)
         return;
-    struct dwarf_line line;
+    struct src_loc loc;
     uint64_t start = 0;
     const char *function = function_at(di, addr, &start);
-    if (di->dwarf && dwarf_info_line_at(di->dwarf, addr, &line) && line.file && line.line) {
-        const char *callee = dwarf_info_inlined_at(di->dwarf, addr);
-        if (function && callee)
-            snprintf(buf, len, "%s:%u %s (inlined into %s)", path_basename(line.file), line.line,
-                     callee, function);
-        else if (function)
-            snprintf(buf, len, "%s:%u %s", path_basename(line.file), line.line, function);
-        else
-            snprintf(buf, len, "%s:%u", path_basename(line.file), line.line);
+    if (debuginfo_code_location(di, addr, &loc) && loc.file && loc.line) {
+        struct text_out out = text_out_start(buf, len);
+        text_out_printf(&out, "%s:%u", loc.basename, loc.line);
+        if (loc.function)
+            text_out_printf(&out, " %s", loc.function);
+        if (loc.library_function)
+            text_out_printf(&out, " (in %s)", loc.library_function);
+        else if (loc.inlined_into)
+            text_out_printf(&out, " (inlined into %s)", loc.inlined_into);
     } else if (function && addr > start) {
         snprintf(buf, len, "%s+0x%" PRIx64, function, addr - start);
     } else if (function) {
@@ -174,9 +226,9 @@ void debuginfo_format_line(const debuginfo *di, uint64_t addr, char *buf, size_t
 {
     if (len == 0)
         return;
-    struct dwarf_line line;
-    if (di->dwarf && dwarf_info_line_at(di->dwarf, addr, &line) && line.file && line.line)
-        snprintf(buf, len, "%s:%u", path_basename(line.file), line.line);
+    struct src_loc loc;
+    if (debuginfo_code_location(di, addr, &loc) && loc.file && loc.line)
+        snprintf(buf, len, "%s:%u", loc.basename, loc.line);
     else
         buf[0] = '\0';
 }

@@ -24,6 +24,9 @@ struct src_loc {
     const char *function;   /* DWARF subprogram name, else ELF symbol, else NULL;
                              * in inlined code the inlined callee (innermost) */
     const char *inlined_into; /* in inlined code, the function it sits in, else NULL */
+    const char *library_function; /* code inlined from a system header, seen from the
+                                   * user's call to it: the library function called
+                                   * (file/line/function are then the user's), else NULL */
 };
 
 
@@ -59,7 +62,8 @@ bool debuginfo_code_location(const debuginfo *di, uint64_t addr, struct src_loc 
 bool debuginfo_user_call_site(const debuginfo *di, uint64_t addr, struct src_loc *out);
 
 /* "lost_update.c:14 worker", "file.c:14 helper (inlined into worker)",
- * "worker+0x1a", or "0x401136". */
+ * "prog.cpp:25 main (in std::thread::join)" (library code inlined into the
+ * user's: the user's line), "worker+0x1a", or "0x401136". */
 void debuginfo_format_code(const debuginfo *di, uint64_t addr, char *buf, size_t len);
 /* "file.c:14" or "" when there is no line information. */
 void debuginfo_format_line(const debuginfo *di, uint64_t addr, char *buf, size_t len);

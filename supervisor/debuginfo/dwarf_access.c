@@ -39,7 +39,18 @@ bool dw_attr_unsigned(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half attrnum, uint64
         return false;
     Dwarf_Error error = NULL;
     Dwarf_Unsigned u;
-    bool ok = dw_checked(dbg, &error, dwarf_formudata(attr, &u, &error)) == DW_DLV_OK;
+    Dwarf_Signed s;
+    Dwarf_Half form = 0;
+    bool ok;
+    /* DWARF 5's DW_FORM_implicit_const (gcc 12 gives DW_AT_call_file and
+     * DW_AT_decl_file that form when many DIEs share the value): libdwarf
+     * 20210528 reads it only as signed data. */
+    if (dw_checked(dbg, &error, dwarf_whatform(attr, &form, &error)) == DW_DLV_OK && form == DW_FORM_implicit_const) {
+        ok = dw_checked(dbg, &error, dwarf_formsdata(attr, &s, &error)) == DW_DLV_OK && s >= 0;
+        u = ok ? (Dwarf_Unsigned)s : 0;
+    } else {
+        ok = dw_checked(dbg, &error, dwarf_formudata(attr, &u, &error)) == DW_DLV_OK;
+    }
     if (ok)
         *value = u;
     dwarf_dealloc_attribute(attr);

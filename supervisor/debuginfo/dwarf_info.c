@@ -1,8 +1,9 @@
 /* dwarf_info: reads a file's DWARF with libdwarf (the 2021 API) in one pass
  * over its compilation units and turns it into sorted arrays.
  *
- * Per CU: the line program (every row, file names resolved once per file
- * index with dwarf_linesrc, which knows DWARF 5's index-0 rule), then one walk
+ * Per CU: the line program (every row; its file from the file register
+ * replayed by line_program, since libdwarf starts DWARF 5 sequences at file
+ * 0 rather than 1, named from the CU's file table), then one walk
  * over the DIE tree: subprograms (low_pc/high_pc or DW_AT_ranges, names
  * through DW_AT_specification / DW_AT_abstract_origin), the inlined
  * subroutines inside them, and every variable with a static address or a TLS
@@ -16,6 +17,7 @@
 #include "supervisor/debuginfo/dwarf_probe.h"
 #include "supervisor/debuginfo/dwarf_type_reader.h"
 #include "supervisor/debuginfo/error_text.h"
+#include "supervisor/debuginfo/line_program.h"
 #include "supervisor/debuginfo/range_index.h"
 
 #include <dwarf.h>
@@ -42,9 +44,7 @@ struct line_row {
 struct named_range {
     uint64_t lo, hi;
     const char *name;
-    /* An inlined subroutine's call site (DW_AT_call_file, DW_AT_call_line):
-     * the line of its caller's code that it stands for; NULL/0 unknown. */
-    const char *call_file;
+    const char *call_file;  /* inlined code: where its caller called it (else NULL) */
     uint32_t call_line;
 };
 
@@ -91,8 +91,10 @@ struct loader {
     Dwarf_Half cu_version;
     bool cu_is_cxx;            /* C++ functions have qualified names (dwarf_names) */
     Dwarf_Addr cu_base;        /* DW_AT_low_pc of the CU: base of DWARF 4 ranges */
-    const char **file_names;   /* this CU's file index -> interned path */
+    const char **file_names;   /* this CU's file table, in order (interned paths) */
     size_t file_name_cap;
+    size_t file_count;
+    size_t file_base;          /* the index of file_names[0]: 0 in DWARF 5, else 1 */
     const char *call_file;     /* the inlined subroutine being read: its call site */
     uint32_t call_line;
     bool out_of_memory;
@@ -126,38 +128,81 @@ static bool is_code_address(const struct loader *ld, uint64_t addr)
     return false;
 }
 
-static const char *file_name_for(struct loader *ld, Dwarf_Line line)
+/* Every file name of the CU's line table, by the index the line program,
+ * DW_AT_call_file and DW_AT_decl_file use: from 0 in DWARF 5, from 1 before
+ * (file_base). dwarf_srcfiles gives the entries in table order with their
+ * directories joined. */
+static void read_file_names(struct loader *ld, Dwarf_Die cu_die, Dwarf_Line_Context context)
 {
-    Dwarf_Unsigned index;
-    bool cacheable = checked(ld, dwarf_line_srcfileno(line, &index, &ld->error)) == DW_DLV_OK &&
-                     index < 65536;
-    if (cacheable && index < ld->file_name_cap && ld->file_names[index])
-        return ld->file_names[index];
-
-    char *name = NULL;
-    if (checked(ld, dwarf_linesrc(line, &name, &ld->error)) != DW_DLV_OK || !name)
-        return NULL;
-    const char *interned = arena_intern(&ld->dw->strings, name);
-    dwarf_dealloc(ld->dbg, name, DW_DLA_STRING);
-    if (!interned) {
-        ld->out_of_memory = true;
-        return NULL;
-    }
-    if (cacheable) {
-        if (index >= ld->file_name_cap) {
-            size_t cap = ld->file_name_cap ? ld->file_name_cap : 64;
-            while (cap <= index)
-                cap *= 2;
-            const char **grown = realloc(ld->file_names, cap * sizeof *grown);
-            if (!grown)
-                return interned;
-            memset(grown + ld->file_name_cap, 0, (cap - ld->file_name_cap) * sizeof *grown);
+    ld->file_count = 0;
+    Dwarf_Signed base = 1, count = 0, end = 0;
+    if (context && checked(ld, dwarf_srclines_files_indexes(context, &base, &count, &end, &ld->error)) !=
+                       DW_DLV_OK)
+        base = ld->cu_version >= 5 ? 0 : 1;
+    ld->file_base = base < 0 ? 0 : (size_t)base;
+    char **names = NULL;
+    Dwarf_Signed name_count = 0;
+    if (checked(ld, dwarf_srcfiles(cu_die, &names, &name_count, &ld->error)) != DW_DLV_OK)
+        return;
+    if ((size_t)name_count > ld->file_name_cap) {
+        const char **grown = realloc(ld->file_names, (size_t)name_count * sizeof *grown);
+        if (grown) {
             ld->file_names = grown;
-            ld->file_name_cap = cap;
+            ld->file_name_cap = (size_t)name_count;
+        } else {
+            ld->out_of_memory = true;
         }
-        ld->file_names[index] = interned;
     }
-    return interned;
+    for (Dwarf_Signed i = 0; i < name_count; i++) {
+        if ((size_t)i < ld->file_name_cap && !ld->out_of_memory) {
+            ld->file_names[i] = arena_intern(&ld->dw->strings, names[i]);
+            ld->out_of_memory |= ld->file_names[i] == NULL;
+        }
+        dwarf_dealloc(ld->dbg, names[i], DW_DLA_STRING);
+    }
+    dwarf_dealloc(ld->dbg, names, DW_DLA_LIST);
+    if (!ld->out_of_memory)
+        ld->file_count = (size_t)name_count;
+}
+
+/* The file a line-table index, DW_AT_call_file or DW_AT_decl_file names;
+ * NULL for an index outside the table. */
+static const char *file_name_at(const struct loader *ld, uint64_t index)
+{
+    if (index < ld->file_base || index - ld->file_base >= ld->file_count)
+        return NULL;
+    return ld->file_names[index - ld->file_base];
+}
+
+/* The CU's line program replayed from the section bytes (line_program.h):
+ * the file register of each row where libdwarf's own is wrong. */
+static bool replay_file_register(struct loader *ld, Dwarf_Die cu_die, struct line_program_files *files)
+{
+    Dwarf_Attribute attr = NULL;
+    if (checked(ld, dwarf_attr(cu_die, DW_AT_stmt_list, &attr, &ld->error)) != DW_DLV_OK)
+        return false;
+    Dwarf_Off offset = 0;
+    bool have_offset = checked(ld, dwarf_global_formref(attr, &offset, &ld->error)) == DW_DLV_OK;
+    dwarf_dealloc_attribute(attr);
+    if (!have_offset)
+        return false;
+    const struct elf_section *sections;
+    size_t count = elf_image_sections(ld->img, &sections);
+    for (size_t i = 0; i < count; i++)
+        if (strcmp(sections[i].name, ".debug_line") == 0 && !sections[i].compressed)
+            return line_program_files_read(sections[i].data, sections[i].size, offset, files);
+    return false;
+}
+
+static const char *row_file_name(struct loader *ld, Dwarf_Line line, const struct line_program_files *replayed,
+                                 Dwarf_Signed row)
+{
+    if (replayed && (size_t)row < replayed->row_count)
+        return file_name_at(ld, replayed->file[row]);
+    Dwarf_Unsigned index;
+    if (checked(ld, dwarf_line_srcfileno(line, &index, &ld->error)) != DW_DLV_OK)
+        return NULL;
+    return file_name_at(ld, index);
 }
 
 static void add_code_range(struct loader *ld, uint64_t lo, uint64_t hi)
@@ -189,8 +234,15 @@ static void read_line_table(struct loader *ld, Dwarf_Die cu_die)
             DW_DLV_OK)
         line_count = 0;
 
-    if (ld->file_names) /* file indexes are per CU */
-        memset(ld->file_names, 0, ld->file_name_cap * sizeof *ld->file_names);
+    read_file_names(ld, cu_die, context);
+    struct line_program_files replay;
+    /* Rows are matched by position: a program that yields another number
+     * of rows than libdwarf listed is not the one it read. */
+    bool replayed = replay_file_register(ld, cu_die, &replay);
+    if (replayed && replay.row_count != (size_t)line_count) {
+        line_program_files_free(&replay);
+        replayed = false;
+    }
     dwarf_info *dw = ld->dw;
     size_t sequence_start = dw->row_count;
     for (Dwarf_Signed i = 0; i < line_count && !ld->out_of_memory; i++) {
@@ -209,7 +261,7 @@ static void read_line_table(struct loader *ld, Dwarf_Die cu_die)
         size_t index = dw->row_count++;
         dw->rows[index] = (struct line_row){
             .addr = addr,
-            .file = end_sequence ? NULL : file_name_for(ld, lines[i]),
+            .file = end_sequence ? NULL : row_file_name(ld, lines[i], replayed ? &replay : NULL, i),
             .line = (uint32_t)lineno,
             .column = (uint32_t)column,
             .order = (uint32_t)index,
@@ -227,6 +279,8 @@ static void read_line_table(struct loader *ld, Dwarf_Die cu_die)
     }
     /* A sequence without its end row is truncated DWARF: drop it. */
     dw->row_count = sequence_start;
+    if (replayed)
+        line_program_files_free(&replay);
     dwarf_srclines_dealloc_b(context);
 }
 
@@ -244,7 +298,7 @@ static void add_named_range(struct loader *ld, struct named_ranges *list, const 
         ld->out_of_memory = true;
         return;
     }
-    list->items[list->count++] = (struct named_range){ lo, hi, name, NULL, 0 };
+    list->items[list->count++] = (struct named_range){ .lo = lo, .hi = hi, .name = name };
 }
 
 static void add_function_range(struct loader *ld, const char *name, uint64_t lo, uint64_t hi)
@@ -254,27 +308,24 @@ static void add_function_range(struct loader *ld, const char *name, uint64_t lo,
 
 static void add_inlined_range(struct loader *ld, const char *callee, uint64_t lo, uint64_t hi)
 {
-    size_t before = ld->dw->inlined.count;
-    add_named_range(ld, &ld->dw->inlined, callee, lo, hi);
-    if (ld->dw->inlined.count > before) {
-        ld->dw->inlined.items[before].call_file = ld->call_file;
-        ld->dw->inlined.items[before].call_line = ld->call_line;
+    struct named_ranges *list = &ld->dw->inlined;
+    size_t before = list->count;
+    add_named_range(ld, list, callee, lo, hi);
+    if (list->count > before) {
+        list->items[before].call_file = ld->call_file;
+        list->items[before].call_line = ld->call_line;
     }
 }
 
-/* An inlined subroutine's call site, through the CU's file names the line
- * table resolved (DW_AT_call_file counts as the line table's file
- * register does); NULL when no row named that file. */
+/* DW_AT_call_file and DW_AT_call_line of an inlined subroutine: indexes
+ * into the same file table as the line program (from 0 in DWARF 5). */
 static void read_call_site(struct loader *ld, Dwarf_Die die)
 {
     uint64_t file = 0, line = 0;
-    ld->call_file = NULL;
-    ld->call_line = 0;
-    if (!dw_attr_unsigned(ld->dbg, die, DW_AT_call_file, &file) ||
-        !dw_attr_unsigned(ld->dbg, die, DW_AT_call_line, &line) || file >= ld->file_name_cap)
-        return;
-    ld->call_file = ld->file_names[file];
-    ld->call_line = ld->call_file ? (uint32_t)line : 0;
+    bool known = dw_attr_unsigned(ld->dbg, die, DW_AT_call_file, &file) &&
+                 dw_attr_unsigned(ld->dbg, die, DW_AT_call_line, &line);
+    ld->call_file = known ? file_name_at(ld, file) : NULL;
+    ld->call_line = ld->call_file && line <= UINT32_MAX ? (uint32_t)line : 0;
 }
 
 /* DWARF 5 DW_AT_ranges: .debug_rnglists, either an offset or an index. */
@@ -519,6 +570,23 @@ static const char *display_name(struct loader *ld, Dwarf_Die die, const char *na
     return copy;
 }
 
+/* The name of inlined code: the library's own function called from the
+ * user's source by its qualified name (it is shown beside the user's line:
+ * "prog.cpp:25 main (in std::thread::join)"), others as display_name says. */
+static const char *inlined_name(struct loader *ld, Dwarf_Die die)
+{
+    char text[256];
+    bool from_user = ld->call_file && strncmp(ld->call_file, "/usr/", 5) != 0;
+    if (!ld->cu_is_cxx || !from_user || !dwarf_library_call_display(ld->dbg, die, text, sizeof text))
+        return display_name(ld, die, interned_name(ld, die), NULL);
+    if (strncmp(text, "std::", 5) != 0 && strncmp(text, "__gnu_cxx::", 11) != 0)
+        return display_name(ld, die, interned_name(ld, die), NULL);
+    const char *copy = arena_intern(&ld->dw->strings, text);
+    if (!copy)
+        ld->out_of_memory = true;
+    return copy;
+}
+
 /* An OpenMP outlined function (main._omp_fn.0): the type of its one
  * parameter, the struct through which the region's shared variables reach
  * it. */
@@ -575,8 +643,7 @@ static void read_scope(struct loader *ld, Dwarf_Die parent, struct scope *scope,
         }
         case DW_TAG_inlined_subroutine:
             read_call_site(ld, child);
-            read_code_ranges(ld, child, display_name(ld, child, interned_name(ld, child), NULL),
-                             add_inlined_range);
+            read_code_ranges(ld, child, inlined_name(ld, child), add_inlined_range);
             read_scope(ld, child, scope, depth + 1);
             break;
         case DW_TAG_structure_type:
@@ -635,6 +702,7 @@ static void read_compilation_units(struct loader *ld)
                          language == DW_LANG_C_plus_plus_11 || language == DW_LANG_C_plus_plus_14);
         Dwarf_Addr base = 0;
         ld->cu_base = checked(ld, dwarf_lowpc(cu_die, &base, &ld->error)) == DW_DLV_OK ? base : 0;
+        ld->file_count = 0;
         read_line_table(ld, cu_die);
         read_scope(ld, cu_die, NULL, 0);
         dwarf_dealloc_die(cu_die);
@@ -977,6 +1045,17 @@ bool dwarf_info_inlined_call_outside(const dwarf_info *dw, uint64_t addr, const 
         return true;
     }
     return false;
+}
+
+size_t dwarf_info_inline_chain(const dwarf_info *dw, uint64_t addr, struct dwarf_inline_call *out, size_t max)
+{
+    size_t count = 0;
+    for (const struct range_entry *e = range_index_containing(&dw->inlined.index, addr, NULL);
+         e && count < max; e = range_index_containing(&dw->inlined.index, addr, e)) {
+        const struct named_range *r = &dw->inlined.items[e->item];
+        out[count++] = (struct dwarf_inline_call){ r->name, r->call_file, r->call_line };
+    }
+    return count;
 }
 
 size_t dwarf_info_variables(const dwarf_info *dw, const struct dwarf_variable **out)

@@ -65,6 +65,16 @@ const char *dwarf_info_inlined_at(const dwarf_info *dw, uint64_t addr);
  * a std::mutex::lock inlined from a system header stands for). False when
  * addr is in no such inlined code. */
 bool dwarf_info_inlined_call_outside(const dwarf_info *dw, uint64_t addr, const char *prefix, struct dwarf_line *out);
+/* One inlined call whose code contains an address: the callee, and where
+ * its caller called it (call_file NULL when DWARF does not say). */
+struct dwarf_inline_call {
+    const char *callee;
+    const char *call_file;
+    unsigned call_line;
+};
+/* The inlined calls containing addr, innermost first (at most max);
+ * returns how many were written. */
+size_t dwarf_info_inline_chain(const dwarf_info *dw, uint64_t addr, struct dwarf_inline_call *out, size_t max);
 
 /* Every variable: non-TLS ones sorted by address, then TLS ones by offset. */
 size_t dwarf_info_variables(const dwarf_info *dw, const struct dwarf_variable **out);

@@ -21,4 +21,11 @@
 bool dwarf_function_display(Dwarf_Debug dbg, Dwarf_Die die, const char *name, const char *lambda_scope, char *buf,
                             size_t len);
 
+/* A function of the C++ library as the user called it, for code inlined
+ * from a system header into the user's: its qualified name
+ * ("std::atomic<bool>::store", "std::thread::join"), without template
+ * arguments when they make it too long to read. False (buf untouched) when
+ * the entry has no qualified C++ name. */
+bool dwarf_library_call_display(Dwarf_Debug dbg, Dwarf_Die die, char *buf, size_t len);
+
 #endif

@@ -208,7 +208,7 @@ void dwarf_type_name(const struct dwarf_type *t, char *buf, size_t len)
 
 /* The C++ library's atomic classes: std::atomic<T> and the bases and
  * helpers that hold its value (libstdc++ names, without "std::"). */
-static bool is_atomic_class(const char *name)
+bool dwarf_type_is_atomic_class(const char *name)
 {
     static const char *const prefixes[] = {"atomic<", "__atomic_base<", "__atomic_float<", "__atomic_ref<",
                                            "__atomic_impl", "atomic_flag", "__atomic_flag_base"};
@@ -238,7 +238,7 @@ bool dwarf_type_atomic_at(const struct dwarf_type *t, uint64_t offset)
             break;
         }
         case DWARF_TYPE_STRUCT: case DWARF_TYPE_CLASS: case DWARF_TYPE_UNION: {
-            if (is_atomic_class(t->name))
+            if (dwarf_type_is_atomic_class(t->name))
                 return true;
             const struct dwarf_type *inner = NULL;
             for (size_t i = 0; i < t->member_count && !inner; i++) {

@@ -88,5 +88,8 @@ uint64_t dwarf_member_extent(const struct dwarf_member *m);
  * atomic<T>, __atomic_base<T>, atomic_flag), itself or as a member or an
  * element of t. */
 bool dwarf_type_atomic_at(const struct dwarf_type *t, uint64_t offset);
+/* name is one of the C++ library's atomic classes or the bases and helpers
+ * that hold their value ("atomic<bool>", "__atomic_base<int>", "atomic_flag"). */
+bool dwarf_type_is_atomic_class(const char *name);
 
 #endif

@@ -275,6 +275,7 @@ static bool read_sections(elf_image *img)
         sec->alloc = sh.sh_flags & SHF_ALLOC;
         sec->write = sh.sh_flags & SHF_WRITE;
         sec->exec = sh.sh_flags & SHF_EXECINSTR;
+        sec->compressed = sh.sh_flags & SHF_COMPRESSED;
         if (sh.sh_type != SHT_NOBITS && sh.sh_size > 0) {
             /* Raw data: untranslated bytes straight from the mapping. */
             Elf_Data *data = elf_rawdata(scn, NULL);

@@ -28,6 +28,7 @@ struct elf_section {
     uint64_t addr, size;
     const uint8_t *data;    /* file bytes (NULL for SHT_NOBITS) */
     bool exec, write, alloc;
+    bool compressed;        /* SHF_COMPRESSED: data is a zlib stream behind a header */
 };
 
 typedef struct elf_image elf_image;

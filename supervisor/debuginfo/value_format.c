@@ -247,9 +247,23 @@ static void put_bit_field(struct text_out *out, const struct dwarf_member *m, co
         text_out_printf(out, "%" PRIu64, raw);
 }
 
+/* The C++ library's atomics hold their value in one member, under a base
+ * or two (std::atomic<bool> is {_M_base = {_M_i = false}}): a person reads
+ * them as the value, "ready = false". */
+static bool is_atomic_wrapper(const struct dwarf_type *t)
+{
+    return t->member_count == 1 && dwarf_type_is_atomic_class(t->name);
+}
+
 static void put_record(struct formatter *f, const struct dwarf_type *t, const uint8_t *bytes, size_t n,
                        int depth)
 {
+    if (is_atomic_wrapper(t) && !t->members[0].bit_size &&
+        t->members[0].offset + dwarf_type_size(t->members[0].type) <= n) {
+        const struct dwarf_member *m = &t->members[0];
+        put_value(f, m->type, bytes + m->offset, dwarf_type_size(m->type), depth + 1);
+        return;
+    }
     text_out_putc(f->out, '{');
     for (size_t i = 0; i < t->member_count && !f->out->truncated; i++) {
         const struct dwarf_member *m = &t->members[i];

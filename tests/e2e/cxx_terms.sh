@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# End-to-end tests of C++ in the user's terms (issue 25): the programs of
+# tests/targets/cxx/ at -O0 and -O2, built by gcc and by clang, run under
+# mdat; every file:line of every report, saved trace and --trace output
+# must name an existing file and a line within it, and library code inlined
+# into the user's function must be told at the user's line
+# (scripts/check-locations). Verdicts, start functions and atomic values are
+# checked where the program's header says what they must be.
+#   cxx_terms.sh MDAT TARGET_DIR SOURCE_DIR TEST_NAME
+set -uo pipefail
+MDAT=$1 TARGETS=$2 SOURCES=$3 TEST=$4
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
+CHECK="$SOURCES/../../scripts/check-locations"
+
+PROGRAMS="start_signal future_pool shared_readers latch_barrier jthread_stop atomic_wait shared_handoff
+          use_after_free double_free"
+# Correct programs whose every schedule mdat must pass. latch_barrier is
+# correct too, but mdat reports a race on std::barrier's phase, which
+# libstdc++ reads and writes through std::__atomic_ref on a plain member
+# (mdat sees a plain store): not asserted until that is modelled.
+# use_after_free's bug is not detected (no crash, no heap error verdict yet).
+CORRECT="future_pool shared_readers jthread_stop atomic_wait shared_handoff"
+
+builds_of() {
+    local program=$1
+    for build in o0 o2 clang_o0 clang_o2; do
+        [ -x "$TARGETS/cxx_${program}_$build" ] && echo "cxx_${program}_$build"
+    done
+}
+
+# Every file:line mdat wrote about one build is real and the user's.
+check_locations() {
+    local program=$1 build=$2
+    local texts=("$WORK/$build.trace.out" "$WORK/$build.run.out")
+    for f in "$WORK/out-$build"/*.trace "$WORK/out-$build"/*.status; do
+        [ -f "$f" ] && texts+=("$f")
+    done
+    "$CHECK" --sources "$SOURCES" --user "$program.cpp" "${texts[@]}" >"$WORK/check.out" ||
+        fail "$build: $(head -5 "$WORK/check.out")"
+}
+
+t_locations() {
+    for program in $PROGRAMS; do
+        for build in $(builds_of "$program"); do
+            "$MDAT" run -n 1 -s 1 --trace -o "$WORK/out-$build" "$TARGETS/$build" </dev/null \
+                >"$WORK/$build.trace.out" 2>&1
+            "$MDAT" run -n 40 -s 2 -o "$WORK/out-$build" "$TARGETS/$build" </dev/null >"$WORK/$build.run.out" 2>&1
+            local st=$?
+            case " $CORRECT " in
+            *" $program "*) [ "$st" -eq 0 ] || fail "$build: exit $st, a correct program: $(head -4 "$WORK/$build.run.out")" ;;
+            esac
+            check_locations "$program" "$build"
+        done
+    done
+}
+
+t_verdicts() {
+    for build in $(builds_of start_signal); do
+        run_mdat run --strategy dfs -n 2000 -o out-dir "$TARGETS/$build"
+        expect_status 1
+        expect_out "FAILURE deadlock"
+        expect_out "waits on condvar start_cv"
+        expect_out "start_signal.cpp:$(line_of cxx/start_signal.cpp 'WAIT: the notify') runner"
+    done
+    # Only gcc's builds: there glibc aborts on the second delete. In clang's
+    # the two deletes come from two threads' tcaches and glibc says nothing;
+    # mdat's heap map only names blocks, it does not yet detect a double
+    # free (issue 25), so no verdict is asserted for them.
+    for build in cxx_double_free_o0 cxx_double_free_o2; do
+        run_mdat run --strategy dfs -n 2000 -o out-dir "$TARGETS/$build"
+        expect_status 1
+        expect_out "FAILURE crash"
+    done
+}
+
+# The thread's start function is the one the user passed; atomics read as
+# values; the user's line with the library function beside it.
+t_names() {
+    for build in $(builds_of start_signal); do
+        run_mdat run -n 1 -s 1 --trace "$TARGETS/$build"
+        expect_out "start runner"
+        expect_out "start starter"
+        expect_out "atomic go := true"
+        grep -q "_M_i\|_M_base" "$WORK/out" && fail "$build: an atomic printed as libstdc++'s members"
+    done
+    run_mdat run -n 1 -s 1 --trace "$TARGETS/cxx_start_signal_o2"
+    expect_out "start_signal.cpp:$(line_of cxx/start_signal.cpp 'BUG:') starter (in std::atomic<bool>::store)"
+}
+
+"t_$TEST"
+finish
