@@ -120,7 +120,16 @@ static size_t ask_strategy(struct execution *ex, char kind, const int *ids, cons
         }
         next_visible_op(exec_thread_by_id(ex, ids[i]), &ops[i]);
     }
-    struct choice_point cp = {ex->steps, ids, yielded, n, ex->last_thread, ops, NULL, 0, 0, NULL, 0};
+    bool blocks_small[16], *blocks = NULL;
+    if (ops && kind == CHOICE_THREAD && ex->model_state && ex->model->would_block) {
+        blocks = n <= 16 ? blocks_small : malloc(n * sizeof *blocks);
+        if (!blocks)
+            abort();
+        for (size_t i = 0; i < n; i++)
+            blocks[i] = ids[i] > 0 && ex->model->would_block(ex->model_state, exec_thread_by_id(ex, ids[i]));
+    }
+    struct choice_point cp = {.step = ex->steps, .threads = ids, .yielded = yielded, .n = n,
+                              .previous = ex->last_thread, .ops = ops, .blocks = blocks};
     if (from_view) {
         cp.view = ++ex->view;
         if (ex->n_changed <= (int)(sizeof ex->changed / sizeof *ex->changed)) {
@@ -143,6 +152,8 @@ static size_t ask_strategy(struct execution *ex, char kind, const int *ids, cons
         ex->end_ns += thought;
     if (ops && ops != ops_small)
         free(ops);
+    if (blocks && blocks != blocks_small)
+        free(blocks);
     if (pick >= n)
         pick = 0;
     if (n > 1 && !s->diverged && !ex->cfg->forget_choices)

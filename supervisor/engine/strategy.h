@@ -24,6 +24,10 @@ struct choice_point {
     int previous;               /* thread that ran the last step (0: none) */
     const struct visible_op *ops;   /* per entry: the thread's next operation (for waiter
                                      * choices: VIS_RESUME on the word they wait on) */
+    /* With ops, per entry of a thread choice: its next operation is an
+     * acquisition that cannot complete now (exec_model_ops.would_block);
+     * the step would only make it wait. NULL: not known. */
+    const bool *blocks;
     /* Only for strategies that ask for them (wants_state): */
     const struct exec_state *state; /* everything as it is before the step */
     int waker;                  /* waiter choices: the thread whose wake it is */
