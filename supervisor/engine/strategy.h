@@ -116,6 +116,10 @@ struct strategy {
     /* Wants choice_point.ops (the candidates' next operations): built only
      * for strategies that read them (partial-order methods); NULL else. */
     bool wants_ops;
+    /* Is only offered threads that do not spin (engine/spin_watch.h: a
+     * loop that only re-reads what nobody changed) while any thread that
+     * does not can run; the others (replay, a person) see every one. */
+    bool prefers_progress;
     /* A strategy that must see every step (dpor: which thread did what,
      * who created and woke whom) listens to the execution like a detector;
      * ops NULL: it does not. */

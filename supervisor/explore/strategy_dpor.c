@@ -650,6 +650,7 @@ struct strategy *strategy_dpor_new(void)
     struct strategy *s = calloc(1, sizeof *s);
     struct dpor_state *d = calloc(1, sizeof *d);
     s->ops = &dpor_ops;
+    s->prefers_progress = true;
     s->state = d;
     s->wants_ops = true;
     s->listener = (struct exec_listener){&dpor_listener_ops, d};
