@@ -716,8 +716,8 @@ static bool ended_from_outside(struct execution *ex)
     return program_gone(ex);
 }
 
-/* Every thread that can run spins (spin_watch.h), and nothing else can
- * happen: no wait can time out or end from outside, no store is pending,
+/* Every thread that can run has spun a while (spin_watch_stuck), and
+ * nothing else can happen: no wait can time out or end from outside, no store is pending,
  * no process or timer outside the threads can write. The first spinner
  * (NULL when someone can progress). Not with page ownership: a thread's
  * stores to its own pages are no steps, so a loop could count in one
@@ -727,7 +727,7 @@ static struct mthread *nobody_can_progress(struct execution *ex, const struct ca
     if (!ex->spin || c->n_timed > 0 || ex->n_io_waits > 0 || !closed_world(ex) || ex->cfg->own_pages)
         return NULL;
     for (size_t i = 0; i < c->n; i++)
-        if (c->ids[i] < 0 || !spin_watch_spinning(ex->spin, ex, exec_thread_by_id(ex, c->ids[i])))
+        if (c->ids[i] < 0 || !spin_watch_stuck(ex->spin, ex, exec_thread_by_id(ex, c->ids[i])))
             return NULL;
     return c->n ? exec_thread_by_id(ex, c->ids[0]) : NULL;
 }

@@ -1,6 +1,7 @@
 /* spin_watch: threads going round loops that make no progress (see the header). */
 #include "supervisor/engine/spin_watch.h"
 #include "supervisor/engine/exec_core.h"
+#include "supervisor/engine/proc_maps.h"
 #include "supervisor/engine/tracee.h"
 
 #include <stdlib.h>
@@ -9,9 +10,9 @@
 /* Locations and states one streak of reads keeps; a longer loop is not
  * recognised (it is only not preferred less). */
 enum { SPIN_READS = 16, SPIN_STATES = 32 };
-/* Bytes of the stack above rsp that count as the thread's state when rbp
- * does not bound a frame (a loop counter kept in a local). */
-enum { STACK_TOP = 256, FRAME_MAX = 4096 };
+/* A thread's stack in use (rsp to the top of its mapping) is part of its
+ * state, as far as this much: a deeper stack is never judged spinning. */
+enum { STACK_MAX = 256 * 1024 };
 
 struct read_word {
     uint64_t addr;
@@ -23,8 +24,13 @@ struct read_word {
 struct streak {
     int n_reads, n_states;
     struct read_word reads[SPIN_READS];
+    /* The registers of each state passed, and (once they came back) the
+     * stack in use then; 0: not read yet. */
     uint64_t states[SPIN_STATES];
+    uint64_t stacks[SPIN_STATES];
+    uint64_t stack_top;             /* the end of the thread's stack mapping, 0: not known yet */
     bool spinning;
+    uint32_t rounds;                /* times it came back to a state, spinning */
     /* Before the step under way: the bytes its store replaces. */
     bool have_old;
     uint64_t old;
@@ -72,6 +78,7 @@ static void streak_reset(struct streak *s)
 {
     s->n_reads = s->n_states = 0;
     s->spinning = false;
+    s->rounds = 0;
 }
 
 static bool read_word(struct execution *ex, uint64_t addr, uint8_t size, uint64_t *value)
@@ -104,22 +111,71 @@ static bool note_read(struct streak *s, uint64_t addr, uint8_t size, uint64_t va
     return true;
 }
 
-/* Everything the thread carries from one step to the next that could
- * make it do otherwise: registers, and the top of its stack. */
-static uint64_t state_hash(struct execution *ex, const struct mthread *t)
+static uint64_t fnv(uint64_t h, const unsigned char *p, size_t len)
 {
-    uint64_t h = 1469598103934665603ull;
-    const unsigned char *r = (const unsigned char *)&t->regs;
-    for (size_t i = 0; i < sizeof t->regs; i++)
-        h = (h ^ r[i]) * 1099511628211ull;
-    uint64_t sp = t->regs.rsp, bp = t->regs.rbp;
-    size_t len = bp > sp && bp - sp < FRAME_MAX ? (size_t)(bp - sp) + 16 : STACK_TOP;
-    unsigned char buf[FRAME_MAX + 16];
-    if (!tracee_read(ex->mem_fd, sp, buf, len))
-        return 0;
     for (size_t i = 0; i < len; i++)
-        h = (h ^ buf[i]) * 1099511628211ull;
-    return h | 1;
+        h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
+/* The thread's registers: what it carries in them from step to step. */
+static uint64_t regs_hash(const struct mthread *t)
+{
+    return fnv(1469598103934665603ull, (const unsigned char *)&t->regs, sizeof t->regs) | 1;
+}
+
+/* The end of the mapping that holds t's stack pointer (cached). */
+static uint64_t stack_top(struct execution *ex, const struct mthread *t, struct streak *s)
+{
+    if (t->stack_hi > t->regs.rsp && t->stack_lo <= t->regs.rsp)
+        return t->stack_hi;
+    if (s->stack_top > t->regs.rsp)
+        return s->stack_top;
+    struct proc_maps maps = {0};
+    if (proc_maps_read(ex->pid, &maps)) {
+        const struct proc_mapping *m = proc_maps_find(&maps, t->regs.rsp);
+        s->stack_top = m ? m->end : 0;
+    }
+    proc_maps_free(&maps);
+    return s->stack_top > t->regs.rsp ? s->stack_top : 0;
+}
+
+/* The stack in use, from rsp up: every local of every frame (a loop
+ * counter in one). 0 when it cannot be read or is too deep. */
+static uint64_t stack_hash(struct execution *ex, const struct mthread *t, struct streak *s)
+{
+    uint64_t top = stack_top(ex, t, s), sp = t->regs.rsp;
+    if (!top || top - sp > STACK_MAX)
+        return 0;
+    unsigned char *buf = malloc((size_t)(top - sp));
+    if (!buf)
+        abort();
+    uint64_t h = tracee_read(ex->mem_fd, sp, buf, (size_t)(top - sp)) ? fnv(1469598103934665603ull, buf, (size_t)(top - sp)) | 1 : 0;
+    free(buf);
+    return h;
+}
+
+/* t's state again: registers first (cheap); a state whose registers came
+ * back has its stack read, and spins when registers and stack come back
+ * once more the same. */
+static void passed_state(struct execution *ex, const struct mthread *t, struct streak *s)
+{
+    uint64_t h = regs_hash(t);
+    for (int i = 0; i < s->n_states; i++) {
+        if (s->states[i] != h)
+            continue;
+        uint64_t sh = stack_hash(ex, t, s);
+        if (sh && sh == s->stacks[i]) {
+            s->spinning = true;
+            s->rounds++;
+        }
+        s->stacks[i] = sh;
+        return;
+    }
+    if (s->n_states < SPIN_STATES) {
+        s->stacks[s->n_states] = 0;
+        s->states[s->n_states++] = h;
+    }
 }
 
 /* The step changed nothing another thread or the thread itself could see:
@@ -153,18 +209,7 @@ void spin_watch_after_step(struct spin_watch *w, struct execution *ex, const str
         streak_reset(s);
         return;
     }
-    uint64_t h = state_hash(ex, t);
-    if (!h) {
-        streak_reset(s);
-        return;
-    }
-    for (int i = 0; i < s->n_states; i++)
-        if (s->states[i] == h) {
-            s->spinning = true;
-            return;
-        }
-    if (s->n_states < SPIN_STATES)
-        s->states[s->n_states++] = h;
+    passed_state(ex, t, s);
 }
 
 bool spin_watch_spinning(struct spin_watch *w, struct execution *ex, const struct mthread *t)
@@ -186,6 +231,11 @@ bool spin_watch_spinning(struct spin_watch *w, struct execution *ex, const struc
         }
     }
     return true;
+}
+
+bool spin_watch_stuck(struct spin_watch *w, struct execution *ex, const struct mthread *t)
+{
+    return spin_watch_spinning(w, ex, t) && w->by_id[t->id].rounds >= SPIN_STUCK_ROUNDS;
 }
 
 uint64_t spin_watch_location(const struct spin_watch *w, const struct mthread *t)

@@ -1,7 +1,7 @@
 /* spin_watch: which threads are going round a loop that makes no progress.
  *
  * A thread that is back in a state it was in (the same registers and the
- * same bytes at the top of its stack) having since only read memory, or
+ * same bytes in the whole stack it uses) having since only read memory, or
  * written values that were already there, while every location it read
  * still holds what it read, will do exactly the same again: it spins, and
  * only a change to one of those locations (by another thread) can let it
@@ -35,6 +35,11 @@ void spin_watch_after_step(struct spin_watch *w, struct execution *ex, const str
                            const struct visible_op *op);
 /* t spins now: checked again against the memory it read. */
 bool spin_watch_spinning(struct spin_watch *w, struct execution *ex, const struct mthread *t);
+/* A verdict needs more than a preference: a loop whose progress is in
+ * memory no step shows (code mdat does not follow) could look the same a
+ * few times. t has spun this many rounds, all alike. */
+enum { SPIN_STUCK_ROUNDS = 100 };
+bool spin_watch_stuck(struct spin_watch *w, struct execution *ex, const struct mthread *t);
 /* The location t's loop reads first (for reports), 0 when it does not spin. */
 uint64_t spin_watch_location(const struct spin_watch *w, const struct mthread *t);
 
