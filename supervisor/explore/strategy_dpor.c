@@ -34,8 +34,9 @@
  * the lock in one step once it is free, and no blocked attempt is ever an
  * event. Only when every candidate is in that case (a deadlock) do they
  * run, so that the execution reaches the deadlock the engine reports.
- * Two calls on one lock stay dependent, but a lock taken after another
- * thread's release of it could not have come before that release: its race
+ * Two calls on one lock stay dependent, but a lock taken (a mutex, a write
+ * lock) after another thread's release of it could not have come before
+ * that release: its race
  * is with the acquisition the release ended (the source-DPOR treatment of
  * locks, as Nidhugg's), reversed at the state before that acquisition,
  * where the lock was free. So a program whose threads share only locks
@@ -705,12 +706,13 @@ static void reverse_race(struct dpor_state *d, const uint32_t *vc, size_t width,
         idset_add(&n->backtrack, n->enabled.at[u]);
 }
 
-/* A call that takes a lock, made only when the lock is free (a thread
- * whose call would block is not enabled: waits_to_acquire). */
+/* A call that takes a lock for itself alone, made only when nobody holds
+ * it (a thread whose call would block is not enabled: waits_to_acquire).
+ * Not a read lock: another reader's unlock can be reordered with it (both
+ * inside at once), so its races are the ordinary ones. */
 static bool is_lock_acquisition(const struct visible_op *op)
 {
-    return op->kind == VIS_SYNC &&
-           (op->fn == MF_MUTEX_LOCK || op->fn == MF_RWLOCK_RDLOCK || op->fn == MF_RWLOCK_WRLOCK);
+    return op->kind == VIS_SYNC && (op->fn == MF_MUTEX_LOCK || op->fn == MF_RWLOCK_WRLOCK);
 }
 
 /* The event with which the thread of event i (a release of the lock at
