@@ -29,7 +29,7 @@
  * tried there.
  *
  * Blocking (issue 26): a thread whose next step is an acquisition that
- * cannot complete now (a mutex or rwlock someone holds, a semaphore at 0,
+ * cannot complete now (a mutex someone holds, a semaphore at 0,
  * a join of a live thread: choice_point.blocks) is not enabled; it takes
  * the lock in one step once it is free, and no blocked attempt is ever an
  * event. Only when every candidate is in that case (a deadlock) do they
@@ -707,12 +707,12 @@ static void reverse_race(struct dpor_state *d, const uint32_t *vc, size_t width,
 }
 
 /* A call that takes a lock for itself alone, made only when nobody holds
- * it (a thread whose call would block is not enabled: waits_to_acquire).
- * Not a read lock: another reader's unlock can be reordered with it (both
- * inside at once), so its races are the ordinary ones. */
+ * it (a thread whose call would block is not enabled: waits_to_acquire):
+ * a mutex lock. Not rwlocks: their attempts stay events of their own
+ * (model/waits.c), so their races are the ordinary ones. */
 static bool is_lock_acquisition(const struct visible_op *op)
 {
-    return op->kind == VIS_SYNC && (op->fn == MF_MUTEX_LOCK || op->fn == MF_RWLOCK_WRLOCK);
+    return op->kind == VIS_SYNC && op->fn == MF_MUTEX_LOCK;
 }
 
 /* The event with which the thread of event i (a release of the lock at
