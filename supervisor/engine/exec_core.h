@@ -213,6 +213,7 @@ struct execution {
     void *model_state;
 
     struct livelock *livelock;      /* repeated states (engine/livelock.h) */
+    struct spin_watch *spin;        /* loops that make no progress (engine/spin_watch.h), NULL: not watched */
     /* The store an emulated instruction of this step made, for livelock. */
     uint64_t emulated_store_addr, emulated_store_value;
     unsigned emulated_store_size;

@@ -169,6 +169,9 @@ void exec_report_deadlock(struct execution *ex);
  * operations, or a blocking system call (named) nothing will complete. */
 void exec_report_hang(struct execution *ex, struct mthread *t);
 void exec_report_livelock(struct execution *ex);
+/* Every thread that can run spins (spin_watch.h) and nothing can time out:
+ * a livelock at t's loop, naming what it reads. */
+void exec_report_spin_livelock(struct execution *ex, struct mthread *t);
 /* Every thread waits in a call (a read, a wait4) that nothing completed
  * within --timeout, and something outside the program might: a hang. */
 void exec_report_io_hang(struct execution *ex);

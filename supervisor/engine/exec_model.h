@@ -48,6 +48,10 @@ struct exec_model_ops {
     /* What a blocked thread waits on ("mutex lock_b (held by T3)"), and
      * through *waits_for the thread it waits for (0: none known). */
     void (*describe_wait)(void *m, const struct mthread *t, char *buf, size_t len, int *waits_for);
+    /* t can run, and its next step is an acquisition that cannot complete
+     * now: a mutex someone holds, a semaphore at 0, a join of a live
+     * thread (the step would only block). Optional (NULL: never). */
+    bool (*would_block)(void *m, const struct mthread *t);
     /* One thread as the state shows it. */
     void (*describe_thread)(void *m, const struct mthread *t, struct state_thread *st);
     /* The whole state after the last step; valid until the next call. */

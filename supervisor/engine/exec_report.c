@@ -7,6 +7,7 @@
 #include "supervisor/engine/code_names.h"
 #include "supervisor/engine/exec_engine.h"
 #include "supervisor/process/io_wait.h"
+#include "supervisor/engine/spin_watch.h"
 
 #include <inttypes.h>
 #include <signal.h>
@@ -313,10 +314,38 @@ void exec_report_livelock(struct execution *ex)
             used += (size_t)snprintf(who + used, sizeof who - used, "%sT%d", runnable ? ", " : "", ex->threads[i].id);
             runnable++;
         }
+    int n = snprintf(res->message, sizeof res->message,
+                     "%s keep%s running without progress: for the last %" PRIu64 " steps the program only went "
+                     "back to states it had been in, every thread that can run taking part", who,
+                     runnable == 1 ? "s" : "", ex->livelock->quiet);
+    uint64_t addr = t && ex->spin ? spin_watch_location(ex->spin, t) : 0;
+    if (addr && n > 0 && (size_t)n < sizeof res->message) {
+        char name[128] = "";
+        if (ex->model_state)
+            ex->model->name_data(ex->model_state, addr, name, sizeof name);
+        if (name[0])
+            snprintf(res->message + n, sizeof res->message - (size_t)n, " (T%d spins on %s)", t->id, name);
+    }
+}
+
+void exec_report_spin_livelock(struct execution *ex, struct mthread *t)
+{
+    struct exec_result *res = ex->res;
+    res->kind = FAIL_LIVELOCK;
+    res->thread = t->id;
+    locate(ex, exec_user_pc(ex, t));
+    uint64_t addr = spin_watch_location(ex->spin, t);
+    char name[128] = "";
+    if (ex->model_state && addr)
+        ex->model->name_data(ex->model_state, addr, name, sizeof name);
+    if (!name[0])
+        snprintf(name, sizeof name, "0x%" PRIx64, addr);
+    int others = 0;
+    for (int i = 0; i < ex->n_threads; i++)
+        others += ex->threads[i].state == TS_RUNNABLE && ex->threads[i].id != t->id;
     snprintf(res->message, sizeof res->message,
-             "%s keep%s running without progress: for the last %" PRIu64 " steps the program only went back to "
-             "states it had been in, every thread that can run taking part", who, runnable == 1 ? "s" : "",
-             ex->livelock->quiet);
+             "T%d spins on %s, which no thread can change any more: %s", t->id, name,
+             others ? "every other thread that can run spins too" : "every other thread has ended or is blocked");
 }
 
 void exec_note_incomplete(struct execution *ex, enum incomplete_reason why)

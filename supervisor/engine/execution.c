@@ -18,6 +18,7 @@
 #include "supervisor/process/page_cache.h"
 #include "supervisor/process/pkru.h"
 #include "supervisor/launch/spawn.h"
+#include "supervisor/engine/spin_watch.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -89,8 +90,8 @@ static void next_visible_op(const struct mthread *t, struct visible_op *op)
 
 /* from_view: the candidates are the runnable view; the choice is numbered
  * and its changes go along (then start again). */
-static size_t ask_strategy(struct execution *ex, char kind, const int *ids, const bool *yielded, size_t n,
-                           bool from_view)
+static size_t ask_among(struct execution *ex, char kind, const int *ids, const bool *yielded, size_t n,
+                        bool from_view, size_t all)
 {
     struct strategy *s = ex->cfg->strategy;
     struct visible_op ops_small[16], *ops = NULL;
@@ -120,7 +121,16 @@ static size_t ask_strategy(struct execution *ex, char kind, const int *ids, cons
         }
         next_visible_op(exec_thread_by_id(ex, ids[i]), &ops[i]);
     }
-    struct choice_point cp = {ex->steps, ids, yielded, n, ex->last_thread, ops, NULL, 0, 0, NULL, 0};
+    bool blocks_small[16], *blocks = NULL;
+    if (ops && kind == CHOICE_THREAD && ex->model_state && ex->model->would_block) {
+        blocks = n <= 16 ? blocks_small : malloc(n * sizeof *blocks);
+        if (!blocks)
+            abort();
+        for (size_t i = 0; i < n; i++)
+            blocks[i] = ids[i] > 0 && ex->model->would_block(ex->model_state, exec_thread_by_id(ex, ids[i]));
+    }
+    struct choice_point cp = {.step = ex->steps, .threads = ids, .yielded = yielded, .n = n,
+                              .previous = ex->last_thread, .ops = ops, .blocks = blocks};
     if (from_view) {
         cp.view = ++ex->view;
         if (ex->n_changed <= (int)(sizeof ex->changed / sizeof *ex->changed)) {
@@ -143,13 +153,55 @@ static size_t ask_strategy(struct execution *ex, char kind, const int *ids, cons
         ex->end_ns += thought;
     if (ops && ops != ops_small)
         free(ops);
+    if (blocks && blocks != blocks_small)
+        free(blocks);
     if (pick >= n)
         pick = 0;
-    if (n > 1 && !s->diverged && !ex->cfg->forget_choices)
+    if (all > 1 && !s->diverged && !ex->cfg->forget_choices)
         choice_list_add(&ex->res->choices, ex->steps, kind, ids[pick]);
     if (from_view)
         ex->n_changed = 0;
     return pick;
+}
+
+/* A strategy that prefers progress (strategy.prefers_progress) chooses
+ * among the candidates that do not spin (spin_watch.h), when some do and
+ * some do not; the choice is kept by thread id among all of them, as
+ * replay follows it. The view is not shown then: its changes wait for the
+ * next choice that shows it. */
+static size_t ask_strategy(struct execution *ex, char kind, const int *ids, const bool *yielded, size_t n,
+                           bool from_view)
+{
+    struct strategy *s = ex->cfg->strategy;
+    if (kind != CHOICE_THREAD || !ex->spin || !s->prefers_progress || n < 2)
+        return ask_among(ex, kind, ids, yielded, n, from_view, n);
+    int ids_small[16], *some = n <= 16 ? ids_small : malloc(n * sizeof *some);
+    bool yielded_small[16], *some_yielded = n <= 16 ? yielded_small : malloc(n * sizeof *some_yielded);
+    if (!some || !some_yielded)
+        abort();
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (ids[i] < 0 || !spin_watch_spinning(ex->spin, ex, exec_thread_by_id(ex, ids[i]))) {
+            some[m] = ids[i];
+            some_yielded[m++] = yielded[i];
+        }
+    size_t pick;
+    if (m == 0 || m == n) {
+        pick = ask_among(ex, kind, ids, yielded, n, from_view, n);
+    } else {
+        size_t k = 0;
+        if (m > 1)
+            k = ask_among(ex, kind, some, some_yielded, m, false, n);
+        else if (!s->diverged && !ex->cfg->forget_choices)
+            choice_list_add(&ex->res->choices, ex->steps, kind, some[0]);
+        for (pick = 0; pick < n && ids[pick] != some[k]; pick++)
+            ;
+    }
+    if (some != ids_small)
+        free(some);
+    if (some_yielded != yielded_small)
+        free(some_yielded);
+    return pick < n ? pick : 0;
 }
 
 size_t exec_ask_strategy(struct execution *ex, char kind, const int *ids, const bool *yielded, size_t n)
@@ -477,8 +529,10 @@ static enum loop_next run_step(struct execution *ex, int id)
         return LOOP_ERROR;
     }
     struct visible_op op;
-    if (ex->cfg->n_listeners)
+    if (ex->cfg->n_listeners || ex->spin)
         next_visible_op(t, &op);
+    if (ex->spin)
+        spin_watch_before_step(ex->spin, ex, t, &op);
     struct trace_event ev;
     if (ex->describe) {
         begin_event(ex, t, &ev);
@@ -511,9 +565,11 @@ static enum loop_next run_step(struct execution *ex, int id)
     /* A signal stopped the step before its access (a fault of the access
      * itself, its handler recovering with siglongjmp, among them): nothing
      * was read or written, so listeners hear of no access. */
-    if (t->interrupted_by && ex->cfg->n_listeners &&
+    if (t->interrupted_by && (ex->cfg->n_listeners || ex->spin) &&
         (op.kind == VIS_READ || op.kind == VIS_WRITE || op.kind == VIS_UPDATE))
         op = (struct visible_op){.kind = VIS_YIELD, .fn = -1, .pc = op.pc};
+    if (ex->spin)
+        spin_watch_after_step(ex->spin, ex, t, &op);
     t->interrupted_by = 0;
     t->cancelled = false;
     enum loop_next next = after_step(ex, t, o);
@@ -660,6 +716,22 @@ static bool ended_from_outside(struct execution *ex)
     return program_gone(ex);
 }
 
+/* Every thread that can run has spun a while (spin_watch_stuck), and
+ * nothing else can happen: no wait can time out or end from outside, no store is pending,
+ * no process or timer outside the threads can write. The first spinner
+ * (NULL when someone can progress). Not with page ownership: a thread's
+ * stores to its own pages are no steps, so a loop could count in one
+ * unseen; the livelock detector's long window judges those. */
+static struct mthread *nobody_can_progress(struct execution *ex, const struct candidates *c)
+{
+    if (!ex->spin || c->n_timed > 0 || ex->n_io_waits > 0 || !closed_world(ex) || ex->cfg->own_pages)
+        return NULL;
+    for (size_t i = 0; i < c->n; i++)
+        if (c->ids[i] < 0 || !spin_watch_stuck(ex->spin, ex, exec_thread_by_id(ex, c->ids[i])))
+            return NULL;
+    return c->n ? exec_thread_by_id(ex, c->ids[0]) : NULL;
+}
+
 static bool schedule_loop(struct execution *ex)
 {
     struct candidates c = {0};
@@ -702,6 +774,14 @@ static bool schedule_loop(struct execution *ex)
             break;
         }
         if (out_of_budget(ex)) {
+            exec_drain(ex, true);
+            break;
+        }
+        struct mthread *spinner = nobody_can_progress(ex, &c);
+        if (spinner) {
+            exec_report_spin_livelock(ex, spinner);
+            exec_snapshot_threads(ex);
+            record_final_watches(ex);
             exec_drain(ex, true);
             break;
         }
@@ -848,6 +928,8 @@ bool execution_run(const struct exec_config *cfg, struct exec_result *res)
     if (!ex.livelock)
         abort();
     livelock_init(ex.livelock);
+    if (cfg->detect_livelock)
+        ex.spin = spin_watch_new();
     ex.describe = cfg->on_event != NULL || cfg->want_state || cfg->describe_events || cfg->strategy->wants_state;
     /* How it observes memory goes with its choices: they replay only so. */
     res->choices.pages = cfg->own_pages                       ? PAGES_OWN
@@ -925,6 +1007,7 @@ bool execution_run(const struct exec_config *cfg, struct exec_result *res)
     exec_tso_end(&ex);
     livelock_free(ex.livelock);
     free(ex.livelock);
+    spin_watch_free(ex.spin);
     futex_table_free(&ex.futex);
     return ok && !res->error;
 }

@@ -24,6 +24,10 @@ struct choice_point {
     int previous;               /* thread that ran the last step (0: none) */
     const struct visible_op *ops;   /* per entry: the thread's next operation (for waiter
                                      * choices: VIS_RESUME on the word they wait on) */
+    /* With ops, per entry of a thread choice: its next operation is an
+     * acquisition that cannot complete now (exec_model_ops.would_block);
+     * the step would only make it wait. NULL: not known. */
+    const bool *blocks;
     /* Only for strategies that ask for them (wants_state): */
     const struct exec_state *state; /* everything as it is before the step */
     int waker;                  /* waiter choices: the thread whose wake it is */
@@ -112,6 +116,10 @@ struct strategy {
     /* Wants choice_point.ops (the candidates' next operations): built only
      * for strategies that read them (partial-order methods); NULL else. */
     bool wants_ops;
+    /* Is only offered threads that do not spin (engine/spin_watch.h: a
+     * loop that only re-reads what nobody changed) while any thread that
+     * does not can run; the others (replay, a person) see every one. */
+    bool prefers_progress;
     /* A strategy that must see every step (dpor: which thread did what,
      * who created and woke whom) listens to the execution like a detector;
      * ops NULL: it does not. */

@@ -291,6 +291,7 @@ struct strategy *strategy_dfs_new(enum dfs_bound kind, int max_bound)
     d->kind = kind;
     d->max_bound = max_bound;
     s->ops = &dfs_ops;
+    s->prefers_progress = true;
     s->state = d;
     return s;
 }

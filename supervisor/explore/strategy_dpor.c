@@ -28,6 +28,20 @@
  * Which of several waiters a wake releases is a choice too: every waiter is
  * tried there.
  *
+ * Blocking (issue 26): a thread whose next step is an acquisition that
+ * cannot complete now (a mutex someone holds, a semaphore at 0,
+ * a join of a live thread: choice_point.blocks) is not enabled; it takes
+ * the lock in one step once it is free, and no blocked attempt is ever an
+ * event. Only when every candidate is in that case (a deadlock) do they
+ * run, so that the execution reaches the deadlock the engine reports.
+ * Two calls on one lock stay dependent, but a lock taken (a mutex, a write
+ * lock) after another thread's release of it could not have come before
+ * that release: its race
+ * is with the acquisition the release ended (the source-DPOR treatment of
+ * locks, as Nidhugg's), reversed at the state before that acquisition,
+ * where the lock was free. So a program whose threads share only locks
+ * has as many classes as orders of acquisitions.
+ *
  * The search is a stack of nodes, one per step of the current execution
  * (the state before it): the threads that could run and their operations,
  * the backtrack, done and sleep sets, and the waiter choices made during
@@ -36,6 +50,8 @@
  * Finding races costs time quadratic in the steps of an execution: dpor is
  * meant for small programs. Needs --preempt all (every step a choice). */
 #include "supervisor/explore/strategies.h"
+
+#include "supervisor/code/code_map.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -323,6 +339,20 @@ static void dpor_begin(struct strategy *s, uint64_t exec_seed, uint64_t estimate
     s->stop = false;
 }
 
+/* Candidate i's step would only block (a lock someone holds, a join of a
+ * live thread): it is no event, and the thread is not enabled, unless
+ * every candidate is in that case (a deadlock: then they all are, and
+ * the execution goes on to it). */
+static bool waits_to_acquire(const struct choice_point *cp, size_t i)
+{
+    if (!cp->blocks || !cp->blocks[i])
+        return false;
+    for (size_t k = 0; k < cp->n; k++)
+        if (!cp->blocks[k])
+            return true;
+    return false;
+}
+
 static size_t index_of(const struct choice_point *cp, int id)
 {
     for (size_t i = 0; i < cp->n; i++)
@@ -340,7 +370,7 @@ static size_t fair_default(const struct dpor_state *d, const struct choice_point
     size_t best = cp->n, spinner = cp->n;
     for (size_t i = 0; i < cp->n; i++) {
         int t = cp->threads[i];
-        if (asleep && idset_has(asleep, t))
+        if ((asleep && idset_has(asleep, t)) || waits_to_acquire(cp, i))
             continue;
         if (t == cp->previous) {
             if (!spinning)
@@ -376,8 +406,10 @@ static size_t dpor_pick_thread(struct strategy *s, const struct choice_point *cp
     if (!n->ops)
         abort();
     for (size_t i = 0; i < cp->n; i++) {
+        if (waits_to_acquire(cp, i))
+            continue;
+        n->ops[n->enabled.n] = cp->ops[i];
         idset_add(&n->enabled, cp->threads[i]);
-        n->ops[i] = cp->ops[i];
     }
     size_t pick = fair_default(d, cp, &n->sleep);
     if (pick == cp->n) {
@@ -619,6 +651,7 @@ struct strategy *strategy_dpor_new(void)
     struct strategy *s = calloc(1, sizeof *s);
     struct dpor_state *d = calloc(1, sizeof *d);
     s->ops = &dpor_ops;
+    s->prefers_progress = true;
     s->state = d;
     s->wants_ops = true;
     s->listener = (struct exec_listener){&dpor_listener_ops, d};
@@ -673,6 +706,40 @@ static void reverse_race(struct dpor_state *d, const uint32_t *vc, size_t width,
         idset_add(&n->backtrack, n->enabled.at[u]);
 }
 
+/* A call that takes a lock for itself alone, made only when nobody holds
+ * it (a thread whose call would block is not enabled: waits_to_acquire):
+ * a mutex lock. Not rwlocks: their attempts stay events of their own
+ * (model/waits.c), so their races are the ordinary ones. */
+static bool is_lock_acquisition(const struct visible_op *op)
+{
+    return op->kind == VIS_SYNC && op->fn == MF_MUTEX_LOCK;
+}
+
+/* The event with which the thread of event i (a release of the lock at
+ * addr: an unlock, a condition wait) took that lock, -1 if none is known:
+ * its latest earlier call on the lock or resume inside such a call. */
+static int matching_acquisition(const struct dpor_event *ev, size_t i, uint64_t addr)
+{
+    for (size_t k = i; k-- > 0;) {
+        if (ev[k].thread != ev[i].thread || ev[k].op.addr != addr)
+            continue;
+        if (ev[k].op.kind == VIS_RESUME)
+            return (int)k;
+        if (ev[k].op.kind != VIS_SYNC)
+            continue;
+        switch (ev[k].op.fn) {
+        case MF_MUTEX_LOCK: case MF_MUTEX_TRYLOCK: case MF_MUTEX_TIMEDLOCK:
+        case MF_RWLOCK_RDLOCK: case MF_RWLOCK_WRLOCK: case MF_RWLOCK_TRYRDLOCK: case MF_RWLOCK_TRYWRLOCK:
+            return (int)k;
+        case MF_MUTEX_UNLOCK: case MF_RWLOCK_UNLOCK:
+            return -1;  /* it did not hold it when i came */
+        default:
+            continue;
+        }
+    }
+    return -1;
+}
+
 static void join_clock(uint32_t *into, const uint32_t *from, size_t width)
 {
     for (size_t u = 0; u < width; u++)
@@ -712,11 +779,20 @@ void dpor_find_races(struct dpor_state *d)
         }
         /* The latest dependent events first: one already ordered before a
          * later one's clock is no race with j. */
+        bool acquires = is_lock_acquisition(&ev[j].op);
         for (size_t i = j; i-- > 0;) {
             if (ev[i].thread == t || !dependent(&ev[i].op, &ev[i].fp, &ev[j].op, &ev[j].fp))
                 continue;
-            if (!before(ev, vj, (int)i) && j >= d->changed)
-                reverse_race(d, vc, width, i, j);
+            if (!before(ev, vj, (int)i) && j >= d->changed) {
+                /* An acquisition after a release of its lock could not
+                 * have come before it: the race is with the acquisition
+                 * the release ended. */
+                int a = acquires && !is_lock_acquisition(&ev[i].op) ? matching_acquisition(ev, i, ev[j].op.addr) : -1;
+                if (a < 0)
+                    reverse_race(d, vc, width, i, j);
+                else if (!before(ev, vj, a))
+                    reverse_race(d, vc, width, (size_t)a, j);
+            }
             join_clock(vj, vc + i * width, width);
         }
         vj[t] = ev[j].local;

@@ -307,6 +307,7 @@ struct strategy *strategy_pct_new(int depth)
     struct pct_state *p = calloc(1, sizeof *p);
     p->depth = depth;
     s->ops = &pct_ops;
+    s->prefers_progress = true;
     s->state = p;
     return s;
 }

@@ -121,6 +121,7 @@ struct strategy *strategy_portfolio_new(int depth)
     p->member[2] = strategy_surw_new();
     p->member[3] = strategy_random_new();
     s->ops = &portfolio_ops;
+    s->prefers_progress = true;
     s->state = p;
     s->wants_ops = p->member[0]->wants_ops;     /* the member's, from portfolio_begin on */
     return s;

@@ -126,6 +126,7 @@ struct strategy *strategy_pos_new(void)
 {
     struct strategy *s = calloc(1, sizeof *s);
     s->ops = &pos_ops;
+    s->prefers_progress = true;
     s->state = calloc(1, sizeof(struct pos_state));
     s->wants_ops = true;
     return s;

@@ -37,6 +37,7 @@ struct strategy *strategy_random_new(void)
 {
     struct strategy *s = calloc(1, sizeof *s);
     s->ops = &random_ops;
+    s->prefers_progress = true;
     s->state = calloc(1, sizeof(struct rng));
     return s;
 }

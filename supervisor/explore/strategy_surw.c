@@ -122,6 +122,7 @@ struct strategy *strategy_surw_new(void)
 {
     struct strategy *s = calloc(1, sizeof *s);
     s->ops = &surw_ops;
+    s->prefers_progress = true;
     s->state = calloc(1, sizeof(struct surw_state));
     return s;
 }

@@ -101,6 +101,8 @@ void model_describe_wait(void *m, const struct mthread *t, char *buf, size_t len
 /* The thread holding the mutex (from glibc's owner field), 0 if none of ours. */
 int model_mutex_holder(struct model *m, uint64_t mutex);
 bool model_is_cond_wait(enum model_fn fn);
+/* The hook exec_model_ops.would_block. */
+bool model_would_block(void *m, const struct mthread *t);
 
 /* state_build.c */
 void model_describe_thread(void *m, const struct mthread *t, struct state_thread *st);

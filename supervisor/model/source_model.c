@@ -119,6 +119,7 @@ const struct exec_model_ops source_model_ops = {
     .describe_op = model_describe_op,
     .op_done = model_op_done,
     .describe_wait = model_describe_wait,
+    .would_block = model_would_block,
     .describe_thread = model_describe_thread,
     .state = model_state,
     .name_data = name_data,

@@ -266,3 +266,53 @@ void model_describe_wait(void *state, const struct mthread *t, char *buf, size_t
     else
         remember_wait(m, t, buf, "");
 }
+
+/* ---------- whether a thread's next step could complete now ---------- */
+
+/* A mutex is taken by someone who must let it go first: held by another
+ * thread, or by t itself when it is a normal mutex (t waits forever).
+ * A recursive or error-checking mutex held by t returns at once. */
+static bool mutex_would_block(struct model *m, const struct mthread *t, uint64_t mutex)
+{
+    struct glibc_mutex gm;
+    if (!glibc_read_mutex(m->ex->mem_fd, mutex, &gm) || !gm.locked)
+        return false;
+    return gm.owner_tid != t->tid || strcmp(gm.type, "normal") == 0;
+}
+
+/* What a call's acquisition waits for, by the call and its object. */
+static bool acquisition_would_block(struct model *m, const struct mthread *t, enum model_fn fn, uint64_t object)
+{
+    switch (fn) {
+    case MF_MUTEX_LOCK:
+        return mutex_would_block(m, t, object);
+    case MF_SEM_WAIT: {
+        int64_t value;
+        return glibc_read_sem(m->ex->mem_fd, object, &value) && value <= 0;
+    }
+    case MF_THREAD_JOIN: {
+        int target = exec_thread_of_pthread(m->ex, object);
+        const struct mthread *tt = target ? exec_thread_by_id(m->ex, target) : NULL;
+        return tt && tt != t && tt->state != TS_EXITED;
+    }
+    default:
+        return false;
+    }
+}
+
+bool model_would_block(void *state, const struct mthread *t)
+{
+    struct model *m = state;
+    if (t->state != TS_RUNNABLE)
+        return false;
+    if (t->op == OP_CALL)
+        return acquisition_would_block(m, t, t->fn, t->call_arg[0]);
+    /* Woken inside a lock call: it tries again. Not rwlocks (glibc's
+     * readers and writers wait in phases the fields read here do not
+     * show: scripts/dpor-vs-dfs found outcomes lost). A condition variable's
+     * waiter is left alone: glibc's waiter still has condvar bookkeeping
+     * to do before it takes the mutex, which a signaller may wait for. */
+    if (t->op == OP_WOKEN && t->in_call && t->call_fn == MF_MUTEX_LOCK)
+        return acquisition_would_block(m, t, t->call_fn, t->call_arg[0]);
+    return false;
+}

@@ -6,11 +6,10 @@
  *
  * MODE "lock": T1 writes x and T2 reads it, each inside lock(m) ... unlock(m).
  * Calls on m conflict with each other.  Which critical section comes first
- * is one choice (2).  The second thread's lock call comes either before the
- * first one's unlock (mdat sees it block, then a wake-up by the unlock) or
- * after it (it takes m at once): two different sequences of operations on
- * m, so 2 x 2 = 4 classes.  (k = the value T2 reads: 0 in the two classes
- * where T2 goes first, 1 in the others.)
+ * is the only choice: a lock call that would block is no step of its own
+ * (dpor does not run a thread whose lock is held; issue 26), so the second
+ * thread takes m once the first has let it go: 2 classes.  (Before issue
+ * 26 the blocked attempt and its wake-up were steps: 4.)
  *
  * The steps of main (creates, joins, exit) and the threads' starts conflict
  * with nothing here: they change no count.
