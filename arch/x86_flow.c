@@ -71,3 +71,14 @@ struct x86_flow x86_flow_of(const uint8_t *code, size_t n, uint64_t addr)
     }
     return f;
 }
+
+bool x86_ends_with_call(const uint8_t b[X86_CALL_BEFORE_BYTES])
+{
+    if (b[2] == 0xe8)                                               /* call rel32 */
+        return true;
+    if (b[5] == 0xff && (b[6] & 0xf8) == 0xd0)                      /* call reg */
+        return true;
+    if (b[4] == 0xff && (b[5] & 0xf8) == 0x50)                      /* call [reg + disp8] */
+        return true;
+    return b[1] == 0xff && ((b[2] & 0xf8) == 0x90 || b[2] == 0x15); /* call [reg + disp32], [rip + disp32] */
+}

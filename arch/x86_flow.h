@@ -34,4 +34,11 @@ struct x86_flow {
 /* The instruction at the start of code (n bytes, at runtime address addr). */
 struct x86_flow x86_flow_of(const uint8_t *code, size_t n, uint64_t addr);
 
+/* The bytes a return address found on a stack follows (at ret - 7 ..
+ * ret - 1) end with a call (direct, or through a register or memory): a
+ * return address, not a stale code pointer. */
+enum { X86_CALL_BEFORE_BYTES = 7 };
+bool x86_ends_with_call(const uint8_t before[X86_CALL_BEFORE_BYTES]);
+
+
 #endif

@@ -58,3 +58,14 @@ void text_out_finish(struct text_out *out)
     out->used = at + dots;
     out->buf[out->used] = '\0';
 }
+
+void text_append(char *buf, size_t len, const char *fmt, ...)
+{
+    size_t used = strlen(buf);
+    if (used + 1 >= len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + used, len - used, fmt, ap);
+    va_end(ap);
+}

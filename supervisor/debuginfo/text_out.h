@@ -24,4 +24,9 @@ void text_out_putc(struct text_out *out, char c);
 /* Ends truncated text with "..." (as much of it as fits). */
 void text_out_finish(struct text_out *out);
 
+/* Appends to the string already in buf (len: its capacity), cutting what
+ * does not fit: for sentences built a clause at a time. */
+__attribute__((format(printf, 3, 4))) void text_append(char *buf, size_t len, const char *fmt, ...);
+
+
 #endif

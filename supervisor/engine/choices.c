@@ -27,6 +27,8 @@ void choice_list_copy(struct choice_list *dst, const struct choice_list *src)
     for (size_t i = 0; i < src->n; i++)
         choice_list_add(dst, src->at[i].step, src->at[i].kind, src->at[i].thread);
     dst->pages = src->pages;
+    dst->spins_judged = src->spins_judged;
+
     page_list_copy(&dst->observed, &src->observed);
     page_list_copy(&dst->read_shared, &src->read_shared);
 }

@@ -39,7 +39,12 @@ struct choice_list {
     enum pages_mode pages;
     struct page_list observed;  /* PAGES_OWN: observed from the start */
     struct page_list read_shared;   /* PAGES_OWN: shared for reading from the start */
+    /* Threads seen to spin were judged (the at-once livelock verdict,
+     * spin_watch.h): a run ends sooner so, and replays only so. Files from
+     * before it say nothing: false. */
+    bool spins_judged;
 };
+
 
 
 void choice_list_add(struct choice_list *l, uint64_t step, char kind, int thread);

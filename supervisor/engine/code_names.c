@@ -1,6 +1,7 @@
 /* code_names: naming code addresses through the executable's and the
  * libraries' debug info, with the fallbacks debuginfo gives. */
 #include "supervisor/engine/code_names.h"
+#include "arch/x86_flow.h"
 #include "supervisor/engine/exec_core.h"
 
 #include <inttypes.h>
@@ -90,16 +91,8 @@ static bool in_system_header(struct execution *ex, uint64_t pc)
  * memory): a return address, not a stale code pointer. */
 static bool follows_call(struct execution *ex, uint64_t ret)
 {
-    uint8_t b[7];   /* the bytes before ret: b[6] is at ret - 1 */
-    if (!tracee_read(ex->mem_fd, ret - sizeof b, b, sizeof b))
-        return false;
-    if (b[2] == 0xe8)                                               /* call rel32 */
-        return true;
-    if (b[5] == 0xff && (b[6] & 0xf8) == 0xd0)                      /* call reg */
-        return true;
-    if (b[4] == 0xff && (b[5] & 0xf8) == 0x50)                      /* call [reg + disp8] */
-        return true;
-    return b[1] == 0xff && ((b[2] & 0xf8) == 0x90 || b[2] == 0x15); /* call [reg + disp32], [rip + disp32] */
+    uint8_t before[X86_CALL_BEFORE_BYTES];
+    return tracee_read(ex->mem_fd, ret - sizeof before, before, sizeof before) && x86_ends_with_call(before);
 }
 
 /* The stack searched for the user's call when frames cannot be walked. */

@@ -34,6 +34,8 @@ struct exec_config {
     double timeout_sec;             /* one step longer than this: hang; 0: none */
     double time_limit_sec;          /* the whole execution; reached: incomplete; 0: none */
     bool detect_livelock;           /* judge repeated states (engine/livelock.h) */
+    bool judge_spins;               /* and spinning threads at once (spin_watch.h; choices.spins_judged) */
+
     /* Record no choices in exec_result.choices: the caller finds a failing
      * execution again from its seed and index, and a long execution's
      * choices (16 bytes for nearly every step among many threads) would

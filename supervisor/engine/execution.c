@@ -724,7 +724,8 @@ static bool ended_from_outside(struct execution *ex)
  * unseen; the livelock detector's long window judges those. */
 static struct mthread *nobody_can_progress(struct execution *ex, const struct candidates *c)
 {
-    if (!ex->spin || c->n_timed > 0 || ex->n_io_waits > 0 || !closed_world(ex) || ex->cfg->own_pages)
+    if (!ex->spin || !ex->cfg->judge_spins || c->n_timed > 0 || ex->n_io_waits > 0 || !closed_world(ex) ||
+        ex->cfg->own_pages)
         return NULL;
     for (size_t i = 0; i < c->n; i++)
         if (c->ids[i] < 0 || !spin_watch_stuck(ex->spin, ex, exec_thread_by_id(ex, c->ids[i])))
@@ -932,7 +933,9 @@ bool execution_run(const struct exec_config *cfg, struct exec_result *res)
         ex.spin = spin_watch_new();
     ex.describe = cfg->on_event != NULL || cfg->want_state || cfg->describe_events || cfg->strategy->wants_state;
     /* How it observes memory goes with its choices: they replay only so. */
+    res->choices.spins_judged = cfg->judge_spins;
     res->choices.pages = cfg->own_pages                       ? PAGES_OWN
+
                          : cfg->tmpl && cfg->tmpl->pages ? PAGES_OBSERVE_ALL
                                                            : PAGES_OFF;
     for (size_t i = 0; cfg->own_pages && i < cfg->n_observed; i++)

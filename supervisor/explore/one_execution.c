@@ -318,6 +318,8 @@ bool run_one(struct program *prog, const struct explore_options *opt, struct str
     page_list_copy(&observed, follows ? &follows->observed : index == 0 ? NULL : opt->observed);
     page_list_copy(&read_shared, follows ? &follows->read_shared : index == 0 ? NULL : opt->read_shared);
     cfg.own_pages = follows ? follows->pages == PAGES_OWN : opt->own_pages;
+    cfg.judge_spins = follows ? follows->spins_judged : true;
+
     if (cfg.own_pages && !(io->tmpl && io->tmpl->pages)) {
         if (follows) {
             memset(res, 0, sizeof *res);

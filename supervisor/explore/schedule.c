@@ -25,6 +25,7 @@
  *   memory-model tso                (only with --memory-model tso)
  *   pages own                       (own or all: page ownership, exec_pages.h)
  *   observed 0x55555555b000 ...     (PAGES_OWN: pages observed from the start)
+ *   spins judged                    (spinning threads judged at once: spin_watch.h)
  *   races fail                      (fail, warn or off; off when absent: files
  *                                    from before mdat looked for races)
  *   invariant <C-escaped expression> (one line per --invariant)
@@ -296,6 +297,8 @@ bool schedule_write(const struct schedule *s, const char *path, char *err, size_
         fprintf(f, "memory-model tso\n");
     if (s->choices.pages != PAGES_OFF)
         fprintf(f, "pages %s\n", s->choices.pages == PAGES_OWN ? "own" : "all");
+    if (s->choices.spins_judged)
+        fprintf(f, "spins judged\n");
     write_pages(f, "observed", &s->choices.observed);
     write_pages(f, "read-shared", &s->choices.read_shared);
     fprintf(f, "races %s\n", race_mode_name(s->races));
@@ -601,7 +604,14 @@ static bool parse_key(const char *line, const char *value, struct schedule *s, u
             return false;
         }
         s->tso = strcmp(value, "tso") == 0;
+    } else if (KEY("spins")) {
+        if (strcmp(value, "judged") != 0) {
+            snprintf(why, whylen, "spins wants judged");
+            return false;
+        }
+        s->choices.spins_judged = true;
     } else if (KEY("pages")) {
+
         if (strcmp(value, "own") != 0 && strcmp(value, "all") != 0) {
             snprintf(why, whylen, "pages wants own or all");
             return false;

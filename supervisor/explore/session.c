@@ -851,7 +851,9 @@ bool session_run(struct session *s, const struct session_frontend *fe, char *err
             .on_event = on_event,
             .want_state = true,
             .detect_livelock = true,
+            .judge_spins = s->path.choices.spins_judged,
             .watches = (const char *const *)s->watches,
+
             .n_watches = s->n_watches,
             .event_ctx = s,
             .model = &source_model_ops,
@@ -911,7 +913,9 @@ struct session *session_open(const struct session_options *opt, char *err, size_
     if (!s)
         abort();
     schedule_init(&s->path);
+    s->path.choices.spins_judged = true;    /* a path of its own; a loaded schedule says */
     s->out_fd = -1;
+
     s->max_steps = opt->max_steps ? opt->max_steps : DEFAULT_MAX_STEPS;
     s->seed = opt->seed;
     s->depth = opt->depth ? opt->depth : 3;

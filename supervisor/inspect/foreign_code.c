@@ -1,5 +1,6 @@
 /* foreign_code: modules, names and user frames of a process mdat attached to. */
 #include "supervisor/inspect/foreign_code.h"
+#include "arch/x86_flow.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -302,16 +303,8 @@ static uint64_t call_target(const struct foreign_code *fc, uint64_t ret)
  * memory): a return address, not a stale code pointer. */
 static bool follows_call(const struct foreign_code *fc, uint64_t ret)
 {
-    uint8_t b[7];   /* b[6] is at ret - 1 */
-    if (!tracee_read(fc->mem_fd, ret - sizeof b, b, sizeof b))
-        return false;
-    if (b[2] == 0xe8)                                               /* call rel32 */
-        return true;
-    if (b[5] == 0xff && (b[6] & 0xf8) == 0xd0)                      /* call reg */
-        return true;
-    if (b[4] == 0xff && (b[5] & 0xf8) == 0x50)                      /* call [reg + disp8] */
-        return true;
-    return b[1] == 0xff && ((b[2] & 0xf8) == 0x90 || b[2] == 0x15); /* call [reg + disp32], [rip + disp32] */
+    uint8_t before[X86_CALL_BEFORE_BYTES];
+    return tracee_read(fc->mem_fd, ret - sizeof before, before, sizeof before) && x86_ends_with_call(before);
 }
 
 /* The name of the function a call went to: a PLT stub's import, else the

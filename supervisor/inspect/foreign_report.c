@@ -1,9 +1,9 @@
 /* foreign_report: threads, objects, the wait cycle and the verdict of a
  * process mdat attached to. */
 #include "supervisor/inspect/foreign_report.h"
+#include "supervisor/debuginfo/text_out.h"
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,18 +227,6 @@ static void find_cycle(struct foreign_report *r)
 
 /* ---- the verdict ---- */
 
-static void append(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void append(char *buf, size_t len, const char *fmt, ...)
-{
-    size_t used = strlen(buf);
-    if (used + 1 >= len)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf + used, len - used, fmt, ap);
-    va_end(ap);
-}
-
 static void say_deadlock(struct foreign_report *r)
 {
     char *out = r->verdict_text;
@@ -248,7 +236,7 @@ static void say_deadlock(struct foreign_report *r)
         const struct foreign_thread_view *t = &r->threads[r->cycle[i]];
         char what[256];
         foreign_wait_text(r, t, what, sizeof what);
-        append(out, len, "%sT%d waits %s %s", i ? "; " : "", t->number, t->wait.kind == FWAIT_JOIN ? "to" : "on",
+        text_append(out, len, "%sT%d waits %s %s", i ? "; " : "", t->number, t->wait.kind == FWAIT_JOIN ? "to" : "on",
                what);
     }
 }
@@ -267,11 +255,11 @@ static void list_threads(const struct foreign_report *r, bool (*pick)(const stru
         if (!pick(&r->threads[i]))
             continue;
         if (*count < VERDICT_NAMES)
-            append(buf, len, "%sT%d", *count ? ", " : "", r->threads[i].number);
+            text_append(buf, len, "%sT%d", *count ? ", " : "", r->threads[i].number);
         ++*count;
     }
     if (*count > VERDICT_NAMES)
-        append(buf, len, " and %d more", *count - VERDICT_NAMES);
+        text_append(buf, len, " and %d more", *count - VERDICT_NAMES);
 }
 
 static bool is_alive(const struct foreign_thread_view *t) { return t->proc_state != 'Z' && t->proc_state != 'X'; }
@@ -298,11 +286,11 @@ static bool all_stuck(const struct foreign_report *r, bool *all_io, char *what, 
         char text[256];
         foreign_wait_text(r, t, text, sizeof text);
         if (alive < VERDICT_NAMES)
-            append(what, len, "%sT%d: %s", alive ? "; " : "", t->number, text);
+            text_append(what, len, "%sT%d: %s", alive ? "; " : "", t->number, text);
         alive++;
     }
     if (alive > VERDICT_NAMES)
-        append(what, len, "; and %zu more", alive - VERDICT_NAMES);
+        text_append(what, len, "; and %zu more", alive - VERDICT_NAMES);
     return alive > 0;
 }
 

@@ -7,11 +7,11 @@
  * (waiting to be signalled, or for the mutex again); holders are read from
  * glibc's own fields. */
 #include "supervisor/process/io_wait.h"
+#include "supervisor/debuginfo/text_out.h"
 #include "supervisor/model/glibc_sync.h"
 #include "supervisor/model/model_internal.h"
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -150,18 +150,6 @@ enum thread_status model_thread_status(struct model *m, const struct mthread *t,
     return t->yielded ? THREAD_SLEEPING : THREAD_READY;
 }
 
-static void append(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void append(char *buf, size_t len, const char *fmt, ...)
-{
-    size_t n = strlen(buf);
-    if (n + 1 >= len)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf + n, len - n, fmt, ap);
-    va_end(ap);
-}
-
 static void describe_lock_wait(struct model *m, const struct mthread *t, uint64_t object, char *buf, size_t len,
                                int *holder)
 {
@@ -182,9 +170,9 @@ static void describe_lock_wait(struct model *m, const struct mthread *t, uint64_
         snprintf(buf, len, "mutex %s", name);
     }
     if (*holder)
-        append(buf, len, " (held by T%d)", *holder);
+        text_append(buf, len, " (held by T%d)", *holder);
     if (model_is_cond_wait(t->call_fn))
-        append(buf, len, ", to return from pthread_cond_wait");
+        text_append(buf, len, ", to return from pthread_cond_wait");
 }
 
 /* What the wait was, kept for naming the thread's wake-up (the call it is
