@@ -515,6 +515,19 @@ static bool parse_expr(struct parser *p, struct operand *o, int depth)
 
 /* ---------- entry points ---------- */
 
+/* The whole of p's text as one object: nothing may follow it. */
+static bool parse_whole_object(struct parser *p, struct operand *o)
+{
+    if (!p->dw)
+        return fail(p, "the program has no debug information (compile it with -g)");
+    if (!parse_unary(p, o, 0))
+        return false;
+    skip_space(p);
+    if (p->s[p->pos])
+        return fail(p, "unexpected '%s' after '%s'", p->s + p->pos, o->text);
+    return true;
+}
+
 bool data_expr_eval(const dwarf_info *dw, const char *expr, const struct data_reader *rd,
                     const uint64_t *tls_block, uint64_t *addr, const struct dwarf_type **type,
                     char *err, size_t errlen)
@@ -522,13 +535,8 @@ bool data_expr_eval(const dwarf_info *dw, const char *expr, const struct data_re
     error_text(err, errlen, "%s", "");
     struct parser p = { .s = expr, .dw = dw, .rd = rd, .tls_block = tls_block, .err = err, .errlen = errlen };
     struct operand o = { 0 };
-    if (!dw)
-        return fail(&p, "the program has no debug information (compile it with -g)");
-    if (!parse_unary(&p, &o, 0))
+    if (!parse_whole_object(&p, &o))
         return false;
-    skip_space(&p);
-    if (p.s[p.pos])
-        return fail(&p, "unexpected '%s' after '%s'", p.s + p.pos, o.text);
     *addr = o.addr;
     if (type)
         *type = o.type;
@@ -543,15 +551,9 @@ bool data_expr_check_object(const dwarf_info *dw, const char *expr, char *err, s
     error_text(err, errlen, "%s", "");
     struct parser p = {.s = expr, .dw = dw, .tls_block = &any_tls_block, .err = err, .errlen = errlen, .skip = true};
     struct operand o = {0};
-    if (!dw)
-        return fail(&p, "the program has no debug information (compile it with -g)");
-    if (!parse_unary(&p, &o, 0))
-        return false;
-    skip_space(&p);
-    if (p.s[p.pos])
-        return fail(&p, "unexpected '%s' after '%s'", p.s + p.pos, o.text);
-    return true;
+    return parse_whole_object(&p, &o);
 }
+
 
 bool data_expr_value(const dwarf_info *dw, const char *expr, const struct data_reader *rd,
                      struct data_expr_result *out, char *err, size_t errlen)
