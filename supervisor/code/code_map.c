@@ -182,7 +182,7 @@ struct code_map {
     uint64_t entry_addr;
     uint8_t entry_orig;
     bool entry_planted;
-    bool follow_memory;         /* this execution observes heap calls and runtime-library atomics */
+    bool follow_memory;         /* this execution observes runtime-library atomics (heap calls: always) */
     /* The batch observes the atomics of the C and C++ runtimes as well
      * (code_map_observe_library_atomics): set before the first execution. */
     bool observe_library_atomics;
@@ -479,7 +479,7 @@ static bool followed_at_callers(enum model_fn fn)
 static void plant_model_entries(code_map *cm, const elf_image *img, uint64_t bias, int mem_fd)
 {
     for (int fn = 0; fn < MF_COUNT; fn++) {
-        if (model_fn_is_heap((enum model_fn)fn) && (!cm->follow_memory || !cm->at_definition[fn]))
+        if (model_fn_is_heap((enum model_fn)fn) && !cm->at_definition[fn])
             continue;
         if (followed_at_callers((enum model_fn)fn) && !cm->at_definition[fn])
             continue;
@@ -534,8 +534,7 @@ static void plant_stubs(code_map *cm, const debuginfo *module, uint64_t bias, in
     size_t n = debuginfo_plt_stubs(module, &stubs);
     for (size_t i = 0; i < n; i++)
         for (int fn = 0; fn < MF_COUNT; fn++) {
-            bool followed = model_fn_is_heap((enum model_fn)fn) ? heap_stubs && cm->follow_memory
-                                                                 : followed_at_callers((enum model_fn)fn);
+            bool followed = model_fn_is_heap((enum model_fn)fn) ? heap_stubs : followed_at_callers((enum model_fn)fn);
             if (followed && !cm->at_definition[fn] && strcmp(stubs[i].name, model_fns[fn].symbol) == 0)
                 plant_entry(cm, bias + stubs[i].addr, mem_fd, (enum model_fn)fn);
         }

@@ -87,10 +87,10 @@ bool code_map_library_atomics_unseen(const code_map *cm);
 /* Per execution: called at the exec stop. Computes the load bias, plants the
  * site breakpoints and those modeled entries that live in the executable
  * (static binaries), and a one-shot breakpoint at the entry point when shared
- * libraries still have to be loaded. The heap functions and the atomics of
- * runtime libraries get breakpoints only with follow_memory (what naming
- * data and judging races need; for this execution and its
- * code_map_plant_libs). */
+ * libraries still have to be loaded. The heap functions get breakpoints
+ * always (heap errors are judged in every execution), the atomics of
+ * runtime libraries only with follow_memory (what naming data and judging
+ * races need; for this execution and its code_map_plant_libs). */
 bool code_map_plant_exe(code_map *cm, pid_t pid, int mem_fd, bool follow_memory, char *err, size_t errlen);
 /* Called at the entry breakpoint: plants the modeled entries of every loaded
  * shared object and removes the entry breakpoint. */

@@ -356,6 +356,17 @@ static void race_steps(const char *message, const struct trace_event *ev, size_t
     }
 }
 
+/* A heap error: the step of the free it names ("freed it at step 9") and
+ * the failing thread's steps, as for a crash. */
+static void heap_steps(const struct exec_result *res, const struct trace_event *ev, size_t n, struct picked *p)
+{
+    const char *at = strstr(res->message, " at step ");
+    uint64_t step = at ? strtoull(at + 9, NULL, 10) : 0;
+    for (size_t i = 0; step && i < n; i++)
+        if (ev[i].step == step)
+            pick(p, i);
+}
+
 /* The failing thread's last step (the access that crashed, or the call
  * that was misused), the load before it and the last write to what it
  * loaded (a pointer, often) by another thread; for a misuse, the other
@@ -421,6 +432,10 @@ int cause_steps_find(const struct exec_result *res, const struct trace_event *ev
         break;
     case FAIL_RACE:
         race_steps(res->message, events, n, &p);
+        break;
+    case FAIL_HEAP:
+        heap_steps(res, events, n, &p);
+        thread_steps(res, events, n, &p);
         break;
     case FAIL_CRASH:
     case FAIL_MISUSE:

@@ -1,5 +1,6 @@
-/* detectors: a race listener and an invariants listener behind one handle. */
+/* detectors: the invariants, race and heap-error listeners behind one handle. */
 #include "supervisor/detect/detectors.h"
+#include "supervisor/detect/heap_errors.h"
 #include "supervisor/detect/invariants.h"
 #include "supervisor/detect/race_listener.h"
 
@@ -9,6 +10,7 @@ struct detectors {
     struct invariants *invariants;  /* NULL: none */
     struct race_listener *races;    /* NULL: --races=off */
     struct race_seen *seen;
+    struct heap_errors *heap;       /* always */
     uint64_t execution;
     /* Instructions seen racing in the running execution (few: a list). */
     uint64_t *raced;
@@ -61,6 +63,7 @@ struct detectors *detectors_new(const struct detect_options *o, const debuginfo 
                                            .raced = note_raced, .raced_ctx = d};
         d->races = race_listener_new(&cfg);
     }
+    d->heap = heap_errors_new();
     return d;
 }
 
@@ -71,6 +74,7 @@ void detectors_free(struct detectors *d)
     invariants_free(d->invariants);
     race_listener_free(d->races);
     race_seen_free(d->seen);
+    heap_errors_free(d->heap);
     free(d->raced);
     free(d);
 }
@@ -84,6 +88,7 @@ int detectors_listeners(struct detectors *d, uint64_t execution, struct exec_lis
         out[n++] = invariants_hooks(d->invariants);
     if (d->races)
         out[n++] = race_listener_hooks(d->races);
+    out[n++] = heap_errors_hooks(d->heap);
     return n;
 }
 

@@ -1,5 +1,6 @@
 /* detectors: the listeners a batch of executions is judged by (--races,
- * --invariant), made once per batch and handed to every execution.
+ * --invariant, and heap errors always), made once per batch and handed to
+ * every execution.
  *
  * Owns which detectors run, in which order (invariants first: a step that
  * breaks one is reported as such even if it also races), and what they
@@ -23,7 +24,7 @@ struct detect_options {
     int n_invariants;
 };
 
-enum { DETECT_MAX_LISTENERS = 2 };
+enum { DETECT_MAX_LISTENERS = 3 };
 
 struct detectors;
 

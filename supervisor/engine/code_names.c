@@ -122,6 +122,19 @@ uint64_t exec_user_return_on_stack(struct execution *ex, const struct mthread *t
     return call ? call + 1 : 0;
 }
 
+void exec_format_heap_addr(struct execution *ex, const struct heap_block *b, uint64_t addr, char *buf, size_t len)
+{
+    char site[96];
+    exec_format_line(ex, b->site, site, sizeof site);
+    char offset[24] = "";
+    if (addr != b->addr)
+        snprintf(offset, sizeof offset, "+%" PRIu64, addr - b->addr);
+    if (site[0])
+        snprintf(buf, len, "heap#%u (%s at %s)%s", b->id, b->how, site, offset);
+    else
+        snprintf(buf, len, "heap#%u%s", b->id, offset);
+}
+
 uint64_t exec_user_frame_pc(struct execution *ex, const struct mthread *t, uint64_t pc)
 {
     uint64_t frame = t->regs.rbp, at = pc;

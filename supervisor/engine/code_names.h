@@ -15,11 +15,14 @@
 
 struct execution;
 struct mthread;
+struct heap_block;
 
 void exec_format_code(struct execution *ex, uint64_t addr, char *buf, size_t len);
 void exec_format_line(struct execution *ex, uint64_t addr, char *buf, size_t len);
 void exec_format_function(struct execution *ex, uint64_t addr, char *buf, size_t len);
 void exec_format_function_or_addr(struct execution *ex, uint64_t addr, char *buf, size_t len);
+/* addr inside heap block b: "heap#3 (malloc at prod.c:22)+8". */
+void exec_format_heap_addr(struct execution *ex, const struct heap_block *b, uint64_t addr, char *buf, size_t len);
 /* The file, line, column and function of addr; false when unknown. */
 bool exec_code_location(struct execution *ex, uint64_t addr, struct src_loc *loc);
 /* The debug info addr belongs to, addr as that file sees it (*faddr), and

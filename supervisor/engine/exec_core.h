@@ -15,6 +15,7 @@
 
 #include "supervisor/engine/exec_config.h"
 #include "supervisor/engine/futex_model.h"
+#include "supervisor/process/heap_map.h"
 #include "supervisor/process/tracee.h"
 
 enum thread_state { TS_RUNNABLE, TS_BLOCKED, TS_EXITED };
@@ -86,11 +87,12 @@ struct mthread {
     int joined_by;                  /* the thread that called pthread_join on it, 0 if none */
     uint64_t join_sp, join_site;    /* the frame of that call */
 
-    /* A heap allocation from user code on its way back (heap names). */
+    /* A heap call from user code on its way back (exec_heap.c). */
     uint64_t heap_ret;              /* return address, 0 if none pending */
     uint64_t heap_size, heap_old;   /* heap_old: the block realloc moves */
-    uint64_t heap_site;             /* the user's line that allocates */
+    uint64_t heap_site;             /* the user's line that calls */
     enum model_fn heap_fn;
+    struct heap_block heap_freeing; /* the block a free under way ends (addr 0: none known) */
 
     /* Page ownership (exec_pages.c): the system call followed to its end
      * and its arguments, whether it runs with every key open, faults in a
@@ -146,6 +148,7 @@ struct execution {
     int changed[32];
     int n_changed;                  /* > 32: more changed than fit */
     struct futex_table futex;
+    struct heap_map heap;           /* the blocks user code holds (exec_heap.c) */
     struct tracee_event *queue;     /* stops of threads other than the one we wait for */
     size_t n_queue, cap_queue;
     pid_t *passive;                 /* threads of forked children, run without scheduling */

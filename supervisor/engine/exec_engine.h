@@ -81,6 +81,12 @@ enum run_outcome exec_run_thread(struct execution *ex, struct mthread *t);
  * the next operation). false when it is not such an operation. */
 bool exec_rmw_load_step(struct execution *ex, struct mthread *t);
 
+/* exec_heap.c: t entered a heap function (fn) from the user's line at
+ * site, returning to ret; false when a listener judged the call a failure
+ * (it does not run). exec_heap_returned: t is back at that return address. */
+bool exec_heap_call(struct execution *ex, struct mthread *t, enum model_fn fn, uint64_t site, uint64_t ret);
+void exec_heap_returned(struct execution *ex, struct mthread *t);
+
 /* exec_refuse.c: calls that would reach mdat (signals, ptrace, the calls
  * that name another process) or that came through another ABI */
 /* At a seccomp stop of tid (t: a thread of the program, with its regs

@@ -17,6 +17,7 @@
 
 struct execution;
 struct exec_result;
+struct heap_block;
 
 struct exec_listener_ops {
     /* The execution starts (nothing has run yet). */
@@ -61,6 +62,17 @@ struct exec_listener_ops {
      * new, realloc called from user code returned it): new data, whatever
      * was done at those addresses before. */
     void (*allocated)(void *self, int thread, uint64_t addr, uint64_t size);
+    /* `thread` is about to free the heap block at addr (free, delete, or
+     * realloc, which may), called at call_pc (the user's line). b is the
+     * block as it was handed out through a call mdat followed, NULL when
+     * it was not (libc's own, or an address inside one). Return false to
+     * end the execution as a failure before the call runs, after filling
+     * res as after_step does. */
+    bool (*freeing)(void *self, struct execution *ex, int thread, uint64_t addr, const struct heap_block *b,
+                    uint64_t call_pc, struct exec_result *res);
+    /* The free of b by `thread` (called at call_pc) has returned, or a
+     * realloc moved b: its bytes are the allocator's now. */
+    void (*freed)(void *self, struct execution *ex, int thread, const struct heap_block *b, uint64_t call_pc);
     /* Thread `thread` exited; pthread is its pthread_t (for joins), 0 if unknown. */
     void (*thread_exited)(void *self, int thread, uint64_t pthread);
     /* The execution is over (whatever the outcome). */

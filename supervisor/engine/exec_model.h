@@ -33,13 +33,6 @@ struct exec_model_ops {
      * model has filled ex->res with kind FAIL_MISUSE); the call does not run. */
     bool (*call_is_misuse)(void *m, struct mthread *t, enum model_fn fn, uint64_t arg0, uint64_t arg1);
 
-    /* Heap names (only when events are described): t entered a heap
-     * function from user code, returning to ret (the engine has noted the
-     * size in t->heap_fn, heap_size, heap_old); a block handed out is told
-     * when t is back at ret (heap_returned, with the result in rax). */
-    void (*heap_call)(void *m, struct mthread *t, enum model_fn fn, uint64_t ret);
-    void (*heap_returned)(void *m, struct mthread *t);
-
     /* Fills the source-terms part of ev (op, object, value, where and their
      * raw fields) for the operation t is stopped before. */
     void (*describe_op)(void *m, const struct mthread *t, struct trace_event *ev);

@@ -429,9 +429,27 @@ static void acquire(struct execution *ex, int thread, uint64_t object)
 /* What a modeled call does to the order of things, taken as it begins:
  * an acquire then sees every release before it (what comes later reaches
  * a waiter through the wake that ends its wait). */
+/* A page the user's code updates atomically holds data threads share by
+ * design, read with plain loads (an acquire load is a mov): the order of
+ * those loads against the updates is what a schedule must vary, and a
+ * page that is not observed lets a thread run through them unseen (an
+ * atomic decrement and the load that tests the count in one step). The
+ * first atomic update of a page it does not observe makes the execution
+ * run again with the page observed from the start. */
+static void observe_atomics_page(struct exec_pages *p, uint64_t addr)
+{
+    int owner;
+    enum page_state state = page_owners_state(p->po, addr, &owner);
+    if (state != PAGE_UNTOUCHED && state != PAGE_PRIVATE && state != PAGE_READ_SHARED)
+        return;
+    note_conflict(p, addr & ~(uint64_t)(PAGE_BYTES - 1), false);
+    page_owners_observe(p->po, addr);
+}
+
 void exec_pages_before_step(struct execution *ex, struct mthread *t)
 {
     if (t->op == OP_ACCESS && t->site && (t->site->insn.flags & X86_ATOMIC)) {
+        observe_atomics_page(ex->pages, t->access_addr);
         acquire(ex, t->id, t->access_addr);
         release(ex, t->id, t->access_addr);
         return;

@@ -718,26 +718,6 @@ static void tell_call_within_step(struct execution *ex, const struct mthread *t,
     }
 }
 
-/* User code calls malloc, new, free...: the model names the block, the
- * listeners learn that its bytes are new data; a block handed out is known
- * where the call returns (a one-shot breakpoint there, rax). */
-static void heap_call(struct execution *ex, struct mthread *t, enum model_fn fn, uint64_t ret)
-{
-    t->in_call = false;
-    bool hands_out = fn == MF_MALLOC || fn == MF_CALLOC || fn == MF_REALLOC || fn == MF_NEW || fn == MF_NEW_ARRAY;
-    if (hands_out) {
-        t->heap_fn = fn;
-        t->heap_size = fn == MF_CALLOC ? t->regs.rdi * t->regs.rsi : fn == MF_REALLOC ? t->regs.rsi : t->regs.rdi;
-        t->heap_old = fn == MF_REALLOC ? t->regs.rdi : 0;
-    }
-    if (ex->model_state && ex->model->heap_call)
-        ex->model->heap_call(ex->model_state, t, fn, ret);
-    if (hands_out) {
-        t->heap_ret = ret;
-        exec_return_break_add(ex, ret);
-    }
-}
-
 /* A modeled call from code that is not the user's which stays inside the
  * running step: the C library's and the loader's calls to their own
  * threading functions (the loader's locks in every dlopen and, in a static
@@ -756,7 +736,8 @@ static bool internal_to_threading_runtime(struct execution *ex, enum model_fn fn
 
 /* t stopped at the entry of a modeled library function (fn), which will
  * return to ret. */
-static enum run_outcome on_model_entry(struct execution *ex, struct mthread *t, enum model_fn fn, uint64_t ret)
+static enum run_outcome on_model_entry(struct execution *ex, struct mthread *t, enum model_fn fn, uint64_t at,
+                                       uint64_t ret)
 {
     if (fn == MF_ASSERT_FAIL) {
         t->last_user_pc = ret - 1;
@@ -767,8 +748,16 @@ static enum run_outcome on_model_entry(struct execution *ex, struct mthread *t, 
     if (model_fn_is_clock(fn) && exec_answer_clock(ex, t, fn, ret))
         return RUNS_ON;
     if (model_fn_is_heap(fn)) {
-        if (from_user && (ex->model_state || ex->cfg->n_listeners || ex->pages))
-            heap_call(ex, t, fn, ret);
+        /* Through a stub of the user's own module it is the user's call
+         * even when it returns elsewhere: a tail call (`jmp free@plt` at
+         * -O2), whose line is then the thread's last one known. */
+        uint64_t site = from_user ? exec_user_frame_pc(ex, t, ret - 1)
+                        : code_map_in_own_module(ex->cfg->code, at) ? t->last_user_pc
+                                                                    : 0;
+        if (site && !exec_heap_call(ex, t, fn, site, ret)) {
+            t->last_user_pc = site;
+            return RUN_FAILED;
+        }
         return RUNS_ON;
     }
     if (fn >= MF_OMP_PARALLEL && fn <= MF_OMP_PARALLEL_SECTIONS && !ex->res->grounds_lost)
@@ -824,17 +813,6 @@ static enum run_outcome on_model_entry(struct execution *ex, struct mthread *t, 
     return RUN_NEXT_OP;
 }
 
-static void tell_allocated(struct execution *ex, const struct mthread *t)
-{
-    if (!t->regs.rax)
-        return;
-    for (int i = 0; i < ex->cfg->n_listeners; i++) {
-        const struct exec_listener *l = &ex->cfg->listeners[i];
-        if (l->ops->allocated)
-            l->ops->allocated(l->self, t->id, t->regs.rax, t->heap_size);
-    }
-}
-
 /* An atomic instruction inside a library (hit): the word it touches is
  * part of the step; a runtime's synchronisation (libgomp's) is also an
  * order the program relies on that no step carries. */
@@ -863,15 +841,8 @@ static enum run_outcome on_breakpoint(struct execution *ex, struct mthread *t, u
     *ours = true;
     ex->stop_reason = STOP_REASON_RETURN;
     bool returning = t->heap_ret == at;
-    if (returning) {
-        t->heap_ret = 0;
-        if (ex->model_state && ex->model->heap_returned)
-            ex->model->heap_returned(ex->model_state, t);
-        tell_allocated(ex, t);
-        if (ex->pages && t->regs.rax)
-            exec_pages_allocated(ex, t, t->regs.rax, t->heap_size);
-
-    }
+    if (returning)
+        exec_heap_returned(ex, t);
     /* The return breakpoint may be missing: a code-map breakpoint sits
      * there and stops the thread anyway. */
     if (ex->n_ret_bps && exec_return_break_hit(ex, t, at, returning))
@@ -917,7 +888,7 @@ static enum run_outcome on_breakpoint(struct execution *ex, struct mthread *t, u
     case BP_MODEL: {
         uint64_t ret = 0;
         tracee_read(ex->mem_fd, t->regs.rsp, &ret, sizeof ret);
-        return on_model_entry(ex, t, hit.fn, ret);
+        return on_model_entry(ex, t, hit.fn, at, ret);
     }
     case BP_NONE:
         break;

@@ -1012,5 +1012,6 @@ bool execution_run(const struct exec_config *cfg, struct exec_result *res)
     free(ex.livelock);
     spin_watch_free(ex.spin);
     futex_table_free(&ex.futex);
+    heap_map_free(&ex.heap);
     return ok && !res->error;
 }

@@ -166,7 +166,7 @@ static void summarize_trace(const struct program *prog, const struct explore_opt
     char strategy[64];
     strategy_recorded_name(opt->strategy ? opt->strategy : "", index, strategy, sizeof strategy);
     bool one_thread = res->kind == FAIL_ASSERTION || res->kind == FAIL_CRASH || res->kind == FAIL_MISUSE ||
-                      res->kind == FAIL_RACE || res->kind == FAIL_INVARIANT;
+                      res->kind == FAIL_RACE || res->kind == FAIL_INVARIANT || res->kind == FAIL_HEAP;
     struct trace_summary s = {
         .program = prog->path,
         .args = opt->argv + 1,

@@ -18,7 +18,8 @@
  * besides its operation, a step's footprint counts: the words it touched
  * inside libraries (libc's own locks: two printf calls share stdout's FILE
  * lock and nothing else a step shows) and its futex calls, as the engine
- * tells them while the step runs (exec_listener.touched_word, futex_call).
+ * tells them while the step runs (exec_listener.touched_word, futex_call),
+ * and the heap blocks it freed (exec_listener.freeing), against every use.
  * A sleeping thread's footprint is that of the step it took from the node
  * where it went to sleep (the same state, the same step).
  * Ordered besides: each thread's own steps, a pthread_create before the new
@@ -52,6 +53,7 @@
 #include "supervisor/explore/strategies.h"
 
 #include "supervisor/code/code_map.h"
+#include "supervisor/process/heap_map.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -70,12 +72,15 @@ enum { MAX_EVENTS = STRATEGY_DPOR_MAX_STEPS };
 enum { SPIN_LIMIT = 1000 };
 
 /* Words a step touched besides its operation; more than fit: every
- * other step depends on it. */
+ * other step depends on it. And the heap blocks it freed ([freed_lo,
+ * freed_hi), their hull when more than one): the allocator writes into a
+ * block it takes back, so the free is ordered against every use of it. */
 enum { FOOTPRINT_WORDS = 6 };
 struct footprint {
     uint8_t n;
     bool overflow;
     uint64_t word[FOOTPRINT_WORDS];
+    uint64_t freed_lo, freed_hi;
 };
 
 /* A thread's step from a node, with its footprint. */
@@ -174,6 +179,32 @@ static void footprint_add(struct footprint *fp, uint64_t word)
         fp->word[fp->n++] = word;
 }
 
+static void footprint_add_freed(struct footprint *fp, uint64_t lo, uint64_t hi)
+{
+    if (fp->freed_hi == 0) {
+        fp->freed_lo = lo;
+        fp->freed_hi = hi;
+        return;
+    }
+    if (lo < fp->freed_lo)
+        fp->freed_lo = lo;
+    if (hi > fp->freed_hi)
+        fp->freed_hi = hi;
+}
+
+static bool in_freed(const struct footprint *fp, uint64_t lo, uint64_t hi)
+{
+    return fp->freed_hi && lo < fp->freed_hi && fp->freed_lo < hi;
+}
+
+/* A freed block against an operation: any access or object inside it. */
+static bool freed_conflicts(const struct footprint *fp, const struct visible_op *op)
+{
+    bool touches = op->kind == VIS_READ || op->kind == VIS_WRITE || op->kind == VIS_UPDATE || op->kind == VIS_SYNC ||
+                   op->kind == VIS_RESUME;
+    return touches && op->addr && in_freed(fp, op->addr, op->addr + (op->size ? op->size : 8));
+}
+
 /* A word of a footprint against an operation: as an atomic update of it. */
 static bool word_conflicts(uint64_t word, const struct visible_op *op)
 {
@@ -183,6 +214,14 @@ static bool word_conflicts(uint64_t word, const struct visible_op *op)
 
 static bool footprint_conflicts(const struct footprint *a, const struct visible_op *b_op, const struct footprint *b)
 {
+    if (freed_conflicts(a, b_op) || (b && a->freed_hi && in_freed(b, a->freed_lo, a->freed_hi)))
+        return true;
+    for (int k = 0; b && a->freed_hi && k < b->n; k++)
+        if (in_freed(a, b->word[k], b->word[k] + 8))
+            return true;
+    for (int k = 0; b && b->freed_hi && k < a->n; k++)
+        if (in_freed(b, a->word[k], a->word[k] + 8))
+            return true;
     for (int i = 0; i < a->n; i++) {
         if (word_conflicts(a->word[i], b_op))
             return true;
@@ -550,6 +589,17 @@ static void on_touched_word(void *self, int thread, uint64_t addr)
     footprint_add(&d->step_fp, addr);
 }
 
+static bool on_freeing(void *self, struct execution *ex, int thread, uint64_t addr, const struct heap_block *b,
+                       uint64_t call_pc, struct exec_result *res)
+{
+    struct dpor_state *d = self;
+    if (b)
+        footprint_add_freed(&d->step_fp, b->addr, b->addr + (b->size ? b->size : 1));
+    else
+        footprint_add(&d->step_fp, addr);   /* a block mdat did not see handed out: its first word at least */
+    return true;
+}
+
 static void on_futex_call(void *self, int thread, uint64_t addr, bool wakes)
 {
     struct dpor_state *d = self;
@@ -560,6 +610,7 @@ static const struct exec_listener_ops dpor_listener_ops = {
     .after_step = on_step,
     .touched_word = on_touched_word,
     .futex_call = on_futex_call,
+    .freeing = on_freeing,
     .thread_created = on_created,
     .woke = on_woke,
     .thread_exited = on_exited,

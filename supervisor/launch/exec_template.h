@@ -26,7 +26,7 @@ struct exec_template {
     struct user_regs_struct entry;  /* registers at the entry point */
     uint64_t entry_addr;
     uint8_t entry_orig[3];          /* the bytes the fork trampoline replaces */
-    bool follow_memory;                /* planted with the heap functions and runtime-library atomics */
+    bool follow_memory;                /* planted with the runtime-library atomics */
     int stdin_fd;                   /* mdat's side of the program's stdin (rewound per fork), -1 */
     /* Killed from outside (it never runs the program's code: any death is
      * someone else's doing): the signal, once its exit was seen. */

@@ -21,7 +21,7 @@ static bool read_tracee(void *ctx, uint64_t addr, void *buf, size_t n)
 static uint64_t heap_extent(void *ctx, uint64_t addr)
 {
     const struct model *m = ctx;
-    const struct heap_block *b = heap_map_find(&m->heap, addr);
+    const struct heap_block *b = heap_map_find(&m->ex->heap, addr);
     return b ? b->addr + b->size - addr : 0;
 }
 
@@ -65,18 +65,10 @@ static bool name_tls(struct model *m, uint64_t addr, char *buf, size_t len, cons
 
 static bool name_heap(struct model *m, uint64_t addr, char *buf, size_t len)
 {
-    const struct heap_block *b = heap_map_find(&m->heap, addr);
+    const struct heap_block *b = heap_map_find(&m->ex->heap, addr);
     if (!b)
         return false;
-    char site[96];
-    exec_format_line(m->ex, b->site, site, sizeof site);
-    char offset[24] = "";
-    if (addr != b->addr)
-        snprintf(offset, sizeof offset, "+%" PRIu64, addr - b->addr);
-    if (site[0])
-        snprintf(buf, len, "heap#%u (%s at %s)%s", b->id, b->how, site, offset);
-    else
-        snprintf(buf, len, "heap#%u%s", b->id, offset);
+    exec_format_heap_addr(m->ex, b, addr, buf, len);
     return true;
 }
 

@@ -2,9 +2,9 @@
  * of model/ (and nobody else): source_model.c opens it and answers the
  * engine's hooks, data_names.c names, op_describe.c describes operations,
  * waits.c says what blocked threads wait for, state_build.c builds the
- * exec_state, misuse.c judges calls, heap_calls.c follows allocations,
- * thread_names.c says what each thread runs, omp_regions.c knows OpenMP's
- * parallel regions. */
+ * exec_state, misuse.c judges calls, thread_names.c says what each
+ * thread runs, omp_regions.c knows OpenMP's parallel regions. Heap blocks
+ * are named from the engine's map (exec_heap.c). */
 #ifndef MDAT_MODEL_MODEL_INTERNAL_H
 #define MDAT_MODEL_MODEL_INTERNAL_H
 
@@ -15,7 +15,7 @@
 #include "supervisor/debuginfo/debuginfo.h"
 #include "supervisor/engine/code_names.h"
 #include "supervisor/engine/exec_core.h"
-#include "supervisor/model/heap_map.h"
+#include "supervisor/process/heap_map.h"
 #include "supervisor/model/sync_model.h"
 
 /* What the model keeps about one thread (model.threads, by id - 1). */
@@ -45,7 +45,6 @@ struct omp_region {
 struct model {
     struct execution *ex;
     struct sync_model sync;
-    struct heap_map heap;
     const struct dwarf_type *event_type;    /* the type of the object the current event accesses */
 
     /* Buffers behind the exec_state handed to observers. */
@@ -136,9 +135,5 @@ bool model_omp_name_data(struct model *m, uint64_t addr, char *buf, size_t len, 
  * region at sum.c:12)", "omp critical section"), with its status. */
 bool model_omp_wait(struct model *m, const struct mthread *t, uint64_t word, char *buf, size_t len,
                     enum thread_status *status);
-
-/* heap_calls.c */
-void model_heap_call(void *m, struct mthread *t, enum model_fn fn, uint64_t ret);
-void model_heap_returned(void *m, struct mthread *t);
 
 #endif

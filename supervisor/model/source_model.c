@@ -25,7 +25,6 @@ static void *model_open(struct execution *ex)
         abort();
     m->ex = ex;
     sync_model_init(&m->sync);
-    heap_map_init(&m->heap);
     if (ex->describe)
         register_declared_objects(m);
     return m;
@@ -35,7 +34,6 @@ static void model_close(void *state)
 {
     struct model *m = state;
     sync_model_free(&m->sync);
-    heap_map_free(&m->heap);
     free(m->state_threads);
     free(m->state_objects);
     free(m->state_waiters);
@@ -114,8 +112,6 @@ const struct exec_model_ops source_model_ops = {
     .close = model_close,
     .call_seen = model_call_seen,
     .call_is_misuse = model_call_is_misuse,
-    .heap_call = model_heap_call,
-    .heap_returned = model_heap_returned,
     .describe_op = model_describe_op,
     .op_done = model_op_done,
     .describe_wait = model_describe_wait,

@@ -85,7 +85,7 @@ static bool user_function_at(struct model *m, uint64_t addr, char *name, size_t 
  * the heap map knows it, else the size glibc's malloc keeps before it. */
 static uint64_t object_extent(struct model *m, uint64_t addr)
 {
-    const struct heap_block *b = heap_map_find(&m->heap, addr);
+    const struct heap_block *b = heap_map_find(&m->ex->heap, addr);
     uint64_t extent = b ? b->addr + b->size - addr : 64;
     uint64_t chunk;
     if (!b && tracee_read(m->ex->mem_fd, addr - 8, &chunk, sizeof chunk) && (chunk & ~7ull) >= 32)

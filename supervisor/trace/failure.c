@@ -8,6 +8,7 @@ static const char *const names[FAIL_KIND_COUNT] = {
     [FAIL_CRASH] = "crash",         [FAIL_EXIT_STATUS] = "exit-status", [FAIL_LIVELOCK] = "livelock",
     [FAIL_HANG] = "hang",           [FAIL_CHECKER] = "checker",     [FAIL_MISUSE] = "misuse",
     [FAIL_RACE] = "race",           [FAIL_INVARIANT] = "invariant", [FAIL_SANDBOX] = "sandbox-violation",
+    [FAIL_HEAP] = "heap-error",
 };
 
 const char *failure_kind_name(enum failure_kind kind)

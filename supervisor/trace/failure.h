@@ -15,11 +15,12 @@ enum failure_kind {
     FAIL_RACE,              /* two accesses to the same memory, one a write, not ordered by any synchronization */
     FAIL_INVARIANT,         /* an --invariant expression became false */
     FAIL_SANDBOX,           /* the program tried to signal or ptrace mdat (refused; engine/exec_refuse.c) */
+    FAIL_HEAP,              /* a use after free or a double free (detect/heap_errors.c) */
     FAIL_KIND_COUNT
 };
 
 /* "deadlock", "assertion", "crash", "exit-status", "livelock", "hang", "checker", "misuse", "race",
- * "invariant", "sandbox-violation", "none".
+ * "invariant", "sandbox-violation", "heap-error", "none".
  * failure_kind_from_name also reads the names of mdat 0.2 ("step-limit", "timeout"). */
 const char *failure_kind_name(enum failure_kind kind);
 enum failure_kind failure_kind_from_name(const char *name);

@@ -532,8 +532,8 @@ assert oscar["failing_by_kind"]["checker"] > 0, oscar      # sums lost past the 
 assert 0 < oscar["output_accepted"] < 40, oscar
 assert oscar["failing_by_kind"]["checker"] + oscar["failing_by_kind"]["race"] == 40, oscar
 assert subs["peggy"]["output_accepted"] == 0 and subs["peggy"]["raced"] == 0, subs["peggy"]
-names = ["no deadlock", "no failed assertion", "no crash", "ends in every schedule", "uses the thread API correctly",
-         "no data race", "leaves the grader alone", "output correct in every schedule"]
+names = ["no deadlock", "no failed assertion", "no crash", "no use after free or double free", "ends in every schedule",
+         "uses the thread API correctly", "no data race", "leaves the grader alone", "output correct in every schedule"]
 lost = {"oscar": {"no data race", "output correct in every schedule"},
         "peggy": {"ends in every schedule", "output correct in every schedule"}, "rupert": set()}
 for i, name in enumerate(["oscar", "peggy", "rupert"]):
@@ -541,8 +541,8 @@ for i, name in enumerate(["oscar", "peggy", "rupert"]):
     assert [t["name"] for t in r["tests"]] == names, r["tests"]
     failed = {t["name"] for t in r["tests"] if t["status"] == "failed"}
     assert failed == lost[name], (name, failed)
-    assert r["score"] == 8 - len(lost[name]), (name, r["score"])
-out = json.load(open(f"{gs}/02-peggy/results.json", encoding="utf-8"))["tests"][7]["output"]
+    assert r["score"] == 9 - len(lost[name]), (name, r["score"])
+out = json.load(open(f"{gs}/02-peggy/results.json", encoding="utf-8"))["tests"][8]["output"]
 assert "no schedule's output reached the checker" in out, out
 PY
     field_has sums/report.csv oscar details "race on sum: .*also checker in [0-9]+" ||

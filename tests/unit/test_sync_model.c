@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "supervisor/model/glibc_sync.h"
-#include "supervisor/model/heap_map.h"
+#include "supervisor/process/heap_map.h"
 #include "supervisor/model/sync_model.h"
 
 /* ---- registry ---- */
@@ -81,9 +81,9 @@ static void heap_blocks_are_numbered_found_and_forgotten(void **unused)
     assert_int_equal(heap_map_find(&h, 0x3000)->id, 3);    /* malloc(0) still has an address */
     assert_null(heap_map_find(&h, 0x3001));
 
-    assert_true(heap_map_remove(&h, 0x2000));
-    assert_false(heap_map_remove(&h, 0x2000));
-    assert_false(heap_map_remove(&h, 0x1008));               /* only by its start */
+    assert_true(heap_map_remove(&h, 0x2000, NULL));
+    assert_false(heap_map_remove(&h, 0x2000, NULL));
+    assert_false(heap_map_remove(&h, 0x1008, NULL));               /* only by its start */
     assert_null(heap_map_find(&h, 0x2000));
 
     /* A block freed behind mdat's back is replaced by what overlaps it. */

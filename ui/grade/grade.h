@@ -36,6 +36,7 @@ enum grade_verdict {
     VERDICT_RACE,           /* a data race (with --races=fail, the default) */
     VERDICT_INVARIANT,      /* an --invariant became false */
     VERDICT_SANDBOX,        /* the program tried to signal or ptrace mdat (refused) */
+    VERDICT_HEAP,           /* a use after free or a double free */
     VERDICT_TAMPERED,       /* the submission killed or stopped the mdat of its sandbox, or
                              * rewrote its schedule: grading was tampered with */
     VERDICT_BUILD_FAILED,

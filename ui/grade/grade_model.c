@@ -18,6 +18,7 @@ static const char *const VERDICT_NAMES[VERDICT_COUNT] = {
     [VERDICT_RACE] = "race",
     [VERDICT_INVARIANT] = "invariant",
     [VERDICT_SANDBOX] = "sandbox-violation",
+    [VERDICT_HEAP] = "heap-error",
     [VERDICT_TAMPERED] = "tampered",
     [VERDICT_BUILD_FAILED] = "build-failed",
     [VERDICT_MDAT_ERROR] = "mdat-error",
@@ -36,6 +37,7 @@ static const char *const VERDICT_TEXTS[VERDICT_COUNT] = {
     [VERDICT_RACE] = "data race",
     [VERDICT_INVARIANT] = "invariant broken",
     [VERDICT_SANDBOX] = "sandbox violation",
+    [VERDICT_HEAP] = "use after free or double free",
     [VERDICT_TAMPERED] = "grading tampered with",
     [VERDICT_BUILD_FAILED] = "build failed",
     [VERDICT_MDAT_ERROR] = "mdat error",
@@ -67,6 +69,7 @@ enum grade_verdict grade_verdict_of_failure(enum failure_kind kind)
     case FAIL_RACE: return VERDICT_RACE;
     case FAIL_INVARIANT: return VERDICT_INVARIANT;
     case FAIL_SANDBOX: return VERDICT_SANDBOX;
+    case FAIL_HEAP: return VERDICT_HEAP;
     case FAIL_KIND_COUNT: break;
     }
     return VERDICT_MDAT_ERROR;

@@ -42,6 +42,7 @@ const char *rubric_item_name(const struct rubric_item *item)
         {BIT(FAIL_DEADLOCK), "no deadlock"},
         {BIT(FAIL_ASSERTION), "no failed assertion"},
         {BIT(FAIL_CRASH), "no crash"},
+        {BIT(FAIL_HEAP), "no use after free or double free"},
         {TERMINATES, "ends in every schedule"},
         {BIT(FAIL_LIVELOCK), "no livelock (threads going round without progress)"},
         {BIT(FAIL_HANG), "no hang (a step that never ends)"},
@@ -132,8 +133,8 @@ bool rubric_read_file(struct rubric *r, const char *path, char *err, size_t errl
 
 void rubric_default(struct rubric *r, const struct grade_settings *s)
 {
-    static const uint32_t always[] = {BIT(FAIL_DEADLOCK), BIT(FAIL_ASSERTION), BIT(FAIL_CRASH), TERMINATES,
-                                      BIT(FAIL_MISUSE),   BIT(FAIL_RACE),      BIT(FAIL_SANDBOX)};
+    static const uint32_t always[] = {BIT(FAIL_DEADLOCK), BIT(FAIL_ASSERTION), BIT(FAIL_CRASH),  BIT(FAIL_HEAP),
+                                      TERMINATES,         BIT(FAIL_MISUSE),    BIT(FAIL_RACE),   BIT(FAIL_SANDBOX)};
     r->n = 0;
     for (size_t i = 0; i < sizeof always / sizeof always[0]; i++)
         r->items[r->n++] = (struct rubric_item){always[i], 1};

@@ -1,5 +1,5 @@
 /* heap_map: a sorted array; programs under mdat keep few live blocks. */
-#include "supervisor/model/heap_map.h"
+#include "supervisor/process/heap_map.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -61,11 +61,13 @@ unsigned heap_map_add(struct heap_map *h, uint64_t addr, uint64_t size, const ch
     return nb.id;
 }
 
-bool heap_map_remove(struct heap_map *h, uint64_t addr)
+bool heap_map_remove(struct heap_map *h, uint64_t addr, struct heap_block *removed)
 {
     size_t pos = lower_bound(h, addr);
     if (pos >= h->n || h->blocks[pos].addr != addr)
         return false;
+    if (removed)
+        *removed = h->blocks[pos];
     memmove(&h->blocks[pos], &h->blocks[pos + 1], (h->n - pos - 1) * sizeof *h->blocks);
     h->n--;
     return true;

@@ -1,10 +1,12 @@
-/* heap_map: the live heap blocks of one execution, for naming addresses
- * that no variable names ("heap#3 (malloc at prod.c:22)+8").
+/* heap_map: the live heap blocks of one execution, as the engine follows
+ * the user's malloc, new, realloc and free: for naming addresses no
+ * variable names ("heap#3 (malloc at prod.c:22)+8") and for knowing which
+ * block a free ends.
  *
  * Blocks are numbered in allocation order, which a schedule fixes, so the
  * same replay gives the same names. */
-#ifndef MDAT_SUPERVISOR_HEAP_MAP_H
-#define MDAT_SUPERVISOR_HEAP_MAP_H
+#ifndef MDAT_PROCESS_HEAP_MAP_H
+#define MDAT_PROCESS_HEAP_MAP_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -27,8 +29,9 @@ void heap_map_init(struct heap_map *h);
 void heap_map_free(struct heap_map *h);
 /* Records a new block (replacing any stale one it overlaps); returns its id. */
 unsigned heap_map_add(struct heap_map *h, uint64_t addr, uint64_t size, const char *how, uint64_t site);
-/* Forgets the block that starts at addr; false when there is none. */
-bool heap_map_remove(struct heap_map *h, uint64_t addr);
+/* Forgets the block that starts at addr (into *removed when not NULL);
+ * false when there is none. */
+bool heap_map_remove(struct heap_map *h, uint64_t addr, struct heap_block *removed);
 /* The block containing addr, or NULL. */
 const struct heap_block *heap_map_find(const struct heap_map *h, uint64_t addr);
 
