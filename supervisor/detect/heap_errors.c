@@ -82,24 +82,12 @@ static void forget(struct heap_errors *h, uint64_t addr, uint64_t size)
     h->n -= to - from;
 }
 
-/* Whether fb is still as its free left it, leaving out the bytes
- * [skip, skip + skip_len) (what the judged step itself wrote). */
-static bool untouched_since_free(const struct execution *ex, const struct freed_block *fb, uint64_t skip,
-                                 uint64_t skip_len)
+/* Whether fb is still as its free left it. */
+static bool untouched_since_free(const struct execution *ex, const struct freed_block *fb)
 {
     uint8_t now[WATCH_BYTES];
-    uint64_t base = fb->block.addr - WATCH_BEFORE;
-    if (!fb->watched || !tracee_read(ex->mem_fd, base, now, sizeof now))
-        return false;
-    int compared = 0;
-    for (uint64_t i = 0; i < WATCH_BYTES; i++) {
-        if (base + i >= skip && base + i < skip + skip_len)
-            continue;
-        if (now[i] != fb->left[i])
-            return false;
-        compared++;
-    }
-    return compared >= 8;
+    return fb->watched && tracee_read(ex->mem_fd, fb->block.addr - WATCH_BEFORE, now, sizeof now) &&
+           memcmp(now, fb->left, sizeof now) == 0;
 }
 
 static void on_begin(void *self, struct execution *ex)
@@ -110,16 +98,25 @@ static void on_begin(void *self, struct execution *ex)
 }
 
 /* A thread's end hands the blocks in its own cache back to the arena
- * (glibc's tcache): their links change, though nobody had them. What the
- * blocks it freed hold now is what its free left. Only the ending thread
- * ran since its last step, and its accesses since its free were judged. */
+ * (glibc's tcache): the link in a block's first 8 bytes changes, though
+ * nobody took the block. A block the ending thread freed whose header and
+ * second 8 bytes (tcache's key, which glibc clears when it hands the block
+ * out again) are still as its free left them is still free: what it holds
+ * now is what the arena left. */
+enum { LINK_BYTES = WATCH_BEFORE + 8 };
+
 static void on_thread_exited(void *self, int thread, uint64_t pthread)
 {
     struct heap_errors *h = self;
     for (size_t i = 0; i < h->n; i++) {
         struct freed_block *fb = &h->freed[i];
-        if (fb->thread == thread && fb->watched)
-            fb->watched = tracee_read(h->ex->mem_fd, fb->block.addr - WATCH_BEFORE, fb->left, sizeof fb->left);
+        uint8_t now[WATCH_BYTES];
+        if (fb->thread != thread || !fb->watched ||
+            !tracee_read(h->ex->mem_fd, fb->block.addr - WATCH_BEFORE, now, sizeof now))
+            continue;
+        if (memcmp(now, fb->left, WATCH_BEFORE) == 0 &&
+            memcmp(now + LINK_BYTES, fb->left + LINK_BYTES, WATCH_BYTES - LINK_BYTES) == 0)
+            memcpy(fb->left, now, sizeof now);
     }
 }
 
@@ -170,8 +167,14 @@ static bool on_freeing(void *self, struct execution *ex, int thread, uint64_t ad
 {
     struct heap_errors *h = self;
     struct freed_block *fb = b ? NULL : overlapping(h, addr, 1);
-    if (!fb || fb->block.addr != addr || !untouched_since_free(ex, fb, 0, 0))
+    if (!fb || fb->block.addr != addr)
         return true;
+    if (!untouched_since_free(ex, fb)) {
+        /* Handed out again by a call mdat did not follow (strdup), and
+         * now freed by its holder: no longer the block that was freed. */
+        forget(h, fb->block.addr, fb->block.size);
+        return true;
+    }
     char name[160], freed[160];
     exec_format_heap_addr(ex, &fb->block, addr, name, sizeof name);
     describe_free(ex, fb, freed, sizeof freed);
@@ -193,18 +196,19 @@ static const char *use_verb(const struct visible_op *op)
     }
 }
 
-static bool on_step(void *self, struct execution *ex, uint64_t step, int thread, const struct visible_op *op,
-                    struct exec_result *res)
+/* Judged before the operation runs, on the memory it would touch: later
+ * in its step the block may be handed out and freed again by code mdat
+ * does not follow (and a thread's last step ends it, which changes its
+ * freed blocks' links). */
+static bool on_before_step(void *self, struct execution *ex, int thread, const struct visible_op *op,
+                           struct exec_result *res)
 {
     struct heap_errors *h = self;
     bool access = op->kind == VIS_READ || op->kind == VIS_WRITE || op->kind == VIS_UPDATE;
     if (h->n == 0 || !op->addr || !(access || op->kind == VIS_SYNC))
         return true;
-    uint64_t size = op->size ? op->size : 8;
-    struct freed_block *fb = overlapping(h, op->addr, size);
-    /* A step's operation comes first: a free later in the same step (a
-     * destructor's last store, then its delete) came after it. */
-    if (!fb || fb->step >= step || !untouched_since_free(ex, fb, op->addr, visible_op_writes(op) ? size : 0))
+    struct freed_block *fb = overlapping(h, op->addr, op->size ? op->size : 8);
+    if (!fb || !untouched_since_free(ex, fb))
         return true;
     char name[160], freed[160];
     exec_format_heap_addr(ex, &fb->block, op->addr, name, sizeof name);
@@ -217,7 +221,7 @@ static bool on_step(void *self, struct execution *ex, uint64_t step, int thread,
 
 static const struct exec_listener_ops heap_errors_ops = {
     .begin = on_begin,
-    .after_step = on_step,
+    .before_step = on_before_step,
     .allocated = on_allocated,
     .freeing = on_freeing,
     .freed = on_freed,

@@ -1,5 +1,6 @@
 /* race_listener: feeds race_detector from an execution and reports. */
 #include "supervisor/detect/race_listener.h"
+#include "supervisor/process/heap_map.h"
 #include "supervisor/debuginfo/atomic_lines.h"
 #include "supervisor/engine/code_names.h"
 #include "supervisor/engine/exec_core.h"
@@ -407,6 +408,18 @@ static bool on_step(void *self, struct execution *ex, uint64_t step, int thread,
     return !raced || report(l, &r, res);
 }
 
+/* A block the user's code freed is the allocator's: what was done to it
+ * is over (a use after it is heap_errors.c's), and the allocator may hand
+ * it out again through a call mdat does not follow (strdup), to another
+ * thread, as new data. Forgotten after its step's own access is judged:
+ * that access came before the free. */
+static void on_freed(void *self, struct execution *ex, int thread, const struct heap_block *b, uint64_t call_pc)
+{
+    (void)ex, (void)thread, (void)call_pc;
+    if (b->addr)
+        note_dead(self, b->addr, b->addr + (b->size ? b->size : 1));
+}
+
 static const struct exec_listener_ops race_listener_ops = {
     .begin = on_begin,
     .after_step = on_step,
@@ -416,6 +429,7 @@ static const struct exec_listener_ops race_listener_ops = {
     .library_atomic = on_library_atomic,
     .call_within_step = on_call_within_step,
     .allocated = on_allocated,
+    .freed = on_freed,
     .thread_exited = on_exited,
 };
 

@@ -33,8 +33,28 @@ static bool tell_freeing(struct execution *ex, struct mthread *t, uint64_t addr,
     return true;
 }
 
-static void tell_freed(struct execution *ex, const struct mthread *t, const struct heap_block *b)
+/* Under page ownership a thread may touch a page natively once it is its
+ * own: a use of a freed block would be no step, and nobody would judge
+ * it. The blocks freed since are kept, and a fault on one is a step
+ * (exec_pages_touch); a page of it another thread owns is observed
+ * (exec_pages_freed). */
+static void note_freed(struct execution *ex, struct mthread *t, const struct heap_block *b)
 {
+    if (!ex->pages || !b->addr)
+        return;
+    heap_map_add(&ex->freed, b->addr, b->size, b->how, b->site);
+    exec_pages_freed(ex, t, b->addr, b->size);
+}
+
+static void note_handed_out(struct execution *ex, uint64_t addr, uint64_t size)
+{
+    if (ex->freed.n && heap_map_add(&ex->freed, addr, size, "", 0))
+        heap_map_remove(&ex->freed, addr, NULL);
+}
+
+static void tell_freed(struct execution *ex, struct mthread *t, const struct heap_block *b)
+{
+    note_freed(ex, t, b);
     for (int i = 0; i < ex->cfg->n_listeners; i++) {
         const struct exec_listener *l = &ex->cfg->listeners[i];
         if (l->ops->freed)
@@ -96,6 +116,7 @@ void exec_heap_returned(struct execution *ex, struct mthread *t)
     if (block == t->heap_old)
         heap_map_remove(&ex->heap, block, NULL);    /* resized in place: the same block, named anew */
     heap_map_add(&ex->heap, block, t->heap_size, model_fn_verb(t->heap_fn), t->heap_site);
+    note_handed_out(ex, block, t->heap_size);
     tell_allocated(ex, t, block);
     if (ex->pages)
         exec_pages_allocated(ex, t, block, t->heap_size);

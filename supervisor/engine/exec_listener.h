@@ -22,6 +22,11 @@ struct heap_block;
 struct exec_listener_ops {
     /* The execution starts (nothing has run yet). */
     void (*begin)(void *self, struct execution *ex);
+    /* Before every step of `thread`, whose operation is `op`, nothing of
+     * it run yet. Return false to end the execution as a failure there
+     * (the step does not run), after filling res as after_step does. */
+    bool (*before_step)(void *self, struct execution *ex, int thread, const struct visible_op *op,
+                        struct exec_result *res);
     /* After every step of `thread`, which performed `op` (as it was before
      * the step). Return false to end the execution as a failure after
      * filling res->kind, message, location, function and thread. */

@@ -228,7 +228,9 @@ enum page_verdict exec_pages_touch(struct execution *ex, struct mthread *t, cons
     bool user = site && code_map_is_user_code(ex->cfg->code, rip);
     uint64_t page;
     enum page_touch touch = page_owners_touch(p->po, p->hb, t->id, addr, write, &page);
-    if (touch == TOUCH_NATIVE)
+    /* The first touch of a block the user's code freed is a step all the
+     * same: it is judged (detect/heap_errors.c). */
+    if (touch == TOUCH_NATIVE && !(user && heap_map_find(&ex->freed, addr)))
         return PV_GO_ON;
     if (!user) {
         /* Library code (a PLT stub, memcpy): its accesses are no steps and
@@ -585,6 +587,17 @@ void exec_pages_allocated(struct execution *ex, struct mthread *t, uint64_t addr
     uint64_t end = (addr + size) & ~(uint64_t)(PAGE_BYTES - 1);
     for (uint64_t page = first; page < end; page += PAGE_BYTES)
         page_owners_fresh(ex->pages->po, page, t->id);
+}
+
+void exec_pages_freed(struct execution *ex, struct mthread *t, uint64_t addr, uint64_t size)
+{
+    struct exec_pages *p = ex->pages;
+    uint64_t end = addr + (size ? size : 1);
+    for (uint64_t page = addr & ~(uint64_t)(PAGE_BYTES - 1); page < end; page += PAGE_BYTES) {
+        int owner;
+        if (page_owners_state(p->po, page, &owner) == PAGE_PRIVATE && owner != t->id)
+            page_owners_observe(p->po, page);
+    }
 }
 
 void exec_pages_child(struct execution *ex, pid_t child)

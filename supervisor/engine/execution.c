@@ -285,6 +285,17 @@ static void finish_event(struct execution *ex, struct mthread *t, enum run_outco
 
 /* ---------- listeners ---------- */
 
+/* Asks every listener about the step before it runs; false when one of them failed it. */
+static bool ask_before_step(struct execution *ex, int thread, const struct visible_op *op)
+{
+    for (int i = 0; i < ex->cfg->n_listeners; i++) {
+        const struct exec_listener *l = &ex->cfg->listeners[i];
+        if (l->ops->before_step && !l->ops->before_step(l->self, ex, thread, op, ex->res))
+            return false;
+    }
+    return true;
+}
+
 /* Tells every listener about the step; false when one of them failed it. */
 static bool tell_step(struct execution *ex, int thread, const struct visible_op *op)
 {
@@ -546,6 +557,8 @@ static enum loop_next run_step(struct execution *ex, int id)
     if (t->op == OP_CALL && ex->model_state &&
         ex->model->call_is_misuse(ex->model_state, t, t->fn, t->call_arg[0], t->call_arg[1]))
         o = RUN_FAILED;     /* judged before the call runs: the thread stays where it is */
+    else if (ex->cfg->n_listeners && !ask_before_step(ex, id, &op))
+        o = RUN_FAILED;     /* the same, by a listener (a use after free) */
     else if (t->op == OP_SYSCALL && exec_syscall_would_wait(ex, t))
         o = RUN_BLOCKED;    /* waits in the model, still before its call */
     else if (exec_rmw_load_step(ex, t))
@@ -1013,5 +1026,6 @@ bool execution_run(const struct exec_config *cfg, struct exec_result *res)
     spin_watch_free(ex.spin);
     futex_table_free(&ex.futex);
     heap_map_free(&ex.heap);
+    heap_map_free(&ex.freed);
     return ok && !res->error;
 }

@@ -474,6 +474,41 @@ PY
     expect_status 0
     expect_out "no failure in 5 executions"
     ;;
+heap_errors)
+    # A double free and a use after free that crash nothing (two threads'
+    # caches, memory still mapped): found by every strategy, named with the
+    # block, who freed it, at which step and line, and replayed.
+    alloc=$(line_of heap/refcount_bug.c ALLOC)
+    for strategy in portfolio random pct pos dfs dpor; do
+        rm -rf out-dir
+        run_mdat run -n 300 -s 2 --strategy $strategy -o out-dir --json run.json "$TARGETS/heap_refcount_bug"
+        expect_status 1
+        expect_out "FAILURE heap-error"
+        grep -qE "(double free: T[23] frees|use after free: T[23] reads) heap#1 \(malloc at refcount_bug.c:$alloc\)(\+[0-9]+)?, but T[23] freed it at step [0-9]+ \(refcount_bug.c:[0-9]+\)" "$WORK/out" ||
+            fail "refcount_bug ($strategy): $(grep -A1 FAILURE "$WORK/out" | tail -1)"
+        expect_json '"kind": "heap-error"' run.json
+        expect_replay_identical "$(first_sched)"
+    done
+    alloc=$(line_of heap/use_after_free.c ALLOC)
+    bug=$(line_of heap/use_after_free.c BUG:)
+    for strategy in portfolio random pct pos dfs dpor; do
+        rm -rf out-dir
+        run_mdat run -n 300 -s 2 --strategy $strategy -o out-dir "$TARGETS/heap_use_after_free"
+        expect_status 1
+        expect_out "use after free: T2 reads heap#1 (malloc at use_after_free.c:$alloc)+4, but T1 freed it at step"
+        expect_out "(use_after_free.c:$bug)"
+        expect_out "use_after_free.c:$(line_of heap/use_after_free.c FAILS:) worker"
+        expect_replay_identical "$(first_sched)"
+    done
+    # Correct programs whose blocks are freed and handed out again (by malloc,
+    # and by the C library inside strdup and asprintf), across threads.
+    for prog in heap_reuse_ok heap_refcount_ok heap_queue correct_prodcons cxx_threads_o2; do
+        for strategy in portfolio dfs dpor; do
+            run_mdat run -n 200 -s 3 --strategy $strategy "$TARGETS/$prog"
+            grep -q "FAILURE" "$WORK/out" && fail "$prog ($strategy): $(grep -A1 FAILURE "$WORK/out" | tail -1)"
+        done
+    done
+    ;;
 races)
     # Racy programs no assert catches: the race itself is the failure, with
 
