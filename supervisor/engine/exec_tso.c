@@ -93,7 +93,7 @@ bool exec_tso_record_store(struct execution *ex, uint64_t addr, const void *valu
         return false;
     if (!tracee_write_as_program(ex->vm_pid, addr, value, n))
         return false;
-    store_buffers_add(ex->tso, addr, (unsigned)n, value, replaced, ex->tso_store_pc);
+    store_buffers_add(ex->tso, addr, (unsigned)n, value, replaced, ex->tso_store_pc, ex->steps);
     return true;
 }
 
@@ -237,6 +237,27 @@ size_t exec_tso_flush_candidates(const struct execution *ex, int *ids, size_t ma
     for (size_t i = 0; i < n; i++)
         ids[i] = -ids[i];
     return n;
+}
+
+/* An x86 core drains its store buffer within some hundreds of cycles,
+ * whatever runs: a schedule that kept a store pending for ever would show
+ * threads spinning on a value no CPU keeps from them (a livelock that is
+ * none). Past this many steps a pending store is committed before anything
+ * else runs; store buffering's outcomes need a few steps, not a thousand. */
+enum { TSO_DRAIN_STEPS = 1000 };
+
+int exec_tso_overdue(const struct execution *ex)
+{
+    if (!ex->tso)
+        return 0;
+    int ids[64];
+    size_t n = store_buffers_threads(ex->tso, ids, 64);
+    for (size_t i = 0; i < n && i < 64; i++) {
+        const struct pending_store *e = store_buffers_oldest(ex->tso, ids[i]);
+        if (e && e->step + TSO_DRAIN_STEPS <= ex->steps)
+            return ids[i];
+    }
+    return 0;
 }
 
 bool exec_tso_flush(struct execution *ex, int thread, struct pending_store *flushed)

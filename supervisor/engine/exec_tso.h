@@ -28,6 +28,10 @@ bool exec_tso_before_native(struct execution *ex, struct mthread *t);
 bool exec_tso_drain(struct execution *ex, struct mthread *t);
 /* The flush pseudo-candidates (-T for each T with pending stores). */
 size_t exec_tso_flush_candidates(const struct execution *ex, int *ids, size_t max);
+/* A thread whose oldest pending store has waited so long that a CPU would
+ * have committed it (exec_tso.c, TSO_DRAIN_STEPS): it is committed next,
+ * with no choice; 0 when none. */
+int exec_tso_overdue(const struct execution *ex);
 /* Commits `thread`'s oldest pending store; *flushed says which it was. */
 bool exec_tso_flush(struct execution *ex, int thread, struct pending_store *flushed);
 

@@ -364,7 +364,15 @@ static void gather(struct execution *ex, struct candidates *c)
     /* Under TSO, committing a thread's oldest pending store is a candidate
      * of its own (while anyone can run: a thread blocks only after its
      * buffer was committed). */
-    if (c->n > 0 && ex->tso) {
+    int overdue = c->n > 0 ? exec_tso_overdue(ex) : 0;
+    if (overdue) {
+        c->own_ids[0] = -overdue;
+        c->own_yielded[0] = false;
+        c->ids = c->own_ids;
+        c->yielded = c->own_yielded;
+        c->n = 1;
+        c->from_view = false;
+    } else if (c->n > 0 && ex->tso) {
         size_t k = exec_tso_flush_candidates(ex, c->own_ids + c->n, c->cap - c->n);
         if (k) {
             memcpy(c->own_ids, ex->runnable, c->n * sizeof *c->own_ids);

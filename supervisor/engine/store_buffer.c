@@ -130,7 +130,7 @@ int store_buffers_viewer(const struct store_buffers *sb)
 }
 
 void store_buffers_add(struct store_buffers *sb, uint64_t addr, unsigned size, const void *value,
-                       const void *replaced, uint64_t pc)
+                       const void *replaced, uint64_t pc, uint64_t step)
 {
     struct fifo *f = fifo_made(sb, sb->viewer);
     if (f->head + f->n == f->cap) {
@@ -148,6 +148,7 @@ void store_buffers_add(struct store_buffers *sb, uint64_t addr, unsigned size, c
     memset(e, 0, sizeof *e);
     e->addr = addr;
     e->pc = pc;
+    e->step = step;
     e->size = (uint8_t)(size > 8 ? 8 : size);
     memcpy(e->value, value, e->size);
     memcpy(e->replaced, replaced, e->size);

@@ -35,6 +35,7 @@ struct pending_store {
     uint8_t value[8];           /* what the thread stored */
     uint8_t replaced[8];        /* what was there while its stores are laid over */
     uint64_t pc;                /* the store instruction */
+    uint64_t step;              /* the execution's step that made it */
 };
 
 struct store_buffers;
@@ -50,7 +51,7 @@ int store_buffers_viewer(const struct store_buffers *sb);
 /* The viewer stored value (size bytes at addr) into memory, where
  * `replaced` was: the store is pending from now on. */
 void store_buffers_add(struct store_buffers *sb, uint64_t addr, unsigned size, const void *value,
-                       const void *replaced, uint64_t pc);
+                       const void *replaced, uint64_t pc, uint64_t step);
 
 size_t store_buffers_pending(const struct store_buffers *sb, int thread);
 const struct pending_store *store_buffers_oldest(const struct store_buffers *sb, int thread);

@@ -40,7 +40,7 @@ static void store(struct store_buffers *sb, int thread, uint64_t addr, uint8_t v
     assert_true(store_buffers_view(sb, thread));
     uint8_t old = memory[addr];
     memory[addr] = value;
-    store_buffers_add(sb, addr, 1, &value, &old, 0x401000);
+    store_buffers_add(sb, addr, 1, &value, &old, 0x401000, 0);
 }
 
 static uint8_t seen_by(struct store_buffers *sb, int thread, uint64_t addr)
