@@ -78,6 +78,8 @@ static void forget(struct heap_errors *h, uint64_t addr, uint64_t size)
     size_t from = first_ending_after(h, addr), to = from;
     while (to < h->n && h->freed[to].block.addr < addr + (size ? size : 1))
         to++;
+    if (to == from)
+        return;
     memmove(&h->freed[from], &h->freed[to], (h->n - to) * sizeof *h->freed);
     h->n -= to - from;
 }
