@@ -217,7 +217,7 @@ t_grounds() {
 }
 
 # dpor against unbounded dfs on a quick part of the differential (the
-# whole, 58 programs x -O0/-O2, in scripts/dpor-vs-dfs): the same outcome
+# whole, 70 programs x -O0/-O2, in scripts/dpor-vs-dfs): the same outcome
 # sets, 0 disagreements. The part: 9 programs whose unbounded dfs ends in a
 # few seconds, failures among them (a lost wake-up, an assertion, a race).
 t_differential() {
