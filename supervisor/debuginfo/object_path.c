@@ -46,6 +46,45 @@ static bool is_reserved_name(const char *name)
     return name[0] == '_' && (name[1] == '_' || (name[1] >= 'A' && name[1] <= 'Z'));
 }
 
+/* The C++ library's smart pointers, vectors and strings keep their state
+ * in members with reserved names; a person knows those parts by what they
+ * are ("v.size()", "name[3]", "slot" for the pointer a shared_ptr holds).
+ * Named by libstdc++'s layout on x86-64, which its ABI keeps, and only
+ * where the walk meets a reserved member (a class of the user's own
+ * called vector keeps its members' names). */
+struct library_part {
+    const char *class_prefix;
+    uint64_t offset, size;
+    const char *suffix;     /* after the base; NULL: an index, "[i]" */
+};
+
+static const struct library_part library_parts[] = {
+    {"__shared_ptr<", 0, 8, ""},
+    {"__shared_ptr<", 8, 8, " (control block)"},
+    {"__weak_ptr<", 0, 8, ""},
+    {"__weak_ptr<", 8, 8, " (control block)"},
+    {"unique_ptr<", 0, 8, ""},
+    {"_Vector_base<", 0, 8, ".data()"},
+    {"_Vector_base<", 8, 8, ".size()"},
+    {"_Vector_base<", 16, 8, ".capacity()"},
+    {"basic_string<", 0, 8, ".data()"},
+    {"basic_string<", 8, 8, ".size()"},
+    {"basic_string<", 16, 16, NULL},    /* the characters of a short string, in place */
+};
+
+static const struct library_part *library_part_at(const struct dwarf_type *record, uint64_t offset)
+{
+    if (!record->name)
+        return NULL;
+    for (size_t i = 0; i < sizeof library_parts / sizeof library_parts[0]; i++) {
+        const struct library_part *p = &library_parts[i];
+        if (strncmp(record->name, p->class_prefix, strlen(p->class_prefix)) == 0 && offset >= p->offset &&
+            offset < p->offset + p->size)
+            return p;
+    }
+    return NULL;
+}
+
 /* The member whose bytes hold offset; an anonymous struct/union member is
  * returned as such (the caller walks into it without writing a name). */
 static const struct dwarf_member *member_at(const struct dwarf_type *record, uint64_t offset)
@@ -62,6 +101,10 @@ const struct dwarf_type *object_path_write(struct text_out *out, const char *bas
                                            const struct dwarf_type *t, uint64_t offset)
 {
     struct path p = { out, base, through_pointer, false };
+    /* The record an anonymous member or a base class was entered from,
+     * and the offset in it: a string's characters sit in an unnamed union. */
+    const struct dwarf_type *outer = NULL;
+    uint64_t outer_offset = 0;
     for (int depth = 0; depth < PATH_DEPTH_LIMIT; depth++) {
         const struct dwarf_type *s = dwarf_type_strip(t);
         if (dwarf_type_is_record(s)) {
@@ -69,11 +112,32 @@ const struct dwarf_type *object_path_write(struct text_out *out, const char *bas
             /* Reserved names ("__data" of a pthread_mutex_t, "_M_mutex" of a
              * std::mutex) are the library's insides: the object is what the
              * student declared, not its implementation. */
+            /* A reserved member, or no members at all: clang describes
+             * std::string by its declaration only (libstdc++ instantiates
+             * it in its own library). */
+            if ((m && m->name && is_reserved_name(m->name)) || (!m && s->member_count == 0)) {
+                uint64_t at = offset;
+                const struct library_part *part = library_part_at(s, at);
+                if (!part && outer && (part = library_part_at(outer, outer_offset)))
+                    at = outer_offset;
+                if (part) {
+                    attach(&p, PIECE_END);
+                    if (part->suffix)
+                        text_out_puts(out, part->suffix);
+                    else
+                        text_out_printf(out, "[%" PRIu64 "]", at - part->offset);
+                    return NULL;
+                }
+            }
             if (!m || m->bit_size || (m->name && is_reserved_name(m->name)))
                 break;
             if (m->name) {
                 attach(&p, PIECE_MEMBER);
                 text_out_puts(out, m->name);
+                outer = NULL;
+            } else if (!outer) {
+                outer = s;
+                outer_offset = offset;
             }
             offset -= m->offset;
             t = m->type;

@@ -4,8 +4,9 @@
  *
  * Owns the walk down struct members (through anonymous ones) and array
  * elements, and where it stops: at a scalar, at bit fields (they have no
- * address of their own, so their storage is named by the struct), and at
- * padding. */
+ * address of their own, so their storage is named by the struct), at
+ * padding, and at the C++ library's insides, named by what they are
+ * ("v.size()", "name[3]", "slot (control block)"). */
 #ifndef MDAT_SUPERVISOR_OBJECT_PATH_H
 #define MDAT_SUPERVISOR_OBJECT_PATH_H
 
