@@ -35,13 +35,27 @@ static bool looks_like_pointer(struct model *m, uint64_t v)
     return v >= 0x10000 && v < 0x800000000000ull && tracee_read(m->ex->mem_fd, v, &byte, 1);
 }
 
-/* A value an access of `size` bytes read or wrote: by the object's type
+/* A value an access of `size` bytes read or wrote: a heap block's number
+ * for a pointer into one, by the object's type
  * when the access covers it exactly ("-> 'a'", ":= RED", "-> NULL"), else
  * as a pointer when it is one ("-> 0x7ffff7dc2010"), else as a signed
  * integer of that size ("-> 3", ":= -1"). */
 static void format_sized(struct model *m, const struct dwarf_type *type, uint64_t v, unsigned size,
                          const char *arrow, char *buf, size_t len)
 {
+    /* A pointer to a block the user's code allocated: the block's number
+     * ("-> heap#2", "-> heap#2+16"); its accesses say where it was made. */
+    const struct dwarf_type *stripped = type ? dwarf_type_strip(type) : NULL;
+    bool pointer_sized = size == 8 && (!stripped || stripped->kind == DWARF_TYPE_POINTER ||
+                                       dwarf_type_size(type) != size);
+    const struct heap_block *b = pointer_sized && v ? heap_map_find(&m->ex->heap, v) : NULL;
+    if (b) {
+        if (v == b->addr)
+            snprintf(buf, len, "%s heap#%u", arrow, b->id);
+        else
+            snprintf(buf, len, "%s heap#%u+%" PRIu64, arrow, b->id, v - b->addr);
+        return;
+    }
     if (type && dwarf_type_size(type) == size) {
         char text[64];
         dwarf_format_bytes(type, &v, size, text, sizeof text);
