@@ -10,8 +10,10 @@
  * CoreDet): blocks of more than SMALL_MAX bytes get whole pages of their
  * own; smaller ones come from spans of pages that only the thread that
  * allocates from them hands out. It keeps its books in its own .bss,
- * never in the pages it hands out, so that freeing a block touches none
- * of them. It is deterministic: the same calls in the same order give the
+ * never in the pages it hands out. A freed block's first 16 bytes get a
+ * mark, and a block handed out loses it, as glibc's tcache does with its
+ * key: mdat tells a block still free from one the C library's own calls
+ * were handed again by that mark (detect/heap_errors.c). It is deterministic: the same calls in the same order give the
  * same addresses.
  *
  * Loaded by mdat through LD_PRELOAD (launch/spawn.c) into the program
@@ -72,6 +74,10 @@ struct run {
 
 static uint8_t *region;
 static size_t region_bytes;
+/* The region as mdat reads it at the program's entry point: reserved
+ * before (a C++ library's constructors allocate), it is already there, and
+ * mdat must follow its pages (launch/pages_setup.c). */
+EXPORT uint64_t mdat_alloc_region[2];
 static int use_glibc;          /* no region: glibc's allocator serves every call */
 static _Atomic uint64_t region_next;    /* pages handed out from the region's start */
 static struct page_info page_info[REGION_PAGES];
@@ -121,6 +127,8 @@ static int region_ready(void)
                 continue;
             region = p;
             region_bytes = want;
+            mdat_alloc_region[0] = (uint64_t)(uintptr_t)p;
+            mdat_alloc_region[1] = want;
         }
         use_glibc = !region;
     }
@@ -287,6 +295,22 @@ extern void *__libc_memalign(size_t align, size_t size);
 extern void *__libc_realloc(void *p, size_t size);
 extern void __libc_free(void *p);
 
+/* What free writes over a block's first 16 bytes (every block has them):
+ * a link-like word and a key no program's data has by chance. */
+#define FREED_KEY 0x6d6461742d667265ull      /* "erf-tadm" */
+
+static void mark_freed(void *p)
+{
+    uint64_t mark[2] = {FREED_KEY ^ (uint64_t)(uintptr_t)p, FREED_KEY};
+    memcpy(p, mark, sizeof mark);
+}
+
+static void mark_handed_out(void *p)
+{
+    uint64_t none = 0;
+    memcpy((uint8_t *)p + 8, &none, sizeof none);
+}
+
 static void *allocate(size_t size, size_t align)
 {
     if (size == 0)
@@ -306,6 +330,8 @@ static void *allocate(size_t size, size_t align)
     }
     if (!p)
         errno = ENOMEM;
+    else
+        mark_handed_out(p);
     return p;
 }
 
@@ -324,11 +350,13 @@ EXPORT void free(void *p)
     struct page_info pi = page_info[page];
     if (pi.kind == PAGE_LARGE) {
         size_t n = pi.value;
+        mark_freed(p);
         give_pages(page, n);
         return;
     }
     if (pi.kind != PAGE_SPAN)
         return;
+    mark_freed(p);
     struct span *sp = &spans[pi.value];
     size_t base_page = page;
     while (base_page > 0 && page_info[base_page - 1].kind == PAGE_SPAN && page_info[base_page - 1].value == pi.value)

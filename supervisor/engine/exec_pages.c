@@ -228,10 +228,15 @@ enum page_verdict exec_pages_touch(struct execution *ex, struct mthread *t, cons
     bool user = site && code_map_is_user_code(ex->cfg->code, rip);
     uint64_t page;
     enum page_touch touch = page_owners_touch(p->po, p->hb, t->id, addr, write, &page);
-    /* The first touch of a block the user's code freed is a step all the
-     * same: it is judged (detect/heap_errors.c). */
-    if (touch == TOUCH_NATIVE && !(user && heap_map_find(&ex->freed, addr)))
-        return PV_GO_ON;
+    /* A page with blocks the user's code freed changes hands: the new
+     * owner would use them natively, unjudged (detect/heap_errors.c). It
+     * is observed instead, and this touch is a step. */
+    if (touch == TOUCH_NATIVE) {
+        uint64_t lo = addr & ~(uint64_t)(PAGE_BYTES - 1);
+        if (!user || !heap_map_overlaps(&ex->freed, lo, lo + PAGE_BYTES))
+            return PV_GO_ON;
+        page_owners_observe(p->po, addr);
+    }
     if (!user) {
         /* Library code (a PLT stub, memcpy): its accesses are no steps and
          * share nothing the books count; they are carried out. */

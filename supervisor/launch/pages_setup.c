@@ -3,6 +3,7 @@
  * int3` at a time written over its entry point (put back after): nothing
  * else of its code runs meanwhile. */
 #include "supervisor/launch/pages_setup.h"
+#include "supervisor/debuginfo/elf_image.h"
 #include "supervisor/process/inject_stub.h"
 #include "supervisor/process/pkru.h"
 #include "supervisor/process/proc_maps.h"
@@ -145,8 +146,32 @@ static int prot_of(const struct proc_mapping *m)
     return (m->read ? PROT_READ : 0) | (m->write ? PROT_WRITE : 0) | (m->exec ? PROT_EXEC : 0);
 }
 
+/* mdat's allocator (inprogram/mdat_alloc.c) reserves its region at the
+ * first allocation, which in a C++ program comes before the entry point
+ * (the library's constructors): [*start, *end) when it is there. */
+static bool allocator_region(pid_t pid, const struct proc_mapping *m, uint64_t *start, uint64_t *end)
+{
+    const char *base = strrchr(m->path, '/');
+    if (!base || strcmp(base + 1, "libmdat_alloc.so") != 0 || m->offset != 0)
+        return false;
+    char err[256];
+    elf_image *img = elf_image_open(m->path, err, sizeof err);
+    uint64_t at, region[2];
+    bool found = img && elf_image_symbol_addrs(img, "mdat_alloc_region", &at, 1) == 1 &&
+                 tracee_read_as_program(pid, m->start - elf_image_base_vaddr(img) + at, region, sizeof region) &&
+                 region[0] && region[1];
+    if (img)
+        elf_image_close(img);
+    if (found) {
+        *start = region[0];
+        *end = region[0] + region[1];
+    }
+    return found;
+}
+
 /* The memory mdat follows at the entry point: the executable's writable
- * data (and its .bss) and the heap; the main thread's stack is its own. */
+ * data (and its .bss), the heap and mdat's allocator's region; the main
+ * thread's stack is its own. */
 static bool find_memory(pid_t pid, const code_map *code, struct pages_image *img, char *err, size_t errlen)
 {
     struct proc_maps maps;
@@ -164,6 +189,9 @@ static bool find_memory(pid_t pid, const code_map *code, struct pages_image *img
             img->main_stack_mapped = m->start;
             continue;
         }
+        uint64_t region_start, region_end;
+        if (allocator_region(pid, m, &region_start, &region_end))
+            ok = add_range(&img->followed, &img->n_followed, region_start, region_end);
         if (!m->write || m->shared || m->exec)
             continue;
         bool exe_data = code_map_in_own_module(code, m->start);

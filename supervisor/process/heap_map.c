@@ -73,6 +73,14 @@ bool heap_map_remove(struct heap_map *h, uint64_t addr, struct heap_block *remov
     return true;
 }
 
+bool heap_map_overlaps(const struct heap_map *h, uint64_t lo, uint64_t hi)
+{
+    size_t pos = lower_bound(h, lo);
+    if (pos > 0 && block_end(&h->blocks[pos - 1]) > lo)
+        return true;
+    return pos < h->n && h->blocks[pos].addr < hi;
+}
+
 const struct heap_block *heap_map_find(const struct heap_map *h, uint64_t addr)
 {
     size_t pos = lower_bound(h, addr + 1);

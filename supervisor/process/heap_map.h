@@ -32,6 +32,8 @@ unsigned heap_map_add(struct heap_map *h, uint64_t addr, uint64_t size, const ch
 /* Forgets the block that starts at addr (into *removed when not NULL);
  * false when there is none. */
 bool heap_map_remove(struct heap_map *h, uint64_t addr, struct heap_block *removed);
+/* Whether some block shares a byte with [lo, hi). */
+bool heap_map_overlaps(const struct heap_map *h, uint64_t lo, uint64_t hi);
 /* The block containing addr, or NULL. */
 const struct heap_block *heap_map_find(const struct heap_map *h, uint64_t addr);
 

@@ -527,6 +527,17 @@ races)
             expect_replay_identical "$(first_sched)"
         done
     done
+    # A C++ program's heap: mdat's allocator reserved its region before the
+    # entry point (the C++ library's constructors allocate), and its pages
+    # are followed all the same (page ownership of the randomized strategies).
+    alloc=$(line_of races/cxx_heap_counter.cpp ALLOC)
+    for prog in race_cxx_heap_counter_o0 race_cxx_heap_counter_o2; do
+        for strategy in portfolio random pct; do
+            run_mdat run -n 100 -s 1 --strategy $strategy "$TARGETS/$prog"
+            expect_status 1
+            expect_out "race on heap#1 (new at cxx_heap_counter.cpp:$alloc)"
+        done
+    done
     # Correctly synchronized programs in many styles: no race under either strategy.
     for prog in race_spin_xchg race_c11_flag race_tls_and_queue race_cxx_condvar futex_flag correct_prodcons \
                 heap_queue cxx_threads cxx_threads_o2 correct_semaphores barrier_rwlock race_c11_heap_flag_o0 \

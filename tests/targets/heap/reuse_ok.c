@@ -2,7 +2,8 @@
  * ways real programs do, across threads. Each worker frees blocks that
  * malloc then hands back to it or to another thread, lets the C library
  * allocate inside itself (strdup, snprintf into asprintf) where mdat does
- * not follow the call, and takes items off a locked queue that another
+ * not follow the call (and strdup hand a freed block back holding the
+ * very bytes it held), and takes items off a locked queue that another
  * thread allocated and that it frees. Expected mdat verdict: no failure
  * under every strategy (no use after free, no double free). */
 #include <pthread.h>
@@ -34,6 +35,12 @@ static void churn(int seed)
         char *text;
         if (asprintf(&text, "%d-%d", seed, i) > 0)
             free(text);
+        char *name = strdup("job");
+        free(name);
+        name = strdup("job");                  /* the same block, the same bytes, handed out again */
+        if (name[0] != 'j')
+            abort();
+        free(name);
     }
 }
 
