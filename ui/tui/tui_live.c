@@ -51,7 +51,8 @@ static void live_look(struct live_view *v)
     bool detach_failed;
     char err[600];
     bool built = attach_look(v->pid, &v->code, &report, &detach_failed, err, sizeof err);
-    v->looked_at = time(NULL);
+    if (built)
+        v->looked_at = time(NULL);
     if (!built || detach_failed)
         snprintf(v->error, sizeof v->error, "%s", err);
     else
@@ -105,7 +106,9 @@ static void live_draw(const struct live_view *v)
         n = snprintf(line, sizeof line, "process %d has ended", (int)v->pid);
         draw_line(row++, cols, line, (size_t)n, A_BOLD);
     } else if (v->error[0]) {
-        draw_line(row++, cols, v->error, strlen(v->error), A_BOLD);
+        /* What is shown below is the last read that worked (its time above). */
+        snprintf(line, sizeof line, "cannot read it now: %.400s", v->error);
+        draw_line(row++, cols, line, strlen(line), A_BOLD);
     }
     /* The report, the verdict line in bold; scrolled by first_line. */
     const char *p = v->text ? v->text : "";
