@@ -93,6 +93,47 @@ attach_stuck() {
     expect_as_before "$PID" "$before"
 }
 
+# The live view (mdat attach -p PID, no --print) in a tmux pane of its own
+# server: tui_open PID starts it, $MDAT_PID is mdat's pid; screen, keys,
+# wait_screen TEXT [SECONDS] as tests/e2e/tui.sh has them.
+SOCK="mdat-attach-$TEST-$$"
+tui_open() {
+    command -v tmux >/dev/null || { fail "tmux is not installed"; finish; }
+    rm -f "$WORK/exit"
+    tmux -L "$SOCK" new-session -d -s live -x 120 -y 40 \
+        "env LANG=C.UTF-8 $(printf '%q ' "$MDAT") attach -p $1 2>$WORK/live.err; echo \$? >$WORK/exit; sleep 600"
+    local pane waited=0
+    pane=$(tmux -L "$SOCK" list-panes -t live -F '#{pane_pid}')
+    MDAT_PID=
+    while [ -z "$MDAT_PID" ] && [ "$waited" -lt 200 ]; do
+        MDAT_PID=$(pgrep -P "$pane" -f "attach -p" | head -n 1)
+        sleep 0.05
+        waited=$((waited + 1))
+    done
+}
+tui_close() { tmux -L "$SOCK" kill-server 2>/dev/null; }
+screen() { tmux -L "$SOCK" capture-pane -p -t live 2>/dev/null; }
+keys() { tmux -L "$SOCK" send-keys -t live "$@"; }
+wait_screen() {
+    local waited=0 limit=${2:-10}
+    while ! screen | grep -qF -- "$1"; do
+        if [ "$waited" -ge $((limit * 20)) ]; then
+            fail "the live view never showed: $1"
+            screen
+            cat "$WORK/live.err" 2>/dev/null
+            return 1
+        fi
+        sleep 0.05
+        waited=$((waited + 1))
+    done
+}
+# wait_exit STATUS: mdat's exit status once it ends.
+wait_exit() {
+    local waited=0
+    while [ ! -s "$WORK/exit" ] && [ "$waited" -lt 200 ]; do sleep 0.05; waited=$((waited + 1)); done
+    [ "$(cat "$WORK/exit" 2>/dev/null)" = "$1" ] || fail "mdat attach -p exited with '$(cat "$WORK/exit" 2>/dev/null)', expected $1"
+}
+
 case "$TEST" in
 deadlock)
     attach_stuck attach_bank_deadlock 3
@@ -329,6 +370,71 @@ churn)
     [ "$total" -eq $((rounds * 10)) ] || fail "thread_churn total $total after $rounds rounds"
     echo "churn: $rounds rounds"
     ;;
+tui_deadlock)
+    # The live view on a native lock-order deadlock: the cycle with user
+    # lines; the step and replay keys say what is not available; q
+    # leaves the process as it was.
+    start attach_bank_deadlock
+    wait_stuck "$PID" 3 || finish
+    before=$(snapshot "$PID")
+    l=$(line_of attach/bank_deadlock.c "BUG:")
+    tui_open "$PID"
+    wait_screen "deadlock: T2 waits on mutex acct[" || { tui_close; finish; }
+    wait_screen "bank_deadlock.c:$l transfer"
+    wait_screen "waits to join T2 (in pthread_join)"
+    wait_screen "live view, read at"
+    keys s
+    wait_screen "stepping is not available for an attached process"
+    keys b
+    wait_screen "no replay or step back from an attach point"
+    # Refreshes: the process is read again without a key.
+    first=$(screen | grep -o "read at [0-9:]*")
+    waited=0
+    while [ "$(screen | grep -o "read at [0-9:]*")" = "$first" ] && [ "$waited" -lt 100 ]; do sleep 0.1; waited=$((waited + 1)); done
+    [ "$(screen | grep -o "read at [0-9:]*")" != "$first" ] || fail "the live view did not refresh in 10 s"
+    keys q
+    wait_exit 1
+    tui_close
+    expect_as_before "$PID" "$before"
+    stop "$PID"
+    ;;
+tui_healthy)
+    # A busy program watched live and let go: it finishes with the right output.
+    start attach_busy_pool "$WORK/stop"
+    tui_open "$PID"
+    wait_screen "no deadlock" || { tui_close; finish; }
+    sleep 5     # two more refreshes
+    keys q
+    wait_exit 0
+    tui_close
+    touch "$WORK/stop"
+    wait "$PID"
+    status=$?
+    [ "$status" -eq 0 ] || fail "busy_pool exited $status after the live view"
+    read -r _ tasks _ total _ <"$WORK/prog.out"
+    want=$(python3 -c "n = $tasks * 1000; print(n * (n - 1) // 2)")
+    [ "$total" = "$want" ] || fail "busy_pool total $total after $tasks tasks, expected $want"
+    ;;
+tui_killed)
+    # mdat killed while it watches (SIGKILL, SIGTERM, SIGINT, SIGHUP, at
+    # any moment of its refreshes): the process is never left stopped or
+    # traced.
+    start attach_bank_deadlock
+    wait_stuck "$PID" 3 || finish
+    before=$(snapshot "$PID")
+    for sig in KILL TERM INT HUP KILL KILL; do
+        tui_open "$PID"
+        wait_screen "deadlock: T2 waits" || { tui_close; finish; }
+        sleep "0.$((RANDOM % 10))"
+        kill -"$sig" "$MDAT_PID"
+        waited=0
+        while kill -0 "$MDAT_PID" 2>/dev/null && [ "$waited" -lt 100 ]; do sleep 0.05; waited=$((waited + 1)); done
+        kill -0 "$MDAT_PID" 2>/dev/null && fail "mdat still runs after SIG$sig"
+        expect_as_before "$PID" "$before"
+        tui_close
+    done
+    stop "$PID"
+    ;;
 bad_input)
     run_mdat attach -p abc --print
     expect_status 2 attach -p abc
@@ -343,9 +449,9 @@ bad_input)
     expect_err "--print and --json go with -p PID"
     run_mdat attach -p 1 --print --json
     expect_status 2 attach --print --json
-    run_mdat attach -p 1
-    expect_status 2 attach -p 1
-    expect_err "-p PID needs --print or --json"
+    run_mdat attach -p abc
+    expect_status 2 attach -p abc
+    expect_err "-p wants a process id (a positive number), not \"abc\""
     run_mdat attach -p 1 --print ./prog
     expect_status 2 attach -p 1 --print ./prog
     # No such process: a pid above every pid in use.

@@ -8,6 +8,7 @@
 #include "supervisor/inspect/foreign_attach.h"
 #include "supervisor/inspect/foreign_code.h"
 #include "supervisor/inspect/foreign_report.h"
+#include "ui/cli/attach_look.h"
 #include "ui/cli/attach_print.h"
 #include "ui/cli/cli.h"
 #include "ui/cli/commands.h"
@@ -18,7 +19,7 @@
 #include <signal.h>
 #include <stdlib.h>
 
-static bool parse_pid(const char *text, pid_t *pid)
+bool attach_parse_pid(const char *text, pid_t *pid)
 {
     char *end;
     errno = 0;
@@ -42,11 +43,17 @@ static bool load_code_before(pid_t pid, struct foreign_code *code)
     return foreign_code_load(pid, -1, exe, code, err, sizeof err);
 }
 
-int cmd_attach_pid(const char *pid_text, bool json)
+void attach_code_free(struct attach_code *c)
 {
-    pid_t pid;
-    if (!parse_pid(pid_text, &pid))
-        return cli_usage_error("attach", "-p wants a process id (a positive number), not \"%s\"", pid_text);
+    if (c->loaded)
+        foreign_code_free(&c->code);
+    c->loaded = false;
+}
+
+bool attach_look(pid_t pid, struct attach_code *code, struct foreign_report *report, bool *detach_failed, char *err,
+                 size_t errlen)
+{
+    *detach_failed = false;
     /* Ctrl-C while the threads are held would let the kernel detach them
      * when mdat dies, and a signal that arrived meanwhile would be lost:
      * the few milliseconds from attach to detach are not interrupted. */
@@ -57,37 +64,52 @@ int cmd_attach_pid(const char *pid_text, bool json)
     sigaddset(&hold, SIGHUP);
     sigaddset(&hold, SIGQUIT);
     sigprocmask(SIG_BLOCK, &hold, &saved);
-    char err[600];
-    struct foreign_code code;
-    bool read = load_code_before(pid, &code);
+    if (!code->loaded)
+        code->loaded = load_code_before(pid, &code->code);
     struct foreign_process proc;
-    if (!foreign_attach(pid, &proc, err, sizeof err)) {
+    if (!foreign_attach(pid, &proc, err, errlen)) {
         sigprocmask(SIG_SETMASK, &saved, NULL);
-        if (read)
-            foreign_code_free(&code);
-        fprintf(stderr, "mdat attach: %s\n", err);
-        return EXIT_CANNOT_RUN;
+        return false;
     }
-    struct foreign_report report;
-    read = read ? foreign_code_refresh(&code, proc.proc_tid, proc.mem_fd, proc.exe, err, sizeof err)
-                : foreign_code_load(proc.proc_tid, proc.mem_fd, proc.exe, &code, err, sizeof err);
-    bool built = read && foreign_report_build(&proc, &code, &report, err, sizeof err);
+    bool read;
+    if (code->loaded) {
+        read = foreign_code_refresh(&code->code, proc.proc_tid, proc.mem_fd, proc.exe, err, errlen);
+    } else {
+        read = foreign_code_load(proc.proc_tid, proc.mem_fd, proc.exe, &code->code, err, errlen);
+        code->loaded = read;
+    }
+    bool built = read && foreign_report_build(&proc, &code->code, report, err, errlen);
     char detach_err[300];
     bool detached = foreign_detach(&proc, detach_err, sizeof detach_err);
     sigprocmask(SIG_SETMASK, &saved, NULL);
-    if (built)
-        (json ? attach_print_json : attach_print_text)(stdout, &report);
-    int status = built ? (foreign_report_stuck(&report) ? EXIT_FAILURE_FOUND : EXIT_NO_FAILURE) : EXIT_CANNOT_RUN;
-    if (!built)
-        fprintf(stderr, "mdat attach: %s\n", err);
+    foreign_free(&proc);
     if (!detached) {
-        fprintf(stderr, "mdat attach: %s\n", detach_err);
+        *detach_failed = true;
+        snprintf(err, errlen, "%s", detach_err);
+    }
+    return built;
+}
+
+int cmd_attach_pid(const char *pid_text, bool json)
+{
+    pid_t pid;
+    if (!attach_parse_pid(pid_text, &pid))
+        return cli_usage_error("attach", "-p wants a process id (a positive number), not \"%s\"", pid_text);
+    char err[600];
+    struct attach_code code = {0};
+    struct foreign_report report;
+    bool detach_failed;
+    bool built = attach_look(pid, &code, &report, &detach_failed, err, sizeof err);
+    int status = EXIT_CANNOT_RUN;
+    if (built) {
+        (json ? attach_print_json : attach_print_text)(stdout, &report);
+        status = foreign_report_stuck(&report) ? EXIT_FAILURE_FOUND : EXIT_NO_FAILURE;
+        foreign_report_free(&report);
+    }
+    if (!built || detach_failed) {
+        fprintf(stderr, "mdat attach: %s\n", err);
         status = EXIT_CANNOT_RUN;
     }
-    if (built)
-        foreign_report_free(&report);
-    if (read)
-        foreign_code_free(&code);
-    foreign_free(&proc);
+    attach_code_free(&code);
     return status;
 }

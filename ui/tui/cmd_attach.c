@@ -6,6 +6,7 @@
 #include "ui/cli/cli.h"
 #include "ui/cli/commands.h"
 #include "ui/tui/tui_frontend.h"
+#include "ui/tui/tui_live.h"
 #include "ui/tui/tui_term.h"
 #include "ui/tui/tui_theme.h"
 #include "help/mdat-attach.h"  /* generated from docs/man/mdat-attach.1.scd */
@@ -26,7 +27,8 @@ static int usage_error(const char *fmt, const char *arg)
     return cli_usage_error("attach", fmt, arg);
 }
 
-/* -p PID: a running process, read and let go (ui/cli/cmd_attach_pid.c). */
+/* -p PID: a running process, read and let go (ui/cli/cmd_attach_pid.c),
+ * or watched live (ui/tui/tui_live.c). */
 static int attach_to_process(const char *pid, bool print, bool json, bool more)
 {
     if (!pid)
@@ -38,8 +40,7 @@ static int attach_to_process(const char *pid, bool print, bool json, bool more)
     if (print && json)
         return usage_error("%s", "give --print or --json, not both");
     if (!print && !json)
-        return usage_error("%s", "-p PID needs --print or --json: the live view of a running process is not "
-                           "built yet");
+        return tui_live_run(pid);
     return cmd_attach_pid(pid, json);
 }
 

@@ -1,0 +1,213 @@
+/* tui_live: `mdat attach -p PID` without --print: the live view of a
+ * running process mdat did not start.
+ *
+ * Owns the refreshing screen: every refresh takes one look at the process
+ * (ui/cli/attach_look.h: attach, read, let go, in milliseconds) and shows
+ * the report --print would print (threads, user lines, waits, sync
+ * objects, the wait cycle, the verdict in one line). The process is never
+ * held between looks, so quitting, or mdat being killed, leaves it as it
+ * was. Taking over the schedule (stepping its threads) is not built: the
+ * step and replay keys say so and why. Reading the process is
+ * supervisor/inspect/'s; the report's text is ui/cli/attach_print.c's. */
+#include <stdio.h>
+
+#include "ui/cli/attach_look.h"
+#include "ui/cli/attach_print.h"
+#include "ui/cli/cli.h"
+#include "ui/cli/commands.h"
+#include "ui/tui/tui_live.h"
+#include "ui/tui/tui_term.h"
+
+#include <curses.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { LIVE_REFRESH_MS = 2000, LIVE_MAX_TEXT = 1 << 20 };
+
+static const char STEP_NOT_BUILT[] =
+    "stepping is not available for an attached process (yet): the view is read-only, the process runs as it was";
+static const char NO_REPLAY[] =
+    "no replay or step back from an attach point: what the process did before mdat attached is unknown";
+
+struct live_view {
+    pid_t pid;
+    struct attach_code code;
+    char *text;             /* the last report as --print prints it, "" before one */
+    char verdict[1600];     /* its one-line verdict */
+    bool stuck;
+    char error[700];        /* why the last look failed, "" when it did not */
+    bool gone;              /* the process ended: nothing more to look at */
+    char message[200];      /* the answer to the last key */
+    time_t looked_at;
+    int first_line;         /* scrolled by */
+};
+
+/* One look: the report as text, or why there is none. */
+static void live_look(struct live_view *v)
+{
+    struct foreign_report report;
+    bool detach_failed;
+    char err[600];
+    bool built = attach_look(v->pid, &v->code, &report, &detach_failed, err, sizeof err);
+    if (built)
+        v->looked_at = time(NULL);
+    if (!built || detach_failed)
+        snprintf(v->error, sizeof v->error, "%s", err);
+    else
+        v->error[0] = '\0';
+    if (!built) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d", (int)v->pid);
+        v->gone = access(path, F_OK) != 0;
+        return;
+    }
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (f) {
+        attach_print_text(f, &report);
+        fclose(f);
+    }
+    if (buf && len < LIVE_MAX_TEXT) {
+        free(v->text);
+        v->text = buf;
+    } else {
+        free(buf);
+    }
+    snprintf(v->verdict, sizeof v->verdict, "%s", report.verdict_text);
+    v->stuck = foreign_report_stuck(&report);
+    foreign_report_free(&report);
+}
+
+static void draw_line(int row, int cols, const char *text, size_t len, attr_t attr)
+{
+    move(row, 0);
+    clrtoeol();
+    attron(attr);
+    addnstr(text, (int)(len < (size_t)cols ? len : (size_t)cols));
+    attroff(attr);
+}
+
+static void live_draw(const struct live_view *v)
+{
+    int rows, cols;
+    getmaxyx(stdscr, rows, cols);
+    erase();
+    char line[512];
+    struct tm tm;
+    localtime_r(&v->looked_at, &tm);
+    int n = snprintf(line, sizeof line, "mdat attach -p %d  live view, read at %02d:%02d:%02d (every %d s)",
+                     (int)v->pid, tm.tm_hour, tm.tm_min, tm.tm_sec, LIVE_REFRESH_MS / 1000);
+    draw_line(0, cols, line, (size_t)n, A_REVERSE);
+    int row = 1;
+    if (v->gone) {
+        n = snprintf(line, sizeof line, "process %d has ended", (int)v->pid);
+        draw_line(row++, cols, line, (size_t)n, A_BOLD);
+    } else if (v->error[0]) {
+        /* What is shown below is the last read that worked (its time above). */
+        snprintf(line, sizeof line, "cannot read it now: %.400s", v->error);
+        draw_line(row++, cols, line, strlen(line), A_BOLD);
+    }
+    /* The report, the verdict line in bold; scrolled by first_line. */
+    const char *p = v->text ? v->text : "";
+    for (int skip = v->first_line; skip > 0 && *p; skip--) {
+        const char *nl = strchr(p, '\n');
+        p = nl ? nl + 1 : p + strlen(p);
+    }
+    while (*p && row < rows - 2) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        bool verdict = v->verdict[0] && len == strlen(v->verdict) && strncmp(p, v->verdict, len) == 0;
+        draw_line(row++, cols, p, len, verdict ? A_BOLD : A_NORMAL);
+        p = nl ? nl + 1 : p + len;
+    }
+    draw_line(rows - 2, cols, v->message, strlen(v->message), A_BOLD);
+    static const char keys[] = "q quit (detach)  r read again  Up/Down scroll  s step (not available)  b replay";
+    draw_line(rows - 1, cols, keys, strlen(keys), A_REVERSE);
+    refresh();
+}
+
+/* Answers one key; false to quit. */
+static bool live_key(struct live_view *v, int key)
+{
+    v->message[0] = '\0';
+    switch (key) {
+    case 'q':
+    case 'Q':
+        return false;
+    case 'r':
+        live_look(v);
+        break;
+    case KEY_UP:
+    case 'k':
+        if (v->first_line > 0)
+            v->first_line--;
+        break;
+    case KEY_DOWN:
+    case 'j':
+        v->first_line++;
+        break;
+    case 's':
+    case 'n':
+    case ' ':
+    case '\n':
+    case KEY_ENTER:
+        snprintf(v->message, sizeof v->message, "%s", STEP_NOT_BUILT);
+        break;
+    case 'b':
+    case 'B':
+    case 'R':
+    case KEY_LEFT:
+        snprintf(v->message, sizeof v->message, "%s", NO_REPLAY);
+        break;
+    default:
+        break;
+    }
+    return true;
+}
+
+int tui_live_run(const char *pid_text)
+{
+    struct live_view v = {0};
+    if (!attach_parse_pid(pid_text, &v.pid))
+        return cli_usage_error("attach", "-p wants a process id (a positive number), not \"%s\"", pid_text);
+    /* The first look before the screen: a process that cannot be read is
+     * said in one line on stderr, as --print says it. */
+    live_look(&v);
+    if (!v.text) {
+        fprintf(stderr, "mdat attach: %s\n", v.error);
+        attach_code_free(&v.code);
+        return EXIT_CANNOT_RUN;
+    }
+    char err[600];
+    if (!tui_term_open(err, sizeof err)) {
+        fprintf(stderr, "mdat attach: %s\n", err);
+        free(v.text);
+        attach_code_free(&v.code);
+        return EXIT_CANNOT_RUN;
+    }
+    struct timespec last;
+    clock_gettime(CLOCK_MONOTONIC, &last);
+    for (;;) {
+        live_draw(&v);
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long waited = (now.tv_sec - last.tv_sec) * 1000 + (now.tv_nsec - last.tv_nsec) / 1000000;
+        int key = tui_term_key(waited >= LIVE_REFRESH_MS ? 0 : (int)(LIVE_REFRESH_MS - waited));
+        if (key == TUI_KEY_TIMEOUT) {
+            if (!v.gone)
+                live_look(&v);
+            clock_gettime(CLOCK_MONOTONIC, &last);
+            continue;
+        }
+        if (!live_key(&v, key))
+            break;
+    }
+    tui_term_close();
+    bool stuck = v.stuck && !v.gone;
+    free(v.text);
+    attach_code_free(&v.code);
+    return stuck ? EXIT_FAILURE_FOUND : EXIT_NO_FAILURE;
+}
