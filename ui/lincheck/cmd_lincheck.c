@@ -58,6 +58,7 @@ struct options {
     const char *json_path;
     const char *cflags;
     const char *memory_model;
+    const char *strategy;       /* NULL: dpor under sc, the portfolio under tso */
     int threads, ops, init, scenarios;
     uint64_t schedules, seed;
     bool quiescent, shrink;
@@ -82,7 +83,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"schedules", required_argument, NULL, 'n'}, {"seed", required_argument, NULL, 's'},
         {"out", required_argument, NULL, 'o'},     {"json", required_argument, NULL, 'J'},
         {"cflags", required_argument, NULL, 'F'},  {"memory-model", required_argument, NULL, 'M'},
-        {"quiescent", no_argument, NULL, 'Q'},     {"no-shrink", no_argument, NULL, 'N'},
+        {"strategy", required_argument, NULL, 'S'}, {"quiescent", no_argument, NULL, 'Q'},     {"no-shrink", no_argument, NULL, 'N'},
         {"help", no_argument, NULL, 'h'},          {0, 0, 0, 0}};
     *o = (struct options){.out_dir = "mdat-out", .memory_model = "sc", .threads = 2, .ops = 2, .scenarios = 10,
                           .schedules = 1000, .seed = (uint64_t)time(NULL), .shrink = true};
@@ -105,6 +106,13 @@ static int parse_options(int argc, char **argv, struct options *o)
             if (strcmp(optarg, "sc") != 0 && strcmp(optarg, "tso") != 0) bad = "--memory-model wants sc or tso";
             else o->memory_model = optarg;
             break;
+        case 'S':
+            if (strcmp(optarg, "dpor") != 0 && strcmp(optarg, "portfolio") != 0 && strcmp(optarg, "random") != 0 &&
+                strcmp(optarg, "pct") != 0 && strcmp(optarg, "pos") != 0 && strcmp(optarg, "surw") != 0)
+                bad = "--strategy wants dpor, portfolio, random, pct, pos or surw";
+            else
+                o->strategy = optarg;
+            break;
         case 'Q': o->quiescent = true; break;
         case 'N': o->shrink = false; break;
         case 'h': print_lincheck_usage(stdout); return EXIT_NO_FAILURE;
@@ -114,6 +122,10 @@ static int parse_options(int argc, char **argv, struct options *o)
             fprintf(stderr, "mdat lincheck: %s\n", bad);
             return EXIT_USAGE;
         }
+    }
+    if (o->strategy && strcmp(o->strategy, "dpor") == 0 && strcmp(o->memory_model, "tso") == 0) {
+        fprintf(stderr, "mdat lincheck: dpor explores sc only: with --memory-model tso take a randomized strategy\n");
+        return EXIT_USAGE;
     }
     if (optind != argc - 1) {
         fprintf(stderr, "mdat lincheck: one spec file expected (see mdat lincheck --help)\n");
@@ -206,12 +218,14 @@ int cmd_lincheck(int argc, char **argv)
         return EXIT_USAGE;
     }
     bool sc = strcmp(o.memory_model, "sc") == 0;
-    struct lc_settings set = {.self = self, .harness = harness, .strategy = sc ? "dpor" : "portfolio",
+    const char *strategy = o.strategy ? o.strategy : sc ? "dpor" : "portfolio";
+    bool dpor = strcmp(strategy, "dpor") == 0;
+    struct lc_settings set = {.self = self, .harness = harness, .strategy = strategy,
                               .memory_model = o.memory_model, .schedules = o.schedules, .quiescent = o.quiescent,
                               .shrink_schedule = o.shrink};
     printf("mdat lincheck: %s, seed %llu, %d scenarios of %d threads x %d calls%s, %s, %s memory\n", o.spec_path,
            (unsigned long long)o.seed, o.scenarios, o.threads, o.ops, o.init ? " after init calls" : "",
-           sc ? "dpor" : "the portfolio", o.memory_model);
+           strategy, o.memory_model);
     struct lc_summary sum = {.spec_path = o.spec_path, .seed = o.seed, .scenarios_requested = o.scenarios,
                              .memory_model = o.memory_model, .strategy = set.strategy, .quiescent = o.quiescent};
     static struct lc_scenario failing;
@@ -237,12 +251,12 @@ int cmd_lincheck(int argc, char **argv)
         if (r.verdict == LC_PASSED) {
             sum.proved += r.proved;
             printf("  scenario %2d  %-10s %6llu %s  %s\n", k, r.proved ? "proved" : "passed",
-                   (unsigned long long)r.executions, sc ? "classes   " : "executions", text);
+                   (unsigned long long)r.executions, dpor ? "classes   " : "executions", text);
             lc_result_free(&r);
             continue;
         }
         printf("  scenario %2d  %-10s %6llu %s  %s\n", k, "FAILED", (unsigned long long)r.executions,
-               sc ? "classes   " : "executions", text);
+               dpor ? "classes   " : "executions", text);
         sum.failed = 1;
         sum.original_calls = lc_scenario_size(&s);
         if (o.shrink) {
@@ -261,7 +275,7 @@ int cmd_lincheck(int argc, char **argv)
     }
     printf("\nmdat lincheck: %d of %d scenarios checked, %d proved (dpor: every interleaving), %llu %s; %s\n",
            sum.scenarios_run, o.scenarios, sum.proved, (unsigned long long)sum.executions,
-           sc ? "classes of interleavings" : "executions sampled",
+           dpor ? "classes of interleavings" : "executions sampled",
            status == EXIT_FAILURE_FOUND ? "1 failing scenario" : status == 0 ? "no failure found" : "stopped");
     if (o.json_path && !lc_report_json(o.json_path, &spec, &sum)) {
         fprintf(stderr, "mdat lincheck: cannot write %s\n", o.json_path);
