@@ -77,6 +77,15 @@ set_contains)
     expect_found -s 16 --init 2 --scenarios 1 "$LC/set_array.lc"
     expect_out "contains(2) -> 0  ✗"
     ;;
+example)
+    # examples/lincheck_queue/README.md's two commands, as it shows them.
+    EX=$(cd "$(dirname "$0")/../../examples/lincheck_queue" && pwd)
+    expect_found -s 1 --scenarios 10 "$EX/queue.lc"
+    expect_out "size() -> -1  ✗"
+    run_mdat lincheck -s 1 --scenarios 10 -o out-dir "$EX/queue_fixed.lc"
+    expect_status 0
+    expect_out "10 of 10 scenarios checked, 10 proved"
+    ;;
 bad_spec)
     printf 'source x.c\nfrobnicate 3\n' >bad.lc
     run_mdat lincheck bad.lc
