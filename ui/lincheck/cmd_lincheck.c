@@ -223,9 +223,11 @@ int cmd_lincheck(int argc, char **argv)
     struct lc_settings set = {.self = self, .harness = harness, .strategy = strategy,
                               .memory_model = o.memory_model, .schedules = o.schedules, .quiescent = o.quiescent,
                               .shrink_schedule = o.shrink};
-    printf("mdat lincheck: %s, seed %llu, %d scenarios of %d threads x %d calls%s, %s, %s memory\n", o.spec_path,
-           (unsigned long long)o.seed, o.scenarios, o.threads, o.ops, o.init ? " after init calls" : "",
-           strategy, o.memory_model);
+    printf("mdat lincheck: %s, seed %llu, %d scenarios of %d threads x %d calls%s, %s, %s memory, against %s\n",
+           o.spec_path, (unsigned long long)o.seed, o.scenarios, o.threads, o.ops, o.init ? " after init calls" : "",
+           strategy, o.memory_model,
+           o.quiescent ? "every order of the calls (quiescent consistency)"
+                       : "serial orders keeping each thread's order");
     struct lc_summary sum = {.spec_path = o.spec_path, .seed = o.seed, .scenarios_requested = o.scenarios,
                              .memory_model = o.memory_model, .strategy = set.strategy, .quiescent = o.quiescent};
     static struct lc_scenario failing;
