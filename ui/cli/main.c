@@ -62,6 +62,8 @@ int main(int argc, char **argv)
         return cmd_grade(argc - 1, argv + 1);
     if (strcmp(cmd, "merge") == 0)
         return cmd_merge(argc - 1, argv + 1);
+    if (strcmp(cmd, "lincheck") == 0)
+        return cmd_lincheck(argc - 1, argv + 1);
     fprintf(stderr, "mdat: unknown command \"%s\" (see mdat --help)\n", cmd);
     return EXIT_USAGE;
 }
