@@ -10,7 +10,7 @@ TARGETS=$BUILD/tests/targets SOURCES=$SRC/tests/targets
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
-PAGES=(mdat mdat-run mdat-replay mdat-shrink mdat-attach mdat-grade mdat-merge)
+PAGES=(mdat mdat-run mdat-replay mdat-shrink mdat-attach mdat-grade mdat-merge mdat-lincheck)
 
 # rendered PAGE_FILE: the page as man shows it, plain text, 80 columns.
 rendered() { MANWIDTH=80 man -l "$1" 2>"$WORK/man.err" | col -b; }
@@ -47,7 +47,7 @@ man_pages)
     # Each page renders, and carries every option of its command's --help
     # (both come from docs/man/PAGE.1.scd: this catches the generator).
     check_page "$BUILD/man/mdat.1"
-    for p in run replay shrink attach grade merge; do
+    for p in run replay shrink attach grade merge lincheck; do
         check_page "$BUILD/man/mdat-$p.1" "$p"
     done
     for p in "${PAGES[@]}"; do
@@ -69,7 +69,7 @@ options)
     for o in $(accepted_options); do
         grep -qx -- "--$o" documented.opts || fail "option --$o is in the code but in no page of docs/man"
     done
-    for cmd in run replay shrink attach grade merge; do
+    for cmd in run replay shrink attach grade merge lincheck; do
         "$MDAT" "$cmd" --help >help.txt
         # Options with a value are given one (--opt=x), flags none; either
         # way nothing runs (no program is given), and the command must not
