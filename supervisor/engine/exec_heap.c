@@ -46,11 +46,6 @@ static void note_freed(struct execution *ex, struct mthread *t, const struct hea
     exec_pages_freed(ex, t, b->addr, b->size);
 }
 
-static void note_handed_out(struct execution *ex, uint64_t addr, uint64_t size)
-{
-    if (ex->freed.n && heap_map_add(&ex->freed, addr, size, "", 0))
-        heap_map_remove(&ex->freed, addr, NULL);
-}
 
 static void tell_freed(struct execution *ex, struct mthread *t, const struct heap_block *b)
 {
@@ -113,10 +108,9 @@ void exec_heap_returned(struct execution *ex, struct mthread *t)
     }
     if (!block)
         return;
-    if (block == t->heap_old)
-        heap_map_remove(&ex->heap, block, NULL);    /* resized in place: the same block, named anew */
+    /* A block resized in place is named anew: the add replaces it. */
     heap_map_add(&ex->heap, block, t->heap_size, model_fn_verb(t->heap_fn), t->heap_site);
-    note_handed_out(ex, block, t->heap_size);
+    heap_map_forget(&ex->freed, block, t->heap_size);
     tell_allocated(ex, t, block);
     if (ex->pages)
         exec_pages_allocated(ex, t, block, t->heap_size);

@@ -35,20 +35,33 @@ static uint64_t block_end(const struct heap_block *b)
     return b->addr + (b->size ? b->size : 1);
 }
 
+/* Drops the blocks that share a byte with [addr, end); returns where a
+ * block at addr goes. */
+static size_t drop_overlaps(struct heap_map *h, uint64_t addr, uint64_t end)
+{
+    size_t pos = lower_bound(h, addr);
+    while (pos > 0 && block_end(&h->blocks[pos - 1]) > addr)
+        pos--;
+    size_t last = pos;
+    while (last < h->n && h->blocks[last].addr < end)
+        last++;
+    if (last > pos) {
+        memmove(&h->blocks[pos], &h->blocks[last], (h->n - last) * sizeof *h->blocks);
+        h->n -= last - pos;
+    }
+    return pos;
+}
+
+void heap_map_forget(struct heap_map *h, uint64_t addr, uint64_t size)
+{
+    drop_overlaps(h, addr, addr + (size ? size : 1));
+}
+
 unsigned heap_map_add(struct heap_map *h, uint64_t addr, uint64_t size, const char *how, uint64_t site)
 {
     struct heap_block nb = {addr, size, ++h->next_id, site, how};
-    size_t pos = lower_bound(h, addr);
     /* A free mdat did not see leaves a stale block behind: drop overlaps. */
-    while (pos > 0 && block_end(&h->blocks[pos - 1]) > addr)
-        pos--;
-    size_t end = pos;
-    while (end < h->n && h->blocks[end].addr < block_end(&nb))
-        end++;
-    if (end > pos) {
-        memmove(&h->blocks[pos], &h->blocks[end], (h->n - end) * sizeof *h->blocks);
-        h->n -= end - pos;
-    }
+    size_t pos = drop_overlaps(h, addr, block_end(&nb));
     if (h->n == h->cap) {
         h->cap = h->cap ? h->cap * 2 : 64;
         h->blocks = realloc(h->blocks, h->cap * sizeof *h->blocks);

@@ -29,6 +29,8 @@ void heap_map_init(struct heap_map *h);
 void heap_map_free(struct heap_map *h);
 /* Records a new block (replacing any stale one it overlaps); returns its id. */
 unsigned heap_map_add(struct heap_map *h, uint64_t addr, uint64_t size, const char *how, uint64_t site);
+/* Forgets every block that shares a byte with [addr, addr + size). */
+void heap_map_forget(struct heap_map *h, uint64_t addr, uint64_t size);
 /* Forgets the block that starts at addr (into *removed when not NULL);
  * false when there is none. */
 bool heap_map_remove(struct heap_map *h, uint64_t addr, struct heap_block *removed);
