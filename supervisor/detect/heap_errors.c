@@ -84,12 +84,17 @@ static void forget(struct heap_errors *h, uint64_t addr, uint64_t size)
     h->n -= to - from;
 }
 
+/* The bytes watched of the block at addr, as they are now. */
+static bool read_watched(const struct execution *ex, uint64_t addr, uint8_t out[WATCH_BYTES])
+{
+    return tracee_read(ex->mem_fd, addr - WATCH_BEFORE, out, WATCH_BYTES);
+}
+
 /* Whether fb is still as its free left it. */
 static bool untouched_since_free(const struct execution *ex, const struct freed_block *fb)
 {
     uint8_t now[WATCH_BYTES];
-    return fb->watched && tracee_read(ex->mem_fd, fb->block.addr - WATCH_BEFORE, now, sizeof now) &&
-           memcmp(now, fb->left, sizeof now) == 0;
+    return fb->watched && read_watched(ex, fb->block.addr, now) && memcmp(now, fb->left, sizeof now) == 0;
 }
 
 static void on_begin(void *self, struct execution *ex)
@@ -113,8 +118,7 @@ static void on_thread_exited(void *self, int thread, uint64_t pthread)
     for (size_t i = 0; i < h->n; i++) {
         struct freed_block *fb = &h->freed[i];
         uint8_t now[WATCH_BYTES];
-        if (fb->thread != thread || !fb->watched ||
-            !tracee_read(h->ex->mem_fd, fb->block.addr - WATCH_BEFORE, now, sizeof now))
+        if (fb->thread != thread || !fb->watched || !read_watched(h->ex, fb->block.addr, now))
             continue;
         if (memcmp(now, fb->left, WATCH_BEFORE) == 0 &&
             memcmp(now + LINK_BYTES, fb->left + LINK_BYTES, WATCH_BYTES - LINK_BYTES) == 0)
@@ -140,7 +144,7 @@ static void on_freed(void *self, struct execution *ex, int thread, const struct 
             abort();
     }
     struct freed_block fb = {.block = *b, .thread = thread, .step = ex->steps + 1, .call_pc = call_pc};
-    fb.watched = tracee_read(ex->mem_fd, b->addr - WATCH_BEFORE, fb.left, sizeof fb.left);
+    fb.watched = read_watched(ex, b->addr, fb.left);
     size_t at = first_ending_after(h, b->addr);
     memmove(&h->freed[at + 1], &h->freed[at], (h->n - at) * sizeof *h->freed);
     h->freed[at] = fb;
