@@ -10,12 +10,28 @@ struct written_word {
     uint64_t value;
 };
 
+/* The states of the last RECENT_STEPS steps, exactly: a state counts as
+ * seen before when it is among them. Exact rather than a direct-mapped
+ * table that forgets on a collision, so that the verdict depends only on
+ * which states are equal and never on their hash values: a value that
+ * differs from run to run but stays put within one (a thread's kernel id
+ * in a register, as pthread_join's futex wait keeps it) changes every
+ * hash, and with a forgetful table it changed which states were forgotten:
+ * a replay met the livelock at another step than its run, or not at all. */
+enum { RECENT_STEPS = 1u << 16, RECENT_SLOTS = 2 * RECENT_STEPS };
+
 struct seen_state {
-    uint64_t hash;
-    uint64_t step;
+    uint64_t hash;              /* 0: an empty slot */
+    uint64_t step;              /* when it was last seen */
+    uint32_t count;             /* how often among the recent steps */
 };
 
-enum { SEEN_SLOTS = 1u << 16 };
+struct recent_states {
+    struct seen_state slots[RECENT_SLOTS];      /* open addressing, linear probing */
+    uint64_t ring[RECENT_STEPS];                /* the states in step order */
+    size_t next;                                /* the ring's oldest entry once it is full */
+    bool full;
+};
 
 /* A 64-bit finaliser (splitmix64's): good avalanche, cheap. */
 static uint64_t mix(uint64_t x)
@@ -36,7 +52,7 @@ void livelock_init(struct livelock *l)
 void livelock_free(struct livelock *l)
 {
     free(l->words);
-    free(l->seen);
+    free(l->recent);
     free(l->last_ran);
     free(l->thread_hash);
     free(l->touched);
@@ -151,11 +167,60 @@ static bool everyone_ran_since(const struct livelock *l, struct execution *ex, u
     return true;
 }
 
+/* Hashes are odd (0 marks an empty slot): their low bit says nothing. */
+static size_t home_of(uint64_t hash)
+{
+    return (size_t)(hash >> 1) & (RECENT_SLOTS - 1);
+}
+
+static size_t slot_of(const struct recent_states *r, uint64_t hash)
+{
+    size_t i = home_of(hash);
+    while (r->slots[i].hash && r->slots[i].hash != hash)
+        i = (i + 1) & (RECENT_SLOTS - 1);
+    return i;
+}
+
+/* Empties slot i and moves later entries of its probe run back into the
+ * gap, so that every entry stays reachable from its home slot. */
+static void remove_slot(struct recent_states *r, size_t i)
+{
+    size_t gap = i;
+    for (size_t j = (i + 1) & (RECENT_SLOTS - 1); r->slots[j].hash; j = (j + 1) & (RECENT_SLOTS - 1)) {
+        size_t home = home_of(r->slots[j].hash);
+        /* j may fill the gap when its home is not cyclically in (gap, j]. */
+        bool home_after_gap = gap <= j ? (home > gap && home <= j) : (home > gap || home <= j);
+        if (!home_after_gap) {
+            r->slots[gap] = r->slots[j];
+            gap = j;
+        }
+    }
+    r->slots[gap] = (struct seen_state){0};
+}
+
+/* Step `step` is in state hash: the oldest step leaves the window. Returns
+ * the slot of the state as it was before (hash 0: not among the recent). */
+static struct seen_state remember(struct recent_states *r, uint64_t hash, uint64_t step)
+{
+    if (r->full) {
+        size_t old = slot_of(r, r->ring[r->next]);
+        if (--r->slots[old].count == 0)
+            remove_slot(r, old);
+    }
+    r->ring[r->next] = hash;
+    r->next = (r->next + 1) % RECENT_STEPS;
+    r->full = r->full || r->next == 0;
+    struct seen_state *s = &r->slots[slot_of(r, hash)];
+    struct seen_state before = *s;
+    *s = (struct seen_state){.hash = hash, .step = step, .count = before.count + 1};
+    return before;
+}
+
 bool livelock_after_step(struct livelock *l, struct execution *ex, int ran)
 {
-    if (!l->seen) {
-        l->seen = calloc(SEEN_SLOTS, sizeof *l->seen);
-        if (!l->seen)
+    if (!l->recent) {
+        l->recent = calloc(1, sizeof *l->recent);
+        if (!l->recent)
             abort();
     }
     uint64_t step = ex->steps;
@@ -170,15 +235,13 @@ bool livelock_after_step(struct livelock *l, struct execution *ex, int ran)
     }
     l->n_touched = 0;
     uint64_t h = mix(l->memory_hash ^ l->threads_hash) | 1;     /* never 0: 0 marks an empty slot */
-    struct seen_state *s = &l->seen[h & (SEEN_SLOTS - 1)];
-    if (s->hash == h) {
+    struct seen_state before = remember(l->recent, h, step);
+    if (before.hash) {
         l->quiet++;
-        l->cycle = step - s->step;
+        l->cycle = step - before.step;
     } else {
         l->quiet = 0;
     }
-    s->hash = h;
-    s->step = step;
     /* Fair over the window as a whole: a schedule that runs one thread
      * for a while, then another (PCT), still gives every thread its turn. */
     return l->quiet >= LIVELOCK_WINDOW && livelock_fair(l, ex);

@@ -28,7 +28,7 @@ struct livelock {
     uint64_t memory_hash;       /* XOR over written words of mix(addr, value) */
     struct written_word *words; /* open addressing: addr -> value */
     size_t n_words, cap_words;
-    struct seen_state *seen;    /* direct-mapped: recent states and when */
+    struct recent_states *recent;   /* the states of the recent steps, and when */
     uint64_t *last_ran;         /* by thread id: the step it last ran */
     uint64_t *thread_hash;      /* by thread id: its part of the state */
     size_t cap_threads;
