@@ -158,8 +158,11 @@ struct execution {
     uint64_t end_ns;                /* --time-limit: the execution ends here (0: none) */
     uint64_t step_started_ns;       /* when the running step began */
     /* Page ownership: deadline_ns is the sooner of the step's real one and
-     * the time to look whether its thread spins on memory it owns. */
+     * the time to look whether its thread spins on memory it owns; the look
+     * is due when the thread has used spin_cpu_ns of CPU since
+     * spin_cpu_base (exec_threads.c spin_watch_due). */
     uint64_t step_deadline_ns, spin_check_ns;
+    uint64_t spin_cpu_ns, spin_cpu_base;    /* spin_cpu_base 0: not read yet */
     bool spin_restart;              /* a spin on owned memory was found: the execution runs again */
 
     uint64_t steps;

@@ -128,6 +128,9 @@ bool exec_syscall_wait_outside(struct execution *ex, bool *inside);
 /* The running step's thread showed progress mdat had to serve (a library
  * access carried out): its time without a visible operation starts again. */
 void exec_step_progressed(struct execution *ex);
+/* Page ownership: the next look at the running step is due at at_ns (by
+ * the clock; exec_threads.c then asks the thread's CPU time). */
+void exec_arm_spin_check(struct execution *ex, uint64_t at_ns);
 
 /* exec_signals.c */
 /* A signal the thread does not block is pending for it (or its process). */

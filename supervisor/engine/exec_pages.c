@@ -821,7 +821,10 @@ struct execution *ex, struct mthread *t, int *status)
             looped = true;
         bool planted;
         const struct x86_insn *in = code_map_insn_at(ex->cfg->code, ex->mem_fd, t->regs.rip, &planted);
-        if (!in || (in->flags & X86_SYSCALL))
+        /* A single step there would run mdat's int3, not the instruction,
+         * and go on from its second byte; resumed, the thread stops at the
+         * breakpoint as it would have. */
+        if (!in || planted || (in->flags & X86_SYSCALL))
             break;
         note_reads(p, t, in, &reads);
         if (!tracee_step(t->tid, 0) || exec_wait_thread(ex, t->tid, status) <= 0) {

@@ -9,6 +9,7 @@
 #include "supervisor/engine/exec_pages.h"
 #include "supervisor/launch/exec_template.h"
 #include "supervisor/process/page_cache.h"
+#include "supervisor/process/thread_cpu.h"
 #include "supervisor/process/vector_regs.h"
 
 #include <errno.h>
@@ -341,15 +342,32 @@ static bool exec_event(struct execution *ex, const struct tracee_event *ev)
     return false;
 }
 
-/* Page ownership: the running thread has been native for long enough to
- * be looked at (a spin on memory it owns, exec_pages_spin). */
-static bool spin_watch_due(struct execution *ex)
+/* Page ownership: the running thread tid has been native for long enough
+ * to be looked at (a spin on memory it owns, exec_pages_spin). Long enough
+ * is measured in its own CPU time once the clock says it may be: a look
+ * can restart the execution with more pages observed, and a replay on a
+ * loaded machine must not take that turn where its run did not. A thread
+ * waiting in the kernel uses no CPU and is never looked at. */
+enum watch_due { WATCH_NO, WATCH_LATER, WATCH_NOW };
+
+static enum watch_due spin_watch_due(struct execution *ex, pid_t tid)
 {
-    if (!ex->pages || !ex->spin_check_ns || monotonic_ns() < ex->spin_check_ns)
-        return false;
+    uint64_t now = monotonic_ns();
+    if (!ex->pages || !ex->spin_check_ns || now < ex->spin_check_ns)
+        return WATCH_NO;
+    uint64_t cpu;
+    if (tid > 0 && thread_cpu_ns(ex->pid, tid, &cpu)) {
+        if (!ex->spin_cpu_base)
+            ex->spin_cpu_base = cpu | 1;
+        uint64_t used = cpu > ex->spin_cpu_base ? cpu - ex->spin_cpu_base : 0;
+        if (used < ex->spin_cpu_ns) {
+            exec_arm_spin_check(ex, now + (ex->spin_cpu_ns - used) / 2 + 1000000);
+            return WATCH_LATER;
+        }
+    }
     ex->spin_check_ns = 0;
     ex->deadline_ns = ex->step_deadline_ns;
-    return true;
+    return WATCH_NOW;
 }
 
 static enum spin_verdict look_for_spin(struct execution *ex, pid_t tid, int *status)
@@ -389,7 +407,10 @@ int exec_wait_thread(struct execution *ex, pid_t tid, int *status)
     }
     for (;;) {
         int r = tracee_wait_any(&ev, ex->deadline_ns);
-        if (r == 0 && spin_watch_due(ex)) {
+        enum watch_due due = r == 0 ? spin_watch_due(ex, tid) : WATCH_NO;
+        if (due == WATCH_LATER)
+            continue;
+        if (due == WATCH_NOW) {
             switch (look_for_spin(ex, tid, status)) {
             case SPIN_NONE:
                 continue;

@@ -437,14 +437,25 @@ static void set_step_deadline(struct execution *ex)
      * memory it owns, exec_pages_spin), long before --timeout. */
     ex->step_deadline_ns = ex->deadline_ns;
     ex->spin_check_ns = 0;
+    ex->spin_cpu_base = 0;
     if (ex->pages) {
         uint64_t watch = ex->cfg->timeout_sec > 0 && ex->cfg->timeout_sec < 2 * SPIN_WATCH_SEC
                              ? (uint64_t)(ex->cfg->timeout_sec * 5e8)
                              : (uint64_t)(SPIN_WATCH_SEC * 1e9);
-        ex->spin_check_ns = now + watch;
-        if (!ex->deadline_ns || ex->spin_check_ns < ex->deadline_ns)
-            ex->deadline_ns = ex->spin_check_ns;
+        /* Half of it by the clock, the other half of the thread's own CPU
+         * time from there (spin_watch_due): a step slowed by a busy machine
+         * is not looked at where the same step on a quiet one is not. */
+        ex->spin_cpu_ns = watch / 2;
+        exec_arm_spin_check(ex, now + watch / 2);
     }
+}
+
+void exec_arm_spin_check(struct execution *ex, uint64_t at_ns)
+{
+    ex->spin_check_ns = at_ns;
+    ex->deadline_ns = ex->step_deadline_ns;
+    if (!ex->deadline_ns || ex->spin_check_ns < ex->deadline_ns)
+        ex->deadline_ns = ex->spin_check_ns;
 }
 
 void exec_step_progressed(struct execution *ex)
