@@ -7,11 +7,16 @@
  *      still fails (binary search over the preemption points);
  *   2. each remaining preemption replaced by letting the preempted thread
  *      go on, the rest of the plan kept;
- *   3. each choice replaced by each other candidate it had, for fewer steps.
+ *   3. each choice replaced by each other candidate it had, for fewer steps;
+ *   4. when more than one preemption is left (the edits above stop at a
+ *      local minimum), a preemption-bounded dfs from the start with bounds
+ *      0, 1, ... below it, for the same failure kind and location; its
+ *      first hit is re-run as a plan, so what is kept replays like the rest.
  * A candidate replaces the best when it fails the same way with fewer
  * preemptions, or as many and fewer steps. */
 #include "supervisor/explore/shrink.h"
 #include "supervisor/explore/one_execution.h"
+#include "supervisor/explore/strategies.h"
 #include "supervisor/process/tracee.h"
 
 #include <stdlib.h>
@@ -230,6 +235,45 @@ static void try_alternatives(struct shrinker *k)
     choice_list_free(&plan);
 }
 
+/* Pass 4: the fewest preemptions by search rather than by edits. dfs
+ * raises its bound one at a time, so its first schedule that fails the same
+ * way has the fewest preemptions it can find below the best's. */
+static void search_fewer_preemptions(struct shrinker *k)
+{
+    if (k->best.preemptions <= 1 || !budget_left(k))
+        return;
+    int below = (int)(k->best.preemptions - 1);
+    struct strategy *dfs = strategy_dfs_new(DFS_PREEMPTIONS, below);
+    struct explore_options bounded = *k->opt;
+    uint64_t cap = k->out->original_steps * 2 + 1000;
+    if (bounded.max_steps == 0 || bounded.max_steps > cap)
+        bounded.max_steps = cap;    /* as run_plan: a schedule left spinning is cut */
+    for (bool more = true; more && budget_left(k);) {
+        k->out->runs++;
+        struct exec_result res;
+        if (!run_one(k->prog, &bounded, dfs, k->index, FIRST_ESTIMATE, &k->io, NULL, &res)) {
+            snprintf(k->err, k->errlen, "%s", res.error_message);
+            k->fatal = true;
+            exec_result_free(&res);
+            break;
+        }
+        bool cut = bounded.max_steps != k->opt->max_steps && res.steps >= bounded.max_steps;
+        bool same = !cut && res.kind == k->kind && strcmp(res.location, k->location) == 0;
+        struct choice_list hit = {0};
+        if (same)
+            choice_list_copy(&hit, &res.choices);
+        exec_result_free(&res);
+        /* Kept only if it fails again as a plan with fewer preemptions as
+         * the guided strategy counts them (which is what the file shows). */
+        bool kept = same && try_plan(k, &hit);
+        choice_list_free(&hit);
+        if (kept && k->best.preemptions <= 1)
+            break;
+        more = dfs->ops->advance(dfs);
+    }
+    strategy_free(dfs);
+}
+
 bool shrink_failure(struct program *prog, const struct explore_options *opt, uint64_t index,
                     const struct choice_list *original, enum failure_kind kind, const char *location,
                     struct shrink_outcome *out, char *err, size_t errlen)
@@ -254,6 +298,10 @@ bool shrink_failure(struct program *prog, const struct explore_options *opt, uin
         cut_at_preemptions(&k);
         drop_preemptions(&k);
         try_alternatives(&k);
+        uint64_t edited = k.best.preemptions;
+        search_fewer_preemptions(&k);
+        if (!k.fatal && k.best.preemptions < edited)
+            try_alternatives(&k);   /* the search's hit may be longer than need be */
         ok = !k.fatal;
         choice_list_copy(&out->choices, &k.best.choices);
         out->steps = k.best.steps;

@@ -70,6 +70,28 @@ settings)
     grep -q '^stdin ' "$sched" || fail "the shrunk schedule lacks its stdin line"
     expect_replay_identical "$sched"
     ;;
+fewest_preemptions)
+    # Edits of a schedule stop at a local minimum (random's lost wake-up of a
+    # barrier stayed at 4 preemptions); the bounded search finds the one
+    # preemption dfs --preemption-bound 1 needs (bound 0 finds nothing), and
+    # the schedule saved with it replays to the same wait.
+    run_mdat run -n 1 -s 1 --strategy random -o out-dir "$TARGETS/barrier_lost_wakeup"
+    expect_status 1
+    expect_out "FAILURE deadlock in execution 0"
+    read -r s0 p0 s1 p1 <<<"$(shrunk_figures)"
+    [ -n "${p1:-}" ] || fail "no 'shrunk from ... to ...' line"
+    [ "${p0:-0}" -gt 1 ] || fail "random's schedule has only ${p0:-?} preemptions: nothing to search for"
+    [ "${p1:-}" = 1 ] || fail "shrunk to ${p1:-?} preemptions, not the minimum 1"
+    sched=$(first_sched)
+    grep -qx "preemptions 1" "$sched" || fail "the saved schedule does not say preemptions 1"
+    expect_replay_identical "$sched"
+    line=$(line_of barrier_lost_wakeup.c 'WAIT: no re-check')
+    grep -q "barrier_lost_wakeup.c:$line" "$WORK/replay.out" || fail "the shrunk replay does not wait at line $line"
+    for bound in 0 1; do
+        run_mdat run -n 2000 --strategy dfs --preemption-bound $bound "$TARGETS/barrier_lost_wakeup"
+        expect_status $((bound == 0 ? 0 : 1))
+    done
+    ;;
 no_shrink)
     run_mdat run -n 300 -s 1 --strategy random --no-shrink -o out-dir --json run.json "$TARGETS/deadlock_lock_order"
     expect_status 1
