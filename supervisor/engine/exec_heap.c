@@ -36,8 +36,8 @@ static bool tell_freeing(struct execution *ex, struct mthread *t, uint64_t addr,
 /* Under page ownership a thread may touch a page natively once it is its
  * own: a use of a freed block would be no step, and nobody would judge
  * it. The blocks freed since are kept, and a fault on one is a step
- * (exec_pages_touch); a page of it another thread owns is observed
- * (exec_pages_freed). */
+ * (exec_pages_touch); a page of it a thread owns, the freeing one
+ * included, is observed (exec_pages_freed). */
 static void note_freed(struct execution *ex, struct mthread *t, const struct heap_block *b)
 {
     if (!ex->pages || !b->addr)

@@ -600,7 +600,7 @@ void exec_pages_freed(struct execution *ex, struct mthread *t, uint64_t addr, ui
     uint64_t end = addr + (size ? size : 1);
     for (uint64_t page = addr & ~(uint64_t)(PAGE_BYTES - 1); page < end; page += PAGE_BYTES) {
         int owner;
-        if (page_owners_state(p->po, page, &owner) == PAGE_PRIVATE && owner != t->id)
+        if (page_owners_state(p->po, page, &owner) == PAGE_PRIVATE)
             page_owners_observe(p->po, page);
     }
 }

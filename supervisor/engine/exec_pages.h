@@ -98,9 +98,10 @@ void exec_pages_thread_end(struct execution *ex, struct mthread *t);
 /* The allocator handed t the block [addr, addr + size): what its pages
  * held is dead, whoever touched it before. */
 void exec_pages_allocated(struct execution *ex, struct mthread *t, uint64_t addr, uint64_t size);
-/* t freed the block [addr, addr + size): a page of it another thread owns
- * would let that thread use the block after the free natively, unjudged;
- * it is observed for the rest of the execution. */
+/* t freed the block [addr, addr + size): a page of it one thread owns
+ * (another thread, or t itself) would let its owner use the block after
+ * the free natively, unjudged; it is observed for the rest of the
+ * execution. */
 void exec_pages_freed(struct execution *ex, struct mthread *t, uint64_t addr, uint64_t size);
 /* A forked child runs free with every key open. */
 

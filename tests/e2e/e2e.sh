@@ -500,6 +500,16 @@ heap_errors)
         expect_out "use_after_free.c:$(line_of heap/use_after_free.c FAILS:) worker"
         expect_replay_identical "$(first_sched)"
     done
+    # The freeing thread reads its block again, on a page only it touched.
+    alloc=$(line_of heap/own_page_uaf.c ALLOC)
+    for strategy in portfolio random pct dpor; do
+        rm -rf out-dir
+        run_mdat run -n 50 -s 2 --strategy $strategy -o out-dir "$TARGETS/heap_own_page_uaf"
+        expect_status 1
+        expect_out "use after free: T2 reads heap#1 (malloc at own_page_uaf.c:$alloc)+20, but T2 freed it at step"
+        expect_out "(own_page_uaf.c:$(line_of heap/own_page_uaf.c FREE))"
+        expect_replay_identical "$(first_sched)"
+    done
     # Correct programs whose blocks are freed and handed out again (by malloc,
     # and by the C library inside strdup and asprintf), across threads.
     for prog in heap_reuse_ok heap_refcount_ok heap_queue correct_prodcons cxx_threads_o2; do
