@@ -46,7 +46,6 @@ static void note_freed(struct execution *ex, struct mthread *t, const struct hea
     exec_pages_freed(ex, t, b->addr, b->size);
 }
 
-
 static void tell_freed(struct execution *ex, struct mthread *t, const struct heap_block *b)
 {
     note_freed(ex, t, b);

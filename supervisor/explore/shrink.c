@@ -67,13 +67,10 @@ static bool budget_left(struct shrinker *k)
 }
 
 /* Runs plan; a fills with the result. false when mdat failed (k->fatal). */
-static bool run_plan(struct shrinker *k, const struct choice_list *plan, struct attempt *a)
+/* A candidate that runs far longer than the original (a thread left
+ * spinning alone) is no shorter: it is cut, and none outlives the time. */
+static struct explore_options bounded_options(const struct shrinker *k)
 {
-    memset(a, 0, sizeof *a);
-    k->out->runs++;
-    struct strategy *strat = strategy_guided_new(plan);
-    /* A candidate that runs far longer than the original (a thread left
-     * spinning alone) is no shorter: cut it, and none outlives the time. */
     struct explore_options bounded = *k->opt;
     if (k->best.steps > 0) {
         uint64_t cap = k->out->original_steps * 2 + 1000;
@@ -86,18 +83,34 @@ static bool run_plan(struct shrinker *k, const struct choice_list *plan, struct 
         if (bounded.time_limit_sec <= 0 || left < bounded.time_limit_sec)
             bounded.time_limit_sec = left;
     }
+    return bounded;
+}
+
+/* res (run under bounded) fails as the original did. Cut by a budget of
+ * shrinking's own, a spin is judged a livelock the schedule's own budget
+ * would not see: such a run proves nothing. */
+static bool fails_the_same(const struct shrinker *k, const struct explore_options *bounded,
+                           const struct exec_result *res)
+{
+    bool cut = (bounded->max_steps != k->opt->max_steps && res->steps >= bounded->max_steps) ||
+               (bounded->time_limit_sec != k->opt->time_limit_sec && k->max_ns &&
+                monotonic_ns() - k->started_ns >= k->max_ns);
+    return !cut && res->kind == k->kind && strcmp(res->location, k->location) == 0;
+}
+
+static bool run_plan(struct shrinker *k, const struct choice_list *plan, struct attempt *a)
+{
+    memset(a, 0, sizeof *a);
+    k->out->runs++;
+    struct strategy *strat = strategy_guided_new(plan);
+    struct explore_options bounded = bounded_options(k);
     struct exec_result res;
     bool ok = run_one(k->prog, &bounded, strat, k->index, FIRST_ESTIMATE, &k->io, NULL, &res);
-    /* Cut by a budget of shrinking's own, a spin is judged a livelock the
-     * schedule's own budget would not see: such a run proves nothing. */
-    bool cut = (bounded.max_steps != k->opt->max_steps && res.steps >= bounded.max_steps) ||
-               (bounded.time_limit_sec != k->opt->time_limit_sec && k->max_ns &&
-                monotonic_ns() - k->started_ns >= k->max_ns);
     if (!ok) {
         snprintf(k->err, k->errlen, "%s", res.error_message);
         k->fatal = true;
     } else {
-        a->fails = !cut && res.kind == k->kind && strcmp(res.location, k->location) == 0;
+        a->fails = fails_the_same(k, &bounded, &res);
         a->steps = res.steps;
         a->preemptions = strategy_guided_preemptions(strat);
         choice_list_copy(&a->choices, &res.choices);
@@ -244,12 +257,9 @@ static void search_fewer_preemptions(struct shrinker *k)
         return;
     int below = (int)(k->best.preemptions - 1);
     struct strategy *dfs = strategy_dfs_new(DFS_PREEMPTIONS, below);
-    struct explore_options bounded = *k->opt;
-    uint64_t cap = k->out->original_steps * 2 + 1000;
-    if (bounded.max_steps == 0 || bounded.max_steps > cap)
-        bounded.max_steps = cap;    /* as run_plan: a schedule left spinning is cut */
     for (bool more = true; more && budget_left(k);) {
         k->out->runs++;
+        struct explore_options bounded = bounded_options(k);
         struct exec_result res;
         if (!run_one(k->prog, &bounded, dfs, k->index, FIRST_ESTIMATE, &k->io, NULL, &res)) {
             snprintf(k->err, k->errlen, "%s", res.error_message);
@@ -257,8 +267,7 @@ static void search_fewer_preemptions(struct shrinker *k)
             exec_result_free(&res);
             break;
         }
-        bool cut = bounded.max_steps != k->opt->max_steps && res.steps >= bounded.max_steps;
-        bool same = !cut && res.kind == k->kind && strcmp(res.location, k->location) == 0;
+        bool same = fails_the_same(k, &bounded, &res);
         struct choice_list hit = {0};
         if (same)
             choice_list_copy(&hit, &res.choices);
