@@ -16,7 +16,7 @@
  * (arch/x86_emulate.c and, for vector code, x86_native.c: the CPU their
  * oracle); the CPU takes over at any other (a system call, a string
  * instruction, one mdat cannot decode), in code loaded later, generated or
- * being rewritten (code_map_insn_at), after AHEAD_MAX instructions, and
+ * being rewritten (code_map_insn_at), past the cost of one stop, and
  * from a start where that
  * is what mostly happens. A futex call is where it may stop too: mdat
  * answers those itself, so the thread is then as at its seccomp stop.
@@ -31,6 +31,7 @@
 #include "supervisor/engine/exec_ahead.h"
 #include "supervisor/engine/exec_engine.h"
 #include "supervisor/engine/exec_pages.h"
+#include "supervisor/process/page_cache.h"
 #include "supervisor/process/vector_regs.h"
 
 #include <errno.h>
@@ -38,8 +39,12 @@
 #include <string.h>
 #include <sys/syscall.h>
 
-/* About the work of one ptrace stop: more rarely pays. */
-enum { AHEAD_MAX = 256, AHEAD_TRIES = 3 };
+/* What a stretch costs, in units of one emulated instruction: a page read
+ * into page_cache.c (a system call and 4 KB) is worth a few dozen, and a
+ * ptrace stop, which an arrival spares, a few hundred. A stretch never
+ * costs more than the stop it would spare: a loop walking an array pays a
+ * page read every few instructions, and the CPU runs it far faster. */
+enum { STOP_COST = 256, PAGE_READ_COST = 32, AHEAD_TRIES = 3 };
 
 /* Through the program's own page rights, and page_cache.c: while the
  * thread runs ahead, nothing else runs, so what was read stays true. */
@@ -72,30 +77,36 @@ static struct ahead_memo *memo_of(struct execution *ex, uint64_t start)
 
 /* A start that failed may succeed next time: the first call through a
  * lazily bound PLT goes through the loader, a lock takes its futex path
- * when contended, malloc its slow path now and then. One that mostly
- * fails is left to the CPU: a try that gives up costs its emulation on top
- * of the stop. Halving the counts lets the memo follow a change. */
+ * when contended, malloc its slow path now and then. A start is left to
+ * the CPU when its stretches cost more than the stops their arrivals
+ * spared: a try that gives up costs its emulation on top of the stop. The
+ * balance, not the share of arrivals, decides: from one place in a loop
+ * over a falsely shared page, every other stretch arrives at once (the
+ * next access is on that page) and the rest give up after a full budget.
+ * Halving the counts lets the memo follow a change. */
 static bool refused(struct execution *ex, uint64_t start)
 {
     const struct ahead_memo *m = memo_of(ex, start);
-    return m && m->tries >= AHEAD_TRIES && m->arrivals * 4 < m->tries;
+    return m && m->tries >= AHEAD_TRIES && m->spent > m->saved;
 }
 
-static void remember(struct execution *ex, uint64_t start, bool arrived)
+static void remember(struct execution *ex, uint64_t start, bool arrived, uint32_t cost)
 {
     struct ahead_memo *m = memo_of(ex, start);
     if (!m) {
         struct ahead_memo *pair = memo_pair(ex, start);
         m = pair[0].tries <= pair[1].tries ? &pair[0] : &pair[1];     /* the less known one goes */
         m->start = start;
-        m->tries = m->arrivals = 0;
+        m->tries = m->spent = m->saved = 0;
     }
     if (m->tries == 64) {
         m->tries /= 2;
-        m->arrivals /= 2;
+        m->spent /= 2;
+        m->saved /= 2;
     }
     m->tries++;
-    m->arrivals += arrived;
+    m->spent += cost;
+    m->saved += arrived ? STOP_COST : 0;
 }
 
 /* A futex call, which the seccomp filter always stops and mdat always
@@ -123,6 +134,11 @@ static void enter_seccomp_stop(struct user_regs_struct *regs, const struct x86_i
 static bool may_emulate(const struct execution *ex, const struct x86_insn *in)
 {
     return in && in->emulation != X86_EMU_NONE && (!(in->flags & X86_ATOMIC) || ex->n_passive == 0);
+}
+
+static uint32_t stretch_cost(int instructions, uint64_t reads_before)
+{
+    return (uint32_t)instructions + PAGE_READ_COST * (uint32_t)(page_cache_pages_read() - reads_before);
 }
 
 static bool turned_off(void)
@@ -164,8 +180,10 @@ enum ahead_end exec_run_ahead(struct execution *ex, struct mthread *t, uint64_t 
     struct user_regs_struct regs = t->regs;
     vector_regs_set_thread(t->tid);
     bool arrived = false, at_futex = false;
+    uint64_t reads_before = page_cache_pages_read();
+    uint32_t cost = 0;
     int n = 0;
-    for (; n < AHEAD_MAX; n++) {
+    for (; (cost = stretch_cost(n, reads_before)) < STOP_COST; n++) {
         const struct x86_insn *in = code_map_insn_at(ex->cfg->code, ex->mem_fd, regs.rip, &planted);
         if (planted || exec_return_break_at(ex, regs.rip)) {
             arrived = true;
@@ -183,7 +201,7 @@ enum ahead_end exec_run_ahead(struct execution *ex, struct mthread *t, uint64_t 
             if (v != PV_GO_ON) {
                 t->regs = regs;
                 t->regs_dirty = true;
-                remember(ex, start, true);
+                remember(ex, start, true, cost);
                 return v == PV_VISIBLE ? AHEAD_ACCESS : AHEAD_RESTART;
             }
         }
@@ -195,7 +213,7 @@ enum ahead_end exec_run_ahead(struct execution *ex, struct mthread *t, uint64_t 
         t->regs = regs;
         t->regs_dirty = true;
     }
-    remember(ex, start, arrived);
+    remember(ex, start, arrived, cost);
     if (!arrived)
         return AHEAD_NATIVE;
     *at = regs.rip;

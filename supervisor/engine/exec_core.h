@@ -172,7 +172,8 @@ struct execution {
      * (exec_ahead.c): where it mostly gives up, the CPU goes on at once. */
     struct ahead_memo {
         uint64_t start;
-        uint16_t tries, arrivals;
+        uint32_t tries;
+        uint32_t spent, saved;  /* emulation done, stops it spared (exec_ahead.c's units) */
     } ahead_memo[EXEC_AHEAD_MEMO];
     enum stop_reason stop_reason;   /* of the stop being handled, when it is no step's end */
     pid_t held_at_exit;             /* stopped at its exit_group, until the step is reported */

@@ -44,6 +44,7 @@ static struct {
     pid_t pid;
     struct shared_ranges shared;
     uint32_t gen;       /* slots of another generation hold nothing */
+    uint64_t reads;     /* pages read from the program, ever */
     int n_written;
     uint16_t written[SLOTS];    /* the slots with writes to give back, each once */
     struct slot slots[SLOTS];
@@ -215,6 +216,7 @@ static struct slot *held(uint64_t page)
     }
     s->gen = 0;
     struct iovec local = {s->bytes, PAGE}, remote = {(void *)(uintptr_t)page, PAGE};
+    cache.reads++;
     if (process_vm_readv(cache.pid, &local, 1, &remote, 1, 0) != PAGE)
         return NULL;
     s->page = page;
@@ -240,6 +242,11 @@ static uint64_t page_of(uint64_t addr)
 static bool in_range(int mem_fd, pid_t pid, uint64_t addr, size_t len)
 {
     return follows(mem_fd, pid) && addr >= PAGE && addr + len >= addr;
+}
+
+uint64_t page_cache_pages_read(void)
+{
+    return cache.reads;
 }
 
 bool page_cache_read(int mem_fd, pid_t pid, uint64_t addr, void *buf, size_t len)

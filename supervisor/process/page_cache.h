@@ -40,6 +40,9 @@ void page_cache_follow(int mem_fd, pid_t pid);
 bool page_cache_write_back(void);
 /* A thread is about to run: writes back, then every copy is stale. */
 bool page_cache_forget(void);
+/* How many pages were copied in from the program so far: what a stretch
+ * run ahead spent on reads (each a system call and 4 KB). */
+uint64_t page_cache_pages_read(void);
 /* Copies [addr, addr + len) out of the followed address space, when the
  * handle (a mem_fd, or a pid with mem_fd -1) reaches it, reading the
  * pages not held yet. false: the caller reads the program itself (another
