@@ -184,6 +184,30 @@ static void saved_only(const struct program *prog, const struct explore_options 
         f->schedule_file[0] = '\0';
 }
 
+uint64_t explore_spacing(const struct explore_options *opt)
+{
+    return opt->shards > 1 ? opt->shards : 1;
+}
+
+static bool owns_first_execution(const struct explore_options *opt)
+{
+    return opt->shards <= 1 || opt->shard == 1;
+}
+
+/* The lowest execution after 0 that is this run's. */
+static uint64_t first_after_zero(const struct explore_options *opt)
+{
+    return owns_first_execution(opt) ? explore_spacing(opt) : opt->shard - 1;
+}
+
+uint64_t explore_executions_owned(const struct explore_options *opt)
+{
+    uint64_t n = owns_first_execution(opt) && opt->schedules > 0 ? 1 : 0, start = first_after_zero(opt);
+    if (opt->schedules > start)
+        n += (opt->schedules - start + explore_spacing(opt) - 1) / explore_spacing(opt);
+    return n;
+}
+
 bool explore_run(struct program *prog, const struct explore_options *opt, struct explore_summary *sum, char *err,
                  size_t errlen)
 
@@ -233,7 +257,7 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
     struct systematic_found *kept = systematic ? calloc(1, sizeof *kept) : NULL;
     if (systematic) {
         systematic_run(prog, opt, &tally, kept, sum);
-    } else if (opt->first == 0) {
+    } else if (opt->first == 0 && owns_first_execution(opt)) {
         worker_loop(prog, opt, 0, opt->schedules, FIRST_ESTIMATE, shared, tally_add, &tally);
         estimate = sum->steps_total > 0 ? sum->steps_total : FIRST_ESTIMATE;
     } else {
@@ -247,10 +271,10 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
         page_list_add(&learned_read, shared->learned_read[i]);
     judged.observed = &learned;
     judged.read_shared = &learned_read;
-    uint64_t start = opt->first > 1 ? opt->first : 1;
+    uint64_t start = opt->first > 1 ? opt->first : first_after_zero(opt);
     if (ok && !systematic && opt->schedules > start && !tally.have_error && (keeps_going(opt) || tally.n_found == 0)) {
         if (opt->jobs <= 1)
-            worker_loop(prog, opt, start, 1, estimate, shared, tally_add, &tally);
+            worker_loop(prog, opt, start, explore_spacing(opt), estimate, shared, tally_add, &tally);
         else if (have_cpus)
             ok = run_workers(prog, opt, start, estimate, &cpus, shared, &tally, err, errlen);
         else {

@@ -99,6 +99,12 @@ struct explore_options {
      * still runs first, uncounted, when first > 0: its length is PCT's
      * estimate for all the others. */
     uint64_t first;
+    /* mdat run --shard K/N: run only the executions i with i % N == K - 1
+     * (shards 0: all). Execution 0 is shard 1's; every other shard still
+     * runs it first, uncounted, for what it teaches the others (PCT's
+     * estimate, the pages found shared), so each execution stays a function
+     * of seed and index whichever shard runs it. */
+    uint32_t shard, shards;
     /* Resource limits of the program in every execution (NULL: none).
      * limits->nproc is an allowance here: processes and threads an execution
      * may add to those the user runs when the exploration starts, since
@@ -270,6 +276,11 @@ bool strategy_name_known(const char *name);
 /* What a run's first line says of a strategy's settings: " (depth 3)" for
  * pct, the members and pct's depth for the portfolio, "" otherwise. */
 void strategy_settings_text(const char *name, int depth, char *buf, size_t len);
+
+/* The distance between two executions one process runs (the shards' N,
+ * else 1), and how many executions of 0..schedules-1 are this run's. */
+uint64_t explore_spacing(const struct explore_options *opt);
+uint64_t explore_executions_owned(const struct explore_options *opt);
 
 /* Runs the checker command with the file behind fd as its standard input.
  * Returns its exit status (0 = output accepted); said gets the start of

@@ -168,7 +168,7 @@ void tally_add(void *ctx, const struct wire_result *w)
             forget_saved(t, unreported);
     }
     if (t->opt->progress)
-        t->opt->progress(t->opt->progress_ctx, t->done, t->opt->schedules, t->failures_seen);
+        t->opt->progress(t->opt->progress_ctx, t->done, explore_executions_owned(t->opt), t->failures_seen);
 }
 
 static void emit_to_pipe(void *ctx, const struct wire_result *w)
@@ -206,7 +206,9 @@ bool run_workers(struct program *prog, const struct explore_options *opt, uint64
             prctl(PR_SET_PDEATHSIG, SIGKILL);
             close(p[0]);
             cpu_choice_pin(cpus, w);
-            worker_loop(prog, opt, start + (uint64_t)w, (uint64_t)opt->jobs, estimate, shared, emit_to_pipe, &p[1]);
+            uint64_t every = explore_spacing(opt);
+            worker_loop(prog, opt, start + (uint64_t)w * every, (uint64_t)opt->jobs * every, estimate, shared,
+                        emit_to_pipe, &p[1]);
             _exit(0);
         }
         close(p[1]);

@@ -1043,6 +1043,105 @@ PY
     expect_err "mdat run: cannot write /nonexistent/dir/r.xml: No such file or directory"
     [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "the error is not one line: $(cat "$WORK/err")"
     ;;
+shards)
+    # mdat run --shard K/N run by GNU parallel, then mdat merge: the merged
+    # run is the unsharded one (each execution a function of seed and
+    # index): the same outcome table, steps and lowest failure, replayable.
+    same_run() {   # same_run WHOLE.json MERGED.json: outcomes, totals, failures
+        python3 - "$1" "$2" >"$WORK/same.err" 2>&1 <<'PY' || fail "merged run differs: $(tail -n 3 "$WORK/same.err")"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+key = lambda o: (o["count"], o["text"], o["execution"])
+assert [key(o) for o in a.get("outcomes", [])] == [key(o) for o in b.get("outcomes", [])], (a.get("outcomes"), b.get("outcomes"))
+fail = lambda f: (f["kind"], f["execution"], f["location"])
+assert [fail(f) for f in a["failures"]] == [fail(f) for f in b["failures"]], (a["failures"], b["failures"])
+if a.get("outcomes") or len(a["failures"]) != 1:
+    assert a["visible_steps_total"] == b["visible_steps_total"], (a["visible_steps_total"], b["visible_steps_total"])
+    assert a["schedules_run"] == b["schedules_run"]
+assert b["merged_shards"] >= 2 and b["complete"] is True
+PY
+    }
+    prog="$TARGETS/diff_unlocked_counter_o0"
+    common=(--races=off --outcomes -n 48 --seed 9)
+    run_mdat run "${common[@]}" -o whole --json whole.json "$prog"
+    expect_status 0
+    grep -q '"count": ' whole.json || fail "no outcome table"
+    [ "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["outcomes"]))' whole.json)" -ge 2 ] ||
+        fail "the unsharded run has one outcome: the comparison would prove little"
+    parallel --will-cite -j 2 "$MDAT" run --shard {}/3 -j 1 "${common[@]}" -o shards "$prog" ::: 1 2 3 \
+        </dev/null >parallel.out 2>&1 || fail "GNU parallel: $(tail -3 parallel.out)"
+    grep -q "shard 2 of 3: executions 1, 4, 7, ... below 48 (16 of them)" parallel.out ||
+        fail "a shard did not say which executions it runs: $(head -5 parallel.out)"
+    ! grep -qE 'runtime error:|ERROR: (Address|Leak)Sanitizer' parallel.out || fail "sanitizer report: $(cat parallel.out)"
+    run_mdat merge --json merged.json shards/shard-3-of-3.json shards/shard-1-of-3.json shards/shard-2-of-3.json
+    expect_status 0
+    expect_out "merged 3 shards of the run of"
+    expect_out "no failure in 48 executions"
+    same_run whole.json merged.json
+    # A failure: the merged one is the unsharded run's (the lowest
+    # execution), and its schedule replays it.
+    common=(-n 40 --seed 4 --races=off)
+    run_mdat run "${common[@]}" -o whole --json whole-fail.json "$TARGETS/lost_update"
+    expect_status 1
+    for k in 1 2; do
+        run_mdat run --shard "$k/2" "${common[@]}" -o fail-shards "$TARGETS/lost_update"
+        [ "$status" -le 1 ] || fail "shard $k: exit $status"
+    done
+    run_mdat merge --json merged-fail.json fail-shards/shard-1-of-2.json fail-shards/shard-2-of-2.json
+    expect_status 1
+    expect_out "FAILURE assertion in execution"
+    same_run whole-fail.json merged-fail.json
+    sched=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["failures"][0]["schedule_file"])' merged-fail.json)
+    run_mdat replay "$sched"
+    expect_status 1
+    expect_out "reproduced"
+    # --keep-going: every distinct failure, each the lowest of its kind and place.
+    common=(-n 30 --seed 2 --keep-going)
+    run_mdat run "${common[@]}" -o whole --json whole-all.json "$TARGETS/lost_update"
+    expect_status 1
+    for k in 1 2 3; do
+        run_mdat run --shard "$k/3" -j 1 "${common[@]}" -o all-shards "$TARGETS/lost_update"
+    done
+    run_mdat merge --json merged-all.json all-shards/shard-*-of-3.json
+    expect_status 1
+    same_run whole-all.json merged-all.json
+    ;;
+shards_refused)
+    # Shards that are not all of one run are refused in one line; a
+    # systematic search cannot be sharded by index.
+    prog="$TARGETS/correct_counter"
+    for k in 1 2; do
+        run_mdat run --shard "$k/2" -n 4 -j 1 --seed 3 -o s "$prog"
+        expect_status 0
+    done
+    run_mdat run --shard 2/2 -n 4 -j 1 --seed 4 --json other-seed.json -o s "$prog"
+    run_mdat run --shard 2/3 -n 4 -j 1 --seed 3 --json of-three.json -o s "$prog"
+    run_mdat run --shard 2/2 -n 4 -j 1 --seed 3 --json other-prog.json -o s "$TARGETS/lost_update"
+    refused() {
+        local why=$1
+        shift
+        run_mdat merge "$@"
+        expect_status 3
+        expect_err "$why"
+        [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "merge $*: error is not one line: $(cat "$WORK/err")"
+    }
+    refused "different settings (seed differs)" s/shard-1-of-2.json other-seed.json
+    refused "different settings (the program differs)" s/shard-1-of-2.json other-prog.json
+    refused "shard 2 of 2 is missing" s/shard-1-of-2.json
+    refused "shard 1 is given twice" s/shard-1-of-2.json s/shard-1-of-2.json s/shard-2-of-2.json
+    refused "is shard 2 of 3" s/shard-1-of-2.json of-three.json
+    echo '{"format": "mdat-grade-shard"}' >grade-shard.json
+    refused "is not a shard report of mdat run --shard" s/shard-1-of-2.json grade-shard.json
+    run_mdat merge s/shard-1-of-2.json s/shard-2-of-2.json
+    expect_status 0
+    expect_out "no failure in 4 executions"
+    run_mdat run --strategy dfs --shard 1/2 "$prog"
+    expect_status 2
+    expect_err "--shard splits the executions of a randomized strategy"
+    run_mdat run --shard 3/2 "$prog"
+    expect_status 2
+    expect_err "--shard wants K/N with 1 <= K <= N"
+    ;;
 *)
     echo "unknown test $TEST"
     exit 2

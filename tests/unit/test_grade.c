@@ -51,18 +51,18 @@ static void test_shard_ranges_cover_all(void **state)
 static void test_parse_shard(void **state)
 {
     int k, n;
-    assert_true(grade_parse_shard("1/1", &k, &n));
+    assert_true(cli_parse_shard("1/1", &k, &n));
     assert_int_equal(k, 1);
     assert_int_equal(n, 1);
-    assert_true(grade_parse_shard("3/4", &k, &n));
+    assert_true(cli_parse_shard("3/4", &k, &n));
     assert_int_equal(k, 3);
     assert_int_equal(n, 4);
-    assert_true(grade_parse_shard("100000/100000", &k, &n));
+    assert_true(cli_parse_shard("100000/100000", &k, &n));
     static const char *const bad[] = {"0/2", "3/2", "a/b", "1/", "/2", "1/2x", "-1/2", "1/100001", "", "1", "1 /2",
                                       "1/-2", "1//2"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        assert_false(grade_parse_shard(bad[i], &k, &n));
-    assert_false(grade_parse_shard(NULL, &k, &n));
+        assert_false(cli_parse_shard(bad[i], &k, &n));
+    assert_false(cli_parse_shard(NULL, &k, &n));
 }
 
 /* The limits' sizes and times on the command line. */

@@ -29,6 +29,22 @@ bool cli_parse_u64(const char *s, uint64_t *out)
     return true;
 }
 
+bool cli_parse_shard(const char *s, int *k, int *n)
+{
+    char *end;
+    if (!s || !isdigit((unsigned char)*s))
+        return false;
+    long a = strtol(s, &end, 10);
+    if (*end != '/' || !isdigit((unsigned char)end[1]))
+        return false;
+    long b = strtol(end + 1, &end, 10);
+    if (*end || a < 1 || b < 1 || a > b || b > 100000)
+        return false;
+    *k = (int)a;
+    *n = (int)b;
+    return true;
+}
+
 bool cli_parse_seconds(const char *s, double *out, bool allow_zero)
 {
     char *end;

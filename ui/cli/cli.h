@@ -110,6 +110,8 @@ bool cli_read_program_input(const char *cmd, const struct cli_explore *e, struct
 
 /* A non-negative decimal integer, the whole string. */
 bool cli_parse_u64(const char *s, uint64_t *out);
+/* --shard K/N: 1 <= K <= N <= 100000. */
+bool cli_parse_shard(const char *s, int *k, int *n);
 /* A number of seconds > 0 (fractions allowed); with allow_zero, 0 too. */
 bool cli_parse_seconds(const char *s, double *out, bool allow_zero);
 /* A size in bytes, with an optional K, M or G suffix (powers of 1024). */

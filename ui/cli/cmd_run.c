@@ -107,7 +107,7 @@ static const volatile int *catch_stop_signals(void)
 int cmd_run(int argc, char **argv)
 {
     enum { OPT_KEEP_GOING = CLI_OPT_NEXT, OPT_JSON, OPT_TRACE, OPT_WATCH, OPT_FULL_TRACE, OPT_JUNIT, OPT_NO_SHRINK,
-           OPT_SHRINK_BUDGET, OPT_SHRINK_TIME, OPT_OUTCOMES, OPT_MAX_OUTPUT };
+           OPT_SHRINK_BUDGET, OPT_SHRINK_TIME, OPT_OUTCOMES, OPT_MAX_OUTPUT, OPT_SHARD };
     static const struct option longopts[] = {
         CLI_EXPLORE_OPTIONS,
         CLI_BOUND_OPTIONS,
@@ -123,6 +123,7 @@ int cmd_run(int argc, char **argv)
         {"shrink-budget", required_argument, NULL, OPT_SHRINK_BUDGET},
         {"shrink-time", required_argument, NULL, OPT_SHRINK_TIME},
         {"max-output", required_argument, NULL, OPT_MAX_OUTPUT},
+        {"shard", required_argument, NULL, OPT_SHARD},
         {"help", no_argument, NULL, 'h'},
         {0, 0, 0, 0},
     };
@@ -141,6 +142,7 @@ int cmd_run(int argc, char **argv)
         .shrink_seconds = CLI_DEFAULT_SHRINK_SECONDS,
     };
     const char *json_path = NULL, *junit_path = NULL;
+    int shard_k = 0, shard_n = 0;
     const char *watches[argc];      /* --watch values: fewer than the arguments */
     opt.watches = watches;
     int c;
@@ -195,6 +197,10 @@ int cmd_run(int argc, char **argv)
             if (!cli_parse_size(optarg, &opt.max_output) || opt.max_output == 0)
                 return cli_usage_error("run", "--max-output wants a size (64M, 1G), not \"%s\"", optarg);
             break;
+        case OPT_SHARD:
+            if (!cli_parse_shard(optarg, &shard_k, &shard_n))
+                return cli_usage_error("run", "--shard wants K/N with 1 <= K <= N, not \"%s\"", optarg);
+            break;
         case 'h':
             print_run_usage(stdout);
             return EXIT_NO_FAILURE;
@@ -231,6 +237,14 @@ int cmd_run(int argc, char **argv)
         program_input_free(&input);
         return EXIT_USAGE;
     }
+    if (shard_n > 0 && strategy_is_systematic(opt.strategy)) {
+        program_input_free(&input);
+        return cli_usage_error("run", "--shard splits the executions of a randomized strategy; %s searches one tree, "
+                               "each execution following from the last: run it unsharded", opt.strategy);
+    }
+    opt.shard = (uint32_t)shard_k;
+    opt.shards = (uint32_t)shard_n;
+    opt.outcome_files_unranked = shard_n > 0;   /* a shard's ranks are not the merged table's */
     if (opt.outcomes)
         opt.keep_going = true;  /* every execution counts in the table */
     else if (opt.schedules == 1)
@@ -240,8 +254,8 @@ int cmd_run(int argc, char **argv)
         opt.jobs = 1;   /* traces of parallel executions would interleave */
     }
     opt.saved_trace_formats = trace_formats;
-    if ((uint64_t)opt.jobs > opt.schedules)
-        opt.jobs = (int)opt.schedules;
+    if ((uint64_t)opt.jobs > explore_executions_owned(&opt))
+        opt.jobs = (int)(explore_executions_owned(&opt) ? explore_executions_owned(&opt) : 1);
     bool sequential = strategy_is_systematic(opt.strategy) && opt.jobs > 1;
     if (strategy_is_systematic(opt.strategy))
         opt.jobs = 1;   /* each execution follows from the last */
@@ -263,6 +277,12 @@ int cmd_run(int argc, char **argv)
         program_input_free(&input);
         return EXIT_USAGE;
     }
+    char shard_json[PATH_MAX];
+    if (shard_n > 0 && !json_path) {
+        snprintf(shard_json, sizeof shard_json, "%s/shard-%d-of-%d.json", opt.out_dir, shard_k, shard_n);
+        json_path = shard_json;
+        make_directories(opt.out_dir);  /* (a failure is told below: the report cannot be written) */
+    }
     if ((junit_path && !junit_check_path(junit_path, err, sizeof err)) ||
         (json_path && !safe_file_writable(json_path, err, sizeof err)) ||
         !safe_dir_writable(opt.out_dir, err, sizeof err)) {
@@ -280,6 +300,10 @@ int cmd_run(int argc, char **argv)
     printf(", seed %" PRIu64 ", %" PRIu64 " schedule%s, %d job%s%s\n", opt.seed, opt.schedules,
            opt.schedules == 1 ? "" : "s", opt.jobs, opt.jobs == 1 ? "" : "s",
            sequential ? " (a systematic search runs its executions in order, in one job)" : "");
+    if (shard_n > 0)
+        printf("mdat: shard %d of %d: executions %d, %d, %d, ... below %" PRIu64 " (%" PRIu64 " of them), reported "
+               "in %s for mdat merge\n", shard_k, shard_n, shard_k - 1, shard_k - 1 + shard_n, shard_k - 1 + 2 * shard_n,
+               opt.schedules, explore_executions_owned(&opt), json_path);
     if (input.fd >= 0)
         printf("mdat: every execution reads the same %" PRIu64 " bytes of input from %s\n", input.size,
                strcmp(input.origin, "-") ? input.origin : "standard input");
@@ -356,7 +380,7 @@ int cmd_run(int argc, char **argv)
     if (ok && opt.outcomes)
         report_outcomes_text(stdout, &sum, &opt);
     struct run_description run = {prog.path, opt.argv + 1, opt.argc - 1, opt.strategy, opt.seed, opt.schedules,
-                                  sig != 0,  cut_short};
+                                  sig != 0,  cut_short, shard_k, shard_n, &prog, &opt};
     char werr[512];
     if (ok && json_path && !report_json_write(json_path, &run, &sum, werr, sizeof werr)) {
         fprintf(stderr, "mdat: %s\n", werr);

@@ -2,6 +2,7 @@
 #include <stdio.h>
 
 #include "ui/cli/commands.h"
+#include "ui/cli/merge_runs.h"
 #include "supervisor/engine/execution.h"
 #include "help/mdat.h"          /* generated from docs/man/mdat.1.scd */
 
@@ -61,7 +62,7 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "grade") == 0)
         return cmd_grade(argc - 1, argv + 1);
     if (strcmp(cmd, "merge") == 0)
-        return cmd_merge(argc - 1, argv + 1);
+        return merge_runs_given(argc - 1, argv + 1) ? cmd_merge_runs(argc - 1, argv + 1) : cmd_merge(argc - 1, argv + 1);
     if (strcmp(cmd, "lincheck") == 0)
         return cmd_lincheck(argc - 1, argv + 1);
     fprintf(stderr, "mdat: unknown command \"%s\" (see mdat --help)\n", cmd);

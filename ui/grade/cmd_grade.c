@@ -333,7 +333,7 @@ int cmd_grade(int argc, char **argv)
             watches[s.n_watches++] = optarg;
             break;
         case OPT_SHARD:
-            if (!grade_parse_shard(optarg, &shard_k, &shard_n))
+            if (!cli_parse_shard(optarg, &shard_k, &shard_n))
                 return cli_usage_error("grade", "--shard wants K/N with 1 <= K <= N, not \"%s\"", optarg);
             break;
         case 'h':

@@ -159,8 +159,6 @@ void grade_aggregate(const struct grade_unit *units, size_t n, struct grade_resu
  * name, "03-alice": only [A-Za-z0-9._-] kept. */
 void grade_submission_name(const char *given, int index, int n, char *out, size_t len);
 
-/* Parses "K/N" (1 <= K <= N <= 100000). */
-bool grade_parse_shard(const char *s, int *k, int *n);
 /* Executions [*first, *end) of shard k of n for `schedules` schedules:
  * floor((k-1)*S/n) to floor(k*S/n). */
 void grade_shard_range(uint64_t schedules, int k, int n, uint64_t *first, uint64_t *end);

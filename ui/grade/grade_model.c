@@ -254,22 +254,6 @@ void grade_submission_name(const char *given, int index, int n, char *out, size_
     snprintf(out, len, "%0*d-%s", width, index + 1, base);
 }
 
-bool grade_parse_shard(const char *s, int *k, int *n)
-{
-    char *end;
-    if (!s || !isdigit((unsigned char)*s))
-        return false;
-    long a = strtol(s, &end, 10);
-    if (*end != '/' || !isdigit((unsigned char)end[1]))
-        return false;
-    long b = strtol(end + 1, &end, 10);
-    if (*end || a < 1 || b < 1 || a > b || b > 100000)
-        return false;
-    *k = (int)a;
-    *n = (int)b;
-    return true;
-}
-
 void grade_shard_range(uint64_t schedules, int k, int n, uint64_t *first, uint64_t *end)
 {
     *first = (uint64_t)((unsigned __int128)schedules * (unsigned)(k - 1) / (unsigned)n);

@@ -46,7 +46,16 @@ struct run_description {
     uint64_t schedules_requested;
     bool stopped;               /* a signal stopped the run: the summary is of what ran */
     const char *cut_short;      /* something outside killed the program or its fork server: why (else NULL) */
+    /* --shard K/N (shards 0: none): the report is a shard report, with the
+     * settings mdat merge checks are the same in every shard. */
+    int shard, shards;
+    const struct program *prog;
+    const struct explore_options *opt;
 };
+
+/* The name of a run shard report's format. */
+#define RUN_SHARD_FORMAT "mdat-run-shard"
+
 
 /* One outcome as an element of an array (docs/json.md, "An outcome");
  * total: the executions of its table (share = count / total). */

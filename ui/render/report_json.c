@@ -111,6 +111,48 @@ static void write_outcomes(struct json_writer *w, const struct explore_summary *
     json_end_array(w);
 }
 
+/* What makes the shards of one run one exploration: every setting that
+ * decides what an execution does or how it is judged. Not -j, -o or where
+ * the program lies (shards may run on other machines). */
+static void write_shard_settings(struct json_writer *w, const struct run_description *run)
+{
+    const struct explore_options *o = run->opt;
+    json_begin_object(w, "settings");
+    json_string(w, "program_sha256", run->prog->sha256);
+    json_begin_array(w, "args");
+    for (int i = 1; i < o->argc; i++)
+        json_string(w, NULL, o->argv[i]);
+    json_end_array(w);
+    json_uint(w, "schedules", o->schedules);
+    json_uint(w, "seed", o->seed);
+    json_string(w, "strategy", o->strategy);
+    json_int(w, "depth", o->depth);
+    json_uint(w, "max_steps", o->max_steps);
+    json_double(w, "timeout_seconds", o->timeout_sec);
+    json_double(w, "time_limit_seconds", o->time_limit_sec);
+    json_uint(w, "max_output", o->max_output);
+    json_string_or_null(w, "input_sha256", o->input && o->input->fd >= 0 ? o->input->sha256 : NULL);
+    json_string_or_null(w, "check", o->check_cmd);
+    json_bool(w, "fail_on_exit", o->fail_on_exit);
+    json_int(w, "races", (int)o->detect.races);
+    json_begin_array(w, "invariants");
+    for (int i = 0; i < o->detect.n_invariants; i++)
+        json_string(w, NULL, o->detect.invariants[i]);
+    json_end_array(w);
+    json_begin_array(w, "watches");
+    for (int i = 0; i < o->n_watches; i++)
+        json_string(w, NULL, o->watches[i]);
+    json_end_array(w);
+    json_int(w, "preempt", (int)o->preempt);
+    json_bool(w, "tso", o->tso);
+    json_bool(w, "keep_going", o->keep_going);
+    json_bool(w, "outcomes", o->outcomes);
+    json_bool(w, "shrink", o->shrink);
+    json_uint(w, "shrink_runs", o->shrink_runs);
+    json_double(w, "shrink_seconds", o->shrink_seconds);
+    json_end_object(w);
+}
+
 bool report_json_write(const char *path, const struct run_description *run, const struct explore_summary *sum,
                        char *err, size_t errlen)
 {
@@ -121,6 +163,13 @@ bool report_json_write(const char *path, const struct run_description *run, cons
     struct json_writer w = {.f = f};
     json_begin_object(&w, NULL);
     json_string(&w, "mdat_version", MDAT_VERSION);
+    if (run->shards > 0) {
+        json_string(&w, "format", RUN_SHARD_FORMAT);
+        json_uint(&w, "format_version", 1);
+        json_int(&w, "shard", run->shard);
+        json_int(&w, "shards", run->shards);
+        write_shard_settings(&w, run);
+    }
     json_string(&w, "program", run->program);
     json_begin_array(&w, "args");
     for (int i = 0; i < run->n_args; i++)

@@ -128,3 +128,9 @@ void json_null(struct json_writer *w, const char *key)
     element(w, key);
     fputs("null", w->f);
 }
+
+void json_number_text(struct json_writer *w, const char *key, const char *text)
+{
+    element(w, key);
+    fputs(text, w->f);
+}

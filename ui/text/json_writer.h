@@ -29,5 +29,7 @@ void json_int(struct json_writer *w, const char *key, int64_t value);
 void json_double(struct json_writer *w, const char *key, double value);
 void json_bool(struct json_writer *w, const char *key, bool value);
 void json_null(struct json_writer *w, const char *key);
+/* A number as text already in JSON's syntax (one read back, as written). */
+void json_number_text(struct json_writer *w, const char *key, const char *text);
 
 #endif
