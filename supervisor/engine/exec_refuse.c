@@ -18,6 +18,7 @@
  * untouched; its signals are noted (exec_signals.c tells them from
  * signals sent from outside). */
 #include "supervisor/engine/code_names.h"
+#include "supervisor/process/proc_stat.h"
 #include "supervisor/engine/exec_engine.h"
 #include "supervisor/engine/execution.h"
 #include "supervisor/process/proc_maps.h"
@@ -66,25 +67,12 @@ static pid_t root_of_mdat(void)
 /* The parent of pid and its command name, from /proc (false when gone). */
 static bool parent_of(pid_t pid, pid_t *parent, char *comm, size_t len)
 {
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return false;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    /* "pid (comm) state ppid ...": comm may hold spaces and parentheses. */
-    char *open = strchr(buf, '('), *close = strrchr(buf, ')');
-    if (!open || !close || close < open)
+    struct proc_stat st;
+    if (!proc_stat_read(pid, 0, &st))
         return false;
     if (comm)
-        snprintf(comm, len, "%.*s", (int)(close - open - 1), open + 1);
-    char state;
-    int pp;
-    if (sscanf(close + 1, " %c %d", &state, &pp) != 2)
-        return false;
-    *parent = pp;
+        snprintf(comm, len, "%s", st.comm);
+    *parent = st.ppid;
     return true;
 }
 

@@ -17,6 +17,7 @@
 #include "supervisor/launch/exec_template.h"
 #include "supervisor/process/page_cache.h"
 #include "supervisor/process/pkru.h"
+#include "supervisor/process/proc_stat.h"
 #include "supervisor/launch/spawn.h"
 #include "supervisor/engine/spin_watch.h"
 
@@ -717,18 +718,10 @@ static bool program_gone(const struct execution *ex)
         return waitid(P_PID, (id_t)ex->pid, &si, WEXITED | WSTOPPED | WNOHANG | WNOWAIT | __WALL) == 0 &&
                si.si_pid == ex->pid;
     }
-    char path[64], buf[256];
-    snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)ex->pid, (int)t->tid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    struct proc_stat st;
+    if (!proc_stat_read(ex->pid, t->tid, &st))
         return errno == ENOENT;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return false;
-    buf[n] = '\0';
-    const char *paren = strrchr(buf, ')');
-    return paren && (paren[2] == 'Z' || paren[2] == 'X');
+    return st.state == 'Z' || st.state == 'X';
 }
 
 static bool ended_from_outside(struct execution *ex)

@@ -1,5 +1,6 @@
 /* cpu_choice: the allowed CPUs ordered from the least busy (cpu_choice.h). */
 #include "supervisor/explore/cpu_choice.h"
+#include "supervisor/process/proc_stat.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -22,24 +23,10 @@ static const struct timespec BETWEEN_LOOKS = {.tv_sec = 0, .tv_nsec = 2500000};
  * first, the CPU it last ran on the 37th. */
 static int runnable_on(const char *pid, const char *tid)
 {
-    char path[96], line[1024];
-    snprintf(path, sizeof path, "/proc/%s/task/%s/stat", pid, tid);
-    FILE *f = fopen(path, "re");
-    if (!f)
+    struct proc_stat st;
+    if (!proc_stat_read((pid_t)atoi(pid), (pid_t)atoi(tid), &st) || st.state != 'R')
         return -1;
-    size_t n = fread(line, 1, sizeof line - 1, f);
-    fclose(f);
-    line[n] = '\0';
-    char *p = strrchr(line, ')');
-    if (!p || p[1] != ' ' || p[2] != 'R')
-        return -1;
-    p += 2;
-    for (int field = 0; field < 36 && p; field++) {
-        p = strchr(p, ' ');
-        if (p)
-            p++;
-    }
-    return p ? atoi(p) : -1;
+    return st.processor;
 }
 
 /* Adds the runnable threads per CPU, those of this process aside. */

@@ -7,6 +7,7 @@
  * PTRACE_DETACH the kernel puts a thread of a stopped group back into the
  * group stop, so T stays T without anything done here. */
 #include "supervisor/inspect/foreign_attach.h"
+#include "supervisor/process/proc_stat.h"
 
 #include <dirent.h>
 #include <elf.h>
@@ -58,22 +59,11 @@ static bool status_field(pid_t pid, const char *field, char *buf, size_t len, in
     return found;
 }
 
-/* The state letter of /proc/PID/task/TID/stat (after the parenthesised
- * name, which may itself hold parentheses); '?' when it is gone. */
+/* The thread's state letter; '?' when it is gone. */
 static char task_state(pid_t pid, pid_t tid)
 {
-    char path[96], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)pid, (int)tid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return '?';
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return '?';
-    buf[n] = '\0';
-    const char *close_paren = strrchr(buf, ')');
-    return close_paren && close_paren[1] == ' ' ? close_paren[2] : '?';
+    struct proc_stat st;
+    return proc_stat_read(pid, tid, &st) ? st.state : '?';
 }
 
 static void task_comm(pid_t pid, pid_t tid, char *buf, size_t len)
@@ -92,21 +82,8 @@ static void task_comm(pid_t pid, pid_t tid, char *buf, size_t len)
 /* The flags field of /proc/PID/stat (the ninth, after the name). */
 static unsigned long task_flags(pid_t pid)
 {
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = '\0';
-    const char *p = strrchr(buf, ')');
-    unsigned long flags = 0;
-    if (p && sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
-        flags = 0;
-    return flags;
+    struct proc_stat st;
+    return proc_stat_read(pid, 0, &st) ? st.flags : 0;
 }
 
 static int yama_scope(void)

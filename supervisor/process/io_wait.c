@@ -1,5 +1,6 @@
 /* io_wait: probing descriptors and children of the traced process. */
 #include "supervisor/process/io_wait.h"
+#include "supervisor/process/proc_stat.h"
 #include "supervisor/process/tracee.h"
 
 #include <dirent.h>
@@ -258,19 +259,8 @@ static enum io_readiness multi_readiness(int pidfd, int mem_fd, long nr, const u
 /* The state letter of a process ('Z' zombie), 0 if gone. */
 static char process_state(pid_t pid)
 {
-    char path[64], line[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return 0;
-    char state = 0;
-    if (fgets(line, sizeof line, f)) {
-        const char *close_paren = strrchr(line, ')');
-        if (close_paren && close_paren[1] == ' ')
-            state = close_paren[2];
-    }
-    fclose(f);
-    return state;
+    struct proc_stat st;
+    return proc_stat_read(pid, 0, &st) ? st.state : 0;
 }
 
 /* wait4/waitid: ready when a child it waits for has ended (or there is

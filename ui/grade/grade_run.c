@@ -11,6 +11,7 @@
  * build runs the same way: in a copy of the submission, in its own process
  * group, with a time limit. */
 #include "ui/grade/grade.h"
+#include "supervisor/process/proc_stat.h"
 #include "ui/grade/grade_sandbox.h"
 
 #include "supervisor/explore/explore.h"
@@ -125,21 +126,8 @@ struct children {
 static void add_if_child(pid_t pid, void *ctx)
 {
     struct children *c = ctx;
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    ssize_t len = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (len <= 0)
-        return;
-    buf[len] = '\0';
-    /* pid (comm) state ppid ...: comm may hold anything but ends at the last ')'. */
-    char *close_paren = strrchr(buf, ')');
-    char state;
-    int ppid;
-    if (close_paren && sscanf(close_paren + 1, " %c %d", &state, &ppid) == 2 && ppid == c->parent && c->n < c->max)
+    struct proc_stat st;
+    if (proc_stat_read(pid, 0, &st) && st.ppid == c->parent && c->n < c->max)
         c->pids[c->n++] = pid;
 }
 
