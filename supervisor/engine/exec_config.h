@@ -54,6 +54,11 @@ struct exec_config {
     int stdin_fd, stdout_fd, stderr_fd;  /* -1: inherit */
     trace_sink on_event;            /* NULL: no per-event callback */
     bool want_state;                /* on_event also gets the exec_state after each step */
+    /* on_event hears of the steps from this one on (0 or 1: every step):
+     * a recording that keeps only a long execution's last steps builds no
+     * state and renders nothing before them. Earlier steps are still
+     * described (the model follows every step). */
+    uint64_t events_from_step;
     bool describe_events;           /* fill the recent events even without on_event */
     const char *const *watches;     /* expressions whose values every exec_state carries */
     int n_watches;

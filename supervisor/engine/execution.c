@@ -276,7 +276,7 @@ static void finish_event(struct execution *ex, struct mthread *t, enum run_outco
     struct exec_result *res = ex->res;
     res->recent[res->n_events % EXEC_RECENT_EVENTS] = *ev;
     res->n_events++;
-    if (ex->cfg->on_event) {
+    if (ex->cfg->on_event && ev->step >= ex->cfg->events_from_step) {
         const struct exec_state *state = NULL;
         if (ex->cfg->want_state && ex->model_state)
             state = ex->model->state(ex->model_state);

@@ -5,6 +5,7 @@
 #include "supervisor/explore/sha256.h"
 #include "supervisor/explore/one_execution.h"
 #include "supervisor/explore/shrink.h"
+#include "supervisor/detect/cause_steps.h"
 #include "supervisor/trace/safe_file.h"
 
 #include <errno.h>
@@ -116,6 +117,12 @@ static void drop_traces(struct trace_tee *tee, struct explore_failure *f, struct
     f->n_traces = kept;
 }
 
+/* The steps a recording renders at most: the traces' tails (in whole
+ * segments) and the events the cause steps are looked for in. */
+enum { RECORDED_STEPS = (CAUSE_BOOK_EVENTS > TRACE_TAIL_STEPS + 2 * TRACE_SEGMENT_STEPS
+                             ? CAUSE_BOOK_EVENTS
+                             : TRACE_TAIL_STEPS + 2 * TRACE_SEGMENT_STEPS) };
+
 /* The options of a run that records or shrinks: output captured, and
  * recording costs more per step than exploring did, so no wall-clock limit
  * the exploring run did not hit may cut it short. A hang keeps its
@@ -219,14 +226,34 @@ bool record_failure(struct program *prog, const struct explore_options *opt, con
         return false;
     }
 
-    struct trace_tee tee = {0};
+    /* Only the last steps are kept (the traces' tails, the cause steps):
+     * the steps before them are neither rendered nor shown a state, which
+     * is most of what a recording costs. Which steps those are comes from
+     * the execution as found; a re-run that ends elsewhere (a program mdat
+     * does not run deterministically) is recorded again whole. */
+    uint64_t expected = f->shrunk ? sh.steps : w->steps;
+    uint64_t skip_to = opt->full_trace || expected <= RECORDED_STEPS ? 0 : expected - RECORDED_STEPS + 1;
+    struct trace_tee tee;
     struct safe_file files[TRACE_TEE_MAX];
-    trace_tee_bound(&tee, opt->full_trace ? 0 : TRACE_TAIL_STEPS);
-    open_saved_traces(opt, stem, f, &tee, files);
-    struct strategy *strat = f->shrunk ? strategy_replay_new(&sh.choices) : strategy_again(opt, w->index, profile, choices);
-    struct run_io io = run_io_single(prog, &quiet, strat, false);
-    bool ok = run_one(prog, &quiet, strat, w->index, estimate, &io, &tee, &f->result);
-    strategy_free(strat);
+    struct run_io io;
+    bool ok;
+    for (;;) {
+        tee = (struct trace_tee){0};
+        trace_tee_bound(&tee, opt->full_trace ? 0 : TRACE_TAIL_STEPS);
+        trace_tee_skip_to(&tee, skip_to);
+        open_saved_traces(opt, stem, f, &tee, files);
+        struct strategy *strat =
+            f->shrunk ? strategy_replay_new(&sh.choices) : strategy_again(opt, w->index, profile, choices);
+        io = run_io_single(prog, &quiet, strat, false);
+        ok = run_one(prog, &quiet, strat, w->index, estimate, &io, &tee, &f->result);
+        strategy_free(strat);
+        if (!ok || skip_to == 0 || f->result.steps == expected || (opt->stop && *opt->stop))
+            break;
+        close_saved_traces(&tee, f, files, false);
+        run_io_end(&io);
+        exec_result_free(&f->result);
+        skip_to = 0;
+    }
     if (!ok)
         snprintf(err, errlen, "%s", f->result.error_message);
     bool keep_traces = ok;

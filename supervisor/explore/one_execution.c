@@ -295,6 +295,7 @@ bool run_one(struct program *prog, const struct explore_options *opt, struct str
         .stderr_fd = io->err_fd,
         .on_event = events.trace || events.book ? run_event : NULL,
         .want_state = trace && trace_tee_needs_state(trace),
+        .events_from_step = trace ? trace->from_step : 0,
         .event_ctx = &events,
         .describe_events = opt->describe_steps,
         .watches = opt->watches,

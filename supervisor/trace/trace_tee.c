@@ -7,6 +7,11 @@ void trace_tee_bound(struct trace_tee *t, uint64_t steps)
     t->tail_steps = steps;
 }
 
+void trace_tee_skip_to(struct trace_tee *t, uint64_t step)
+{
+    t->from_step = step;
+}
+
 bool trace_tee_add(struct trace_tee *t, const struct trace_format *format, FILE *out, bool every_step)
 {
     if (t->n == TRACE_TEE_MAX)
@@ -26,6 +31,7 @@ bool trace_tee_needs_state(const struct trace_tee *t)
 void trace_tee_open(struct trace_tee *t)
 {
     t->steps = 0;
+    t->skipped = 0;
     for (int i = 0; i < t->n; i++) {
         struct trace_tee_branch *b = &t->branch[i];
         FILE *out = b->out;
@@ -41,6 +47,8 @@ void trace_tee_open(struct trace_tee *t)
 void trace_tee_event(void *tee, const struct trace_event *ev, const struct exec_state *state)
 {
     struct trace_tee *t = tee;
+    if (t->steps == 0 && ev->step > 1)
+        t->skipped = ev->step - 1;
     bool cut = t->steps > 0 && t->steps % TRACE_SEGMENT_STEPS == 0;
     for (int i = 0; i < t->n; i++) {
         struct trace_tee_branch *b = &t->branch[i];
@@ -69,7 +77,7 @@ void trace_tee_close(struct trace_tee *t)
         b->renderer = NULL;
         if (!b->tail)
             continue;
-        uint64_t dropped = trace_tail_dropped(b->tail);
+        uint64_t dropped = trace_tail_dropped(b->tail) + t->skipped;
         if (dropped && b->format->omitted)
             b->format->omitted(b->out, dropped);
         trace_tail_finish(b->tail, b->out);

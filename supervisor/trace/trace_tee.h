@@ -25,6 +25,8 @@ struct trace_tee {
     int n;
     uint64_t tail_steps;        /* keep about the last ones in each file; 0: everything */
     uint64_t steps;             /* events seen since open */
+    uint64_t from_step;         /* the first step the execution tells (trace_tee_skip_to) */
+    uint64_t skipped;           /* steps before the first one told */
     struct trace_tee_branch {
         const struct trace_format *format;
         FILE *out;
@@ -36,6 +38,9 @@ struct trace_tee {
 
 /* Every file keeps only about its last `steps` steps (0: all). Set before open. */
 void trace_tee_bound(struct trace_tee *t, uint64_t steps);
+/* The execution tells the tee only its steps from `step` on (0: all):
+ * the files say the steps before were left out, as for a bounded tail. */
+void trace_tee_skip_to(struct trace_tee *t, uint64_t step);
 /* false when the tee is full. */
 bool trace_tee_add(struct trace_tee *t, const struct trace_format *format, FILE *out, bool every_step);
 /* Whether the execution must produce an exec_state for some branch. */

@@ -1142,6 +1142,37 @@ shards_refused)
     expect_status 2
     expect_err "--shard wants K/N with 1 <= K <= N"
     ;;
+recording_tail)
+    # A failure at the end of a long execution: its recording renders only
+    # the last steps the files keep (the steps before are run, not
+    # rendered), and what it writes is the tail of the whole trace.
+    prog=("$TARGETS/many_increments" 2 20000)
+    run_mdat run -n 1 -s 1 --no-shrink --check false -o tail "${prog[@]}"
+    expect_status 1
+    sed -n '/last steps:/,/schedule:/p' "$WORK/out" >last.tail
+    run_mdat run -n 1 -s 1 --no-shrink --check false --full-trace -o full "${prog[@]}"
+    expect_status 1
+    sed -n '/last steps:/,/schedule:/p' "$WORK/out" | sed 's#full/#tail/#' >last.full
+    [ -s last.tail ] || fail "the report shows no last steps"
+    diff last.tail last.full >last.diff || fail "the report's last steps differ: $(head -n 5 last.diff)"
+    t=$(ls tail/*.trace) f=$(ls full/*.trace)
+    total=$(grep -cE '^ *[0-9]+ ' "$f")
+    [ "$total" -gt 100000 ] || fail "the execution is not long: $total steps"
+    skipped=$(sed -n 's/^  \.\.\. the first \([0-9]*\) steps are not kept.*/\1/p' "$t")
+    [ -n "$skipped" ] || fail "the bounded trace does not say it was cut: $(head -n 1 "$t")"
+    kept=$(grep -cE '^ *[0-9]+ ' "$t")
+    [ $((skipped + kept)) -eq "$total" ] || fail "$skipped not kept + $kept kept != $total steps"
+    [ "$kept" -ge 5000 ] && [ "$kept" -le 8000 ] || fail "the tail keeps $kept steps"
+    diff <(grep -v '^  \.\.\. the first' "$t") <(tail -n "$(grep -vc '^  \.\.\. the first' "$t")" "$f") >tail.diff ||
+        fail "the bounded trace is not the end of the whole one: $(head -n 5 tail.diff)"
+    j=$(ls tail/*.jsonl)
+    head -n 1 "$j" | grep -q "^{\"omitted_steps\":$skipped}$" || fail "the .jsonl does not count the steps left out"
+    sed -n 2p "$j" | grep -q '"full":true' || fail "the kept .jsonl does not start with a whole state"
+    svg=$(ls tail/*.svg)
+    grep -q "· $total steps, 3 threads · showing the last 1500 steps" "$svg" ||
+        fail "the timeline does not count every step: $(grep -o '[0-9]* steps, [0-9]* threads[^<]*' "$svg" | head -n 1)"
+    grep -q "waiting-join from before step" "$svg" || fail "a wait that began before the steps told has a start"
+    ;;
 *)
     echo "unknown test $TEST"
     exit 2

@@ -112,6 +112,11 @@ void timeline_free(struct timeline *tl)
     free(tl);
 }
 
+uint64_t timeline_total_steps(const struct timeline *tl)
+{
+    return tl->last_step > tl->n_events ? tl->last_step : tl->n_events;
+}
+
 size_t timeline_n_steps(const struct timeline *tl)
 {
     return tl->n_events < TIMELINE_MAX_STEPS ? (size_t)tl->n_events : TIMELINE_MAX_STEPS;
@@ -233,7 +238,8 @@ static void close_wait(struct timeline *tl, int lane, uint64_t to)
 }
 
 /* The threads of the state after ev: names, statuses, waits, wake-ups. */
-static void read_threads(struct timeline *tl, const struct trace_event *ev, const struct exec_state *s)
+static void read_threads(struct timeline *tl, const struct trace_event *ev, const struct exec_state *s,
+                         uint64_t opened_at)
 {
     for (int i = 0; i < s->n_threads; i++) {
         const struct state_thread *t = &s->threads[i];
@@ -258,7 +264,7 @@ static void read_threads(struct timeline *tl, const struct trace_event *ev, cons
         if (waiting && !lt->waiting) {
             lt->waiting = true;
             lt->status = t->status;
-            lt->from = ev->step;
+            lt->from = opened_at;
             copy_text(lt->what, sizeof lt->what, t->waiting_on);
         }
     }
@@ -306,7 +312,7 @@ static void close_hold(struct timeline *tl, struct open_hold *h, uint64_t to)
 }
 
 /* The locks of the state after step: holds that began and ended with it. */
-static void read_holds(struct timeline *tl, uint64_t step, const struct exec_state *s)
+static void read_holds(struct timeline *tl, uint64_t step, const struct exec_state *s, uint64_t opened_at)
 {
     struct timeline_tracking *t = tl->tracking;
     for (int i = 0; i < t->n_holds; i++)
@@ -330,7 +336,7 @@ static void read_holds(struct timeline *tl, uint64_t step, const struct exec_sta
         size_t cap = (size_t)t->holds_cap;
         t->holds = grow(t->holds, &cap, (size_t)t->n_holds + 1, sizeof *t->holds);
         t->holds_cap = (int)cap;
-        t->holds[t->n_holds++] = (struct open_hold){.object = object, .holder = holder, .from = step, .seen = true};
+        t->holds[t->n_holds++] = (struct open_hold){.object = object, .holder = holder, .from = opened_at, .seen = true};
     }
     int kept = 0;
     for (int i = 0; i < t->n_holds; i++) {
@@ -372,13 +378,20 @@ void timeline_add(struct timeline *tl, const struct trace_event *ev, const struc
     }
     if (state) {
         tl->have_states = true;
-        read_threads(tl, ev, state);
-        read_holds(tl, ev->step, state);
+        /* A wait or hold already there at the first step told began
+         * earlier, when the execution's first steps were not told (from
+         * 0: "before" it). */
+        uint64_t opened_at = tl->n_events == 0 && ev->step > 1 ? 0 : ev->step;
+        read_threads(tl, ev, state, opened_at);
+        read_holds(tl, ev->step, state, opened_at);
     } else if (!tl->have_states && strcmp(ev->op, "wakes") == 0) {
         guess_wake(tl, ev);
     }
+    if (tl->n_events == 0)
+        tl->first_told = ev->step;
     tl->ring[tl->n_events % TIMELINE_MAX_STEPS] = *ev;
     tl->n_events++;
+    tl->last_step = ev->step;
 }
 
 static const char *base_name(const char *path)

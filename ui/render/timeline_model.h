@@ -58,7 +58,7 @@ struct timeline_lane {
  * to == 0: it lasted to the end. */
 struct timeline_interval {
     int thread;
-    uint64_t from, to;
+    uint64_t from, to;              /* from 0: it began before the first step told */
     int object;                     /* holds: index into timeline.objects; blocked: -1 */
     enum thread_status status;      /* blocked: which wait */
     char what[200];                 /* blocked: what it waited on (when it began) */
@@ -95,6 +95,7 @@ struct timeline_summary {
 struct timeline {
     struct trace_event *ring;       /* the last TIMELINE_MAX_STEPS events */
     uint64_t n_events;              /* all events seen */
+    uint64_t first_told, last_step; /* the oldest and newest events' steps: a recording may tell only the last ones */
     struct timeline_lane *lanes;    /* by ascending id */
     int n_lanes, lanes_cap;
     struct timeline_interval *holds, *blocked;
@@ -119,6 +120,9 @@ void timeline_set_summary(struct timeline *tl, const struct trace_summary *s);
 void timeline_end(struct timeline *tl);
 
 /* The steps kept, oldest first: i in [0, timeline_n_steps). */
+/* The steps of the execution so far, those not told to the timeline
+ * included. */
+uint64_t timeline_total_steps(const struct timeline *tl);
 size_t timeline_n_steps(const struct timeline *tl);
 const struct trace_event *timeline_step(const struct timeline *tl, size_t i);
 /* Step number of the first step kept; 0 when there is none. */

@@ -388,6 +388,14 @@ static void fitted_text(FILE *f, const char *cls, double x, double y, double wid
     fputs("</text>", f);
 }
 
+static void interval_start(FILE *f, const struct timeline *tl, const struct timeline_interval *in)
+{
+    if (in->from)
+        fprintf(f, " from step %" PRIu64, in->from);
+    else
+        fprintf(f, " from before step %" PRIu64, tl->first_told);
+}
+
 static void draw_blocked(FILE *f, const struct timeline *tl, const struct layout *l, const struct timeline_interval *b,
                          int lane)
 {
@@ -396,7 +404,8 @@ static void draw_blocked(FILE *f, const struct timeline *tl, const struct layout
         x1 = x0 + 1;
     fprintf(f, "<g class=\"blocked\" data-status=\"%s\"><title>", thread_status_name(b->status));
     lane_title(f, tl, b->thread);
-    fprintf(f, " %s from step %" PRIu64, thread_status_name(b->status), b->from);
+    fprintf(f, " %s", thread_status_name(b->status));
+    interval_start(f, tl, b);
     if (b->to)
         fprintf(f, " to step %" PRIu64, b->to);
     else
@@ -426,7 +435,7 @@ static void draw_hold(FILE *f, const struct timeline *tl, const struct layout *l
     xml_escaped(f, o->name);
     fprintf(f, "\"><title>T%d holds %s ", h->thread, sync_kind_name(o->kind));
     xml_escaped(f, o->name);
-    fprintf(f, " from step %" PRIu64, h->from);
+    interval_start(f, tl, h);
     if (h->to)
         fprintf(f, " to step %" PRIu64 "</title>", h->to);
     else
@@ -490,8 +499,8 @@ static void draw_header(FILE *f, const struct timeline *tl, const struct layout 
         fprintf(f, " seed %" PRIu64 ", execution %" PRIu64 " \xc2\xb7 ", s->seed, s->execution);
     }
     size_t n = timeline_n_steps(tl);
-    fprintf(f, "%" PRIu64 " steps, %d threads", tl->n_events, tl->n_lanes);
-    if (tl->n_events > n)
+    fprintf(f, "%" PRIu64 " steps, %d threads", timeline_total_steps(tl), tl->n_lanes);
+    if (timeline_total_steps(tl) > n)
         fprintf(f, " \xc2\xb7 showing the last %zu steps (%" PRIu64 " to %" PRIu64 ")", n, l->first, l->last);
     fputs("</text>\n", f);
     char caption[800];

@@ -92,9 +92,9 @@ static void write_steps_table(FILE *f, const struct timeline *tl)
     size_t n = timeline_n_steps(tl);
     uint64_t failing = timeline_failing_step(tl);
     fputs("<section><h2>Steps</h2>", f);
-    if (tl->n_events > n)
-        fprintf(f, "<p class=\"note\">The last %zu of %" PRIu64 " steps; the .trace file has them all.</p>", n,
-                tl->n_events);
+    if (timeline_total_steps(tl) > n)
+        fprintf(f, "<p class=\"note\">The last %zu of %" PRIu64 " steps; the .trace file has more.</p>", n,
+                timeline_total_steps(tl));
     fputs("<table class=\"steps\"><tr><th>step</th><th>thread</th><th>operation</th><th>where</th>"
           "<th>outcome</th></tr>\n",
           f);
@@ -144,7 +144,7 @@ static void write_page(FILE *f, const struct timeline *tl)
         xml_escaped(f, s->strategy);
         fprintf(f, ", seed %" PRIu64 ", execution %" PRIu64 "; ", s->seed, s->execution);
     }
-    fprintf(f, "%" PRIu64 " steps, %d threads</p>\n", tl->n_events, tl->n_lanes);
+    fprintf(f, "%" PRIu64 " steps, %d threads</p>\n", timeline_total_steps(tl), tl->n_lanes);
     if (s->known) {
         fprintf(f, "<p class=\"verdict%s\">", failed ? "" : " ok");
         if (failed) {
