@@ -384,7 +384,7 @@ tui_deadlock)
     wait_screen "waits to join T2 (in pthread_join)"
     wait_screen "live view, read at"
     keys s
-    wait_screen "stepping is not available for an attached process"
+    wait_screen "take over (t) to hold its threads and step them"
     keys b
     wait_screen "no replay or step back from an attach point"
     # Refreshes: the process is read again without a key.
@@ -430,6 +430,83 @@ tui_killed)
         waited=0
         while kill -0 "$MDAT_PID" 2>/dev/null && [ "$waited" -lt 100 ]; do sleep 0.05; waited=$((waited + 1)); done
         kill -0 "$MDAT_PID" 2>/dev/null && fail "mdat still runs after SIG$sig"
+        expect_as_before "$PID" "$before"
+        tui_close
+    done
+    stop "$PID"
+    ;;
+tui_takeover)
+    # The live view on a deadlock of two threads while a third ticks: t
+    # takes over; the ticker steps from system call to system call, its
+    # line moving; a deadlocked thread cannot step and says why; w saves
+    # the steps; q lets go, and the process runs on as before.
+    start attach_takeover
+    wait_stuck "$PID" 4 || finish
+    before=$(snapshot "$PID")
+    tick=$(line_of attach/takeover.c "TICK:")
+    nap=$(line_of attach/takeover.c "NAP:")
+    tui_open "$PID"
+    wait_screen "deadlock: T2 waits on mutex b held by T3" || { tui_close; finish; }
+    keys t
+    wait_screen "TAKEN OVER since" || { tui_close; finish; }
+    grep -q "TracerPid:[[:space:]]*$MDAT_PID" /proc/"$PID"/status || fail "the process is not held during the take-over"
+    keys 4
+    for i in 1 2 3 4 5 6; do
+        keys s
+        sleep 0.4
+    done
+    wait_screen "T4  enters write(0x" || { tui_close; finish; }
+    wait_screen "T4  write returns 5  at takeover.c:$tick ticker"
+    wait_screen "clock_nanosleep returns 0  at takeover.c:$nap ticker"
+    keys 2
+    keys s
+    wait_screen "T2 cannot step: it waits on mutex b held by T3"
+    keys b
+    wait_screen "no replay or step back from an attach point"
+    keys w
+    wait_screen "steps saved in mdat-attach-$PID.steps"
+    grep -q "T4  write returns 5  at takeover.c:$tick ticker" "mdat-attach-$PID.steps" ||
+        fail "the saved steps lack the write: $(cat "mdat-attach-$PID.steps")"
+    grep -q "no replay from an attach point" "mdat-attach-$PID.steps" || fail "the saved steps do not say they cannot replay"
+    keys q
+    wait_exit 1
+    tui_close
+    expect_as_before "$PID" "$before"
+    # The ticker goes on ticking once let go.
+    t4=$(ls /proc/"$PID"/task | sort -n | tail -n 1)
+    n1=$(awk '{print $14 + $15}' /proc/"$PID"/task/"$t4"/stat)
+    sleep 1
+    grep -q "^voluntary_ctxt_switches" /proc/"$PID"/task/"$t4"/status || fail "no ticker"
+    v1=$(awk '/^voluntary_ctxt_switches/ {print $2}' /proc/"$PID"/task/"$t4"/status)
+    sleep 0.5
+    v2=$(awk '/^voluntary_ctxt_switches/ {print $2}' /proc/"$PID"/task/"$t4"/status)
+    [ "$v2" -gt "$v1" ] || fail "the ticker does not run after the take-over ($v1 -> $v2 context switches)"
+    : "$n1"
+    stop "$PID"
+    ;;
+tui_takeover_killed)
+    # mdat ended while it holds every thread: SIGTERM, SIGINT and SIGHUP
+    # let go first (exit 128 + the signal); after SIGKILL the kernel lets
+    # go. Never a thread left stopped or traced.
+    start attach_takeover
+    wait_stuck "$PID" 4 || finish
+    before=$(snapshot "$PID")
+    for sig in TERM INT HUP KILL; do
+        tui_open "$PID"
+        wait_screen "deadlock: T2 waits" || { tui_close; finish; }
+        keys t
+        wait_screen "TAKEN OVER since" || { tui_close; finish; }
+        keys 4 s s s
+        sleep 0.5
+        kill -"$sig" "$MDAT_PID"
+        waited=0
+        while kill -0 "$MDAT_PID" 2>/dev/null && [ "$waited" -lt 100 ]; do sleep 0.05; waited=$((waited + 1)); done
+        kill -0 "$MDAT_PID" 2>/dev/null && fail "mdat still runs after SIG$sig"
+        case $sig in
+        TERM) wait_exit 143 ;;
+        INT) wait_exit 130 ;;
+        HUP) wait_exit 129 ;;
+        esac
         expect_as_before "$PID" "$before"
         tui_close
     done

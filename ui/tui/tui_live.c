@@ -6,8 +6,8 @@
  * the report --print would print (threads, user lines, waits, sync
  * objects, the wait cycle, the verdict in one line). The process is never
  * held between looks, so quitting, or mdat being killed, leaves it as it
- * was. Taking over the schedule (stepping its threads) is not built: the
- * step and replay keys say so and why. Reading the process is
+ * was. Key t takes over the schedule (tui_takeover.c: every thread held,
+ * stepped one at a time); the step key says so. Reading the process is
  * supervisor/inspect/'s; the report's text is ui/cli/attach_print.c's. */
 #include <stdio.h>
 
@@ -16,6 +16,7 @@
 #include "ui/cli/cli.h"
 #include "ui/cli/commands.h"
 #include "ui/tui/tui_live.h"
+#include "ui/tui/tui_takeover.h"
 #include "ui/tui/tui_term.h"
 
 #include <curses.h>
@@ -26,8 +27,8 @@
 
 enum { LIVE_REFRESH_MS = 2000, LIVE_MAX_TEXT = 1 << 20 };
 
-static const char STEP_NOT_BUILT[] =
-    "stepping is not available for an attached process (yet): the view is read-only, the process runs as it was";
+static const char STEP_TAKE_OVER[] =
+    "the view only reads the process, which runs as it was: take over (t) to hold its threads and step them";
 static const char NO_REPLAY[] =
     "no replay or step back from an attach point: what the process did before mdat attached is unknown";
 
@@ -42,6 +43,7 @@ struct live_view {
     char message[200];      /* the answer to the last key */
     time_t looked_at;
     int first_line;         /* scrolled by */
+    int stop_signal;        /* a terminating signal came during a take-over */
 };
 
 /* One look: the report as text, or why there is none. */
@@ -124,9 +126,24 @@ static void live_draw(const struct live_view *v)
         p = nl ? nl + 1 : p + len;
     }
     draw_line(rows - 2, cols, v->message, strlen(v->message), A_BOLD);
-    static const char keys[] = "q quit (detach)  r read again  Up/Down scroll  s step (not available)  b replay";
+    static const char keys[] = "q quit (detach)  r read again  Up/Down scroll  t take over (hold, step)  b replay";
     draw_line(rows - 1, cols, keys, strlen(keys), A_REVERSE);
     refresh();
+}
+
+/* Holds the process until the user lets go; false to quit mdat. */
+static bool take_over(struct live_view *v)
+{
+    int sig = 0;
+    enum takeover_end end = tui_takeover_run(v->pid, &v->code, &sig, v->message, sizeof v->message);
+    if (end == TAKEOVER_SIGNALLED) {
+        v->stop_signal = sig;
+        return false;
+    }
+    if (end == TAKEOVER_QUIT)
+        return false;
+    live_look(v);
+    return true;
 }
 
 /* Answers one key; false to quit. */
@@ -137,6 +154,13 @@ static bool live_key(struct live_view *v, int key)
     case 'q':
     case 'Q':
         return false;
+    case 't':
+    case 'T':
+        if (v->gone)
+            snprintf(v->message, sizeof v->message, "process %d has ended: nothing to take over", (int)v->pid);
+        else
+            return take_over(v);
+        break;
     case 'r':
         live_look(v);
         break;
@@ -154,7 +178,7 @@ static bool live_key(struct live_view *v, int key)
     case ' ':
     case '\n':
     case KEY_ENTER:
-        snprintf(v->message, sizeof v->message, "%s", STEP_NOT_BUILT);
+        snprintf(v->message, sizeof v->message, "%s", STEP_TAKE_OVER);
         break;
     case 'b':
     case 'B':
@@ -206,8 +230,14 @@ int tui_live_run(const char *pid_text)
             break;
     }
     tui_term_close();
+    if (v.message[0] && !v.stop_signal)
+        printf("mdat attach: %s\n", v.message);  /* where a take-over's steps were saved */
     bool stuck = v.stuck && !v.gone;
     free(v.text);
     attach_code_free(&v.code);
+    if (v.stop_signal) {
+        fflush(NULL);
+        return 128 + v.stop_signal;     /* let go first, then ended as the signal asked */
+    }
     return stuck ? EXIT_FAILURE_FOUND : EXIT_NO_FAILURE;
 }

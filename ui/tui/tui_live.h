@@ -1,7 +1,6 @@
 /* tui_live: `mdat attach -p PID` (no --print): a running process's threads,
  * waits, sync objects and wait cycle, read again every 2 seconds, the
- * process held only while read. Read-only: stepping an attached process is
- * not built. */
+ * process held only while read; key t takes over (tui_takeover.h). */
 #ifndef MDAT_UI_TUI_LIVE_H
 #define MDAT_UI_TUI_LIVE_H
 
