@@ -8,8 +8,8 @@
  *   2. each remaining preemption replaced by letting the preempted thread
  *      go on, the rest of the plan kept;
  *   3. each choice replaced by each other candidate it had, for fewer steps;
- *   4. when more than one preemption is left (the edits above stop at a
- *      local minimum), a preemption-bounded dfs from the start with bounds
+ *   4. when a preemption is left (the edits above stop at a local
+ *      minimum), a preemption-bounded dfs from the start with bounds
  *      0, 1, ... below it, for the same failure kind and location; its
  *      first hit is re-run as a plan, so what is kept replays like the rest.
  * A candidate replaces the best when it fails the same way with fewer
@@ -253,7 +253,7 @@ static void try_alternatives(struct shrinker *k)
  * way has the fewest preemptions it can find below the best's. */
 static void search_fewer_preemptions(struct shrinker *k)
 {
-    if (k->best.preemptions <= 1 || !budget_left(k))
+    if (k->best.preemptions == 0 || !budget_left(k))
         return;
     int below = (int)(k->best.preemptions - 1);
     struct strategy *dfs = strategy_dfs_new(DFS_PREEMPTIONS, below);
@@ -276,7 +276,7 @@ static void search_fewer_preemptions(struct shrinker *k)
          * the guided strategy counts them (which is what the file shows). */
         bool kept = same && try_plan(k, &hit);
         choice_list_free(&hit);
-        if (kept && k->best.preemptions <= 1)
+        if (kept && k->best.preemptions == 0)
             break;
         more = dfs->ops->advance(dfs);
     }
