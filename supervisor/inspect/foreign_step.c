@@ -86,6 +86,15 @@ static void adopt(struct foreign_process *p, size_t index, struct foreign_step *
         snprintf(out->why, sizeof out->why, "%s", err);
 }
 
+/* A clone event stop of a step to the next call: the call was clone's. */
+static void made_thread(struct foreign_process *p, size_t index, long entered, struct foreign_step *out)
+{
+    struct foreign_thread *t = &p->threads[index];
+    t->have_regs = ptrace(PTRACE_GETREGS, t->tid, 0, &t->regs) == 0;
+    out->nr = entered;
+    adopt(p, index, out);   /* may move p->threads: t is not used after it */
+}
+
 static bool syscall_info(pid_t tid, struct __ptrace_syscall_info *info)
 {
     memset(info, 0, sizeof *info);
@@ -194,6 +203,10 @@ bool foreign_step_thread(struct foreign_process *p, size_t index, int wait_ms, s
             snprintf(err, errlen, "thread %d did not stop again", (int)t->tid);
             return false;
         }
+        if ((status >> 16) == PTRACE_EVENT_CLONE) {
+            made_thread(p, index, entered, out);   /* just as the wait ran out */
+            return true;
+        }
         read_stop(t, status, entered, out);
         if (out->end != FSTEP_SIGNAL)
             out->end = FSTEP_BLOCKED;
@@ -201,9 +214,7 @@ bool foreign_step_thread(struct foreign_process *p, size_t index, int wait_ms, s
         return true;
     }
     if ((status >> 16) == PTRACE_EVENT_CLONE) {
-        t->have_regs = ptrace(PTRACE_GETREGS, t->tid, 0, &t->regs) == 0;
-        out->nr = entered;
-        adopt(p, index, out);
+        made_thread(p, index, entered, out);
         return true;
     }
     read_stop(t, status, entered, out);
@@ -275,7 +286,9 @@ static bool stop_again(struct foreign_process *p, size_t index, struct foreign_s
         snprintf(err, errlen, "thread %d did not stop again", (int)t->tid);
         return false;
     }
-    if (single_step_stop(p, index, status, out) || out->end == FSTEP_BLOCKED) {
+    bool goes_on = single_step_stop(p, index, status, out);
+    t = &p->threads[index];     /* a thread adopted meanwhile may have moved the array */
+    if (goes_on || out->end == FSTEP_BLOCKED) {
         out->end = FSTEP_BLOCKED;
         /* Inside a call (a kernel restart code in rax): that call. */
         int64_t rax = (int64_t)t->regs.rax;
@@ -332,6 +345,7 @@ bool foreign_step_to_user(struct foreign_process *p, size_t index, const struct 
         }
         out->instructions++;
         bool goes_on = single_step_stop(p, index, status, out);
+        t = &p->threads[index];     /* a thread adopted meanwhile may have moved the array */
         if (entered >= 0) {
             /* A single step from a call's entry runs the call: its result
              * is in rax now. */
