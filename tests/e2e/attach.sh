@@ -546,7 +546,7 @@ tui_takeover_user)
     ;;
 tui_takeover_spawn)
     # A thread made while every thread is held: stepping main through
-    # pthread_create's clone3, the new worker is seized before its first
+    # pthread_create's clone3 (or clone), the new worker is seized before its first
     # instruction (state t, traced by mdat), shown as T2, and steps like
     # the others (u to worker's code, s to its write). q lets both go: the
     # program goes on making workers, nothing stopped or traced.
@@ -558,11 +558,12 @@ tui_takeover_spawn)
     wait_screen "TAKEN OVER since" || { tui_close; finish; }
     keys 1
     for i in $(seq 40); do
-        screen | grep -q "T1  clone3 makes thread T2 (tid [0-9]*), held before its first instruction" && break
+        # clone3, or clone where the kernel has no clone3.
+        screen | grep -qE "T1  clone3? makes thread T2 \(tid [0-9]+\), held before its first instruction" && break
         keys s
         sleep 0.3
     done
-    wait_screen "clone3 makes thread T2" 2 || { tui_close; finish; }
+    wait_screen " makes thread T2 (tid " 2 || { tui_close; finish; }
     new=$(screen | sed -n 's/.*makes thread T2 (tid \([0-9]*\)).*/\1/p' | head -n 1)
     [ -n "$new" ] && [ -d /proc/"$PID"/task/"$new" ] || fail "the new thread $new is not in /proc/$PID/task"
     state=$(sed 's/.*) //' /proc/"$PID"/task/"$new"/stat 2>/dev/null | cut -d' ' -f1)
