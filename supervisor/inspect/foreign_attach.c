@@ -440,6 +440,28 @@ void foreign_free(struct foreign_process *p)
     p->n_threads = 0;
 }
 
+struct foreign_thread *foreign_adopt_thread(struct foreign_process *p, pid_t tid, char *err, size_t errlen)
+{
+    struct foreign_thread *t = add_thread(p, tid);
+    if (!t) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    /* Seized by the kernel with its maker's options, it reports a stop
+     * before its first instruction. */
+    t->seized = true;
+    t->proc_state = 'R';
+    wait_for_stops(p);
+    t = &p->threads[p->n_threads - 1];
+    if (!t->stopped) {
+        snprintf(err, errlen, "new thread %d did not stop for mdat: it runs free", (int)tid);
+        return NULL;
+    }
+    task_comm(p->pid, tid, t->name, sizeof t->name);
+    t->have_regs = tracee_get_regs(tid, &t->regs);
+    return t;
+}
+
 int foreign_thread_number(const struct foreign_process *p, pid_t tid)
 {
     for (size_t i = 0; i < p->n_threads; i++)

@@ -55,6 +55,11 @@ bool foreign_attach(pid_t pid, struct foreign_process *out, char *err, size_t er
 bool foreign_detach(struct foreign_process *p, char *err, size_t errlen);
 void foreign_free(struct foreign_process *p);
 
+/* A thread a held thread of p just made (PTRACE_O_TRACECLONE seized it):
+ * added at the end of p->threads (the array may move) once it reported its
+ * first stop. NULL (err) when it could not be added or did not stop. */
+struct foreign_thread *foreign_adopt_thread(struct foreign_process *p, pid_t tid, char *err, size_t errlen);
+
 /* The tid's number in p, 1 for the leader (T1, T2...), 0 when not one of p's. */
 int foreign_thread_number(const struct foreign_process *p, pid_t tid);
 

@@ -4,6 +4,7 @@
 #include "supervisor/process/tracee.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <seccomp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,11 +26,73 @@ void foreign_syscall_name(long nr, char *buf, size_t len)
     free(name);
 }
 
-/* Calls whose new threads or program would run outside mdat's hold. */
-static bool escapes(long nr)
+/* The flags of a clone or clone3 call (clone3's are the first word of
+ * its struct clone_args); 0 when unreadable. */
+static uint64_t clone_flags(const struct foreign_process *p, long nr, const uint64_t args[6])
 {
-    return nr == SYS_clone || nr == SYS_clone3 || nr == SYS_fork || nr == SYS_vfork || nr == SYS_execve ||
-           nr == SYS_execveat;
+    uint64_t flags = 0;
+    if (nr == SYS_clone)
+        return args[0];
+    if (p->mem_fd < 0 || !tracee_read(p->mem_fd, args[0], &flags, sizeof flags))
+        return 0;
+    return flags;
+}
+
+/* Calls whose new process or program would run outside mdat's hold. A
+ * new thread does not escape: PTRACE_O_TRACECLONE seizes it (unless it
+ * is made with CLONE_VFORK or CLONE_UNTRACED, which the option does not
+ * follow). */
+static bool escapes(const struct foreign_process *p, long nr, const uint64_t args[6])
+{
+    if (nr == SYS_clone || nr == SYS_clone3) {
+        uint64_t flags = clone_flags(p, nr, args);
+        return !(flags & CLONE_THREAD) || (flags & (CLONE_VFORK | CLONE_UNTRACED));
+    }
+    return nr == SYS_fork || nr == SYS_vfork || nr == SYS_execve || nr == SYS_execveat;
+}
+
+/* The options a step needs: the kernel tells a system call's stops apart
+ * (and reads their number and arguments) only with TRACESYSGOOD, and
+ * TRACECLONE seizes the threads the stepped thread makes. */
+static bool set_step_options(pid_t tid, char *err, size_t errlen)
+{
+    long options = PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACECLONE;
+    if (ptrace(PTRACE_SETOPTIONS, tid, 0, (void *)options) == 0)
+        return true;
+    snprintf(err, errlen, "cannot follow thread %d's system calls: %s", (int)tid, strerror(errno));
+    return false;
+}
+
+static void refuse_escape(long nr, struct foreign_step *out)
+{
+    char name[64];
+    foreign_syscall_name(nr, name, sizeof name);
+    out->end = FSTEP_REFUSED;
+    out->nr = nr;
+    snprintf(out->why, sizeof out->why,
+             "it is about to call %s: mdat does not follow a new process or program of an attached process "
+             "(quit to let it run)", name);
+}
+
+/* The thread index made: seized by the kernel, adopted into p. */
+static void adopt(struct foreign_process *p, size_t index, struct foreign_step *out)
+{
+    unsigned long new_tid = 0;
+    ptrace(PTRACE_GETEVENTMSG, p->threads[index].tid, 0, &new_tid);
+    out->end = FSTEP_NEW_THREAD;
+    out->new_tid = (pid_t)new_tid;
+    char err[200];
+    if (new_tid && !foreign_adopt_thread(p, (pid_t)new_tid, err, sizeof err))
+        snprintf(out->why, sizeof out->why, "%s", err);
+}
+
+/* A clone event stop of a step to the next call: the call was clone's. */
+static void made_thread(struct foreign_process *p, size_t index, long entered, struct foreign_step *out)
+{
+    struct foreign_thread *t = &p->threads[index];
+    t->have_regs = ptrace(PTRACE_GETREGS, t->tid, 0, &t->regs) == 0;
+    out->nr = entered;
+    adopt(p, index, out);   /* may move p->threads: t is not used after it */
 }
 
 static bool syscall_info(pid_t tid, struct __ptrace_syscall_info *info)
@@ -43,6 +106,11 @@ static void read_stop(struct foreign_thread *t, int status, long entered, struct
 {
     struct __ptrace_syscall_info info;
     bool known = syscall_info(t->tid, &info);
+    t->have_regs = ptrace(PTRACE_GETREGS, t->tid, 0, &t->regs) == 0;
+    /* Stopped inside clone (a new thread's event) before, the call's
+     * number is in orig_rax. */
+    if (entered < 0 && t->have_regs)
+        entered = (long)t->regs.orig_rax;
     if (known && info.op == PTRACE_SYSCALL_INFO_ENTRY) {
         out->end = FSTEP_ENTERED;
         out->nr = (long)info.entry.nr;
@@ -59,7 +127,6 @@ static void read_stop(struct foreign_thread *t, int status, long entered, struct
     } else {
         out->end = FSTEP_BLOCKED;   /* stopped by the interrupt where it waited */
     }
-    t->have_regs = ptrace(PTRACE_GETREGS, t->tid, 0, &t->regs) == 0;
 }
 
 static bool ended(int status)
@@ -99,24 +166,14 @@ bool foreign_step_thread(struct foreign_process *p, size_t index, int wait_ms, s
         snprintf(out->why, sizeof out->why, "it is not held by mdat (it ended, or never stopped)");
         return true;
     }
-    /* The kernel tells a system call's stops apart (and reads their
-     * number and arguments) only with TRACESYSGOOD. */
-    if (ptrace(PTRACE_SETOPTIONS, t->tid, 0, (void *)(long)PTRACE_O_TRACESYSGOOD) != 0) {
-        snprintf(err, errlen, "cannot follow thread %d's system calls: %s", (int)t->tid, strerror(errno));
+    if (!set_step_options(t->tid, err, errlen))
         return false;
-    }
     struct __ptrace_syscall_info info;
     long entered = -1;
     if (syscall_info(t->tid, &info) && info.op == PTRACE_SYSCALL_INFO_ENTRY) {
         entered = (long)info.entry.nr;
-        if (escapes(entered)) {
-            char name[64];
-            foreign_syscall_name(entered, name, sizeof name);
-            out->end = FSTEP_REFUSED;
-            out->nr = entered;
-            snprintf(out->why, sizeof out->why,
-                     "it is about to call %s: mdat does not follow a new thread, process or program of an attached "
-                     "process (quit to let it run)", name);
+        if (escapes(p, entered, (const uint64_t *)info.entry.args)) {
+            refuse_escape(entered, out);
             return true;
         }
     }
@@ -146,12 +203,162 @@ bool foreign_step_thread(struct foreign_process *p, size_t index, int wait_ms, s
             snprintf(err, errlen, "thread %d did not stop again", (int)t->tid);
             return false;
         }
+        if ((status >> 16) == PTRACE_EVENT_CLONE) {
+            made_thread(p, index, entered, out);   /* just as the wait ran out */
+            return true;
+        }
         read_stop(t, status, entered, out);
         if (out->end != FSTEP_SIGNAL)
             out->end = FSTEP_BLOCKED;
         out->nr = entered >= 0 ? entered : out->nr;
         return true;
     }
+    if ((status >> 16) == PTRACE_EVENT_CLONE) {
+        made_thread(p, index, entered, out);
+        return true;
+    }
     read_stop(t, status, entered, out);
     return true;
+}
+
+/* ---- back to the user's code ---- */
+
+/* The thread's status within the deadline; 0 when it has not stopped.
+ * Polled finely: a single step's trap comes within microseconds. */
+static pid_t wait_trap(pid_t tid, uint64_t deadline, int *status)
+{
+    for (;;) {
+        pid_t r = waitpid(tid, status, __WALL | WNOHANG);
+        if (r != 0 || monotonic_ns() >= deadline)
+            return r;
+        struct timespec nap = {0, 20000};
+        nanosleep(&nap, NULL);
+    }
+}
+
+/* The next instruction is a syscall that would escape the hold. */
+static bool at_escaping_syscall(const struct foreign_process *p, const struct foreign_thread *t)
+{
+    unsigned char insn[2];
+    if (p->mem_fd < 0 || !tracee_read(p->mem_fd, t->regs.rip, insn, sizeof insn) || insn[0] != 0x0f ||
+        insn[1] != 0x05)
+        return false;
+    const struct user_regs_struct *r = &t->regs;
+    uint64_t args[6] = {r->rdi, r->rsi, r->rdx, r->r10, r->r8, r->r9};
+    return escapes(p, (long)r->rax, args);
+}
+
+/* A stop of the thread while it single-steps; true when it goes on. */
+static bool single_step_stop(struct foreign_process *p, size_t index, int status, struct foreign_step *out)
+{
+    struct foreign_thread *t = &p->threads[index];
+    int event = status >> 16, sig = WSTOPSIG(status);
+    t->have_regs = ptrace(PTRACE_GETREGS, t->tid, 0, &t->regs) == 0;
+    if (event == PTRACE_EVENT_CLONE) {
+        adopt(p, index, out);
+        return false;
+    }
+    if (event == 0 && (sig == SIGTRAP || sig == (SIGTRAP | 0x80)))
+        return true;    /* the step's trap (or a system call's stop on the way) */
+    if (event == 0) {
+        out->end = FSTEP_SIGNAL;
+        out->signal = sig;
+        t->resend_signal = sig;
+        return false;
+    }
+    out->end = FSTEP_BLOCKED;   /* a group stop or an interrupt */
+    return false;
+}
+
+/* Outran the deadline: interrupted, stopped again where it is. */
+static bool stop_again(struct foreign_process *p, size_t index, struct foreign_step *out, char *err, size_t errlen)
+{
+    struct foreign_thread *t = &p->threads[index];
+    ptrace(PTRACE_INTERRUPT, t->tid, 0, 0);
+    int status = 0;
+    pid_t r = wait_stop(t->tid, 2000, &status);
+    if (r < 0 || (r == t->tid && ended(status))) {
+        thread_ended(t, out);
+        return true;
+    }
+    if (r == 0) {
+        t->stopped = false;
+        snprintf(err, errlen, "thread %d did not stop again", (int)t->tid);
+        return false;
+    }
+    bool goes_on = single_step_stop(p, index, status, out);
+    t = &p->threads[index];     /* a thread adopted meanwhile may have moved the array */
+    if (goes_on || out->end == FSTEP_BLOCKED) {
+        out->end = FSTEP_BLOCKED;
+        /* Inside a call (a kernel restart code in rax): that call. */
+        int64_t rax = (int64_t)t->regs.rax;
+        out->nr = (int64_t)t->regs.orig_rax >= 0 && rax <= -512 && rax >= -516 ? (long)t->regs.orig_rax : -1;
+    }
+    return true;
+}
+
+bool foreign_step_to_user(struct foreign_process *p, size_t index, const struct foreign_code *fc, int wait_ms,
+                          struct foreign_step *out, char *err, size_t errlen)
+{
+    struct foreign_thread *t = &p->threads[index];
+    memset(out, 0, sizeof *out);
+    out->nr = -1;
+    if (!t->seized || !t->stopped) {
+        out->end = FSTEP_REFUSED;
+        snprintf(out->why, sizeof out->why, "it is not held by mdat (it ended, or never stopped)");
+        return true;
+    }
+    if (t->have_regs && foreign_is_user_code(fc, t->regs.rip)) {
+        out->end = FSTEP_REFUSED;
+        snprintf(out->why, sizeof out->why, "it is in the user's code already (s steps it to its next system call)");
+        return true;
+    }
+    if (!set_step_options(t->tid, err, errlen))
+        return false;
+    struct __ptrace_syscall_info info;
+    long entered = -1;
+    if (syscall_info(t->tid, &info) && info.op == PTRACE_SYSCALL_INFO_ENTRY) {
+        entered = (long)info.entry.nr;
+        if (escapes(p, entered, (const uint64_t *)info.entry.args)) {
+            refuse_escape(entered, out);
+            return true;
+        }
+    }
+    uint64_t deadline = monotonic_ns() + (uint64_t)wait_ms * 1000000u;
+    for (;;) {
+        if (entered < 0 && at_escaping_syscall(p, t)) {
+            refuse_escape((long)t->regs.rax, out);
+            return true;
+        }
+        if (ptrace(PTRACE_SINGLESTEP, t->tid, 0, (void *)(long)t->resend_signal) != 0) {
+            snprintf(err, errlen, "cannot resume thread %d: %s", (int)t->tid, strerror(errno));
+            return false;
+        }
+        t->resend_signal = 0;
+        int status = 0;
+        pid_t r = wait_trap(t->tid, deadline, &status);
+        if (r == 0)
+            return stop_again(p, index, out, err, errlen);
+        if (r < 0 || ended(status)) {
+            thread_ended(t, out);
+            return true;
+        }
+        out->instructions++;
+        bool goes_on = single_step_stop(p, index, status, out);
+        t = &p->threads[index];     /* a thread adopted meanwhile may have moved the array */
+        if (entered >= 0) {
+            /* A single step from a call's entry runs the call: its result
+             * is in rax now. */
+            out->ran_call = true;
+            out->ran_nr = entered;
+            out->ran_result = (int64_t)t->regs.rax;
+            entered = -1;
+        }
+        if (!goes_on)
+            return true;
+        if (t->have_regs && foreign_is_user_code(fc, t->regs.rip)) {
+            out->end = FSTEP_USER_CODE;
+            return true;
+        }
+    }
 }

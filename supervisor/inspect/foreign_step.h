@@ -9,10 +9,15 @@
  * breakpoints are planted in a running image mdat did not load), and a
  * call that waits in the kernel (a futex wait on a held lock, a read of an
  * empty pipe) is told as blocked after a short wait and stopped again. A
- * call that would create a thread or process or replace the program is
- * not run (its new threads would run free): the step says so. Owns the
- * thread's resumption and the wait for its stop; what the thread waits on
- * is foreign_report's to say. */
+ * thread the stepped one makes (pthread_create: clone with CLONE_THREAD)
+ * is seized before its first instruction and held with the others
+ * (PTRACE_O_TRACECLONE); a call that would create a process or replace
+ * the program is not run (the new process would run free): the step says
+ * so. The other step, foreign_step_to_user, runs the thread one
+ * instruction at a time (PTRACE_SINGLESTEP) until it is back in the
+ * user's code, from inside a library call. Owns the thread's resumption
+ * and the wait for its stop; what the thread waits on is foreign_report's
+ * to say. */
 #ifndef MDAT_INSPECT_FOREIGN_STEP_H
 #define MDAT_INSPECT_FOREIGN_STEP_H
 
@@ -21,6 +26,7 @@
 #include <stdint.h>
 
 #include "supervisor/inspect/foreign_attach.h"
+#include "supervisor/inspect/foreign_code.h"
 
 enum foreign_step_end {
     FSTEP_ENTERED,      /* stopped as it enters a system call */
@@ -29,6 +35,8 @@ enum foreign_step_end {
     FSTEP_ENDED,        /* the thread ended (the process, if it was its last) */
     FSTEP_BLOCKED,      /* still in the kernel after the wait: stopped again where it waits */
     FSTEP_REFUSED,      /* not run: why says */
+    FSTEP_NEW_THREAD,   /* it made a thread (new_tid), held from its first instruction */
+    FSTEP_USER_CODE,    /* foreign_step_to_user: back in the user's code */
 };
 
 struct foreign_step {
@@ -37,6 +45,11 @@ struct foreign_step {
     uint64_t args[6];       /* FSTEP_ENTERED */
     int64_t result;         /* FSTEP_RETURNED: the value, or -errno */
     int signal;             /* FSTEP_SIGNAL */
+    pid_t new_tid;          /* FSTEP_NEW_THREAD */
+    bool ran_call;          /* foreign_step_to_user from a call's entry: that call ran, */
+    long ran_nr;            /* this one, */
+    int64_t ran_result;     /* and returned this */
+    unsigned long instructions;     /* foreign_step_to_user: how many it ran */
     char why[200];          /* FSTEP_REFUSED */
 };
 
@@ -45,6 +58,14 @@ struct foreign_step {
  * not run is FSTEP_REFUSED. */
 bool foreign_step_thread(struct foreign_process *p, size_t index, int wait_ms, struct foreign_step *out, char *err,
                          size_t errlen);
+
+/* Runs thread p->threads[index] one instruction at a time until its pc
+ * is in the user's code (fc decides), for at most wait_ms: out of a
+ * library call back to the line that made it. A thread in the user's code
+ * already is FSTEP_REFUSED; one still outside it after wait_ms, or waiting
+ * in the kernel, is FSTEP_BLOCKED (stopped again where it is). */
+bool foreign_step_to_user(struct foreign_process *p, size_t index, const struct foreign_code *fc, int wait_ms,
+                          struct foreign_step *out, char *err, size_t errlen);
 
 /* "futex", "read", ...; "syscall 451" for one this machine's libseccomp
  * does not name. */

@@ -512,6 +512,85 @@ tui_takeover_killed)
     done
     stop "$PID"
     ;;
+tui_takeover_user)
+    # u: the ticker, stopped as it enters write, runs one instruction at a
+    # time until it is back in ticker's code: the write ran (returns 5) and
+    # the line is the write's. A thread in the user's code already says so.
+    start attach_takeover
+    wait_stuck "$PID" 4 || finish
+    before=$(snapshot "$PID")
+    tick=$(line_of attach/takeover.c "TICK:")
+    tui_open "$PID"
+    wait_screen "deadlock: T2 waits on mutex b held by T3" || { tui_close; finish; }
+    keys t
+    wait_screen "TAKEN OVER since" || { tui_close; finish; }
+    keys 4
+    for i in $(seq 12); do
+        screen | grep '^step ' | tail -n 1 | grep -q "T4  enters write(" && break
+        keys s
+        sleep 0.4
+    done
+    screen | grep '^step ' | tail -n 1 | grep -q "T4  enters write(" || fail "the ticker never entered write: $(screen | grep '^step ')"
+    keys u
+    wait_screen "T4  write returns 5, back in the user's code after" || { tui_close; finish; }
+    screen | grep '^step ' | tail -n 1 | grep -qE "after [0-9]+ instructions?  at takeover.c:$tick ticker$" ||
+        fail "the step back to user code does not end at takeover.c:$tick: $(screen | grep '^step ' | tail -n 1)"
+    keys u
+    wait_screen "T4 cannot step: it is in the user's code already"
+    keys q
+    wait_exit 1
+    tui_close
+    rm -f "mdat-attach-$PID.steps"
+    expect_as_before "$PID" "$before"
+    stop "$PID"
+    ;;
+tui_takeover_spawn)
+    # A thread made while every thread is held: stepping main through
+    # pthread_create's clone3 (or clone), the new worker is seized before its first
+    # instruction (state t, traced by mdat), shown as T2, and steps like
+    # the others (u to worker's code, s to its write). q lets both go: the
+    # program goes on making workers, nothing stopped or traced.
+    start attach_takeover_spawn
+    worker=$(line_of attach/takeover_spawn.c "WORKER:")
+    tui_open "$PID"
+    wait_screen "no deadlock" || { tui_close; finish; }
+    keys t
+    wait_screen "TAKEN OVER since" || { tui_close; finish; }
+    keys 1
+    for i in $(seq 40); do
+        # clone3, or clone where the kernel has no clone3.
+        screen | grep -qE "T1  clone3? makes thread T2 \(tid [0-9]+\), held before its first instruction" && break
+        keys s
+        sleep 0.3
+    done
+    wait_screen " makes thread T2 (tid " 2 || { tui_close; finish; }
+    new=$(screen | sed -n 's/.*makes thread T2 (tid \([0-9]*\)).*/\1/p' | head -n 1)
+    [ -n "$new" ] && [ -d /proc/"$PID"/task/"$new" ] || fail "the new thread $new is not in /proc/$PID/task"
+    state=$(sed 's/.*) //' /proc/"$PID"/task/"$new"/stat 2>/dev/null | cut -d' ' -f1)
+    [ "$state" = "t" ] || fail "the new thread $new runs free (state $state), not held"
+    grep -q "TracerPid:[[:space:]]*$MDAT_PID" /proc/"$PID"/task/"$new"/status || fail "the new thread is not traced by mdat"
+    keys 2 u
+    wait_screen "T2  back in the user's code after" 5 || { tui_close; finish; }
+    screen | grep -q "T2  back in the user's code after [0-9]* instructions  at takeover_spawn.c:[0-9]* worker" ||
+        fail "T2 is not back in worker: $(screen | grep '^step ' | tail -n 1)"
+    keys s
+    wait_screen "T2  enters write(0x" || { tui_close; finish; }
+    wait_screen "at takeover_spawn.c:$worker worker"
+    keys q
+    wait_exit 0
+    tui_close
+    rm -f "mdat-attach-$PID.steps"
+    for t in /proc/"$PID"/task/*; do
+        st=$(sed 's/.*) //' "$t"/stat 2>/dev/null | cut -d' ' -f1)
+        case $st in t | T) fail "thread ${t##*/} left stopped ($st)" ;; esac
+    done
+    grep -q '^TracerPid:[[:space:]]*0$' /proc/"$PID"/status || fail "process $PID is still traced"
+    v1=$(awk '/^voluntary_ctxt_switches/ {print $2}' /proc/"$PID"/status)
+    sleep 0.5
+    v2=$(awk '/^voluntary_ctxt_switches/ {print $2}' /proc/"$PID"/status)
+    [ "$v2" -gt "$v1" ] || fail "main does not go on after the take-over ($v1 -> $v2 context switches)"
+    stop "$PID"
+    ;;
 bad_input)
     run_mdat attach -p abc --print
     expect_status 2 attach -p abc

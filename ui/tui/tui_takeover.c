@@ -24,6 +24,9 @@
  * kernel; long enough for a call that only takes time (a short sleep, a
  * write to a terminal). */
 enum { STEP_WAIT_MS = 300, KEY_POLL_MS = 200, LOG_SHOWN = 8 };
+/* Single steps cost a stop each: a way back out of a library call (a lock
+ * taken, a write) takes tens to thousands of instructions. */
+enum { USER_STEP_WAIT_MS = 2000 };
 
 static const char NO_REPLAY[] =
     "no replay or step back from an attach point: what the process did before mdat attached is unknown";
@@ -119,24 +122,49 @@ static bool steppable(const struct takeover *tk, size_t i)
     return tk->proc.threads[i].seized && tk->proc.threads[i].stopped;
 }
 
-/* What a step did, in words: "enters futex(0x..., 0x80, 0x2)". */
-static void step_text(const struct foreign_step *s, char *buf, size_t len)
+/* "write returns 5", "futex returns -EAGAIN". */
+static void returns_text(long nr, int64_t result, char *buf, size_t len)
 {
     char name[64];
+    foreign_syscall_name(nr, name, sizeof name);
+    if (result < 0 && result > -4096) {
+        const char *e = strerrorname_np((int)-result);
+        snprintf(buf, len, "%s returns -%s", name, e ? e : "?");
+    } else {
+        snprintf(buf, len, "%s returns %lld", name, (long long)result);
+    }
+}
+
+/* What a step did, in words: "enters futex(0x..., 0x80, 0x2)". */
+static void step_text(const struct takeover *tk, const struct foreign_step *s, char *buf, size_t len)
+{
+    char name[64], ran[120] = "";
     foreign_syscall_name(s->nr, name, sizeof name);
+    if (s->ran_call) {
+        returns_text(s->ran_nr, s->ran_result, ran, sizeof ran - 2);
+        strcat(ran, ", ");
+    }
     switch (s->end) {
+    case FSTEP_NEW_THREAD: {
+        int made = foreign_thread_number(&tk->proc, s->new_tid);
+        if (made)
+            snprintf(buf, len, "%s makes thread T%d (tid %d), held before its first instruction", name, made,
+                     (int)s->new_tid);
+        else
+            snprintf(buf, len, "%s makes thread %d, which mdat could not hold: %s", name, (int)s->new_tid, s->why);
+        break;
+    }
+    case FSTEP_USER_CODE:
+        snprintf(buf, len, "%sback in the user's code after %lu instruction%s", ran, s->instructions,
+                 s->instructions == 1 ? "" : "s");
+        break;
     case FSTEP_ENTERED:
         snprintf(buf, len, "enters %s(%#llx, %#llx, %#llx, %#llx, %#llx, %#llx)", name,
                  (unsigned long long)s->args[0], (unsigned long long)s->args[1], (unsigned long long)s->args[2],
                  (unsigned long long)s->args[3], (unsigned long long)s->args[4], (unsigned long long)s->args[5]);
         break;
     case FSTEP_RETURNED:
-        if (s->result < 0 && s->result > -4096) {
-            const char *e = strerrorname_np((int)-s->result);
-            snprintf(buf, len, "%s returns -%s", name, e ? e : "?");
-        } else {
-            snprintf(buf, len, "%s returns %lld", name, (long long)s->result);
-        }
+        returns_text(s->nr, s->result, buf, len);
         break;
     case FSTEP_SIGNAL: {
         const char *sig = sigabbrev_np(s->signal);
@@ -147,8 +175,12 @@ static void step_text(const struct foreign_step *s, char *buf, size_t len)
         snprintf(buf, len, "ends");
         break;
     case FSTEP_BLOCKED:
-        snprintf(buf, len, "waits in the kernel%s%s (blocked: held again where it waits)", s->nr >= 0 ? " in " : "",
-                 s->nr >= 0 ? name : "");
+        if (s->instructions && s->nr < 0)
+            snprintf(buf, len, "%sstill outside the user's code after %lu instructions (held again where it is)", ran,
+                     s->instructions);
+        else
+            snprintf(buf, len, "%swaits in the kernel%s%s (blocked: held again where it waits)", ran,
+                     s->nr >= 0 ? " in " : "", s->nr >= 0 ? name : "");
         break;
     case FSTEP_REFUSED:
         snprintf(buf, len, "%s", s->why);
@@ -156,7 +188,8 @@ static void step_text(const struct foreign_step *s, char *buf, size_t len)
     }
 }
 
-static void step_selected(struct takeover *tk)
+/* s: to the next system call; u: back to the user's code. */
+static void step_selected(struct takeover *tk, bool to_user_code)
 {
     size_t i = tk->selected;
     int number = thread_number(tk, i);
@@ -174,12 +207,14 @@ static void step_selected(struct takeover *tk)
     }
     struct foreign_step s;
     char err[300];
-    if (!foreign_step_thread(&tk->proc, i, STEP_WAIT_MS, &s, err, sizeof err)) {
+    bool ran = to_user_code ? foreign_step_to_user(&tk->proc, i, &tk->code->code, USER_STEP_WAIT_MS, &s, err, sizeof err)
+                            : foreign_step_thread(&tk->proc, i, STEP_WAIT_MS, &s, err, sizeof err);
+    if (!ran) {
         snprintf(tk->message, sizeof tk->message, "T%d: %s", number, err);
         return;
     }
     char what[400];
-    step_text(&s, what, sizeof what);
+    step_text(tk, &s, what, sizeof what);
     if (s.end == FSTEP_REFUSED) {
         snprintf(tk->message, sizeof tk->message, "T%d cannot step: %s", number, what);
         return;
@@ -204,7 +239,8 @@ static bool save_steps(struct takeover *tk, char *path, size_t len)
     if (!f)
         return false;
     fprintf(f, "# mdat attach -p %d (%s): the steps taken over from %s\n", (int)tk->pid, tk->proc.exe, tk->began);
-    fprintf(f, "# a step runs one thread to its next system call (or to the return of the call it entered);\n");
+    fprintf(f, "# a step (s) runs one thread to its next system call (or to the return of the call it entered);\n");
+    fprintf(f, "# a step u runs it one instruction at a time until it is back in the user's code;\n");
     fprintf(f, "# there is no replay from an attach point: what the process did before mdat attached is unknown\n");
     for (size_t i = 0; i < tk->n_log; i++)
         fprintf(f, "%s\n", tk->log[i]);
@@ -230,7 +266,8 @@ static void draw(const struct takeover *tk)
                      (int)tk->pid, tk->began, thread_number(tk, tk->selected));
     draw_text_line(0, cols, line, (size_t)n, A_REVERSE);
     n = snprintf(line, sizeof line,
-                 "a step runs the selected thread to its next system call (or the return of the one it entered)");
+                 "s runs the selected thread to its next system call (or the return of the one it entered); "
+                 "u, one instruction at a time back to the user's code");
     draw_text_line(1, cols, line, (size_t)n, A_DIM);
     size_t shown = tk->n_log < LOG_SHOWN ? tk->n_log : LOG_SHOWN;
     int log_top = rows - 3 - (int)shown - 1;
@@ -250,7 +287,7 @@ static void draw(const struct takeover *tk)
     }
     draw_text_line(rows - 2, cols, tk->message, strlen(tk->message), A_BOLD);
     static const char keys[] =
-        "s step  Tab/1-9 thread  w save steps  g let go (live view)  q quit (let go)  b replay";
+        "s step  u to user code  Tab/1-9 thread  w save steps  g let go (live view)  q quit (let go)  b replay";
     draw_text_line(rows - 1, cols, keys, strlen(keys), A_REVERSE);
     refresh();
 }
@@ -285,7 +322,10 @@ static bool on_key(struct takeover *tk, int key, enum takeover_end *end)
     case ' ':
     case '\n':
     case KEY_ENTER:
-        step_selected(tk);
+        step_selected(tk, false);
+        break;
+    case 'u':
+        step_selected(tk, true);
         break;
     case '\t':
     case KEY_RIGHT:

@@ -1,6 +1,7 @@
 /* tui_takeover: `mdat attach -p PID`, key t: the user takes over the
  * schedule of a running process mdat did not start. Every thread is held;
- * the user steps one thread at a time to its next system call
+ * the user steps one thread at a time to its next system call, or (u)
+ * back to the user's code
  * (supervisor/inspect/foreign_step.h says what a step is there), sees the
  * report after each step, and may save the steps taken as a text trace.
  * Letting go (or quitting, or a SIGTERM, SIGINT or SIGHUP to mdat)
