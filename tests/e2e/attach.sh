@@ -424,7 +424,7 @@ tui_killed)
     before=$(snapshot "$PID")
     for sig in KILL TERM INT HUP KILL KILL; do
         tui_open "$PID"
-        wait_screen "deadlock: T2 waits" || { tui_close; finish; }
+        wait_screen "deadlock: T2 waits" 30 || { tui_close; finish; }
         sleep "0.$((RANDOM % 10))"
         kill -"$sig" "$MDAT_PID"
         waited=0
@@ -493,7 +493,7 @@ tui_takeover_killed)
     before=$(snapshot "$PID")
     for sig in TERM INT HUP KILL; do
         tui_open "$PID"
-        wait_screen "deadlock: T2 waits" || { tui_close; finish; }
+        wait_screen "deadlock: T2 waits" 30 || { tui_close; finish; }
         keys t
         wait_screen "TAKEN OVER since" || { tui_close; finish; }
         keys 4 s s s
