@@ -110,7 +110,9 @@ static bool judge_output(const struct explore_options *opt, const struct run_io 
         res->kind = FAIL_EXIT_STATUS;
         snprintf(res->message, sizeof res->message, "the program exited with status %d", res->exit_status);
     }
-    if (res->kind == FAIL_NONE && opt->check_cmd && io->out_fd >= 0) {
+    /* An execution a systematic search stopped early (equivalent to one
+     * already run) has no whole output to judge. */
+    if (res->kind == FAIL_NONE && !res->stopped && opt->check_cmd && io->out_fd >= 0) {
         char said[EXEC_EVIDENCE_MAX], line[400];
         int st = run_checker(opt->check_cmd, io->out_fd, said, sizeof said);
         snprintf(line, sizeof line, "%.*s", (int)strcspn(said, "\n"), said);

@@ -234,6 +234,19 @@ t_differential() {
     [ "$(grep -c " same$" "$WORK/out")" -eq "$rows" ] || fail "not every program had the same outcomes from both: $(cat "$WORK/out")"
 }
 
+t_check_stopped() {
+    # dpor stops an execution early once it is equivalent to one already
+    # run: that execution has no whole output, and the checker must not
+    # judge it (a checker that wants a line once failed such a run: a
+    # correct program reported as a checker failure whose replay then
+    # diverged).
+    run_mdat run --strategy dpor -n 300 --races=off --check 'grep -q "3 philosophers ate"' \
+        "$TARGETS/search_philosophers"
+    expect_status 0
+    expect_out "explored all 6 distinct interleavings (classes), no failure"
+    grep -q "FAILURE\|diverged" "$WORK/out" "$WORK/err" && fail "a stopped execution was judged"
+}
+
 t_bad_input() {
     local prog="$TARGETS/search_disjoint"
     run_mdat run --preemption-bound 2 "$prog"
