@@ -3,7 +3,8 @@
  * engine's hooks, data_names.c names, op_describe.c describes operations,
  * waits.c says what blocked threads wait for, state_build.c builds the
  * exec_state, misuse.c judges calls, thread_names.c says what each
- * thread runs, omp_regions.c knows OpenMP's parallel regions. Heap blocks
+ * thread runs, omp_regions.c knows OpenMP's parallel regions, cxx_waits.c
+ * C++20's latches, semaphores and atomic waits. Heap blocks
  * are named from the engine's map (exec_heap.c). */
 #ifndef MDAT_MODEL_MODEL_INTERNAL_H
 #define MDAT_MODEL_MODEL_INTERNAL_H
@@ -135,5 +136,24 @@ bool model_omp_name_data(struct model *m, uint64_t addr, char *buf, size_t len, 
  * region at sum.c:12)", "omp critical section"), with its status. */
 bool model_omp_wait(struct model *m, const struct mthread *t, uint64_t word, char *buf, size_t len,
                     enum thread_status *status);
+
+/* cxx_waits.c */
+/* A C++20 object whose counter a thread sleeps on (std::latch,
+ * std::counting_semaphore, std::atomic<T>::wait). */
+enum cxx_sync_kind { CXX_SYNC_NONE, CXX_SYNC_LATCH, CXX_SYNC_SEMAPHORE, CXX_SYNC_ATOMIC };
+struct cxx_sync {
+    enum cxx_sync_kind kind;
+    char name[96];              /* the variable: "start_line", "pool.done" */
+    int counter;                /* latch: count left; semaphore: its value */
+    char value[64];             /* atomic: its value as the user reads it */
+};
+/* Whether the futex word is such an object (out filled when it is). */
+bool model_cxx_sync_at(struct model *m, uint64_t word, struct cxx_sync *out);
+/* "std::latch", "std::counting_semaphore", "std::atomic". */
+const char *cxx_sync_class(enum cxx_sync_kind kind);
+/* What a waiter waits on: "latch start_line (count 1)". */
+void cxx_sync_describe(const struct cxx_sync *s, char *buf, size_t len);
+/* Its row in the objects table: "start_line (std::latch)". */
+void cxx_sync_object_name(const struct cxx_sync *s, char *buf, size_t len);
 
 #endif

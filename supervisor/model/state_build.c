@@ -346,6 +346,10 @@ const struct exec_state *model_state(void *state)
             /* libgomp's barrier or lock: named by what it is, not where. */
             if (strncmp(m->state_threads[i].waiting_on, "omp ", 4) == 0)
                 snprintf(o->name, sizeof o->name, "%s", m->state_threads[i].waiting_on);
+            /* A C++20 latch or semaphore: named with its class. */
+            struct cxx_sync cs;
+            if (model_cxx_sync_at(m, waits[i], &cs))
+                cxx_sync_object_name(&cs, o->name, sizeof o->name);
         }
     }
     fill_pending_stores(m);

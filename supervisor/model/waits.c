@@ -238,10 +238,18 @@ static void describe_blocked(struct model *m, const struct mthread *t, char *buf
             snprintf(buf, len, "join of thread 0x%" PRIx64, t->call_arg[0]);
         return;
     }
-    default:
+    default: {
+        /* A std::latch, std::counting_semaphore or atomic<T>::wait: the
+         * object, not the word libstdc++ sleeps on inside it. */
+        struct cxx_sync cs;
+        if (object && model_cxx_sync_at(m, object, &cs)) {
+            cxx_sync_describe(&cs, buf, len);
+            return;
+        }
         model_name_object(m, object, name, sizeof name);
         snprintf(buf, len, "futex word %s", name);
         return;
+    }
     }
 }
 
