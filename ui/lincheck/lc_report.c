@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ui/lincheck/lc_realtime.h"
 #include "ui/text/json_writer.h"
 
 static char *slurp(const char *path)
@@ -40,6 +41,8 @@ static int parse_cells(const char *observed, const struct lc_outcomes *allowed, 
     const char *p = observed;
     for (int line = 0; *p && n < max; line++) {
         size_t len = strcspn(p, "\n");
+        if (*p == '@')
+            break;      /* the stamps, after the results */
         char buf[160];
         snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf - 1 ? len : sizeof buf - 1), p);
         struct cell *c = &cells[n++];
@@ -135,17 +138,28 @@ static void print_interleaving(FILE *f, const struct lc_result *r)
 }
 
 void lc_report_failure(FILE *f, const struct lc_spec *spec, const struct lc_scenario *s, const struct lc_result *r,
-                       int scenario_index, bool quiescent)
+                       int scenario_index, bool quiescent, bool real_time)
 {
     char text[1024];
     lc_scenario_text(spec, s, text, sizeof text);
     bool checker = strcmp(r->kind, "checker") == 0;
-    fprintf(f, "\nScenario %d: %s\n  %s\n\n", scenario_index, text,
-            checker ? (quiescent ? "NOT QUIESCENTLY CONSISTENT: no order of the calls gives these results"
-                                 : "NOT LINEARIZABLE: no serial order of the calls (each thread's in its order) "
-                                   "gives these results")
-                    : "FAILED in a concurrent run");
     char *observed = r->stdout_file[0] ? slurp(r->stdout_file) : NULL;
+    char why[1024] = "";
+    enum lc_judgement verdict =
+        checker && observed ? lc_judge(&r->allowed, observed, real_time, why, sizeof why) : LC_JUDGED_NO_ORDER;
+    const char *headline =
+        !checker                          ? "FAILED in a concurrent run"
+        : quiescent                       ? "NOT QUIESCENTLY CONSISTENT: no order of the calls gives these results"
+        : verdict == LC_JUDGED_REAL_TIME  ? "NOT LINEARIZABLE: the serial orders that give these results go against "
+                                            "real time"
+        : real_time                       ? "NOT LINEARIZABLE: no serial order of the calls (each thread's in its "
+                                            "order) gives these results"
+                                          : "NOT SEQUENTIALLY CONSISTENT: no serial order of the calls (each "
+                                            "thread's in its order) gives these results";
+    fprintf(f, "\nScenario %d: %s\n  %s\n", scenario_index, text, headline);
+    if (verdict == LC_JUDGED_REAL_TIME)
+        fprintf(f, "  %s\n", why);
+    fputc('\n', f);
     if (observed && *observed) {
         struct cell cells[64];
         int n = parse_cells(observed, &r->allowed, cells, 64);
@@ -154,7 +168,8 @@ void lc_report_failure(FILE *f, const struct lc_spec *spec, const struct lc_scen
             bool any = false;
             for (int i = 0; i < n; i++)
                 any |= cells[i].impossible;
-            fprintf(f, "\n  %s\n", any ? "\u2717: a result no serial order gives"
+            fprintf(f, "\n  %s\n", verdict == LC_JUDGED_REAL_TIME ? "every result is one serial orders give; real time rules those orders out"
+                                     : any ? "\u2717: a result no serial order gives"
                                        : "every result alone is possible; their combination is not");
         }
     } else if (!checker) {
@@ -213,12 +228,13 @@ bool lc_report_json(const char *path, const struct lc_spec *spec, const struct l
     json_begin_object(&w, NULL);
     json_string(&w, "spec", sum->spec_path);
     json_uint(&w, "seed", sum->seed);
-    json_string(&w, "check", sum->quiescent ? "quiescent" : "serial-program-order");
+    json_string(&w, "check", sum->quiescent ? "quiescent" : sum->real_time ? "linearizable" : "sequential");
     json_string(&w, "strategy", sum->strategy);
     json_string(&w, "memory_model", sum->memory_model);
     json_uint(&w, "scenarios_requested", (uint64_t)sum->scenarios_requested);
     json_uint(&w, "scenarios_run", (uint64_t)sum->scenarios_run);
     json_uint(&w, "scenarios_proved", (uint64_t)sum->proved);
+    json_uint(&w, "scenarios_all_classes", (uint64_t)sum->all_classes);
     json_uint(&w, "executions", sum->executions);
     if (sum->failure) {
         const struct lc_result *r = sum->failure;
