@@ -94,6 +94,28 @@ lazy_sequential)
     run_mdat lincheck -s 1 --scenarios 5 --consistency quiescent -o out-dir "$LC/queue_lazy.lc"
     expect_status 0
     ;;
+seq_found)
+    # A correct stack passed off as a queue: its own serial runs (Line-Up)
+    # find nothing, the spec's sequential FIFO (seq lines) finds it.
+    run_mdat lincheck -s 1 --init 1 --scenarios 10 -o out-dir "$LC/queue_lifo_lineup.lc"
+    expect_status 0
+    expect_out "no failure found"
+    expect_found -s 1 --init 1 --scenarios 10 "$LC/queue_lifo.lc"
+    expect_out ", run on the sequential implementation"
+    expect_out "pop() -> 3  ✗"
+    expect_out "serial orders run on the sequential implementation (the spec's seq lines) give"
+    grep -q 'seq_queue_pop(s)' out-dir/lincheck/harness.c || fail "the harness does not call the seq implementation"
+    ;;
+seq_correct)
+    # The correct mutex queue against the same sequential FIFO: nothing.
+    run_mdat lincheck -s 1 --init 1 --scenarios 10 -o out-dir "$LC/queue_mutex_seq.lc"
+    expect_status 0
+    expect_out "10 of 10 scenarios checked, 10 SC-proved"
+    printf 'source %s/queue_mutex.c\nstate struct queue *q = queue_new(4);\nop pop() -> int queue_pop(q)\nseq pop seq_pop(s)\n' "$LC" >noseqstate.lc
+    run_mdat lincheck noseqstate.lc
+    expect_status 2
+    expect_err "no seq state line"
+    ;;
 size_unlocked)
     expect_found -s 1 --scenarios 10 "$LC/queue_size_unlocked.lc"
     expect_out "size() -> -1  ✗"

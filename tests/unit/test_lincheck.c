@@ -215,6 +215,38 @@ static void test_spec_parses_and_names_bad_lines(void **state)
     assert_false(lc_spec_load(path, &spec, err, sizeof err));
     assert_non_null(strstr(err, "no state line"));
     lc_spec_free(&spec);
+
+    /* A sequential implementation: its files join the build, each
+     * operation gets its call there. */
+    const char *with_seq = "source q.c\nstate struct queue *q = queue_new(8);\n"
+                           "op push(int 0..3)  queue_push(q, $1)\nop pop() -> int  queue_pop(q)\n"
+                           "seq source s.c\nseq include s.h\nseq state struct seq *s = seq_new(8);\n"
+                           "seq push seq_push(s, $1)\nseq pop seq_pop(s);\n";
+    write_spec(path, with_seq);
+    assert_true(lc_spec_load(path, &spec, err, sizeof err));
+    assert_true(spec.has_seq);
+    assert_int_equal(spec.nsources, 2);
+    assert_string_equal(spec.includes[0], "s.h");
+    assert_string_equal(spec.seq_state_name, "s");
+    assert_string_equal(spec.ops[0].seq_call, "seq_push(s, $1)");
+    assert_string_equal(spec.ops[1].seq_call, "seq_pop(s)");
+    lc_spec_free(&spec);
+    /* Every operation needs its seq line, and a seq state is needed. */
+    write_spec(path, "source q.c\nstate struct queue *q = queue_new(8);\nop push(int 0..3)  queue_push(q, $1)\n"
+                     "op pop() -> int  queue_pop(q)\nseq state struct seq *s = seq_new(8);\nseq push seq_push(s, $1)\n");
+    assert_false(lc_spec_load(path, &spec, err, sizeof err));
+    assert_non_null(strstr(err, "operation pop (line 4) has no seq line"));
+    lc_spec_free(&spec);
+    write_spec(path, "source q.c\nstate struct queue *q = queue_new(8);\nop pop() -> int  queue_pop(q)\n"
+                     "seq pop seq_pop(s)\n");
+    assert_false(lc_spec_load(path, &spec, err, sizeof err));
+    assert_non_null(strstr(err, "no seq state line"));
+    lc_spec_free(&spec);
+    write_spec(path, "source q.c\nstate struct queue *q = queue_new(8);\nseq pop seq_pop(s)\n"
+                     "op pop() -> int  queue_pop(q)\n");
+    assert_false(lc_spec_load(path, &spec, err, sizeof err));
+    assert_non_null(strstr(err, ":3: seq NAME CALL names an operation declared above"));
+    lc_spec_free(&spec);
     unlink(path);
 }
 

@@ -238,12 +238,13 @@ int cmd_lincheck(int argc, char **argv)
     struct lc_settings set = {.self = self, .harness = harness, .strategy = strategy,
                               .memory_model = o.memory_model, .schedules = o.schedules, .quiescent = o.quiescent,
                               .real_time = o.real_time, .shrink_schedule = o.shrink};
-    printf("mdat lincheck: %s, seed %llu, %d scenarios of %d threads x %d calls%s, %s, %s memory, against %s\n",
+    printf("mdat lincheck: %s, seed %llu, %d scenarios of %d threads x %d calls%s, %s, %s memory, against %s%s\n",
            o.spec_path, (unsigned long long)o.seed, o.scenarios, o.threads, o.ops, o.init ? " after init calls" : "",
            strategy, o.memory_model,
            o.quiescent   ? "every order of the calls (quiescent consistency)"
            : o.real_time ? "serial orders keeping each thread's order and real time (linearizability)"
-                         : "serial orders keeping each thread's order (sequential consistency)");
+                         : "serial orders keeping each thread's order (sequential consistency)",
+           spec.has_seq ? ", run on the sequential implementation" : "");
     struct lc_summary sum = {.spec_path = o.spec_path, .seed = o.seed, .scenarios_requested = o.scenarios,
                              .memory_model = o.memory_model, .strategy = set.strategy, .quiescent = o.quiescent,
                              .real_time = o.real_time};

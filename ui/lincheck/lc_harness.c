@@ -15,14 +15,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void write_call(FILE *f, const struct lc_op *op)
+/* One case of lc_do (or lc_seq_do): op's call, `call` its C text. */
+static void write_call(FILE *f, const struct lc_op *op, const char *call)
 {
     char arg[96];
     snprintf(arg, sizeof arg, "((%s)c->arg)", op->arg_type);
     fputs("        ", f);
     if (op->has_result)
         fputs("c->result = (long long)(", f);
-    for (const char *p = op->call; *p; p++) {
+    for (const char *p = call; *p; p++) {
         if (p[0] == '$' && p[1] == '1') {
             fputs(arg, f);
             p++;
@@ -94,16 +95,19 @@ static const char harness_runtime[] =
     "    const char *serial = NULL;\n"
     "    if (argc > 2 && strcmp(argv[1], \"--serial\") == 0) { serial = argv[2]; argv += 2; argc -= 2; }\n"
     "    lc_parse(argc, argv);\n"
-    "    lc_construct();\n"
+    "    /* A serial order runs on the sequential implementation when the spec\n"
+    "     * names one (LC_SEQ), else on the code under test. */\n"
+    "    void (*run)(struct lc_call *) = serial && LC_SEQ ? lc_seq_do : lc_do;\n"
+    "    if (run == lc_seq_do) lc_seq_construct(); else lc_construct();\n"
     "    for (int i = 0; i < lc_thread_ncalls[0]; i++)\n"
-    "        lc_do(&lc_calls[lc_thread_calls[0][i]]);\n"
+    "        run(&lc_calls[lc_thread_calls[0][i]]);\n"
     "    if (serial) {\n"
     "        int base = lc_thread_ncalls[0];\n"
     "        for (const char *p = serial; *p; ) {\n"
     "            char *end;\n"
     "            long k = strtol(p, &end, 10);\n"
     "            if (end == p || k < 0 || base + k >= lc_ncalls) { fprintf(stderr, \"harness: bad --serial\\n\"); return 2; }\n"
-    "            lc_do(&lc_calls[base + k]);\n"
+    "            run(&lc_calls[base + k]);\n"
     "            p = *end == ',' ? end + 1 : end;\n"
     "        }\n"
     "    } else {\n"
@@ -116,6 +120,34 @@ static const char harness_runtime[] =
     "    lc_print();\n"
     "    return 0;\n"
     "}\n";
+
+/* The sequential implementation's state and constructor, or stubs
+ * when the spec names none (LC_SEQ 0: never called). */
+static void write_seq_prelude(FILE *f, const struct lc_spec *spec)
+{
+    fprintf(f, "enum { LC_SEQ = %d };\nstatic void lc_seq_do(struct lc_call *c);\n", spec->has_seq);
+    if (spec->has_seq)
+        fprintf(f, "\n%s;\n\nstatic void lc_seq_construct(void)\n{\n    %s = %s;\n}\n\n", spec->seq_state_decl,
+                spec->seq_state_name, spec->seq_state_init);
+    else
+        fputs("static void lc_seq_construct(void) {}\n\n", f);
+}
+
+static void write_seq_do(FILE *f, const struct lc_spec *spec)
+{
+    fputs("\nstatic void lc_seq_do(struct lc_call *c)\n{\n", f);
+    if (!spec->has_seq) {
+        fputs("    (void)c;\n}\n", f);
+        return;
+    }
+    fputs("    switch (c->op) {\n", f);
+    for (int i = 0; i < spec->nops; i++) {
+        fprintf(f, "    case %d: /* %s on the sequential implementation */\n", i, spec->ops[i].name);
+        write_call(f, &spec->ops[i], spec->ops[i].seq_call);
+        fputs("        break;\n", f);
+    }
+    fputs("    }\n}\n", f);
+}
 
 bool lc_harness_write(const struct lc_spec *spec, const char *spec_path, const char *c_path)
 {
@@ -140,15 +172,17 @@ bool lc_harness_write(const struct lc_spec *spec, const char *spec_path, const c
     fputs("};\nstatic const int lc_has_result[] = {", f);
     for (int i = 0; i < spec->nops; i++)
         fprintf(f, "%s%d", i ? ", " : "", spec->ops[i].has_result);
-    fputs("};\n\nstruct lc_call;\nstatic void lc_do(struct lc_call *c);\n\n", f);
+    fputs("};\n\nstruct lc_call;\nstatic void lc_do(struct lc_call *c);\n", f);
+    write_seq_prelude(f, spec);
     fputs(harness_runtime, f);
     fputs("\nstatic void lc_do(struct lc_call *c)\n{\n    switch (c->op) {\n", f);
     for (int i = 0; i < spec->nops; i++) {
         fprintf(f, "    case %d: /* %s, spec line %d */\n", i, spec->ops[i].name, spec->ops[i].line);
-        write_call(f, &spec->ops[i]);
+        write_call(f, &spec->ops[i], spec->ops[i].call);
         fputs("        break;\n", f);
     }
     fputs("    }\n}\n", f);
+    write_seq_do(f, spec);
     return fclose(f) == 0;
 }
 

@@ -176,7 +176,8 @@ void lc_report_failure(FILE *f, const struct lc_spec *spec, const struct lc_scen
         fprintf(f, "  %s: %s\n", r->kind, r->message);
     }
     if (checker) {
-        fprintf(f, "  The %zu serial orders give %s:\n", r->serial_orders,
+        fprintf(f, "  The %zu serial orders%s give %s:\n", r->serial_orders,
+                spec->has_seq ? " run on the sequential implementation (the spec's seq lines)" : "",
                 r->allowed.n == 1 ? "this outcome only" : "these outcomes");
         for (size_t i = 0; i < r->allowed.n && i < 12; i++)
             print_outcome_line(f, r->allowed.text[i]);
