@@ -22,7 +22,7 @@ replay_printed() {
     local sched=${cmd##* }
     local stdout=${sched%.sched}.stdout
     # The results and the real-time stamps (@rt): the virtual clock replays too.
-    grep -E '^(init|T[0-9]+|@rt) ' "$WORK/replay.out" >"$WORK/replay.results"
+    grep -E '^(init|post|T[0-9]+|@rt) ' "$WORK/replay.out" >"$WORK/replay.results"
     diff -u "$stdout" "$WORK/replay.results" >"$WORK/replay.diff" ||
         fail "the replay's results differ from the failure's: $(cat "$WORK/replay.diff")"
 }
@@ -31,7 +31,7 @@ replay_printed() {
 expect_found() {
     run_mdat lincheck -o out-dir --json lc.json "$@"
     expect_status 1
-    expect_out "NOT LINEARIZABLE"
+    grep -qE "NOT (LINEARIZABLE|SEQUENTIALLY CONSISTENT)" "$WORK/out" || fail "no NOT LINEARIZABLE or NOT SEQUENTIALLY CONSISTENT headline"
     expect_out "The interleaving (steps in the code under test"
     grep -qE '^ +\| T2 +\| T3' "$WORK/out" || fail "no table with columns T2 and T3"
     expect_json '"kind": "checker"' lc.json
@@ -115,6 +115,23 @@ seq_correct)
     run_mdat lincheck noseqstate.lc
     expect_status 2
     expect_err "no seq state line"
+    ;;
+post_part)
+    # Calls after every thread has ended, by main: the lazy queue's parked
+    # pushes never reach the queue, so a post pop finds it empty, which no
+    # serial order gives, even under sequential consistency.
+    expect_found -s 1 --post 2 --scenarios 10 --consistency sequential "$LC/queue_lazy.lc"
+    expect_out "NOT SEQUENTIALLY CONSISTENT"
+    expect_out "| post push(3) pop()"
+    grep -qE '^  post  \| pop\(\) -> -1  ✗' "$WORK/out" || fail "no post row with the impossible pop"
+    expect_json '"post": \[' lc.json
+    # The correct queue with a post part: nothing.
+    run_mdat lincheck -s 1 --post 2 --scenarios 4 -o out-dir "$LC/queue_mutex.lc"
+    expect_status 0
+    expect_out "no failure found"
+    run_mdat lincheck --post 7 "$LC/queue_mutex.lc"
+    expect_status 2
+    expect_err "--post wants 0 to 6"
     ;;
 size_unlocked)
     expect_found -s 1 --scenarios 10 "$LC/queue_size_unlocked.lc"

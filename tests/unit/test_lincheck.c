@@ -260,8 +260,8 @@ static void test_scenarios_are_seeded_and_cut(void **state)
     spec.ops[0].hi = 3;
     strcpy(spec.ops[1].name, "pop");
     struct lc_scenario a, b;
-    lc_scenario_generate(&spec, 42, 1, 2, 2, &a);
-    lc_scenario_generate(&spec, 42, 1, 2, 2, &b);
+    lc_scenario_generate(&spec, 42, 1, 2, 2, 0, &a);
+    lc_scenario_generate(&spec, 42, 1, 2, 2, 0, &b);
     assert_memory_equal(&a, &b, sizeof a);
     assert_int_equal(lc_scenario_size(&a), 5);
     for (int t = 0; t < 2; t++)
@@ -282,6 +282,24 @@ static void test_scenarios_are_seeded_and_cut(void **state)
     assert_string_equal(argv[2], "thread");
     for (int i = 0; i < n; i++)
         free(argv[i]);
+
+    /* A post part comes last: the same seed's other calls do not change. */
+    struct lc_scenario p;
+    lc_scenario_generate(&spec, 42, 1, 2, 2, 2, &p);
+    assert_memory_equal(p.calls, b.calls, sizeof p.calls);
+    assert_int_equal(p.npost, 2);
+    assert_int_equal(lc_scenario_size(&p), 7);
+    n = lc_scenario_argv(&spec, &p, argv, 16);
+    assert_int_equal(n, 8 + 1 + 2);
+    assert_string_equal(argv[8], "post");
+    for (int i = 0; i < n; i++)
+        free(argv[i]);
+    char text[256];
+    lc_scenario_text(&spec, &p, text, sizeof text);
+    assert_non_null(strstr(text, " | post "));
+    lc_scenario_drop_call(&p, 6);       /* the last post call */
+    assert_int_equal(p.npost, 1);
+    assert_int_equal(lc_scenario_size(&p), 6);
 }
 
 int main(void)

@@ -67,7 +67,7 @@ struct options {
     const char *cflags;
     const char *memory_model;
     const char *strategy;       /* NULL: dpor under sc, the portfolio under tso */
-    int threads, ops, init, scenarios;
+    int threads, ops, init, post, scenarios;
     uint64_t schedules, seed;
     bool quiescent, real_time, shrink;
 };
@@ -87,7 +87,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 {
     static const struct option longs[] = {
         {"threads", required_argument, NULL, 't'}, {"ops", required_argument, NULL, 'k'},
-        {"init", required_argument, NULL, 'i'},    {"scenarios", required_argument, NULL, 'c'},
+        {"init", required_argument, NULL, 'i'},    {"post", required_argument, NULL, 'P'},    {"scenarios", required_argument, NULL, 'c'},
         {"schedules", required_argument, NULL, 'n'}, {"seed", required_argument, NULL, 's'},
         {"out", required_argument, NULL, 'o'},     {"json", required_argument, NULL, 'J'},
         {"cflags", required_argument, NULL, 'F'},  {"memory-model", required_argument, NULL, 'M'},
@@ -105,6 +105,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         case 't': if (!parse_number(optarg, LC_MAX_THREADS, &v) || v < 1) bad = "--threads wants 1 to 4"; else o->threads = (int)v; break;
         case 'k': if (!parse_number(optarg, LC_MAX_OPS, &v) || v < 1) bad = "--ops wants 1 to 6"; else o->ops = (int)v; break;
         case 'i': if (!parse_number(optarg, LC_MAX_OPS, &v)) bad = "--init wants 0 to 6"; else o->init = (int)v; break;
+        case 'P': if (!parse_number(optarg, LC_MAX_OPS, &v)) bad = "--post wants 0 to 6"; else o->post = (int)v; break;
         case 'c': if (!parse_number(optarg, 100000, &v) || v < 1) bad = "--scenarios wants a number from 1"; else o->scenarios = (int)v; break;
         case 'n': if (!parse_number(optarg, UINT32_MAX, &v) || v < 1) bad = "-n wants a number from 1"; else o->schedules = v; break;
         case 's': if (!parse_number(optarg, UINT64_MAX, &v)) bad = "--seed wants a number"; else o->seed = v; break;
@@ -238,8 +239,9 @@ int cmd_lincheck(int argc, char **argv)
     struct lc_settings set = {.self = self, .harness = harness, .strategy = strategy,
                               .memory_model = o.memory_model, .schedules = o.schedules, .quiescent = o.quiescent,
                               .real_time = o.real_time, .shrink_schedule = o.shrink};
-    printf("mdat lincheck: %s, seed %llu, %d scenarios of %d threads x %d calls%s, %s, %s memory, against %s%s\n",
+    printf("mdat lincheck: %s, seed %llu, %d scenarios of %d threads x %d calls%s%s, %s, %s memory, against %s%s\n",
            o.spec_path, (unsigned long long)o.seed, o.scenarios, o.threads, o.ops, o.init ? " after init calls" : "",
+           o.post ? " and before post calls" : "",
            strategy, o.memory_model,
            o.quiescent   ? "every order of the calls (quiescent consistency)"
            : o.real_time ? "serial orders keeping each thread's order and real time (linearizability)"
@@ -254,7 +256,7 @@ int cmd_lincheck(int argc, char **argv)
     for (int k = 1; k <= o.scenarios; k++) {
         struct lc_scenario s;
         uint64_t scenario_seed = o.seed + (uint64_t)k;
-        lc_scenario_generate(&spec, scenario_seed, o.init, o.threads, o.ops, &s);
+        lc_scenario_generate(&spec, scenario_seed, o.init, o.threads, o.ops, o.post, &s);
         char dir[PATH_MAX + 32], text[1024];
         snprintf(dir, sizeof dir, "%s/scenario-%d", out_abs, k);
         lc_scenario_text(&spec, &s, text, sizeof text);

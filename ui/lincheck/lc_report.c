@@ -30,7 +30,7 @@ static char *slurp(const char *path)
 
 /* One observed line "T2 pop() -> 3": its row label and cell. */
 struct cell {
-    int thread;                 /* 0 init */
+    int thread;                 /* 0 init, -1 post */
     char text[96];
     bool impossible;
 };
@@ -49,6 +49,9 @@ static int parse_cells(const char *observed, const struct lc_outcomes *allowed, 
         int used = 0;
         if (strncmp(buf, "init ", 5) == 0) {
             c->thread = 0;
+            used = 5;
+        } else if (strncmp(buf, "post ", 5) == 0) {
+            c->thread = -1;
             used = 5;
         } else if (sscanf(buf, "T%d %n", &c->thread, &used) < 1) {
             c->thread = 0;
@@ -95,6 +98,9 @@ static void print_table(FILE *f, const struct cell *cells, int n, int nthreads)
         }
         fputc('\n', f);
     }
+    for (int i = 0; i < n; i++)
+        if (cells[i].thread == -1)
+            fprintf(f, "  %-6s| %s%s\n", "post", cells[i].text, cells[i].impossible ? "  \u2717" : "");
 }
 
 static void print_outcome_line(FILE *f, const char *text)
@@ -216,6 +222,17 @@ static void write_scenario(struct json_writer *w, const struct lc_spec *spec, co
             json_string(w, NULL, call);
         }
         json_end_array(w);
+    }
+    json_end_array(w);
+    json_begin_array(w, "post");
+    for (int i = 0; i < s->npost; i++) {
+        char call[96];
+        const struct lc_op *op = &spec->ops[s->post[i].op];
+        if (op->has_arg)
+            snprintf(call, sizeof call, "%s(%ld)", op->name, s->post[i].arg);
+        else
+            snprintf(call, sizeof call, "%s()", op->name);
+        json_string(w, NULL, call);
     }
     json_end_array(w);
 }
