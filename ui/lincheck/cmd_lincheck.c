@@ -2,9 +2,11 @@
  * checks generated scenarios one by one (lc_run.c), shrinks the first
  * failing one to the fewest calls that still fail, and reports
  * (lc_report.c). Also the checker mdat run calls back:
- * `mdat lincheck --judge ALLOWED` (the program's output on stdin). */
+ * `mdat lincheck --judge ALLOWED [--real-time]` (the program's output on
+ * stdin). */
 #include "ui/cli/commands.h"
 #include "ui/lincheck/lc_harness.h"
+#include "ui/lincheck/lc_realtime.h"
 #include "ui/lincheck/lc_report.h"
 #include "ui/lincheck/lc_run.h"
 #include "help/mdat-lincheck.h" /* generated from docs/man/mdat-lincheck.1.scd */
@@ -23,8 +25,10 @@ void print_lincheck_usage(FILE *f)
     fputs(mdat_lincheck_help, f);
 }
 
-/* The checker: exit 0 when stdin is one of the allowed outcomes. */
-static int judge(const char *allowed_path)
+/* The checker: exit 0 when stdin's results are one of the allowed
+ * outcomes (with real_time, given by a serial order that keeps the
+ * real-time order of the calls). */
+static int judge(const char *allowed_path, bool real_time)
 {
     struct lc_outcomes allowed = {0};
     if (!lc_outcomes_read(&allowed, allowed_path)) {
@@ -43,10 +47,14 @@ static int judge(const char *allowed_path)
         len += n;
         text[len] = '\0';
     }
-    bool ok = lc_outcomes_contains(&allowed, text ? text : "");
-    if (!ok)
+    char why[1024];
+    enum lc_judgement verdict = lc_judge(&allowed, text ? text : "", real_time, why, sizeof why);
+    bool ok = verdict == LC_JUDGED_OK;
+    if (verdict == LC_JUDGED_NO_ORDER)
         printf("no serial order of these calls gives these results (%zu outcomes allowed, listed in %s)\n",
                allowed.n, allowed_path);
+    else if (verdict == LC_JUDGED_REAL_TIME)
+        printf("not linearizable: %s\n", why);
     free(text);
     lc_outcomes_free(&allowed);
     return ok ? 0 : 1;
@@ -59,9 +67,9 @@ struct options {
     const char *cflags;
     const char *memory_model;
     const char *strategy;       /* NULL: dpor under sc, the portfolio under tso */
-    int threads, ops, init, scenarios;
+    int threads, ops, init, post, scenarios;
     uint64_t schedules, seed;
-    bool quiescent, shrink;
+    bool quiescent, real_time, shrink;
 };
 
 static bool parse_number(const char *text, uint64_t max, uint64_t *out)
@@ -79,14 +87,15 @@ static int parse_options(int argc, char **argv, struct options *o)
 {
     static const struct option longs[] = {
         {"threads", required_argument, NULL, 't'}, {"ops", required_argument, NULL, 'k'},
-        {"init", required_argument, NULL, 'i'},    {"scenarios", required_argument, NULL, 'c'},
+        {"init", required_argument, NULL, 'i'},    {"post", required_argument, NULL, 'P'},    {"scenarios", required_argument, NULL, 'c'},
         {"schedules", required_argument, NULL, 'n'}, {"seed", required_argument, NULL, 's'},
         {"out", required_argument, NULL, 'o'},     {"json", required_argument, NULL, 'J'},
         {"cflags", required_argument, NULL, 'F'},  {"memory-model", required_argument, NULL, 'M'},
-        {"strategy", required_argument, NULL, 'S'}, {"quiescent", no_argument, NULL, 'Q'},     {"no-shrink", no_argument, NULL, 'N'},
+        {"strategy", required_argument, NULL, 'S'}, {"quiescent", no_argument, NULL, 'Q'},
+        {"consistency", required_argument, NULL, 'C'},     {"no-shrink", no_argument, NULL, 'N'},
         {"help", no_argument, NULL, 'h'},          {0, 0, 0, 0}};
     *o = (struct options){.out_dir = "mdat-out", .memory_model = "sc", .threads = 2, .ops = 2, .scenarios = 10,
-                          .schedules = 1000, .seed = (uint64_t)time(NULL), .shrink = true};
+                          .schedules = 1000, .seed = (uint64_t)time(NULL), .real_time = true, .shrink = true};
     optind = 1;
     int c;
     uint64_t v;
@@ -96,6 +105,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         case 't': if (!parse_number(optarg, LC_MAX_THREADS, &v) || v < 1) bad = "--threads wants 1 to 4"; else o->threads = (int)v; break;
         case 'k': if (!parse_number(optarg, LC_MAX_OPS, &v) || v < 1) bad = "--ops wants 1 to 6"; else o->ops = (int)v; break;
         case 'i': if (!parse_number(optarg, LC_MAX_OPS, &v)) bad = "--init wants 0 to 6"; else o->init = (int)v; break;
+        case 'P': if (!parse_number(optarg, LC_MAX_OPS, &v)) bad = "--post wants 0 to 6"; else o->post = (int)v; break;
         case 'c': if (!parse_number(optarg, 100000, &v) || v < 1) bad = "--scenarios wants a number from 1"; else o->scenarios = (int)v; break;
         case 'n': if (!parse_number(optarg, UINT32_MAX, &v) || v < 1) bad = "-n wants a number from 1"; else o->schedules = v; break;
         case 's': if (!parse_number(optarg, UINT64_MAX, &v)) bad = "--seed wants a number"; else o->seed = v; break;
@@ -113,7 +123,13 @@ static int parse_options(int argc, char **argv, struct options *o)
             else
                 o->strategy = optarg;
             break;
-        case 'Q': o->quiescent = true; break;
+        case 'Q': o->quiescent = true; o->real_time = false; break;
+        case 'C':
+            if (strcmp(optarg, "linearizable") == 0) { o->quiescent = false; o->real_time = true; }
+            else if (strcmp(optarg, "sequential") == 0) { o->quiescent = false; o->real_time = false; }
+            else if (strcmp(optarg, "quiescent") == 0) { o->quiescent = true; o->real_time = false; }
+            else bad = "--consistency wants linearizable, sequential or quiescent";
+            break;
         case 'N': o->shrink = false; break;
         case 'h': print_lincheck_usage(stdout); return EXIT_NO_FAILURE;
         default: return EXIT_USAGE;
@@ -205,8 +221,8 @@ static bool prepare(const struct options *o, struct lc_spec *spec, char *out_abs
 
 int cmd_lincheck(int argc, char **argv)
 {
-    if (argc == 3 && strcmp(argv[1], "--judge") == 0)
-        return judge(argv[2]);
+    if ((argc == 3 || (argc == 4 && strcmp(argv[3], "--real-time") == 0)) && strcmp(argv[1], "--judge") == 0)
+        return judge(argv[2], argc == 4);
     struct options o;
     int early = parse_options(argc, argv, &o);
     if (early >= 0)
@@ -222,21 +238,25 @@ int cmd_lincheck(int argc, char **argv)
     bool dpor = strcmp(strategy, "dpor") == 0;
     struct lc_settings set = {.self = self, .harness = harness, .strategy = strategy,
                               .memory_model = o.memory_model, .schedules = o.schedules, .quiescent = o.quiescent,
-                              .shrink_schedule = o.shrink};
-    printf("mdat lincheck: %s, seed %llu, %d scenarios of %d threads x %d calls%s, %s, %s memory, against %s\n",
+                              .real_time = o.real_time, .shrink_schedule = o.shrink};
+    printf("mdat lincheck: %s, seed %llu, %d scenarios of %d threads x %d calls%s%s, %s, %s memory, against %s%s\n",
            o.spec_path, (unsigned long long)o.seed, o.scenarios, o.threads, o.ops, o.init ? " after init calls" : "",
+           o.post ? " and before post calls" : "",
            strategy, o.memory_model,
-           o.quiescent ? "every order of the calls (quiescent consistency)"
-                       : "serial orders keeping each thread's order");
+           o.quiescent   ? "every order of the calls (quiescent consistency)"
+           : o.real_time ? "serial orders keeping each thread's order and real time (linearizability)"
+                         : "serial orders keeping each thread's order (sequential consistency)",
+           spec.has_seq ? ", run on the sequential implementation" : "");
     struct lc_summary sum = {.spec_path = o.spec_path, .seed = o.seed, .scenarios_requested = o.scenarios,
-                             .memory_model = o.memory_model, .strategy = set.strategy, .quiescent = o.quiescent};
+                             .memory_model = o.memory_model, .strategy = set.strategy, .quiescent = o.quiescent,
+                             .real_time = o.real_time};
     static struct lc_scenario failing;
     static struct lc_result failure;
     int status = EXIT_NO_FAILURE;
     for (int k = 1; k <= o.scenarios; k++) {
         struct lc_scenario s;
         uint64_t scenario_seed = o.seed + (uint64_t)k;
-        lc_scenario_generate(&spec, scenario_seed, o.init, o.threads, o.ops, &s);
+        lc_scenario_generate(&spec, scenario_seed, o.init, o.threads, o.ops, o.post, &s);
         char dir[PATH_MAX + 32], text[1024];
         snprintf(dir, sizeof dir, "%s/scenario-%d", out_abs, k);
         lc_scenario_text(&spec, &s, text, sizeof text);
@@ -251,8 +271,13 @@ int cmd_lincheck(int argc, char **argv)
             break;
         }
         if (r.verdict == LC_PASSED) {
-            sum.proved += r.proved;
-            printf("  scenario %2d  %-10s %6llu %s  %s\n", k, r.proved ? "proved" : "passed",
+            /* dpor runs one interleaving per class, and a class holds
+             * interleavings whose calls overlap differently in real time:
+             * going through every class proves the results, not real time. */
+            bool proved = r.proved && !o.real_time;
+            sum.proved += proved;
+            sum.all_classes += r.proved;
+            printf("  scenario %2d  %-10s %6llu %s  %s\n", k, proved ? "proved" : r.proved ? "SC-proved" : "passed",
                    (unsigned long long)r.executions, dpor ? "classes   " : "executions", text);
             lc_result_free(&r);
             continue;
@@ -271,12 +296,18 @@ int cmd_lincheck(int argc, char **argv)
         sum.failing = &failing;
         sum.failure = &failure;
         sum.failing_index = k;
-        lc_report_failure(stdout, &spec, &failing, &failure, k, o.quiescent);
+        lc_report_failure(stdout, &spec, &failing, &failure, k, o.quiescent, o.real_time);
         status = EXIT_FAILURE_FOUND;
         break;
     }
-    printf("\nmdat lincheck: %d of %d scenarios checked, %d proved (dpor: every interleaving), %llu %s; %s\n",
-           sum.scenarios_run, o.scenarios, sum.proved, (unsigned long long)sum.executions,
+    char proved[128];
+    if (o.real_time && dpor)
+        snprintf(proved, sizeof proved, "%d SC-proved (dpor: every class; real time checked on one interleaving "
+                 "per class)", sum.all_classes);
+    else
+        snprintf(proved, sizeof proved, "%d proved (dpor: every interleaving)", sum.proved);
+    printf("\nmdat lincheck: %d of %d scenarios checked, %s, %llu %s; %s\n",
+           sum.scenarios_run, o.scenarios, proved, (unsigned long long)sum.executions,
            dpor ? "classes of interleavings" : "executions sampled",
            status == EXIT_FAILURE_FOUND ? "1 failing scenario" : status == 0 ? "no failure found" : "stopped");
     if (o.json_path && !lc_report_json(o.json_path, &spec, &sum)) {

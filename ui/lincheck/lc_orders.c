@@ -67,38 +67,70 @@ size_t lc_orders_each(const int *nops, int nthreads, bool quiescent, lc_order_fn
     return w.visited;
 }
 
-bool lc_outcomes_contains(const struct lc_outcomes *set, const char *text)
+long lc_outcomes_find(const struct lc_outcomes *set, const char *text)
 {
     for (size_t i = 0; i < set->n; i++)
         if (strcmp(set->text[i], text) == 0)
-            return true;
-    return false;
+            return (long)i;
+    return -1;
+}
+
+bool lc_outcomes_contains(const struct lc_outcomes *set, const char *text)
+{
+    return lc_outcomes_find(set, text) >= 0;
+}
+
+static bool append_order(char **orders, const char *order)
+{
+    size_t old = *orders ? strlen(*orders) : 0;
+    char *grown = realloc(*orders, old + strlen(order) + 2);
+    if (!grown)
+        return false;
+    if (old)
+        grown[old++] = ';';
+    strcpy(grown + old, order);
+    *orders = grown;
+    return true;
+}
+
+bool lc_outcomes_add_order(struct lc_outcomes *set, const char *text, const char *order)
+{
+    long at = lc_outcomes_find(set, text);
+    if (at < 0) {
+        if (set->n == set->cap) {
+            size_t cap = set->cap ? 2 * set->cap : 16;
+            char **grown = realloc(set->text, cap * sizeof *grown);
+            if (!grown)
+                return false;
+            set->text = grown;
+            grown = realloc(set->orders, cap * sizeof *grown);
+            if (!grown)
+                return false;
+            set->orders = grown;
+            set->cap = cap;
+        }
+        set->text[set->n] = strdup(text);
+        set->orders[set->n] = NULL;
+        if (!set->text[set->n])
+            return false;
+        at = (long)set->n++;
+    }
+    return !order || !*order || append_order(&set->orders[at], order);
 }
 
 bool lc_outcomes_add(struct lc_outcomes *set, const char *text)
 {
-    if (lc_outcomes_contains(set, text))
-        return true;
-    if (set->n == set->cap) {
-        size_t cap = set->cap ? 2 * set->cap : 16;
-        char **grown = realloc(set->text, cap * sizeof *grown);
-        if (!grown)
-            return false;
-        set->text = grown;
-        set->cap = cap;
-    }
-    set->text[set->n] = strdup(text);
-    if (!set->text[set->n])
-        return false;
-    set->n++;
-    return true;
+    return lc_outcomes_add_order(set, text, NULL);
 }
 
 void lc_outcomes_free(struct lc_outcomes *set)
 {
-    for (size_t i = 0; i < set->n; i++)
+    for (size_t i = 0; i < set->n; i++) {
         free(set->text[i]);
+        free(set->orders[i]);
+    }
     free(set->text);
+    free(set->orders);
     *set = (struct lc_outcomes){0};
 }
 
@@ -107,8 +139,14 @@ bool lc_outcomes_write(const struct lc_outcomes *set, const char *path)
     FILE *f = fopen(path, "w");
     if (!f)
         return false;
-    for (size_t i = 0; i < set->n; i++)
+    for (size_t i = 0; i < set->n; i++) {
+        for (const char *o = set->orders[i]; o && *o;) {
+            size_t len = strcspn(o, ";");
+            fprintf(f, "@order %.*s\n", (int)len, o);
+            o += len + (o[len] == ';');
+        }
         fprintf(f, "%s--\n", set->text[i]);
+    }
     return fclose(f) == 0;
 }
 
@@ -118,15 +156,29 @@ bool lc_outcomes_read(struct lc_outcomes *set, const char *path)
     if (!f)
         return false;
     char line[4096];
-    char *acc = NULL;
+    char *acc = NULL, *orders = NULL;
     size_t len = 0;
     bool ok = true;
     while (ok && fgets(line, sizeof line, f)) {
         if (strcmp(line, "--\n") == 0) {
             ok = lc_outcomes_add(set, acc ? acc : "");
+            for (const char *o = orders; ok && o && *o;) {
+                size_t n = strcspn(o, ";");
+                char one[512];
+                snprintf(one, sizeof one, "%.*s", (int)(n < sizeof one - 1 ? n : sizeof one - 1), o);
+                ok = lc_outcomes_add_order(set, acc ? acc : "", one);
+                o += n + (o[n] == ';');
+            }
+            free(orders);
+            orders = NULL;
             len = 0;
             if (acc)
                 acc[0] = '\0';
+            continue;
+        }
+        if (strncmp(line, "@order ", 7) == 0) {
+            line[strcspn(line, "\n")] = '\0';
+            ok = append_order(&orders, line + 7);
             continue;
         }
         size_t n = strlen(line);
@@ -140,6 +192,7 @@ bool lc_outcomes_read(struct lc_outcomes *set, const char *path)
         len += n;
     }
     free(acc);
+    free(orders);
     fclose(f);
     return ok;
 }

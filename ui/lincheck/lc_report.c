@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ui/lincheck/lc_realtime.h"
 #include "ui/text/json_writer.h"
 
 static char *slurp(const char *path)
@@ -29,7 +30,7 @@ static char *slurp(const char *path)
 
 /* One observed line "T2 pop() -> 3": its row label and cell. */
 struct cell {
-    int thread;                 /* 0 init */
+    int thread;                 /* 0 init, -1 post */
     char text[96];
     bool impossible;
 };
@@ -40,12 +41,17 @@ static int parse_cells(const char *observed, const struct lc_outcomes *allowed, 
     const char *p = observed;
     for (int line = 0; *p && n < max; line++) {
         size_t len = strcspn(p, "\n");
+        if (*p == '@')
+            break;      /* the stamps, after the results */
         char buf[160];
         snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf - 1 ? len : sizeof buf - 1), p);
         struct cell *c = &cells[n++];
         int used = 0;
         if (strncmp(buf, "init ", 5) == 0) {
             c->thread = 0;
+            used = 5;
+        } else if (strncmp(buf, "post ", 5) == 0) {
+            c->thread = -1;
             used = 5;
         } else if (sscanf(buf, "T%d %n", &c->thread, &used) < 1) {
             c->thread = 0;
@@ -92,6 +98,9 @@ static void print_table(FILE *f, const struct cell *cells, int n, int nthreads)
         }
         fputc('\n', f);
     }
+    for (int i = 0; i < n; i++)
+        if (cells[i].thread == -1)
+            fprintf(f, "  %-6s| %s%s\n", "post", cells[i].text, cells[i].impossible ? "  \u2717" : "");
 }
 
 static void print_outcome_line(FILE *f, const char *text)
@@ -135,17 +144,28 @@ static void print_interleaving(FILE *f, const struct lc_result *r)
 }
 
 void lc_report_failure(FILE *f, const struct lc_spec *spec, const struct lc_scenario *s, const struct lc_result *r,
-                       int scenario_index, bool quiescent)
+                       int scenario_index, bool quiescent, bool real_time)
 {
     char text[1024];
     lc_scenario_text(spec, s, text, sizeof text);
     bool checker = strcmp(r->kind, "checker") == 0;
-    fprintf(f, "\nScenario %d: %s\n  %s\n\n", scenario_index, text,
-            checker ? (quiescent ? "NOT QUIESCENTLY CONSISTENT: no order of the calls gives these results"
-                                 : "NOT LINEARIZABLE: no serial order of the calls (each thread's in its order) "
-                                   "gives these results")
-                    : "FAILED in a concurrent run");
     char *observed = r->stdout_file[0] ? slurp(r->stdout_file) : NULL;
+    char why[1024] = "";
+    enum lc_judgement verdict =
+        checker && observed ? lc_judge(&r->allowed, observed, real_time, why, sizeof why) : LC_JUDGED_NO_ORDER;
+    const char *headline =
+        !checker                          ? "FAILED in a concurrent run"
+        : quiescent                       ? "NOT QUIESCENTLY CONSISTENT: no order of the calls gives these results"
+        : verdict == LC_JUDGED_REAL_TIME  ? "NOT LINEARIZABLE: the serial orders that give these results go against "
+                                            "real time"
+        : real_time                       ? "NOT LINEARIZABLE: no serial order of the calls (each thread's in its "
+                                            "order) gives these results"
+                                          : "NOT SEQUENTIALLY CONSISTENT: no serial order of the calls (each "
+                                            "thread's in its order) gives these results";
+    fprintf(f, "\nScenario %d: %s\n  %s\n", scenario_index, text, headline);
+    if (verdict == LC_JUDGED_REAL_TIME)
+        fprintf(f, "  %s\n", why);
+    fputc('\n', f);
     if (observed && *observed) {
         struct cell cells[64];
         int n = parse_cells(observed, &r->allowed, cells, 64);
@@ -154,14 +174,16 @@ void lc_report_failure(FILE *f, const struct lc_spec *spec, const struct lc_scen
             bool any = false;
             for (int i = 0; i < n; i++)
                 any |= cells[i].impossible;
-            fprintf(f, "\n  %s\n", any ? "\u2717: a result no serial order gives"
+            fprintf(f, "\n  %s\n", verdict == LC_JUDGED_REAL_TIME ? "every result is one serial orders give; real time rules those orders out"
+                                     : any ? "\u2717: a result no serial order gives"
                                        : "every result alone is possible; their combination is not");
         }
     } else if (!checker) {
         fprintf(f, "  %s: %s\n", r->kind, r->message);
     }
     if (checker) {
-        fprintf(f, "  The %zu serial orders give %s:\n", r->serial_orders,
+        fprintf(f, "  The %zu serial orders%s give %s:\n", r->serial_orders,
+                spec->has_seq ? " run on the sequential implementation (the spec's seq lines)" : "",
                 r->allowed.n == 1 ? "this outcome only" : "these outcomes");
         for (size_t i = 0; i < r->allowed.n && i < 12; i++)
             print_outcome_line(f, r->allowed.text[i]);
@@ -202,6 +224,17 @@ static void write_scenario(struct json_writer *w, const struct lc_spec *spec, co
         json_end_array(w);
     }
     json_end_array(w);
+    json_begin_array(w, "post");
+    for (int i = 0; i < s->npost; i++) {
+        char call[96];
+        const struct lc_op *op = &spec->ops[s->post[i].op];
+        if (op->has_arg)
+            snprintf(call, sizeof call, "%s(%ld)", op->name, s->post[i].arg);
+        else
+            snprintf(call, sizeof call, "%s()", op->name);
+        json_string(w, NULL, call);
+    }
+    json_end_array(w);
 }
 
 bool lc_report_json(const char *path, const struct lc_spec *spec, const struct lc_summary *sum)
@@ -213,12 +246,13 @@ bool lc_report_json(const char *path, const struct lc_spec *spec, const struct l
     json_begin_object(&w, NULL);
     json_string(&w, "spec", sum->spec_path);
     json_uint(&w, "seed", sum->seed);
-    json_string(&w, "check", sum->quiescent ? "quiescent" : "serial-program-order");
+    json_string(&w, "check", sum->quiescent ? "quiescent" : sum->real_time ? "linearizable" : "sequential");
     json_string(&w, "strategy", sum->strategy);
     json_string(&w, "memory_model", sum->memory_model);
     json_uint(&w, "scenarios_requested", (uint64_t)sum->scenarios_requested);
     json_uint(&w, "scenarios_run", (uint64_t)sum->scenarios_run);
     json_uint(&w, "scenarios_proved", (uint64_t)sum->proved);
+    json_uint(&w, "scenarios_all_classes", (uint64_t)sum->all_classes);
     json_uint(&w, "executions", sum->executions);
     if (sum->failure) {
         const struct lc_result *r = sum->failure;

@@ -10,15 +10,16 @@
 #include "ui/lincheck/lc_run.h"
 
 void lc_report_failure(FILE *f, const struct lc_spec *spec, const struct lc_scenario *s, const struct lc_result *r,
-                       int scenario_index, bool quiescent);
+                       int scenario_index, bool quiescent, bool real_time);
 
 struct lc_summary {
     const char *spec_path;
     uint64_t seed;
     int scenarios_requested, scenarios_run, proved, failed;
+    int all_classes;            /* scenarios dpor went through whole */
     uint64_t executions;
     const char *memory_model, *strategy;
-    bool quiescent;
+    bool quiescent, real_time;
     /* The failure, when one was found (after shrinking). */
     const struct lc_scenario *failing;
     const struct lc_result *failure;

@@ -20,6 +20,7 @@ struct lc_settings {
     const char *memory_model;   /* sc or tso */
     uint64_t schedules;         /* -n per scenario */
     bool quiescent;
+    bool real_time;             /* linearizability: serial orders must keep real time */
     bool shrink_schedule;       /* false: --no-shrink */
 };
 

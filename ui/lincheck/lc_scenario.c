@@ -25,7 +25,7 @@ static struct lc_call random_call(const struct lc_spec *spec, uint64_t *state)
     return c;
 }
 
-void lc_scenario_generate(const struct lc_spec *spec, uint64_t seed, int ninit, int nthreads, int nops,
+void lc_scenario_generate(const struct lc_spec *spec, uint64_t seed, int ninit, int nthreads, int nops, int npost,
                           struct lc_scenario *out)
 {
     memset(out, 0, sizeof *out);
@@ -39,6 +39,9 @@ void lc_scenario_generate(const struct lc_spec *spec, uint64_t seed, int ninit, 
         for (int i = 0; i < nops; i++)
             out->calls[t][i] = random_call(spec, &state);
     }
+    out->npost = npost;
+    for (int i = 0; i < npost; i++)
+        out->post[i] = random_call(spec, &state);
 }
 
 static char *call_token(const struct lc_spec *spec, const struct lc_call *c)
@@ -67,6 +70,11 @@ int lc_scenario_argv(const struct lc_spec *spec, const struct lc_scenario *s, ch
         for (int i = 0; i < s->nops[t] && n < max; i++)
             argv[n++] = call_token(spec, &s->calls[t][i]);
     }
+    if (s->npost > 0 && n < max) {
+        argv[n++] = strdup("post");
+        for (int i = 0; i < s->npost && n < max; i++)
+            argv[n++] = call_token(spec, &s->post[i]);
+    }
     return n;
 }
 
@@ -94,11 +102,17 @@ void lc_scenario_text(const struct lc_spec *spec, const struct lc_scenario *s, c
         for (int i = 0; i < s->nops[t]; i++)
             append_call(spec, &s->calls[t][i], buf, len);
     }
+    if (s->npost > 0) {
+        size_t used = strlen(buf);
+        snprintf(buf + used, len - used, " | post");
+        for (int i = 0; i < s->npost; i++)
+            append_call(spec, &s->post[i], buf, len);
+    }
 }
 
 int lc_scenario_size(const struct lc_scenario *s)
 {
-    int n = s->ninit;
+    int n = s->ninit + s->npost;
     for (int t = 0; t < s->nthreads; t++)
         n += s->nops[t];
     return n;
@@ -130,5 +144,9 @@ void lc_scenario_drop_call(struct lc_scenario *s, int index)
             return;
         }
         index -= s->nops[t];
+    }
+    if (index < s->npost) {
+        memmove(&s->post[index], &s->post[index + 1], (size_t)(s->npost - index - 1) * sizeof s->post[0]);
+        s->npost--;
     }
 }

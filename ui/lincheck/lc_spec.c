@@ -41,8 +41,9 @@ static bool is_ident(const char *s, size_t n)
     return true;
 }
 
-/* "struct queue *q = queue_new(8);" */
-static bool parse_state(char *text, struct lc_spec *spec, const char **why)
+/* "struct queue *q = queue_new(8);" into its declaration, constructor
+ * and name. */
+static bool parse_state(char *text, char **decl_out, char **init_out, char **name_out, const char **why)
 {
     size_t n = strlen(text);
     if (n && text[n - 1] == ';')
@@ -62,9 +63,9 @@ static bool parse_state(char *text, struct lc_spec *spec, const char **why)
         *why = "state needs a type, a name and a constructor: state struct queue *q = queue_new(8);";
         return false;
     }
-    spec->state_decl = strdup(decl);
-    spec->state_init = strdup(init);
-    spec->state_name = strdup(decl + start);
+    *decl_out = strdup(decl);
+    *init_out = strdup(init);
+    *name_out = strdup(decl + start);
     return true;
 }
 
@@ -137,6 +138,74 @@ static bool parse_op(char *text, struct lc_op *op, const char **why)
     return op->call != NULL;
 }
 
+static bool add_file(char **files, int *n, const char *name, const char *what, const char **why)
+{
+    if (!*name || *n == LC_MAX_FILES) {
+        *why = *name ? "too many source or include lines" : what;
+        return false;
+    }
+    files[(*n)++] = strdup(name);
+    return true;
+}
+
+/* "seq source FILE", "seq include HEADER", "seq state DECL = INIT;" or
+ * "seq NAME CALL": the sequential implementation and, per operation
+ * declared above, its call there ($1 the argument, as in the op line). */
+static bool parse_seq_line(char *text, struct lc_spec *spec, const char **why)
+{
+    size_t kn = strcspn(text, " \t");
+    char *rest = trim(text + kn);
+    text[kn] = '\0';
+    spec->has_seq = true;
+    if (strcmp(text, "source") == 0 || strcmp(text, "object") == 0 || strcmp(text, "library") == 0)
+        return add_file(spec->sources, &spec->nsources, rest, "seq source needs a file", why);
+    if (strcmp(text, "include") == 0)
+        return add_file(spec->includes, &spec->nincludes, rest, "seq include needs a header", why);
+    if (strcmp(text, "state") == 0) {
+        if (spec->seq_state_decl) {
+            *why = "a second seq state line";
+            return false;
+        }
+        return parse_state(rest, &spec->seq_state_decl, &spec->seq_state_init, &spec->seq_state_name, why);
+    }
+    int at = lc_spec_find_op(spec, text);
+    if (at < 0) {
+        *why = "seq NAME CALL names an operation declared above (or seq source, include, state)";
+        return false;
+    }
+    struct lc_op *op = &spec->ops[at];
+    size_t rn = strlen(rest);
+    if (rn && rest[rn - 1] == ';')
+        rest[--rn] = '\0';
+    if (!*rest || op->seq_call) {
+        *why = *rest ? "a second seq line for this operation" : "seq NAME needs the call: seq pop seq_pop(s)";
+        return false;
+    }
+    if (op->has_arg != (strstr(rest, "$1") != NULL)) {
+        *why = op->has_arg ? "the call must use its argument as $1" : "$1 in a call of an operation without argument";
+        return false;
+    }
+    op->seq_call = strdup(rest);
+    return true;
+}
+
+/* With seq lines, each operation needs its sequential call and there
+ * must be a seq state; NULL when the spec is whole. */
+static const char *seq_incomplete(const struct lc_spec *spec, char *buf, size_t len)
+{
+    if (!spec->has_seq)
+        return NULL;
+    if (!spec->seq_state_decl)
+        return "seq lines but no seq state line: seq state struct seq_queue *s = seq_queue_new(8);";
+    for (int i = 0; i < spec->nops; i++)
+        if (!spec->ops[i].seq_call) {
+            snprintf(buf, len, "operation %s (line %d) has no seq line: with a sequential implementation every "
+                     "operation needs one", spec->ops[i].name, spec->ops[i].line);
+            return buf;
+        }
+    return NULL;
+}
+
 static bool parse_line(char *line, struct lc_spec *spec, int lineno, const char **why)
 {
     cut_comment(line);
@@ -172,8 +241,10 @@ static bool parse_line(char *line, struct lc_spec *spec, int lineno, const char 
             *why = "a second state line (one shared object per spec)";
             return false;
         }
-        return parse_state(rest, spec, why);
+        return parse_state(rest, &spec->state_decl, &spec->state_init, &spec->state_name, why);
     }
+    if (strcmp(text, "seq") == 0)
+        return parse_seq_line(rest, spec, why);
     if (strcmp(text, "op") == 0) {
         if (spec->nops == LC_MAX_SPEC_OPS) {
             *why = "too many operations (at most 16)";
@@ -191,7 +262,7 @@ static bool parse_line(char *line, struct lc_spec *spec, int lineno, const char 
         spec->nops++;
         return true;
     }
-    *why = "unknown keyword (source, object, library, include, cflags, state, op)";
+    *why = "unknown keyword (source, object, library, include, cflags, state, op, seq)";
     return false;
 }
 
@@ -218,10 +289,11 @@ bool lc_spec_load(const char *path, struct lc_spec *spec, char *err, size_t errl
         }
     }
     fclose(f);
+    char incomplete[256];
     why = !spec->nsources ? "no source, object or library line: nothing to test"
           : !spec->state_decl ? "no state line: state struct queue *q = queue_new(8);"
           : !spec->nops       ? "no op line: nothing to call"
-                              : NULL;
+                              : seq_incomplete(spec, incomplete, sizeof incomplete);
     if (why) {
         snprintf(err, errlen, "%s: %s", path, why);
         return false;
@@ -235,8 +307,13 @@ void lc_spec_free(struct lc_spec *spec)
         free(spec->sources[i]);
     for (int i = 0; i < spec->nincludes; i++)
         free(spec->includes[i]);
-    for (int i = 0; i < spec->nops; i++)
+    for (int i = 0; i < spec->nops; i++) {
         free(spec->ops[i].call);
+        free(spec->ops[i].seq_call);
+    }
+    free(spec->seq_state_decl);
+    free(spec->seq_state_init);
+    free(spec->seq_state_name);
     free(spec->state_decl);
     free(spec->state_init);
     free(spec->state_name);

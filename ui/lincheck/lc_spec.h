@@ -17,6 +17,7 @@ struct lc_op {
     bool has_result;
     char result_type[64];       /* "long" */
     char *call;                 /* the C expression, $1 the argument */
+    char *seq_call;             /* the same on the sequential implementation, or NULL */
     int line;                   /* in the spec, for messages */
 };
 
@@ -30,6 +31,10 @@ struct lc_spec {
     char *state_init;           /* "queue_new(8)" */
     char *state_name;           /* "q" */
     char *cflags;               /* the cflags line, or NULL */
+    /* The user's sequential implementation (seq lines), when given: serial
+     * orders run on it instead of on the code under test. */
+    bool has_seq;
+    char *seq_state_decl, *seq_state_init, *seq_state_name;
     struct lc_op ops[LC_MAX_SPEC_OPS];
     int nops;
 };
