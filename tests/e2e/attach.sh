@@ -96,9 +96,13 @@ attach_stuck() {
 # The live view (mdat attach -p PID, no --print) in a tmux pane of its own
 # server: tui_open PID starts it, $MDAT_PID is mdat's pid; screen, keys,
 # wait_screen TEXT [SECONDS] as tests/e2e/tui.sh has them.
-SOCK="mdat-attach-$TEST-$$"
+# Each view gets a tmux server of its own: one started right after the
+# last one was killed on the same socket can fail to start.
+TUI_VIEWS=0
 tui_open() {
     command -v tmux >/dev/null || { fail "tmux is not installed"; finish; }
+    TUI_VIEWS=$((TUI_VIEWS + 1))
+    SOCK="mdat-attach-$TEST-$$-$TUI_VIEWS"
     rm -f "$WORK/exit"
     tmux -L "$SOCK" new-session -d -s live -x 120 -y 40 \
         "env LANG=C.UTF-8 $(printf '%q ' "$MDAT") attach -p $1 2>$WORK/live.err; echo \$? >$WORK/exit; sleep 600"
