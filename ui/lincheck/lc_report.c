@@ -196,45 +196,26 @@ void lc_report_failure(FILE *f, const struct lc_spec *spec, const struct lc_scen
             r->schedule_file);
 }
 
+static void write_calls(struct json_writer *w, const char *key, const struct lc_spec *spec, const struct lc_call *calls,
+                        int n)
+{
+    json_begin_array(w, key);
+    for (int i = 0; i < n; i++) {
+        char call[96];
+        lc_call_text(spec, &calls[i], call, sizeof call);
+        json_string(w, NULL, call);
+    }
+    json_end_array(w);
+}
+
 static void write_scenario(struct json_writer *w, const struct lc_spec *spec, const struct lc_scenario *s)
 {
-    json_begin_array(w, "init");
-    for (int i = 0; i < s->ninit; i++) {
-        char call[96];
-        const struct lc_op *op = &spec->ops[s->init[i].op];
-        if (op->has_arg)
-            snprintf(call, sizeof call, "%s(%ld)", op->name, s->init[i].arg);
-        else
-            snprintf(call, sizeof call, "%s()", op->name);
-        json_string(w, NULL, call);
-    }
-    json_end_array(w);
+    write_calls(w, "init", spec, s->init, s->ninit);
     json_begin_array(w, "threads");
-    for (int t = 0; t < s->nthreads; t++) {
-        json_begin_array(w, NULL);
-        for (int i = 0; i < s->nops[t]; i++) {
-            char call[96];
-            const struct lc_op *op = &spec->ops[s->calls[t][i].op];
-            if (op->has_arg)
-                snprintf(call, sizeof call, "%s(%ld)", op->name, s->calls[t][i].arg);
-            else
-                snprintf(call, sizeof call, "%s()", op->name);
-            json_string(w, NULL, call);
-        }
-        json_end_array(w);
-    }
+    for (int t = 0; t < s->nthreads; t++)
+        write_calls(w, NULL, spec, s->calls[t], s->nops[t]);
     json_end_array(w);
-    json_begin_array(w, "post");
-    for (int i = 0; i < s->npost; i++) {
-        char call[96];
-        const struct lc_op *op = &spec->ops[s->post[i].op];
-        if (op->has_arg)
-            snprintf(call, sizeof call, "%s(%ld)", op->name, s->post[i].arg);
-        else
-            snprintf(call, sizeof call, "%s()", op->name);
-        json_string(w, NULL, call);
-    }
-    json_end_array(w);
+    write_calls(w, "post", spec, s->post, s->npost);
 }
 
 bool lc_report_json(const char *path, const struct lc_spec *spec, const struct lc_summary *sum)

@@ -78,14 +78,22 @@ int lc_scenario_argv(const struct lc_spec *spec, const struct lc_scenario *s, ch
     return n;
 }
 
+void lc_call_text(const struct lc_spec *spec, const struct lc_call *c, char *buf, size_t len)
+{
+    const struct lc_op *op = &spec->ops[c->op];
+    if (op->has_arg)
+        snprintf(buf, len, "%s(%ld)", op->name, c->arg);
+    else
+        snprintf(buf, len, "%s()", op->name);
+}
+
 static void append_call(const struct lc_spec *spec, const struct lc_call *c, char *buf, size_t len)
 {
     size_t used = strlen(buf);
-    const struct lc_op *op = &spec->ops[c->op];
-    if (op->has_arg)
-        snprintf(buf + used, len - used, " %s(%ld)", op->name, c->arg);
-    else
-        snprintf(buf + used, len - used, " %s()", op->name);
+    if (used + 1 < len) {
+        buf[used++] = ' ';
+        lc_call_text(spec, c, buf + used, len - used);
+    }
 }
 
 void lc_scenario_text(const struct lc_spec *spec, const struct lc_scenario *s, char *buf, size_t len)

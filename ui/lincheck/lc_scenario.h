@@ -40,6 +40,8 @@ void lc_scenario_generate(const struct lc_spec *spec, uint64_t seed, int ninit, 
 int lc_scenario_argv(const struct lc_spec *spec, const struct lc_scenario *s, char **argv, int max);
 /* The same as one line, for reports: "init push(1) | T2 push(2) pop() | T3 pop()"
  * (threads numbered as in mdat's traces: T1 is main). */
+/* One call as the reports show it: "push(3)", "pop()". */
+void lc_call_text(const struct lc_spec *spec, const struct lc_call *c, char *buf, size_t len);
 void lc_scenario_text(const struct lc_spec *spec, const struct lc_scenario *s, char *buf, size_t len);
 /* Removes call `index` of the scenario, counting the init calls first and
  * then each thread's in order, then the post calls; a thread left without
