@@ -83,34 +83,24 @@ static void live_look(struct live_view *v)
     foreign_report_free(&report);
 }
 
-static void draw_line(int row, int cols, const char *text, size_t len, attr_t attr)
-{
-    move(row, 0);
-    clrtoeol();
-    attron(attr);
-    addnstr(text, (int)(len < (size_t)cols ? len : (size_t)cols));
-    attroff(attr);
-}
-
 static void live_draw(const struct live_view *v)
 {
-    int rows, cols;
-    getmaxyx(stdscr, rows, cols);
+    int rows = getmaxy(stdscr);
     erase();
     char line[512];
     struct tm tm;
     localtime_r(&v->looked_at, &tm);
     int n = snprintf(line, sizeof line, "mdat attach -p %d  live view, read at %02d:%02d:%02d (every %d s)",
                      (int)v->pid, tm.tm_hour, tm.tm_min, tm.tm_sec, LIVE_REFRESH_MS / 1000);
-    draw_line(0, cols, line, (size_t)n, A_REVERSE);
+    tui_term_line(0, line, (size_t)n, A_REVERSE);
     int row = 1;
     if (v->gone) {
         n = snprintf(line, sizeof line, "process %d has ended", (int)v->pid);
-        draw_line(row++, cols, line, (size_t)n, A_BOLD);
+        tui_term_line(row++, line, (size_t)n, A_BOLD);
     } else if (v->error[0]) {
         /* What is shown below is the last read that worked (its time above). */
         snprintf(line, sizeof line, "cannot read it now: %.400s", v->error);
-        draw_line(row++, cols, line, strlen(line), A_BOLD);
+        tui_term_line(row++, line, strlen(line), A_BOLD);
     }
     /* The report, the verdict line in bold; scrolled by first_line. */
     const char *p = v->text ? v->text : "";
@@ -122,12 +112,12 @@ static void live_draw(const struct live_view *v)
         const char *nl = strchr(p, '\n');
         size_t len = nl ? (size_t)(nl - p) : strlen(p);
         bool verdict = v->verdict[0] && len == strlen(v->verdict) && strncmp(p, v->verdict, len) == 0;
-        draw_line(row++, cols, p, len, verdict ? A_BOLD : A_NORMAL);
+        tui_term_line(row++, p, len, verdict ? A_BOLD : A_NORMAL);
         p = nl ? nl + 1 : p + len;
     }
-    draw_line(rows - 2, cols, v->message, strlen(v->message), A_BOLD);
+    tui_term_line(rows - 2, v->message, strlen(v->message), A_BOLD);
     static const char keys[] = "q quit (detach)  r read again  Up/Down scroll  t take over (hold, step)  b replay";
-    draw_line(rows - 1, cols, keys, strlen(keys), A_REVERSE);
+    tui_term_line(rows - 1, keys, strlen(keys), A_REVERSE);
     refresh();
 }
 

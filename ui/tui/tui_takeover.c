@@ -247,28 +247,18 @@ static bool save_steps(struct takeover *tk, char *path, size_t len)
     return fclose(f) == 0;
 }
 
-static void draw_text_line(int row, int cols, const char *text, size_t len, attr_t attr)
-{
-    move(row, 0);
-    clrtoeol();
-    attron(attr);
-    addnstr(text, (int)(len < (size_t)cols ? len : (size_t)cols));
-    attroff(attr);
-}
-
 static void draw(const struct takeover *tk)
 {
-    int rows, cols;
-    getmaxyx(stdscr, rows, cols);
+    int rows = getmaxy(stdscr);
     erase();
     char line[700];
     int n = snprintf(line, sizeof line, "mdat attach -p %d  TAKEN OVER since %s: every thread held, T%d selected",
                      (int)tk->pid, tk->began, thread_number(tk, tk->selected));
-    draw_text_line(0, cols, line, (size_t)n, A_REVERSE);
+    tui_term_line(0, line, (size_t)n, A_REVERSE);
     n = snprintf(line, sizeof line,
                  "s runs the selected thread to its next system call (or the return of the one it entered); "
                  "u, one instruction at a time back to the user's code");
-    draw_text_line(1, cols, line, (size_t)n, A_DIM);
+    tui_term_line(1, line, (size_t)n, A_DIM);
     size_t shown = tk->n_log < LOG_SHOWN ? tk->n_log : LOG_SHOWN;
     int log_top = rows - 3 - (int)shown - 1;
     int row = 2;
@@ -276,19 +266,19 @@ static void draw(const struct takeover *tk)
     while (*p && row < log_top) {
         const char *nl = strchr(p, '\n');
         size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        draw_text_line(row++, cols, p, len, A_NORMAL);
+        tui_term_line(row++, p, len, A_NORMAL);
         p = nl ? nl + 1 : p + len;
     }
     if (log_top > 2) {
         n = snprintf(line, sizeof line, "steps taken: %zu", tk->n_log);
-        draw_text_line(log_top, cols, line, (size_t)n, A_BOLD);
+        tui_term_line(log_top, line, (size_t)n, A_BOLD);
         for (size_t i = tk->n_log - shown; i < tk->n_log; i++)
-            draw_text_line(++log_top, cols, tk->log[i], strlen(tk->log[i]), A_NORMAL);
+            tui_term_line(++log_top, tk->log[i], strlen(tk->log[i]), A_NORMAL);
     }
-    draw_text_line(rows - 2, cols, tk->message, strlen(tk->message), A_BOLD);
+    tui_term_line(rows - 2, tk->message, strlen(tk->message), A_BOLD);
     static const char keys[] =
         "s step  u to user code  Tab/1-9 thread  w save steps  g let go (live view)  q quit (let go)  b replay";
-    draw_text_line(rows - 1, cols, keys, strlen(keys), A_REVERSE);
+    tui_term_line(rows - 1, keys, strlen(keys), A_REVERSE);
     refresh();
 }
 

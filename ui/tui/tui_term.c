@@ -110,3 +110,14 @@ int tui_term_key(int timeout_ms)
     int key = getch();
     return key == ERR ? TUI_KEY_TIMEOUT : key;
 }
+
+void tui_term_line(int row, const char *text, size_t len, unsigned long attr)
+{
+    int width = getmaxx(stdscr);
+    size_t cols = (size_t)(width > 0 ? width : 0);
+    move(row, 0);
+    clrtoeol();
+    attron((attr_t)attr);
+    addnstr(text, (int)(len < cols ? len : cols));
+    attroff((attr_t)attr);
+}

@@ -25,5 +25,9 @@ bool tui_term_utf8(void);
 /* The next key (curses code, KEY_RESIZE after a resize); waits at most
  * timeout_ms (negative: no limit); TUI_KEY_TIMEOUT when none came. */
 int tui_term_key(int timeout_ms);
+/* Row `row` cleared and given text[0, len), cut at the terminal's width, in
+ * the curses attributes attr (A_BOLD, A_REVERSE...): the plain-text views
+ * of `mdat attach -p` draw with it. */
+void tui_term_line(int row, const char *text, size_t len, unsigned long attr);
 
 #endif
