@@ -142,41 +142,86 @@ static void thread_ended(struct foreign_thread *t, struct foreign_step *out)
     t->proc_state = 'X';
 }
 
-/* The thread's status within wait_ms; 0 when it has not stopped. */
-static pid_t wait_stop(pid_t tid, int wait_ms, int *status)
+/* The thread's status by the deadline, looked for every nap_ns; 0 when
+ * it has not stopped. */
+static pid_t wait_until(pid_t tid, uint64_t deadline, long nap_ns, int *status)
 {
-    uint64_t deadline = monotonic_ns() + (uint64_t)wait_ms * 1000000u;
     for (;;) {
         pid_t r = waitpid(tid, status, __WALL | WNOHANG);
         if (r != 0 || monotonic_ns() >= deadline)
             return r;
-        struct timespec nap = {0, 1000000};
+        struct timespec nap = {0, nap_ns};
         nanosleep(&nap, NULL);
     }
+}
+
+/* Within wait_ms, looked for every millisecond: a call's stop. */
+static pid_t wait_stop(pid_t tid, int wait_ms, int *status)
+{
+    return wait_until(tid, monotonic_ns() + (uint64_t)wait_ms * 1000000u, 1000000, status);
+}
+
+/* A thread that outran its wait, interrupted and waited for again. */
+enum interrupted { INTERRUPT_STOPPED, INTERRUPT_ENDED, INTERRUPT_FAILED };
+
+static enum interrupted interrupt_and_wait(struct foreign_thread *t, int *status, struct foreign_step *out,
+                                           char *err, size_t errlen)
+{
+    ptrace(PTRACE_INTERRUPT, t->tid, 0, 0);
+    pid_t r = wait_stop(t->tid, 2000, status);
+    if (r < 0 || (r == t->tid && ended(*status))) {
+        thread_ended(t, out);
+        return INTERRUPT_ENDED;
+    }
+    if (r == 0) {
+        t->stopped = false;     /* left to the kernel's detach when mdat ends */
+        snprintf(err, errlen, "thread %d did not stop again", (int)t->tid);
+        return INTERRUPT_FAILED;
+    }
+    return INTERRUPT_STOPPED;
+}
+
+/* The start of either step: out cleared, the thread held, the options a
+ * step needs set, and a call it stopped entering read (*entered, else -1)
+ * and refused when it would escape the hold. 1: go on; 0: refused (out
+ * says why); -1: ptrace failed (err). before_options, when set, may
+ * refuse the thread before anything is changed. */
+static int begin_step(struct foreign_process *p, size_t index, struct foreign_step *out, long *entered,
+                      bool (*before_options)(const struct foreign_thread *t, const void *ctx, struct foreign_step *out),
+                      const void *ctx, char *err, size_t errlen)
+{
+    struct foreign_thread *t = &p->threads[index];
+    memset(out, 0, sizeof *out);
+    out->nr = -1;
+    *entered = -1;
+    if (!t->seized || !t->stopped) {
+        out->end = FSTEP_REFUSED;
+        snprintf(out->why, sizeof out->why, "it is not held by mdat (it ended, or never stopped)");
+        return 0;
+    }
+    if (before_options && !before_options(t, ctx, out))
+        return 0;
+    if (!set_step_options(t->tid, err, errlen))
+        return -1;
+    struct __ptrace_syscall_info info;
+    if (syscall_info(t->tid, &info) && info.op == PTRACE_SYSCALL_INFO_ENTRY) {
+        *entered = (long)info.entry.nr;
+        if (escapes(p, *entered, (const uint64_t *)info.entry.args)) {
+            refuse_escape(*entered, out);
+            return 0;
+        }
+    }
+    return 1;
 }
 
 bool foreign_step_thread(struct foreign_process *p, size_t index, int wait_ms, struct foreign_step *out, char *err,
                          size_t errlen)
 {
+    long entered;
+    int begun = begin_step(p, index, out, &entered, NULL, NULL, err, errlen);
+    if (begun <= 0)
+        return begun == 0;
     struct foreign_thread *t = &p->threads[index];
-    memset(out, 0, sizeof *out);
-    out->nr = -1;
-    if (!t->seized || !t->stopped) {
-        out->end = FSTEP_REFUSED;
-        snprintf(out->why, sizeof out->why, "it is not held by mdat (it ended, or never stopped)");
-        return true;
-    }
-    if (!set_step_options(t->tid, err, errlen))
-        return false;
-    struct __ptrace_syscall_info info;
-    long entered = -1;
-    if (syscall_info(t->tid, &info) && info.op == PTRACE_SYSCALL_INFO_ENTRY) {
-        entered = (long)info.entry.nr;
-        if (escapes(p, entered, (const uint64_t *)info.entry.args)) {
-            refuse_escape(entered, out);
-            return true;
-        }
-    }
     /* A signal held for it is taken now, as it would have been. */
     int sig = t->resend_signal;
     if (ptrace(PTRACE_SYSCALL, t->tid, 0, (void *)(long)sig) != 0) {
@@ -192,17 +237,9 @@ bool foreign_step_thread(struct foreign_process *p, size_t index, int wait_ms, s
     }
     if (r == 0) {
         /* Waiting in the kernel: held again where it waits. */
-        ptrace(PTRACE_INTERRUPT, t->tid, 0, 0);
-        r = wait_stop(t->tid, 2000, &status);
-        if (r < 0 || (r == t->tid && ended(status))) {
-            thread_ended(t, out);
-            return true;
-        }
-        if (r == 0) {
-            t->stopped = false;     /* left to the kernel's detach when mdat ends */
-            snprintf(err, errlen, "thread %d did not stop again", (int)t->tid);
-            return false;
-        }
+        enum interrupted again = interrupt_and_wait(t, &status, out, err, errlen);
+        if (again != INTERRUPT_STOPPED)
+            return again == INTERRUPT_ENDED;
         if ((status >> 16) == PTRACE_EVENT_CLONE) {
             made_thread(p, index, entered, out);   /* just as the wait ran out */
             return true;
@@ -227,13 +264,7 @@ bool foreign_step_thread(struct foreign_process *p, size_t index, int wait_ms, s
  * Polled finely: a single step's trap comes within microseconds. */
 static pid_t wait_trap(pid_t tid, uint64_t deadline, int *status)
 {
-    for (;;) {
-        pid_t r = waitpid(tid, status, __WALL | WNOHANG);
-        if (r != 0 || monotonic_ns() >= deadline)
-            return r;
-        struct timespec nap = {0, 20000};
-        nanosleep(&nap, NULL);
-    }
+    return wait_until(tid, deadline, 20000, status);
 }
 
 /* The next instruction is a syscall that would escape the hold. */
@@ -274,18 +305,10 @@ static bool single_step_stop(struct foreign_process *p, size_t index, int status
 static bool stop_again(struct foreign_process *p, size_t index, struct foreign_step *out, char *err, size_t errlen)
 {
     struct foreign_thread *t = &p->threads[index];
-    ptrace(PTRACE_INTERRUPT, t->tid, 0, 0);
     int status = 0;
-    pid_t r = wait_stop(t->tid, 2000, &status);
-    if (r < 0 || (r == t->tid && ended(status))) {
-        thread_ended(t, out);
-        return true;
-    }
-    if (r == 0) {
-        t->stopped = false;
-        snprintf(err, errlen, "thread %d did not stop again", (int)t->tid);
-        return false;
-    }
+    enum interrupted again = interrupt_and_wait(t, &status, out, err, errlen);
+    if (again != INTERRUPT_STOPPED)
+        return again == INTERRUPT_ENDED;
     bool goes_on = single_step_stop(p, index, status, out);
     t = &p->threads[index];     /* a thread adopted meanwhile may have moved the array */
     if (goes_on || out->end == FSTEP_BLOCKED) {
@@ -297,33 +320,24 @@ static bool stop_again(struct foreign_process *p, size_t index, struct foreign_s
     return true;
 }
 
+/* u from the user's code has nowhere to go. */
+static bool not_in_user_code(const struct foreign_thread *t, const void *fc, struct foreign_step *out)
+{
+    if (!t->have_regs || !foreign_is_user_code(fc, t->regs.rip))
+        return true;
+    out->end = FSTEP_REFUSED;
+    snprintf(out->why, sizeof out->why, "it is in the user's code already (s steps it to its next system call)");
+    return false;
+}
+
 bool foreign_step_to_user(struct foreign_process *p, size_t index, const struct foreign_code *fc, int wait_ms,
                           struct foreign_step *out, char *err, size_t errlen)
 {
+    long entered;
+    int begun = begin_step(p, index, out, &entered, not_in_user_code, fc, err, errlen);
+    if (begun <= 0)
+        return begun == 0;
     struct foreign_thread *t = &p->threads[index];
-    memset(out, 0, sizeof *out);
-    out->nr = -1;
-    if (!t->seized || !t->stopped) {
-        out->end = FSTEP_REFUSED;
-        snprintf(out->why, sizeof out->why, "it is not held by mdat (it ended, or never stopped)");
-        return true;
-    }
-    if (t->have_regs && foreign_is_user_code(fc, t->regs.rip)) {
-        out->end = FSTEP_REFUSED;
-        snprintf(out->why, sizeof out->why, "it is in the user's code already (s steps it to its next system call)");
-        return true;
-    }
-    if (!set_step_options(t->tid, err, errlen))
-        return false;
-    struct __ptrace_syscall_info info;
-    long entered = -1;
-    if (syscall_info(t->tid, &info) && info.op == PTRACE_SYSCALL_INFO_ENTRY) {
-        entered = (long)info.entry.nr;
-        if (escapes(p, entered, (const uint64_t *)info.entry.args)) {
-            refuse_escape(entered, out);
-            return true;
-        }
-    }
     uint64_t deadline = monotonic_ns() + (uint64_t)wait_ms * 1000000u;
     for (;;) {
         if (entered < 0 && at_escaping_syscall(p, t)) {
