@@ -1,7 +1,7 @@
 /* cause_book: a running execution's last events, for its cause steps.
  *
  * A ring of the last CAUSE_BOOK_EVENTS events, grown as they come (most
- * executions are short), copied out in order when the verdict is known. */
+ * executions are short), put in order in place when the verdict is known. */
 #include "supervisor/detect/cause_book.h"
 #include "supervisor/detect/cause_steps.h"
 
@@ -46,21 +46,43 @@ void cause_book_event(void *book, const struct trace_event *ev, const struct exe
     b->n++;
 }
 
-void cause_book_fill(const struct cause_book *b, struct exec_result *res)
+static void swap_events(struct trace_event *a, struct trace_event *b)
+{
+    struct trace_event t = *a;
+    *a = *b;
+    *b = t;
+}
+
+static void reverse_events(struct trace_event *ev, size_t n)
+{
+    for (size_t i = 0; i < n / 2; i++)
+        swap_events(&ev[i], &ev[n - 1 - i]);
+}
+
+/* Puts the kept events in order at the ring's start, in place: a full
+ * ring is 13 MB, and a copy of it would double what a long failing
+ * execution holds while it is recorded. */
+static void put_in_order(struct cause_book *b)
+{
+    size_t kept = b->n < CAUSE_BOOK_EVENTS ? b->n : CAUSE_BOOK_EVENTS;
+    size_t oldest = (b->n - kept) % CAUSE_BOOK_EVENTS;
+    if (oldest) {
+        reverse_events(b->ring, oldest);
+        reverse_events(b->ring + oldest, kept - oldest);
+        reverse_events(b->ring, kept);
+    }
+    b->n = kept;    /* the same events, now from index 0 */
+}
+
+void cause_book_fill(struct cause_book *b, struct exec_result *res)
 {
     res->n_cause = 0;
     if (res->kind == FAIL_NONE || !b || b->n == 0)
         return;
-    size_t kept = b->n < CAUSE_BOOK_EVENTS ? b->n : CAUSE_BOOK_EVENTS;
-    struct trace_event *ev = malloc(kept * sizeof *ev);
-    if (!ev)
-        return;
-    for (size_t i = 0; i < kept; i++)
-        ev[i] = b->ring[(b->n - kept + i) % CAUSE_BOOK_EVENTS];
+    put_in_order(b);
     size_t at[EXEC_CAUSE_STEPS];
-    int k = cause_steps_find(res, ev, kept, at, EXEC_CAUSE_STEPS);
+    int k = cause_steps_find(res, b->ring, b->n, at, EXEC_CAUSE_STEPS);
     for (int i = 0; i < k; i++)
-        res->cause[i] = ev[at[i]];
+        res->cause[i] = b->ring[at[i]];
     res->n_cause = k;
-    free(ev);
 }

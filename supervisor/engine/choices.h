@@ -3,7 +3,12 @@
  * A choice is made wherever more than one thread could run the next step,
  * or more waiters could wake than a wake releases. The execution appends
  * each one; a schedule file (explore/schedule.h) stores the list, and the
- * replay strategy follows it. Nothing else is needed to re-execute a run. */
+ * replay strategy follows it. Nothing else is needed to re-execute a run.
+ *
+ * A long execution makes a choice at nearly every step, so the list is
+ * kept packed (choices.c): most choices take one byte, and reading the
+ * i-th decodes at most a block of CHOICE_BLOCK. Choices are read with
+ * choice_list_at and changed only through the functions below. */
 #ifndef MDAT_ENGINE_CHOICES_H
 #define MDAT_ENGINE_CHOICES_H
 
@@ -32,9 +37,22 @@ struct choice {
  * prepared for ownership (its environment says LD_BIND_NOW). */
 enum pages_mode { PAGES_OFF, PAGES_OWN, PAGES_OBSERVE_ALL };
 
+/* Where block k (choices k * CHOICE_BLOCK on) starts: its first byte and
+ * the step the choice before it was made at (its deltas start there). */
+struct choice_block_start {
+    uint64_t step_before;
+    size_t byte;
+};
+
+#define CHOICE_BLOCK 32
+
 struct choice_list {
-    struct choice *at;
-    size_t n, cap;
+    size_t n;                   /* choices held; read-only outside choices.c */
+    uint8_t *bytes;
+    size_t n_bytes, cap_bytes;
+    struct choice_block_start *blocks;
+    size_t cap_blocks;
+    uint64_t last_step;         /* of choice n - 1, where the next delta starts */
     /* Kept even when the choices are not (exec_config.forget_choices). */
     enum pages_mode pages;
     struct page_list observed;  /* PAGES_OWN: observed from the start */
@@ -48,6 +66,8 @@ struct choice_list {
 
 
 void choice_list_add(struct choice_list *l, uint64_t step, char kind, int thread);
+/* The i-th choice (i < l->n). */
+struct choice choice_list_at(const struct choice_list *l, size_t i);
 /* Keeps the first n choices (n at most l->n). */
 void choice_list_truncate(struct choice_list *l, size_t n);
 /* dst (initialised, or zeroed) gets a copy of src's choices. */

@@ -329,7 +329,7 @@ bool schedule_write(const struct schedule *s, const char *path, char *err, size_
     fprintf(f, "choices %zu\n", s->choices.n);
     for (size_t i = 0; i < s->choices.n; i++) {
         /* Under --memory-model tso, "flush T's oldest store" is 'f' T. */
-        const struct choice *c = &s->choices.at[i];
+        const struct choice chosen = choice_list_at(&s->choices, i), *c = &chosen;
         bool flush = c->kind == CHOICE_THREAD && c->thread < 0;
         fprintf(f, "%" PRIu64 ":%c%d%c", c->step, flush ? CHOICE_FLUSH : c->kind, flush ? -c->thread : c->thread,
                 (i % 12 == 11 || i + 1 == s->choices.n) ? '\n' : ' ');

@@ -139,9 +139,9 @@ static const struct state_thread *thread_in(const struct exec_state *st, int id)
 
 /* ---------- the path ---------- */
 
-static bool same_choice(const struct choice *a, const struct choice *b)
+static bool same_choice(struct choice a, struct choice b)
 {
-    return a->step == b->step && a->kind == b->kind && a->thread == b->thread;
+    return a.step == b.step && a.kind == b.kind && a.thread == b.thread;
 }
 
 /* Makes the path agree with what this execution chose (`made`): where they
@@ -150,11 +150,13 @@ static void sync_path(struct session *s, const struct choice_list *made, uint64_
 {
     for (; s->verified < made->n; s->verified++) {
         size_t i = s->verified;
-        if (i < s->path.choices.n && same_choice(&made->at[i], &s->path.choices.at[i]))
+        if (i < s->path.choices.n && same_choice(choice_list_at(made, i), choice_list_at(&s->path.choices, i)))
             continue;
-        s->path.choices.n = i;      /* the recorded future no longer applies */
-        for (size_t k = i; k < made->n; k++)
-            choice_list_add(&s->path.choices, made->at[k].step, made->at[k].kind, made->at[k].thread);
+        choice_list_truncate(&s->path.choices, i);     /* the recorded future no longer applies */
+        for (size_t k = i; k < made->n; k++) {
+            struct choice c = choice_list_at(made, k);
+            choice_list_add(&s->path.choices, c.step, c.kind, c.thread);
+        }
         s->verified = made->n;
         s->reach = step;
         s->end_known = false;
@@ -177,8 +179,9 @@ static int recorded_choice(const struct session *s, const struct choice_point *c
     size_t next = s->verified;
     if (cp->step >= s->reach)
         return 0;
-    if (next < s->path.choices.n && s->path.choices.at[next].step == cp->step && s->path.choices.at[next].kind == kind)
-        return is_candidate(cp, s->path.choices.at[next].thread) ? s->path.choices.at[next].thread : 0;
+    struct choice c = next < s->path.choices.n ? choice_list_at(&s->path.choices, next) : (struct choice){0};
+    if (next < s->path.choices.n && c.step == cp->step && c.kind == kind)
+        return is_candidate(cp, c.thread) ? c.thread : 0;
     if (cp->n == 1 && cp->step < s->reach)
         return cp->threads[0];
     return 0;
@@ -753,7 +756,7 @@ static void adopt_end(struct session *s)
 {
     sync_path(s, &s->res.choices, s->res.steps);
     if (s->path.choices.n > s->res.choices.n) {
-        s->path.choices.n = s->res.choices.n;
+        choice_list_truncate(&s->path.choices, s->res.choices.n);
         s->unsaved = true;
     }
     /* A file saved before the end lacks it; a path without any choice is
@@ -779,9 +782,9 @@ static void recover_divergence(struct session *s)
 {
     uint64_t at = s->n_events ? s->events[s->n_events - 1].step : 0;
     size_t keep = 0;
-    while (keep < s->path.choices.n && s->path.choices.at[keep].step < at)
+    while (keep < s->path.choices.n && choice_list_at(&s->path.choices, keep).step < at)
         keep++;
-    s->path.choices.n = keep;
+    choice_list_truncate(&s->path.choices, keep);
     s->reach = at;
     s->end_known = false;
     s->unsaved = true;

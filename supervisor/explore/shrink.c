@@ -163,12 +163,15 @@ static bool try_plan(struct shrinker *k, const struct choice_list *plan)
 static void edited_plan(const struct shrinker *k, size_t n, size_t at, int thread, struct choice_list *plan)
 {
     choice_list_copy(plan, &k->best.choices);
-    choice_list_truncate(plan, n);
-    for (size_t i = 0; i < n; i++)
-        if (plan->at[i].kind == CHOICE_THREAD && plan->at[i].thread == k->best.points[i].last)
-            plan->at[i].thread = 0;
-    if (at < n)
-        plan->at[at].thread = thread;
+    choice_list_truncate(plan, 0);
+    for (size_t i = 0; i < n; i++) {
+        struct choice c = choice_list_at(&k->best.choices, i);
+        if (c.kind == CHOICE_THREAD && c.thread == k->best.points[i].last)
+            c.thread = 0;
+        if (i == at)
+            c.thread = thread;
+        choice_list_add(plan, c.step, c.kind, c.thread);
+    }
 }
 
 /* Pass 1: the shortest prefix cut before a preemption that still fails. */
@@ -231,7 +234,7 @@ static void try_alternatives(struct shrinker *k)
     struct choice_list plan = {0};
     for (size_t i = 0; i < k->best.n_points && budget_left(k); i++) {
         const struct guided_point p = k->best.points[i];
-        int chosen = k->best.choices.at[i].thread;
+        int chosen = choice_list_at(&k->best.choices, i).thread;
         int *candidates = malloc(p.n * sizeof *candidates);
         if (!candidates)
             abort();

@@ -82,8 +82,9 @@ static size_t guided_pick(struct strategy *s, const struct choice_point *cp, cha
     if (cp->n <= 1)
         return 0;
     size_t pick = cp->n;
-    if (g->next < g->plan->n && g->plan->at[g->next].kind == kind && g->plan->at[g->next].thread != 0)
-        pick = index_of(cp, g->plan->at[g->next].thread);
+    struct choice planned = g->next < g->plan->n ? choice_list_at(g->plan, g->next) : (struct choice){0};
+    if (g->next < g->plan->n && planned.kind == kind && planned.thread != 0)
+        pick = index_of(cp, planned.thread);
     if (pick == cp->n)
         pick = unplanned(cp, kind);
     g->next++;

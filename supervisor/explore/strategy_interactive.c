@@ -130,9 +130,11 @@ void strategy_interactive_rewind(struct strategy *s, const struct choice_list *p
 {
     struct interactive_state *st = s->state;
     choice_list_truncate(&st->prefix, 0);
-    for (size_t i = 0; i < prefix->n; i++)
-        if (prefix->at[i].step < until)
-            choice_list_add(&st->prefix, prefix->at[i].step, prefix->at[i].kind, prefix->at[i].thread);
+    for (size_t i = 0; i < prefix->n; i++) {
+        struct choice c = choice_list_at(prefix, i);
+        if (c.step < until)
+            choice_list_add(&st->prefix, c.step, c.kind, c.thread);
+    }
     st->until = until;
 }
 

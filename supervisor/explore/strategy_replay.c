@@ -31,7 +31,7 @@ static size_t follow(struct strategy *s, const struct choice_point *cp, char kin
                  cp->step, r->choices->n);
         return 0;
     }
-    const struct choice *c = &r->choices->at[r->next];
+    const struct choice chosen = choice_list_at(r->choices, r->next), *c = &chosen;
     if (c->kind != kind || c->step != cp->step) {
         s->diverged = true;
         snprintf(s->divergence, sizeof s->divergence,

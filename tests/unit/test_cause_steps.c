@@ -211,6 +211,51 @@ static void test_book(void **state)
     cause_book_free(b);
 }
 
+/* A ring that wrapped (more events than it keeps, at any offset): put
+ * in order in place, the causes are the same as from a short book, and the
+ * book goes on taking events after. */
+static void test_book_wrapped(void **state)
+{
+    (void)state;
+    static const size_t extra[] = {0, 1, 7, CAUSE_BOOK_EVENTS - 3, CAUSE_BOOK_EVENTS};
+    for (size_t k = 0; k < sizeof extra / sizeof extra[0]; k++) {
+        struct cause_book *b = cause_book_new();
+        assert_non_null(b);
+        struct trace_event ev = {.thread = 9};
+        snprintf(ev.op, sizeof ev.op, "R");
+        snprintf(ev.object, sizeof ev.object, "other");
+        uint64_t step = 0;
+        for (size_t i = 0; i < CAUSE_BOOK_EVENTS + extra[k]; i++) {
+            ev.step = ++step;
+            cause_book_event(b, &ev, NULL);
+        }
+        static const struct { int thread; const char *op; } last[] = {{2, "R"}, {3, "R"}, {3, "W"}, {2, "W"}};
+        for (size_t i = 0; i < 4; i++) {
+            ev.step = ++step;
+            ev.thread = last[i].thread;
+            snprintf(ev.op, sizeof ev.op, "%s", last[i].op);
+            snprintf(ev.object, sizeof ev.object, "counter");
+            cause_book_event(b, &ev, NULL);
+        }
+        struct exec_result res = {.kind = FAIL_ASSERTION};
+        snprintf(res.message, sizeof res.message, "T1: assertion `counter == 2' failed at a.c:3 in main");
+        cause_book_fill(b, &res);
+        assert_int_equal(res.n_cause, 4);
+        assert_int_equal(res.cause[0].thread, 2);
+        assert_int_equal(res.cause[0].step, step - 3);
+        assert_int_equal(res.cause[3].step, step);
+        /* Filled again after more events: still the last ones. */
+        ev.step = ++step;
+        ev.thread = 9;
+        snprintf(ev.object, sizeof ev.object, "other");
+        cause_book_event(b, &ev, NULL);
+        cause_book_fill(b, &res);
+        assert_int_equal(res.n_cause, 4);
+        assert_int_equal(res.cause[3].step, step - 1);
+        cause_book_free(b);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -220,6 +265,7 @@ int main(void)
         cmocka_unit_test(test_race_invariant_crash),
         cmocka_unit_test(test_checker_lost_update),
         cmocka_unit_test(test_book),
+        cmocka_unit_test(test_book_wrapped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

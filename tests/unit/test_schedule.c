@@ -124,9 +124,9 @@ static void assert_same(const struct schedule *a, const struct schedule *b)
     }
     assert_int_equal(a->choices.n, b->choices.n);
     for (size_t i = 0; i < a->choices.n; i++) {
-        assert_int_equal(a->choices.at[i].step, b->choices.at[i].step);
-        assert_int_equal(a->choices.at[i].kind, b->choices.at[i].kind);
-        assert_int_equal(a->choices.at[i].thread, b->choices.at[i].thread);
+        assert_int_equal(choice_list_at(&a->choices, i).step, choice_list_at(&b->choices, i).step);
+        assert_int_equal(choice_list_at(&a->choices, i).kind, choice_list_at(&b->choices, i).kind);
+        assert_int_equal(choice_list_at(&a->choices, i).thread, choice_list_at(&b->choices, i).thread);
     }
 }
 
@@ -142,7 +142,7 @@ static void test_init(void **state)
     assert_null(s.args);
     assert_int_equal(s.n_args, 0);
     assert_null(s.check_cmd);
-    assert_null(s.choices.at);
+    assert_null(s.choices.bytes);
     assert_int_equal(s.choices.n, 0);
     assert_false(s.fail_on_exit);
     schedule_free(&s);
@@ -157,15 +157,15 @@ static void test_add_and_clear_choices(void **state)
         choice_list_add(&s.choices, (uint64_t)i, i & 1 ? CHOICE_WAKE : CHOICE_THREAD, i + 1);
     assert_int_equal(s.choices.n, 1000);
     for (int i = 0; i < 1000; i++) {
-        assert_int_equal(s.choices.at[i].step, i);
-        assert_int_equal(s.choices.at[i].kind, i & 1 ? 'w' : 't');
-        assert_int_equal(s.choices.at[i].thread, i + 1);
+        assert_int_equal(choice_list_at(&s.choices, i).step, i);
+        assert_int_equal(choice_list_at(&s.choices, i).kind, i & 1 ? 'w' : 't');
+        assert_int_equal(choice_list_at(&s.choices, i).thread, i + 1);
     }
     choice_list_truncate(&s.choices, 0);
     assert_int_equal(s.choices.n, 0);
     choice_list_add(&s.choices, 5, CHOICE_THREAD, 2);
     assert_int_equal(s.choices.n, 1);
-    assert_int_equal(s.choices.at[0].step, 5);
+    assert_int_equal(choice_list_at(&s.choices, 0).step, 5);
     schedule_free(&s);
 }
 
@@ -223,9 +223,9 @@ static void test_roundtrip(void **state)
     assert_int_equal(r.limits.address_space, 5ull << 30);
     assert_int_equal(r.limits.nproc, 256);
     assert_int_equal(r.choices.n, N_CHOICES);
-    assert_int_equal(r.choices.at[2].kind, CHOICE_WAKE);
-    assert_int_equal(r.choices.at[3].kind, CHOICE_THREAD);
-    assert_int_equal(r.choices.at[29].step, 29 * 7 + 10000000000u);
+    assert_int_equal(choice_list_at(&r.choices, 2).kind, CHOICE_WAKE);
+    assert_int_equal(choice_list_at(&r.choices, 3).kind, CHOICE_THREAD);
+    assert_int_equal(choice_list_at(&r.choices, 29).step, 29 * 7 + 10000000000u);
     schedule_free(&r);
     schedule_free(&s);
 }
@@ -284,13 +284,14 @@ static void test_copy_is_deep(void **state)
     for (int i = 0; i < s.n_args; i++)
         assert_ptr_not_equal(c.args[i], s.args[i]);
     assert_ptr_not_equal(c.check_cmd, s.check_cmd);
-    assert_ptr_not_equal(c.choices.at, s.choices.at);
+    assert_ptr_not_equal(c.choices.bytes, s.choices.bytes);
 
     /* Mutating / freeing the source leaves the copy intact. */
     s.program[0] = 'X';
     s.args[0][0] = 'X';
     s.check_cmd[0] = 'X';
-    s.choices.at[0].thread = 99;
+    choice_list_truncate(&s.choices, 0);
+    choice_list_add(&s.choices, 0, CHOICE_THREAD, 99);
     choice_list_add(&s.choices, 1, CHOICE_THREAD, 1);
     schedule_free(&s);
 
@@ -301,7 +302,7 @@ static void test_copy_is_deep(void **state)
     for (int i = 0; i < 500; i++)
         choice_list_add(&c.choices, 1000 + (uint64_t)i, CHOICE_THREAD, 1);
     assert_int_equal(c.choices.n, N_CHOICES + 500);
-    assert_int_equal(c.choices.at[N_CHOICES - 1].step, again.choices.at[N_CHOICES - 1].step);
+    assert_int_equal(choice_list_at(&c.choices, N_CHOICES - 1).step, choice_list_at(&again.choices, N_CHOICES - 1).step);
     schedule_free(&again);
     schedule_free(&c);
 }
@@ -324,7 +325,7 @@ static void expect_read_error(const char *path, const char *text, const char *wo
         fail_msg("error \"%s\" does not mention \"%s\"", err, word);
     /* A failed read leaves nothing to free. */
     assert_null(r.program);
-    assert_null(r.choices.at);
+    assert_null(r.choices.bytes);
     assert_null(r.args);
 }
 
@@ -381,15 +382,15 @@ static void test_read_valid_handwritten(void **state)
     assert_string_equal(r.mdat_version, "0.1.0");
     assert_int_equal(r.seed, 1);
     assert_int_equal(r.choices.n, 4);
-    assert_int_equal(r.choices.at[0].step, 1);
-    assert_int_equal(r.choices.at[0].kind, 't');
-    assert_int_equal(r.choices.at[0].thread, 1);
-    assert_int_equal(r.choices.at[1].step, 2);
-    assert_int_equal(r.choices.at[1].kind, 'w');
-    assert_int_equal(r.choices.at[1].thread, 3);
-    assert_int_equal(r.choices.at[2].step, 7);
-    assert_int_equal(r.choices.at[2].thread, 12);
-    assert_int_equal(r.choices.at[3].step, 9);
+    assert_int_equal(choice_list_at(&r.choices, 0).step, 1);
+    assert_int_equal(choice_list_at(&r.choices, 0).kind, 't');
+    assert_int_equal(choice_list_at(&r.choices, 0).thread, 1);
+    assert_int_equal(choice_list_at(&r.choices, 1).step, 2);
+    assert_int_equal(choice_list_at(&r.choices, 1).kind, 'w');
+    assert_int_equal(choice_list_at(&r.choices, 1).thread, 3);
+    assert_int_equal(choice_list_at(&r.choices, 2).step, 7);
+    assert_int_equal(choice_list_at(&r.choices, 2).thread, 12);
+    assert_int_equal(choice_list_at(&r.choices, 3).step, 9);
     schedule_free(&r);
 }
 
@@ -441,8 +442,8 @@ static void test_read_edges(void **state)
     char err[512] = "";
     assert_true(schedule_read(t->path, &r, err, sizeof err));
     assert_int_equal(r.choices.n, 2);
-    assert_int_equal(r.choices.at[0].thread, -2);
-    assert_int_equal(r.choices.at[1].thread, 2147483647);
+    assert_int_equal(choice_list_at(&r.choices, 0).thread, -2);
+    assert_int_equal(choice_list_at(&r.choices, 1).thread, 2147483647);
     schedule_free(&r);
 
     char crlf[2048], *o = crlf;

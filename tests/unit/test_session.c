@@ -319,7 +319,7 @@ static void test_tso_buffers_flush_save_and_replay(void **state)
     assert_string_equal(sched.failure, "assertion");
     bool has_flush = false;
     for (size_t i = 0; i < sched.choices.n; i++)
-        has_flush |= sched.choices.at[i].step == 9 && sched.choices.at[i].thread == -3;
+        has_flush |= choice_list_at(&sched.choices, i).step == 9 && choice_list_at(&sched.choices, i).thread == -3;
     assert_true(has_flush);
     schedule_free(&sched);
 
