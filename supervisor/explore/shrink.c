@@ -27,9 +27,7 @@ struct attempt {
     bool fails;                     /* the same way as the original */
     uint64_t steps, preemptions;
     struct choice_list choices;
-    struct guided_point *points;    /* one per choice */
-    int *alternatives;
-    size_t n_points;
+    struct guided_points points;    /* one per choice */
 };
 
 struct shrinker {
@@ -50,8 +48,7 @@ struct shrinker {
 static void attempt_free(struct attempt *a)
 {
     choice_list_free(&a->choices);
-    free(a->points);
-    free(a->alternatives);
+    guided_points_free(&a->points);
     memset(a, 0, sizeof *a);
 }
 
@@ -114,19 +111,9 @@ static bool run_plan(struct shrinker *k, const struct choice_list *plan, struct 
         a->steps = res.steps;
         a->preemptions = strategy_guided_preemptions(strat);
         choice_list_copy(&a->choices, &res.choices);
-        const int *alternatives;
-        const struct guided_point *points = strategy_guided_points(strat, &a->n_points, &alternatives);
-        if (a->n_points != a->choices.n)
+        guided_points_copy(&a->points, strategy_guided_points(strat));
+        if (a->points.n != a->choices.n)
             a->fails = false;   /* cannot happen: the guided strategy never diverges */
-        size_t n_alt = a->n_points ? points[a->n_points - 1].first + points[a->n_points - 1].n : 0;
-        a->points = malloc((a->n_points ? a->n_points : 1) * sizeof *a->points);
-        a->alternatives = malloc((n_alt ? n_alt : 1) * sizeof *a->alternatives);
-        if (!a->points || !a->alternatives)
-            abort();
-        if (a->n_points)    /* else points is NULL: an execution without a choice */
-            memcpy(a->points, points, a->n_points * sizeof *a->points);
-        if (n_alt)
-            memcpy(a->alternatives, alternatives, n_alt * sizeof *a->alternatives);
     }
     exec_result_free(&res);
     strategy_free(strat);
@@ -166,7 +153,7 @@ static void edited_plan(const struct shrinker *k, size_t n, size_t at, int threa
     choice_list_truncate(plan, 0);
     for (size_t i = 0; i < n; i++) {
         struct choice c = choice_list_at(&k->best.choices, i);
-        if (c.kind == CHOICE_THREAD && c.thread == k->best.points[i].last)
+        if (c.kind == CHOICE_THREAD && guided_points_continued(&k->best.points, i))
             c.thread = 0;
         if (i == at)
             c.thread = thread;
@@ -178,11 +165,14 @@ static void edited_plan(const struct shrinker *k, size_t n, size_t at, int threa
 static void cut_at_preemptions(struct shrinker *k)
 {
     size_t n_cuts = 0;
-    size_t *cuts = malloc((k->best.n_points + 1) * sizeof *cuts);
+    for (size_t i = 0; i < k->best.points.n; i++)
+        n_cuts += guided_points_preempted(&k->best.points, i);
+    size_t *cuts = malloc((n_cuts + 1) * sizeof *cuts);
     if (!cuts)
         abort();
-    for (size_t i = 0; i < k->best.n_points; i++)
-        if (k->best.points[i].previous)
+    n_cuts = 0;
+    for (size_t i = 0; i < k->best.points.n; i++)
+        if (guided_points_preempted(&k->best.points, i))
             cuts[n_cuts++] = i;
     struct choice_list whole = {0}, plan = {0};
     choice_list_copy(&whole, &k->best.choices);
@@ -218,8 +208,8 @@ static void drop_preemptions(struct shrinker *k)
     struct choice_list plan = {0};
     for (bool changed = true; changed && budget_left(k);) {
         changed = false;
-        for (size_t i = 0; i < k->best.n_points && budget_left(k); i++) {
-            if (!k->best.points[i].previous)
+        for (size_t i = 0; i < k->best.points.n && budget_left(k); i++) {
+            if (!guided_points_preempted(&k->best.points, i))
                 continue;
             edited_plan(k, k->best.choices.n, i, 0, &plan);
             changed |= try_plan(k, &plan);
@@ -232,14 +222,16 @@ static void drop_preemptions(struct shrinker *k)
 static void try_alternatives(struct shrinker *k)
 {
     struct choice_list plan = {0};
-    for (size_t i = 0; i < k->best.n_points && budget_left(k); i++) {
-        const struct guided_point p = k->best.points[i];
+    for (size_t i = 0; i < k->best.points.n && budget_left(k); i++) {
+        size_t n;
+        const int *offered = guided_points_offered(&k->best.points, i, &n);
         int chosen = choice_list_at(&k->best.choices, i).thread;
-        int *candidates = malloc(p.n * sizeof *candidates);
+        /* A copy: a better plan replaces the best and its points. */
+        int *candidates = malloc((n ? n : 1) * sizeof *candidates);
         if (!candidates)
             abort();
-        memcpy(candidates, k->best.alternatives + p.first, p.n * sizeof *candidates);
-        for (size_t j = 0; j < p.n && budget_left(k); j++) {
+        memcpy(candidates, offered, n * sizeof *candidates);
+        for (size_t j = 0; j < n && budget_left(k); j++) {
             if (candidates[j] == chosen)
                 continue;
             edited_plan(k, k->best.choices.n, i, candidates[j], &plan);

@@ -4,6 +4,7 @@
 #ifndef MDAT_EXPLORE_STRATEGIES_H
 #define MDAT_EXPLORE_STRATEGIES_H
 
+#include "supervisor/explore/guided_points.h"
 #include "supervisor/engine/choices.h"
 #include "supervisor/engine/strategy.h"
 
@@ -41,16 +42,8 @@ struct strategy *strategy_guided_new(const struct choice_list *plan);
  * yielded) in this execution. */
 uint64_t strategy_guided_preemptions(const struct strategy *s);
 /* What each choice point of this execution offered, in the order of its
- * choice list: the thread that ran last, whether the choice was a
- * preemption (previous: the thread it preempted, else 0), and the
- * candidates alternatives[first..first+n). */
-struct guided_point {
-    char kind;
-    int last;
-    int previous;
-    size_t first, n;
-};
-const struct guided_point *strategy_guided_points(const struct strategy *s, size_t *n, const int **alternatives);
+ * choice list. */
+const struct guided_points *strategy_guided_points(const struct strategy *s);
 
 /* Answers an interactive strategy's questions: the id of the thread to run
  * (or waiter to wake), one of cp->threads; 0 stops the execution. */

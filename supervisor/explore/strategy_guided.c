@@ -12,10 +12,7 @@ struct guided_state {
     const struct choice_list *plan;
     size_t next;                    /* choice points asked so far (n > 1) */
     uint64_t preemptions;
-    struct guided_point *points;
-    size_t n_points, cap_points;
-    int *alternatives;
-    size_t n_alternatives, cap_alternatives;
+    struct guided_points points;
 };
 
 static void guided_begin(struct strategy *s, uint64_t exec_seed, uint64_t estimated_steps)
@@ -23,19 +20,7 @@ static void guided_begin(struct strategy *s, uint64_t exec_seed, uint64_t estima
     struct guided_state *g = s->state;
     g->next = 0;
     g->preemptions = 0;
-    g->n_points = 0;
-    g->n_alternatives = 0;
-}
-
-static void *grow(void *array, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return array;
-    *cap = need * 2 > 64 ? need * 2 : 64;
-    void *bigger = realloc(array, *cap * size);
-    if (!bigger)
-        abort();
-    return bigger;
+    guided_points_clear(&g->points);
 }
 
 static size_t index_of(const struct choice_point *cp, int thread)
@@ -68,12 +53,8 @@ static void note_point(struct guided_state *g, const struct choice_point *cp, ch
     bool preemption = kind == CHOICE_THREAD && cp->threads[pick] > 0 && cp->previous > 0 && last < cp->n &&
                       !cp->yielded[last] && cp->threads[pick] != cp->previous;
     g->preemptions += preemption;
-    g->points = grow(g->points, &g->cap_points, g->n_points + 1, sizeof *g->points);
-    g->alternatives = grow(g->alternatives, &g->cap_alternatives, g->n_alternatives + cp->n, sizeof(int));
-    g->points[g->n_points++] = (struct guided_point){
-        .kind = kind, .last = cp->previous, .previous = preemption ? cp->previous : 0, .first = g->n_alternatives, .n = cp->n};
-    for (size_t i = 0; i < cp->n; i++)
-        g->alternatives[g->n_alternatives++] = cp->threads[i];
+    bool continued = kind == CHOICE_THREAD && cp->threads[pick] == cp->previous;
+    guided_points_add(&g->points, preemption, continued, cp->threads, cp->n);
 }
 
 static size_t guided_pick(struct strategy *s, const struct choice_point *cp, char kind)
@@ -109,8 +90,7 @@ static void guided_thread_created(struct strategy *s, int thread)
 static void guided_destroy(struct strategy *s)
 {
     struct guided_state *g = s->state;
-    free(g->points);
-    free(g->alternatives);
+    guided_points_free(&g->points);
     free(g);
 }
 
@@ -142,10 +122,7 @@ uint64_t strategy_guided_preemptions(const struct strategy *s)
     return ((const struct guided_state *)s->state)->preemptions;
 }
 
-const struct guided_point *strategy_guided_points(const struct strategy *s, size_t *n, const int **alternatives)
+const struct guided_points *strategy_guided_points(const struct strategy *s)
 {
-    const struct guided_state *g = s->state;
-    *n = g->n_points;
-    *alternatives = g->alternatives;
-    return g->points;
+    return &((const struct guided_state *)s->state)->points;
 }

@@ -45,14 +45,15 @@ static void test_guided_follows_plan_by_number(void **state)
     assert_int_equal(pick(s, 6, t123, NO_YIELD, 3, 2), 3);     /* preempts T2 */
     assert_int_equal(strategy_guided_preemptions(s), 2);
     assert_false(s->diverged);
+    const struct guided_points *p = strategy_guided_points(s);
+    assert_int_equal(p->n, 2);
+    assert_true(guided_points_preempted(p, 0));
+    assert_true(guided_points_preempted(p, 1));
+    assert_false(guided_points_continued(p, 1));
     size_t n;
-    const int *alternatives;
-    const struct guided_point *p = strategy_guided_points(s, &n, &alternatives);
-    assert_int_equal(n, 2);
-    assert_int_equal(p[0].previous, 1);
-    assert_int_equal(p[1].previous, 2);
-    assert_int_equal(p[1].n, 3);
-    assert_int_equal(alternatives[p[1].first + 2], 3);
+    const int *offered = guided_points_offered(p, 1, &n);
+    assert_int_equal(n, 3);
+    assert_int_equal(offered[2], 3);
     strategy_free(s);
     choice_list_free(&plan);
 }
@@ -70,6 +71,17 @@ static void test_guided_unplanned_lets_last_thread_go_on(void **state)
     assert_int_equal(pick(s, 3, t23, NO_YIELD, 2, 1), 2);      /* T1 cannot go on: the first that can */
     assert_int_equal(pick(s, 4, flush_first, NO_YIELD, 3, 1), 2);  /* never a flush by choice */
     assert_int_equal(strategy_guided_preemptions(s), 0);
+    const struct guided_points *p = strategy_guided_points(s);
+    assert_true(guided_points_continued(p, 0));
+    assert_true(guided_points_continued(p, 1));
+    assert_false(guided_points_continued(p, 2));
+    assert_false(guided_points_preempted(p, 2));
+    size_t n;
+    assert_int_equal(guided_points_offered(p, 1, &n)[0], 1);  /* the same offer as point 0's, kept once */
+    assert_int_equal(n, 3);
+    assert_int_equal(p->n_offers, 3);
+    assert_int_equal(guided_points_offered(p, 2, &n)[0], 2);
+    assert_int_equal(n, 2);
     /* begin starts over: the plan again from its first choice. */
     s->ops->begin(s, 1, 0);
     assert_int_equal(strategy_guided_preemptions(s), 0);
