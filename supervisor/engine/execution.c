@@ -670,6 +670,16 @@ static bool choose(struct execution *ex, struct candidates *c, size_t *pick)
     return true;
 }
 
+/* A short budget (--max-steps 500) still tells a spin from progress:
+ * a quarter of it spent going round in circles is enough. */
+static uint64_t budget_livelock_steps(const struct exec_config *cfg)
+{
+    uint64_t enough = LIVELOCK_WINDOW / 10;
+    if (cfg->max_steps && cfg->max_steps / 4 < enough)
+        enough = cfg->max_steps / 4;
+    return enough;
+}
+
 /* The step or time budget is used up: the execution ends here, as a
  * livelock if it had been going round in circles, else incomplete. */
 static bool out_of_budget(struct execution *ex)
@@ -678,13 +688,9 @@ static bool out_of_budget(struct execution *ex)
     bool time = ex->end_ns && monotonic_ns() >= ex->end_ns;
     if (!steps && !time)
         return false;
-    /* A short budget (--max-steps 500) still tells a spin from progress:
-     * a quarter of it spent going round in circles is enough. */
-    uint64_t enough = LIVELOCK_WINDOW / 10;
-    if (ex->cfg->max_steps && ex->cfg->max_steps / 4 < enough)
-        enough = ex->cfg->max_steps / 4;
+    uint64_t enough = budget_livelock_steps(ex->cfg);
     if (ex->cfg->detect_livelock && enough > 0 && ex->livelock->quiet >= enough &&
-        livelock_fair(ex->livelock, ex) && closed_world(ex)) {
+        livelock_fair(ex->livelock, ex) && livelock_confirmed(ex->livelock) && closed_world(ex)) {
         exec_report_livelock(ex);
         exec_snapshot_threads(ex);
     } else {
@@ -954,6 +960,7 @@ bool execution_run(const struct exec_config *cfg, struct exec_result *res)
     if (!ex.livelock)
         abort();
     livelock_init(ex.livelock);
+    livelock_judge_within(ex.livelock, budget_livelock_steps(cfg));
     if (cfg->detect_livelock)
         ex.spin = spin_watch_new();
     ex.describe = cfg->on_event != NULL || cfg->want_state || cfg->describe_events || cfg->strategy->wants_state;

@@ -1,6 +1,7 @@
 /* livelock: state hashes and the window of repeated states. */
 #include "supervisor/engine/livelock.h"
 #include "supervisor/engine/exec_core.h"
+#include "supervisor/process/memory_digest.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -44,9 +45,16 @@ static uint64_t mix(uint64_t x)
     return x;
 }
 
+static bool digest_of_process(const struct execution *ex, uint64_t *out)
+{
+    return memory_digest(ex->pid, ex->vm_pid, out);
+}
+
 void livelock_init(struct livelock *l)
 {
     memset(l, 0, sizeof *l);
+    l->digest = digest_of_process;
+    l->reference_after = LIVELOCK_WINDOW / 2;
 }
 
 void livelock_free(struct livelock *l)
@@ -216,6 +224,66 @@ static struct seen_state remember(struct recent_states *r, uint64_t hash, uint64
     return before;
 }
 
+/* Compares the memory with the reference's when the state is the
+ * reference's again: at once when the window's verdict waits on it, else
+ * at most every CHECK_SPACING repeated steps (a digest reads every page the
+ * program wrote). Memory that moved makes the states from here new. */
+enum { CHECK_SPACING = 1000 };
+
+static void compare_with_reference(struct livelock *l, struct execution *ex, uint64_t state, bool verdict_waits)
+{
+    if (!l->has_reference || state != l->reference_state || l->quiet == l->reference_quiet)
+        return;
+    if (!verdict_waits && l->quiet - l->checked_quiet < CHECK_SPACING)
+        return;
+    l->checked_quiet = l->quiet;
+    uint64_t memory;
+    if (!l->digest(ex, &memory))
+        return;
+    if (memory == l->reference_memory) {
+        l->confirmed_quiet = l->quiet;
+        return;
+    }
+    l->epoch++;
+    l->quiet = 0;
+    l->has_reference = false;
+    l->confirmed_quiet = 0;
+    /* A program that repeats its visible states while moving on unseen
+     * (late_sharing.c) would otherwise pay two digests every few thousand
+     * steps: its next reference comes later, up to half a window. */
+    l->reference_after = l->reference_after * 2 < LIVELOCK_WINDOW / 2 ? l->reference_after * 2 : LIVELOCK_WINDOW / 2;
+}
+
+/* Takes the reference once the repetition is reference_after steps long,
+ * and again when the old one was not met for a window. */
+static void take_reference(struct livelock *l, struct execution *ex, uint64_t state)
+{
+    uint64_t last_met = l->confirmed_quiet > l->reference_quiet ? l->confirmed_quiet : l->reference_quiet;
+    bool due = !l->has_reference ? l->quiet >= l->reference_after : l->quiet - last_met > LIVELOCK_WINDOW;
+    if (!due)
+        return;
+    l->has_reference = l->digest(ex, &l->reference_memory);
+    l->reference_state = state;
+    l->reference_quiet = l->checked_quiet = l->quiet;
+}
+
+void livelock_judge_within(struct livelock *l, uint64_t enough)
+{
+    uint64_t after = enough / 2 ? enough / 2 : 1;
+    if (after < l->reference_after)
+        l->reference_after = after;
+}
+
+bool livelock_confirmed(const struct livelock *l)
+{
+    return l->has_reference && l->confirmed_quiet > l->reference_quiet;
+}
+
+bool livelock_fair(const struct livelock *l, struct execution *ex)
+{
+    return everyone_ran_since(l, ex, ex->steps - l->quiet);
+}
+
 bool livelock_after_step(struct livelock *l, struct execution *ex, int ran)
 {
     if (!l->recent) {
@@ -234,20 +302,20 @@ bool livelock_after_step(struct livelock *l, struct execution *ex, int ran)
             rehash_thread(l, t);
     }
     l->n_touched = 0;
-    uint64_t h = mix(l->memory_hash ^ l->threads_hash) | 1;     /* never 0: 0 marks an empty slot */
+    uint64_t h = mix(l->memory_hash ^ l->threads_hash ^ mix(l->epoch)) | 1;  /* never 0: an empty slot */
     struct seen_state before = remember(l->recent, h, step);
     if (before.hash) {
         l->quiet++;
         l->cycle = step - before.step;
     } else {
         l->quiet = 0;
+        l->has_reference = false;
+        l->confirmed_quiet = 0;
     }
     /* Fair over the window as a whole: a schedule that runs one thread
      * for a while, then another (PCT), still gives every thread its turn. */
-    return l->quiet >= LIVELOCK_WINDOW && livelock_fair(l, ex);
-}
-
-bool livelock_fair(const struct livelock *l, struct execution *ex)
-{
-    return everyone_ran_since(l, ex, ex->steps - l->quiet);
+    bool judged = l->quiet >= LIVELOCK_WINDOW && livelock_fair(l, ex);
+    compare_with_reference(l, ex, h, judged);
+    take_reference(l, ex, h);
+    return judged && l->quiet >= LIVELOCK_WINDOW && l->confirmed_quiet == l->quiet;
 }

@@ -9,6 +9,15 @@
  * is going round in a cycle it will not leave: a livelock. A program that makes progress keeps
  * reaching new states (a counter grows, a queue moves).
  *
+ * Memory the program changes without a visible step (a page only one
+ * thread uses, a stack, a counter handed over under a lock) is not in the
+ * hash, so a repetition is only believed once the state came back to one
+ * taken as reference early in the repetition with all the writable memory
+ * of the process reading the same as it did then (memory_digest.h): the
+ * program was then exactly where it had been. The window's verdict needs
+ * that at its own step. When the memory differs, it moved unseen, and the
+ * states from there on count as new.
+ *
  * Deterministic: the same schedule gives the same verdict at the same step,
  * so a livelock replays. Owned by the engine; fed by the loop. */
 #ifndef MDAT_ENGINE_LIVELOCK_H
@@ -37,6 +46,15 @@ struct livelock {
     size_t n_touched, cap_touched;
     uint64_t quiet;             /* consecutive steps in states seen before */
     uint64_t cycle;             /* steps between the last two visits of a state */
+    uint64_t epoch;             /* times the memory was found to have moved unseen */
+    bool has_reference;         /* a state and the memory digest taken in it */
+    uint64_t reference_state, reference_memory, reference_quiet;
+    uint64_t reference_after;   /* repeated steps before a reference is taken */
+    uint64_t checked_quiet;     /* quiet at the last comparison with the reference */
+    uint64_t confirmed_quiet;   /* quiet when the whole state last was the reference's (0: never) */
+    /* The digest of the program's memory now (memory_digest of its
+     * process; a test gives its own). */
+    bool (*digest)(const struct execution *ex, uint64_t *out);
 };
 
 void livelock_init(struct livelock *l);
@@ -47,6 +65,12 @@ void livelock_note_write(struct livelock *l, uint64_t addr, unsigned size, uint6
 bool livelock_fair(const struct livelock *l, struct execution *ex);
 /* Thread `id` changed without running (woken, created, interrupted). */
 void livelock_touch(struct livelock *l, int id);
+/* A budget that ends the execution may judge a livelock after only
+ * `enough` repeated steps: the reference is taken early enough for it. */
+void livelock_judge_within(struct livelock *l, uint64_t enough);
+/* The whole state was found the same as at an earlier step during the
+ * current repetition (the budget's verdict needs it). */
+bool livelock_confirmed(const struct livelock *l);
 /* After step `step` (run by thread `ran`): true when the execution has
  * been going round in circles for LIVELOCK_WINDOW steps. */
 bool livelock_after_step(struct livelock *l, struct execution *ex, int ran);

@@ -1,0 +1,164 @@
+/* memory_digest: writable pages, found by the maps and pagemap, hashed. */
+#include "supervisor/process/memory_digest.h"
+#include "supervisor/process/page_cache.h"
+#include "supervisor/process/proc_maps.h"
+
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+enum { PAGE = 4096, BATCH_PAGES = 64, ENTRY_CHUNK = 16384 };
+
+/* PAGEMAP_SCAN (Linux 6.7): the present ranges of a region in one call,
+ * instead of 8 bytes of pagemap for every page of it (a program's
+ * 16 GB allocator region costs 32 MB of entries, ~100 ms, that way).
+ * Spelled out here: Debian 12's kernel headers predate it. */
+struct scan_region {
+    uint64_t start, end, categories;
+};
+struct scan_arg {
+    uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages;
+    uint64_t category_inverted, category_mask, category_anyof_mask, return_mask;
+};
+#define SCAN_IS_PRESENT (1ull << 3)
+#define SCAN_IS_SWAPPED (1ull << 4)
+#define SCAN_IOCTL _IOWR('f', 16, struct scan_arg)
+enum { SCAN_REGIONS = 256 };
+
+#define PAGEMAP_PRESENT (1ull << 63)
+#define PAGEMAP_SWAPPED (1ull << 62)
+
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    x ^= x >> 31;
+    return x;
+}
+
+/* Hashes a page's words with their addresses: the digest is an XOR over
+ * pages, so the order pages are read in does not matter. */
+static uint64_t page_hash(uint64_t addr, const uint64_t *words)
+{
+    uint64_t h = mix(addr);
+    for (size_t i = 0; i < PAGE / sizeof *words; i++)
+        h = mix(h ^ words[i]) + i;
+    return h;
+}
+
+/* The present pages of [start, end): their pagemap entries read a chunk at
+ * a time (an untouched region of gigabytes costs its entries only), the
+ * pages in runs of up to BATCH_PAGES. */
+static bool digest_range(pid_t vm_pid, int pagemap, uint64_t start, uint64_t end, uint64_t *digest)
+{
+    uint64_t *entries = malloc(ENTRY_CHUNK * sizeof *entries), *buf = malloc(BATCH_PAGES * PAGE);
+    bool ok = entries && buf;
+    for (uint64_t at = start; ok && at < end;) {
+        size_t n = (size_t)((end - at) / PAGE);
+        if (n > ENTRY_CHUNK)
+            n = ENTRY_CHUNK;
+        off_t off = (off_t)(at / PAGE * sizeof(uint64_t));
+        if (pread(pagemap, entries, n * sizeof *entries, off) != (ssize_t)(n * sizeof *entries)) {
+            ok = false;
+            break;
+        }
+        for (size_t i = 0; ok && i < n;) {
+            if (!(entries[i] & (PAGEMAP_PRESENT | PAGEMAP_SWAPPED))) {
+                i++;
+                continue;
+            }
+            size_t run = 1;
+            while (run < BATCH_PAGES && i + run < n && (entries[i + run] & (PAGEMAP_PRESENT | PAGEMAP_SWAPPED)))
+                run++;
+            uint64_t addr = at + i * PAGE;
+            struct iovec local = {buf, run * PAGE}, remote = {(void *)(uintptr_t)addr, run * PAGE};
+            ok = process_vm_readv(vm_pid, &local, 1, &remote, 1, 0) == (ssize_t)(run * PAGE);
+            for (size_t k = 0; ok && k < run; k++)
+                *digest ^= page_hash(addr + k * PAGE, buf + k * (PAGE / sizeof *buf));
+            i += run;
+        }
+        at += n * PAGE;
+    }
+    free(entries);
+    free(buf);
+    return ok;
+}
+
+static bool digest_pages(pid_t vm_pid, uint64_t addr, uint64_t end, uint64_t *buf, uint64_t *digest)
+{
+    while (addr < end) {
+        size_t run = (size_t)((end - addr) / PAGE);
+        if (run > BATCH_PAGES)
+            run = BATCH_PAGES;
+        struct iovec local = {buf, run * PAGE}, remote = {(void *)(uintptr_t)addr, run * PAGE};
+        if (process_vm_readv(vm_pid, &local, 1, &remote, 1, 0) != (ssize_t)(run * PAGE))
+            return false;
+        for (size_t k = 0; k < run; k++)
+            *digest ^= page_hash(addr + k * PAGE, buf + k * (PAGE / sizeof *buf));
+        addr += run * PAGE;
+    }
+    return true;
+}
+
+/* Through PAGEMAP_SCAN; *supported false when the kernel has none. */
+static bool scan_range(pid_t vm_pid, int pagemap, uint64_t start, uint64_t end, uint64_t *digest, bool *supported)
+{
+    struct scan_region regions[SCAN_REGIONS];
+    uint64_t *buf = malloc(BATCH_PAGES * PAGE);
+    bool ok = buf != NULL;
+    for (uint64_t at = start; ok && at < end;) {
+        struct scan_arg arg = {
+            .size = sizeof arg, .start = at, .end = end, .vec = (uint64_t)(uintptr_t)regions,
+            .vec_len = SCAN_REGIONS, .category_anyof_mask = SCAN_IS_PRESENT | SCAN_IS_SWAPPED,
+            .return_mask = SCAN_IS_PRESENT | SCAN_IS_SWAPPED,
+        };
+        long n = ioctl(pagemap, SCAN_IOCTL, &arg);
+        if (n < 0) {
+            *supported = false;
+            ok = false;
+            break;
+        }
+        for (long i = 0; ok && i < n; i++)
+            ok = digest_pages(vm_pid, regions[i].start, regions[i].end, buf, digest);
+        if (arg.walk_end <= at)
+            break;
+        at = arg.walk_end;
+    }
+    free(buf);
+    return ok;
+}
+
+bool memory_digest(pid_t pid, pid_t vm_pid, uint64_t *digest)
+{
+    /* What running ahead wrote may still be only in mdat's copies. */
+    page_cache_write_back();
+    struct proc_maps maps;
+    if (!proc_maps_read(pid, &maps))
+        return false;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/pagemap", (int)pid);
+    int pagemap = open(path, O_RDONLY | O_CLOEXEC);
+    bool ok = pagemap >= 0;
+    *digest = 0;
+    bool scan = true;
+    for (size_t i = 0; ok && i < maps.n; i++) {
+        if (!maps.m[i].write || !maps.m[i].read)
+            continue;
+        uint64_t before = *digest;
+        if (scan && !scan_range(vm_pid, pagemap, maps.m[i].start, maps.m[i].end, digest, &scan) && scan)
+            ok = false;
+        if (!scan) {
+            *digest = before;
+            ok = digest_range(vm_pid, pagemap, maps.m[i].start, maps.m[i].end, digest);
+        }
+    }
+    if (pagemap >= 0)
+        close(pagemap);
+    proc_maps_free(&maps);
+    return ok;
+}
