@@ -210,9 +210,10 @@ enum { MAX_RESTARTS = 16 };
  * without observing them, each time observing them from the start; with
  * every access observed when it ran out of protection keys or restarts.
  * *observed: the pages to observe, and then those it observed; res says
- * the same. */
+ * the same. What a run that starts again had told its trace is taken back. */
 static bool run_observing(struct exec_config *cfg, const struct run_io *io, const struct explore_options *opt,
-                          struct page_list *observed, struct page_list *read_shared, struct exec_result *res)
+                          struct page_list *observed, struct page_list *read_shared, struct trace_tee *trace,
+                          struct exec_result *res)
 {
     for (int attempt = 0;; attempt++) {
         cfg->observed = observed->at;
@@ -238,6 +239,13 @@ static bool run_observing(struct exec_config *cfg, const struct run_io *io, cons
             page_list_add(read_shared, res->restart_read_shared.at[i]);
 
         exec_result_free(res);
+        if (trace && trace->steps && !trace_tee_restart(trace)) {
+            memset(res, 0, sizeof *res);
+            res->error = true;
+            snprintf(res->error_message, sizeof res->error_message,
+                     "the execution ran again with more pages observed, and its trace files could not be emptied");
+            return false;
+        }
     }
 }
 
@@ -341,11 +349,15 @@ bool run_one(struct program *prog, const struct explore_options *opt, struct str
     }
     bool ok = true;
 
-    if (cfg.own_pages && trace) {
-        /* The pages it shares first, untraced; then the traced run. */
+    /* A run that finds a page shared starts over with it observed. When
+     * only the last steps are told (a recording), that is nearly always
+     * before anything was told, and what was can be taken back: the traced
+     * run goes at once. Otherwise the pages come first, untraced. */
+    bool learn_first = trace && !(trace->from_step > 1 && trace_tee_can_restart(trace));
+    if (cfg.own_pages && learn_first) {
         cfg.on_event = NULL;
         cfg.want_state = false;
-        ok = run_observing(&cfg, io, opt, &observed, &read_shared, res);
+        ok = run_observing(&cfg, io, opt, &observed, &read_shared, NULL, res);
         exec_result_free(res);
         cfg.on_event = run_event;
         cfg.want_state = trace_tee_needs_state(trace);
@@ -353,7 +365,7 @@ bool run_one(struct program *prog, const struct explore_options *opt, struct str
     if (trace)
         trace_tee_open(trace);
     if (ok)
-        ok = run_observing(&cfg, io, opt, &observed, &read_shared, res);
+        ok = run_observing(&cfg, io, opt, &observed, &read_shared, trace, res);
     page_list_free(&observed);
     page_list_free(&read_shared);
 

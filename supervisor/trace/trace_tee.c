@@ -2,6 +2,9 @@
 #include "supervisor/trace/trace_tee.h"
 #include "supervisor/trace/trace_tail.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 void trace_tee_bound(struct trace_tee *t, uint64_t steps)
 {
     t->tail_steps = steps;
@@ -83,4 +86,26 @@ void trace_tee_close(struct trace_tee *t)
         trace_tail_finish(b->tail, b->out);
         b->tail = NULL;
     }
+}
+
+bool trace_tee_can_restart(const struct trace_tee *t)
+{
+    for (int i = 0; i < t->n; i++) {
+        struct stat st;
+        if (fstat(fileno(t->branch[i].out), &st) != 0 || !S_ISREG(st.st_mode))
+            return false;
+    }
+    return true;
+}
+
+bool trace_tee_restart(struct trace_tee *t)
+{
+    trace_tee_close(t);
+    bool emptied = true;
+    for (int i = 0; i < t->n; i++) {
+        FILE *out = t->branch[i].out;
+        emptied &= fflush(out) == 0 && ftruncate(fileno(out), 0) == 0 && fseek(out, 0, SEEK_SET) == 0;
+    }
+    trace_tee_open(t);
+    return emptied;
 }

@@ -50,5 +50,12 @@ void trace_tee_event(void *tee, const struct trace_event *ev, const struct exec_
 /* Tells each branch that wants it how the execution ended (before close). */
 void trace_tee_summary(struct trace_tee *t, const struct trace_summary *s);
 void trace_tee_close(struct trace_tee *t);
+/* Whether trace_tee_restart can take back what was told (every file a
+ * regular file, which can be emptied). */
+bool trace_tee_can_restart(const struct trace_tee *t);
+/* Takes back everything told since open (the files emptied) and opens the
+ * tee again, for an execution that starts over; false if a file could not
+ * be emptied. */
+bool trace_tee_restart(struct trace_tee *t);
 
 #endif
