@@ -178,6 +178,10 @@ static void fill_object(struct model *m, const struct sync_object *o, struct sta
         uint32_t v = 0;
         tracee_read(fd, o->addr, &v, sizeof v);
         so->count = (int)v;
+        /* A C++ object's count or value, not the word's four bytes. */
+        struct cxx_sync cs;
+        if (model_cxx_sync_at(m, o->addr, &cs))
+            so->count = cs.counter;
         break;
     }
     default:
