@@ -111,6 +111,10 @@ t_sync() {
         expect_out "T1 waits on latch start_line (count 1)"
         grep -qE "^ +T4 +waiting-futex watcher .*waiting on latch start_line \(count 1\)$" "$WORK/out" ||
             fail "$build: the watcher T4 is not shown waiting on the latch"
+        # Blocked inside std::latch::wait, shown at the user's line.
+        expect_thread_row "$build" "T1 +waiting-futex main +latch_deadlock.cpp:25 main \(in std::latch::wait\)  waiting on latch start_line \(count 1\)"
+        user_line_known "$build" &&
+            expect_thread_row "$build" "T4 +waiting-futex watcher +latch_deadlock.cpp:19 watcher( \(in std::latch::wait\))?  waiting on .*"
         grep -q "futex word" "$WORK/out" && fail "$build: a latch told as a futex word"
         local status_file
         status_file=$(ls "$WORK"/out-dir/*.status 2>/dev/null | head -n 1)
@@ -125,6 +129,8 @@ t_sync() {
         expect_status 1
         expect_out "T3 waits on semaphore slots (count 0)"
         user_line_known "$build" && expect_out "semaphore_deadlock.cpp:$(line_of cxx/semaphore_deadlock.cpp 'WAIT:') consumer"
+        user_line_known "$build" && expect_thread_row "$build" \
+            "T3 +waiting-futex consumer +semaphore_deadlock.cpp:22 consumer( \(in std::counting_semaphore<4l?>::acquire\))?  waiting on semaphore slots \(count 0\)"
         expect_object_row "$build" "slots \(std::counting_semaphore\) +0 +T3"
     done
     for build in $(builds_of atomic_flag_wait); do
@@ -134,6 +140,7 @@ t_sync() {
         grep -qE "^ +T2 +waiting-futex .*waiting on atomic ready \(== false, now true, not notified\)$" "$WORK/out" ||
             fail "$build: T2 is not shown waiting on the atomic ready"
         user_line_known "$build" && expect_out "atomic_flag_wait.cpp:$(line_of cxx/atomic_flag_wait.cpp 'WAIT: no notify') waiter"
+        expect_thread_row "$build" "T2 +waiting-futex [^ ]+ +atomic_flag_wait.cpp:14 waiter( \(in std::atomic<bool>::wait\))?  waiting on atomic ready .*"
         expect_object_row "$build" "ready \(std::atomic\) +1 +T2"
     done
     for build in $(builds_of barrier_deadlock); do
@@ -141,6 +148,7 @@ t_sync() {
         expect_status 1
         expect_out "T2 waits on barrier sync_point (phase 0, expected 3)"
         user_line_known "$build" && expect_out "barrier_deadlock.cpp:$(line_of cxx/barrier_deadlock.cpp 'WAIT:') worker"
+        expect_thread_row "$build" "T2 +waiting-futex worker +barrier_deadlock.cpp:13 worker( \(in std::barrier<std::__empty_completion>::arrive_and_wait\))?  waiting on barrier sync_point .*"
         expect_object_row "$build" "sync_point \(std::barrier\) +3 +(T2 T3|T3 T2)"
     done
     for build in $(builds_of semaphore_deadlock) $(builds_of atomic_flag_wait) $(builds_of barrier_deadlock); do
@@ -149,12 +157,18 @@ t_sync() {
     done
 }
 
-# Whether the steps of a thread blocked in libstdc++ reach the user's line:
-# clang's -O2 calls __atomic_semaphore::_M_acquire and the like out of line
-# without a frame pointer, and the way back to the user's frame is not yet
-# found there (the steps stop at the library's line).
+# Whether the user's frame of a thread blocked in libstdc++ is still on its
+# stack: clang's -O2 ends consumer with a jump to the out-of-line
+# __atomic_wait_address_bare (a tail call), gcc's -O2 ends watcher with one
+# to __atomic_wait_address: no return address leads back to their lines.
 user_line_known() {
-    case $1 in *_clang_o2) return 1 ;; esac
+    case $1 in cxx_semaphore_deadlock_clang_o2 | cxx_latch_deadlock_o2) return 1 ;; esac
+}
+
+# A thread's row in the last run's threads list: its place and its wait.
+expect_thread_row() {
+    local build=$1 row=$2
+    grep -qE "^ +$row\$" "$WORK/out" || fail "$build: no thread row /$row/: $(grep -A5 '^  threads:' "$WORK/out")"
 }
 
 # The objects table of the last run's saved status has a row matching the
