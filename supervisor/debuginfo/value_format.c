@@ -248,11 +248,16 @@ static void put_bit_field(struct text_out *out, const struct dwarf_member *m, co
 }
 
 /* The C++ library's atomics hold their value in one member, under a base
- * or two (std::atomic<bool> is {_M_base = {_M_i = false}}): a person reads
- * them as the value, "ready = false". */
+ * or two (std::atomic<bool> is {_M_base = {_M_i = false}}), and so do its
+ * counters, std::latch (_M_a) and std::counting_semaphore ({_M_sem =
+ * {_M_counter = 2}}): a person reads them as the value, "ready = false",
+ * "start_line = 2". */
 static bool is_atomic_wrapper(const struct dwarf_type *t)
 {
-    return t->member_count == 1 && dwarf_type_is_atomic_class(t->name);
+    if (t->member_count != 1 || !t->name)
+        return false;
+    return dwarf_type_is_atomic_class(t->name) || strcmp(t->name, "latch") == 0 ||
+           strncmp(t->name, "counting_semaphore<", 19) == 0 || strcmp(t->name, "__atomic_semaphore") == 0;
 }
 
 static void put_record(struct formatter *f, const struct dwarf_type *t, const uint8_t *bytes, size_t n,

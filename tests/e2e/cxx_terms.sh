@@ -116,6 +116,7 @@ t_sync() {
         user_line_known "$build" &&
             expect_thread_row "$build" "T4 +waiting-futex watcher +latch_deadlock.cpp:19 watcher( \(in std::latch::wait\))?  waiting on .*"
         grep -q "futex word" "$WORK/out" && fail "$build: a latch told as a futex word"
+        grep -q "_M_a\b" "$WORK/out" && fail "$build: a latch printed as libstdc++'s member"
         local status_file
         status_file=$(ls "$WORK"/out-dir/*.status 2>/dev/null | head -n 1)
         grep -qE "^ +(\* )?start_line \(std::latch\) +1 +(T1 T4|T4 T1)$" "$status_file" ||
@@ -132,6 +133,9 @@ t_sync() {
         user_line_known "$build" && expect_thread_row "$build" \
             "T3 +waiting-futex consumer +semaphore_deadlock.cpp:22 consumer( \(in std::counting_semaphore<4l?>::acquire\))?  waiting on semaphore slots \(count 0\)"
         expect_object_row "$build" "slots \(std::counting_semaphore\) +0 +T3"
+        # Its value as a person reads it, not libstdc++'s members.
+        expect_out "R slots -> 0"
+        grep -q "_M_sem\|_M_counter" "$WORK/out" && fail "$build: a semaphore printed as libstdc++'s members"
     done
     for build in $(builds_of atomic_flag_wait); do
         run_mdat run --strategy dfs -n 2000 -o out-dir "$TARGETS/$build"
