@@ -96,6 +96,14 @@ t_names() {
         expect_out "atomic go := true"
         grep -q "_M_i\|_M_base" "$WORK/out" && fail "$build: an atomic printed as libstdc++'s members"
     done
+    # A shared_ptr watched reads as what it points to, with its use count.
+    for build in $(builds_of shared_handoff); do
+        run_mdat run -n 3 -s 1 --trace=status --watch slot "$TARGETS/$build"
+        grep -qE "^ +slot +points to \{weight = 5\}, use_count 1$" "$WORK/out" ||
+            fail "$build: the watched shared_ptr slot does not read as its pointee and use count"
+        grep -qE "^ +slot +nullptr$" "$WORK/out" || fail "$build: the empty shared_ptr slot does not read as nullptr"
+        grep -q "_M_ptr\|_M_refcount" "$WORK/out" && fail "$build: a shared_ptr printed as libstdc++'s members"
+    done
     run_mdat run -n 1 -s 1 --trace "$TARGETS/cxx_start_signal_o2"
     expect_out "start_signal.cpp:$(line_of cxx/start_signal.cpp 'BUG:') starter (in std::atomic<bool>::store)"
 }
