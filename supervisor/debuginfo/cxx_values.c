@@ -17,7 +17,11 @@ enum {
 /* libstdc++'s _Sp_counted_base: a vtable pointer, then _M_use_count. */
 enum { USE_COUNT_OFFSET = 8 };
 
-enum cxx_class { CXX_OTHER, CXX_UNIQUE_PTR, CXX_SHARED_PTR, CXX_STRING, CXX_VECTOR };
+enum cxx_class { CXX_OTHER, CXX_UNIQUE_PTR, CXX_SHARED_PTR, CXX_STRING, CXX_VECTOR, CXX_FUTURE, CXX_STOP };
+
+/* libstdc++'s __atomic_futex_unsigned keeps a waiter bit above the value;
+ * a shared state's _Status is __not_ready (0) or __ready (1). */
+enum { FUTEX_WAITER_BIT = 0x80000000u, STATUS_READY = 1, STOP_REQUESTED_BIT = 1 };
 
 static enum cxx_class class_of(const struct dwarf_type *t)
 {
@@ -25,6 +29,8 @@ static enum cxx_class class_of(const struct dwarf_type *t)
         { "unique_ptr<", CXX_UNIQUE_PTR }, { "shared_ptr<", CXX_SHARED_PTR },
         { "basic_string<char,", CXX_STRING }, { "basic_string<char>", CXX_STRING },
         { "vector<", CXX_VECTOR },
+        { "future<", CXX_FUTURE }, { "shared_future<", CXX_FUTURE }, { "promise<", CXX_FUTURE },
+        { "stop_token", CXX_STOP }, { "stop_source", CXX_STOP }, { "jthread", CXX_STOP },
     };
     if (!t->name)
         return CXX_OTHER;
@@ -164,6 +170,45 @@ size_t cxx_value_size(const struct dwarf_type *t)
     return class_of(s) == CXX_STRING ? 32 : 0;
 }
 
+/* The 32-bit member called name of the record the pointer of type ptr
+ * points to (at addr), through the reader. */
+static bool read_pointee_u32(const struct cxx_value_sink *sink, const struct dwarf_type *ptr, uint64_t addr,
+                             const char *name, uint32_t *value)
+{
+    const struct dwarf_type *target = ptr ? dwarf_type_strip(ptr->target) : NULL;
+    uint64_t offset;
+    const struct dwarf_member *m = target ? dwarf_type_find_member(target, name, &offset) : NULL;
+    return m && sink->read && sink->read(sink->read_ctx, addr + offset, value, sizeof *value);
+}
+
+/* A future, shared_future or promise: whether its shared state holds a
+ * result yet (the state's _M_status). */
+static void put_future(const struct dwarf_type *t, const uint8_t *bytes, size_t n, const struct cxx_value_sink *sink)
+{
+    uint64_t state = word_at(bytes, n, 0);
+    uint32_t status;
+    if (!state)
+        text_out_puts(sink->out, "no shared state");
+    else if (!read_pointee_u32(sink, pointer_at(t, 0, 0), state, "_M_status", &status))
+        text_out_printf(sink->out, "shared state 0x%" PRIx64, state);     /* bytes in hand only */
+    else
+        text_out_puts(sink->out, (status & ~FUTEX_WAITER_BIT) == STATUS_READY ? "ready" : "not ready");
+}
+
+/* A stop_token, stop_source or jthread: whether a stop was requested (bit
+ * 0 of its stop state's _M_value). */
+static void put_stop(const struct dwarf_type *t, const uint8_t *bytes, size_t n, const struct cxx_value_sink *sink)
+{
+    uint64_t state = word_at(bytes, n, 0);
+    uint32_t value;
+    if (!state)
+        text_out_puts(sink->out, "no stop state");
+    else if (!read_pointee_u32(sink, pointer_at(t, 0, 0), state, "_M_value", &value))
+        text_out_printf(sink->out, "stop state 0x%" PRIx64, state);       /* bytes in hand only */
+    else
+        text_out_puts(sink->out, value & STOP_REQUESTED_BIT ? "stop requested" : "stop not requested");
+}
+
 bool cxx_value_put(const struct dwarf_type *t, const uint8_t *bytes, size_t n, const struct cxx_value_sink *sink)
 {
     switch (class_of(t)) {
@@ -178,6 +223,12 @@ bool cxx_value_put(const struct dwarf_type *t, const uint8_t *bytes, size_t n, c
         return true;
     case CXX_VECTOR:
         put_vector(t, bytes, n, sink);
+        return true;
+    case CXX_FUTURE:
+        put_future(t, bytes, n, sink);
+        return true;
+    case CXX_STOP:
+        put_stop(t, bytes, n, sink);
         return true;
     default:
         return false;

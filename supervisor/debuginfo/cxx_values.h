@@ -2,7 +2,9 @@
  * them: a std::unique_ptr as what it points to ("points to 2", "nullptr"),
  * a std::shared_ptr with its use count ("points to 1, use_count 2"), a
  * std::string as its characters, a std::vector as its size and elements
- * ("size 3 {1, 2, 3}"), instead of libstdc++'s members.
+ * ("size 3 {1, 2, 3}"), a std::future or std::promise as "ready" or "not
+ * ready", a std::stop_token, std::stop_source or std::jthread as whether a
+ * stop was requested, instead of libstdc++'s members.
  *
  * Owns recognising those classes (libstdc++'s layout, by class name) and
  * reading what they hold through the data reader; formatting a pointee or

@@ -104,6 +104,16 @@ t_names() {
         grep -qE "^ +slot +nullptr$" "$WORK/out" || fail "$build: the empty shared_ptr slot does not read as nullptr"
         grep -q "_M_ptr\|_M_refcount" "$WORK/out" && fail "$build: a shared_ptr printed as libstdc++'s members"
     done
+    # A promise and a stop_source read as their state.
+    for build in $(builds_of future_values); do
+        run_mdat run -n 2 -s 1 --trace=status --watch answer_promise --watch stopper "$TARGETS/$build"
+        expect_status 0
+        for row in "answer_promise +not ready" "answer_promise +ready" "stopper +stop not requested" \
+            "stopper +stop requested"; do
+            grep -qE "^ +(\* )?$row$" "$WORK/out" || fail "$build: no watch row /$row/"
+        done
+        grep -q "_M_future\|_M_state\|_M_status" "$WORK/out" && fail "$build: a promise or stop_source printed as libstdc++'s members"
+    done
     run_mdat run -n 1 -s 1 --trace "$TARGETS/cxx_start_signal_o2"
     expect_out "start_signal.cpp:$(line_of cxx/start_signal.cpp 'BUG:') starter (in std::atomic<bool>::store)"
 }
