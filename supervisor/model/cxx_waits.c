@@ -66,10 +66,31 @@ static int pool_entry_of(uint64_t addr)
     return (int)((addr >> 2) % POOL_ENTRIES);
 }
 
+/* The object a name of one of its parts belongs to ("sync_point (phase)",
+ * "sync_point+25", "pool._M_b"): the variable before the part, evaluated
+ * for its address and type (name is cut there). */
+static enum cxx_sync_kind whole_object(struct model *m, char *name, uint64_t *base, const struct dwarf_type **type)
+{
+    char *cut = strpbrk(name, "+");
+    for (const char *const *sep = (const char *const[]){"._M_", " (", NULL}; *sep; sep++) {
+        char *at = strstr(name, *sep);
+        if (at && (!cut || at < cut))
+            cut = at;
+    }
+    if (!cut)
+        return CXX_SYNC_NONE;
+    *cut = '\0';
+    struct data_reader rd = model_reader(m);
+    char err[128];
+    if (!debuginfo_eval(m->ex->cfg->exe, name, &rd, base, type, err, sizeof err))
+        return CXX_SYNC_NONE;
+    return kind_of_type(*type);
+}
+
 /* The C++ sync object that contains addr, when there is one the pool
  * serves: an atomic itself ("ready"), or a barrier whose phase addr is
- * ("sync_point+25", a member of a library class with no name of its own:
- * the variable before the offset is evaluated for its address and type). */
+ * ("sync_point (phase)", a part of a library class: the variable before
+ * the part is evaluated for its address and type). */
 static uint64_t pool_object_containing(struct model *m, uint64_t addr)
 {
     char name[128];
@@ -77,19 +98,8 @@ static uint64_t pool_object_containing(struct model *m, uint64_t addr)
     model_name_typed(m, addr, name, sizeof name, &type);
     if (type && kind_of_type(type) == CXX_SYNC_ATOMIC)
         return addr;
-    char *cut = strpbrk(name, "+");
-    char *member = strstr(name, "._M_");
-    if (member && (!cut || member < cut))
-        cut = member;
-    if (!cut)
-        return 0;
-    *cut = '\0';
-    struct data_reader rd = model_reader(m);
     uint64_t base;
-    char err[128];
-    if (!debuginfo_eval(m->ex->cfg->exe, name, &rd, &base, &type, err, sizeof err))
-        return 0;
-    enum cxx_sync_kind kind = kind_of_type(type);
+    enum cxx_sync_kind kind = whole_object(m, name, &base, &type);
     return kind == CXX_SYNC_BARRIER || kind == CXX_SYNC_ATOMIC ? base : 0;
 }
 
@@ -141,6 +151,11 @@ bool model_cxx_sync_at(struct model *m, uint64_t word, struct cxx_sync *out)
     const struct dwarf_type *type;
     model_name_typed(m, word, out->name, sizeof out->name, &type);
     out->kind = kind_of_type(type);
+    /* A barrier's first part is named for itself: "sync_point (expected)". */
+    uint64_t base;
+    if (out->kind == CXX_SYNC_NONE && (out->kind = whole_object(m, out->name, &base, &type)) != CXX_SYNC_NONE &&
+        base != word)
+        out->kind = CXX_SYNC_NONE;
     if (out->kind == CXX_SYNC_NONE)
         return false;
     /* A latch's and a semaphore's counter is their first member (an int:

@@ -169,6 +169,7 @@ t_sync() {
         run_mdat run --strategy dfs -n 2000 -o out-dir "$TARGETS/$build"
         expect_status 1
         expect_out "T2 waits on barrier sync_point (phase 0, expected 3)"
+        expect_out "R sync_point (phase) -> 0"
         user_line_known "$build" && expect_out "barrier_deadlock.cpp:$(line_of cxx/barrier_deadlock.cpp 'WAIT:') worker"
         expect_thread_row "$build" "T2 +waiting-futex worker +barrier_deadlock.cpp:13 worker( \(in std::barrier<std::__empty_completion>::arrive_and_wait\))?  waiting on barrier sync_point .*"
         expect_object_row "$build" "sync_point \(std::barrier\) +3 +(T2 T3|T3 T2)"
