@@ -72,6 +72,34 @@ static const struct library_part library_parts[] = {
     {"basic_string<", 16, 16, NULL},    /* the characters of a short string, in place */
 };
 
+/* std::barrier keeps its state in a __tree_barrier (_M_b) whose members'
+ * offsets depend on the completion function: its parts are named by the
+ * member, "sync_point (phase)". */
+static const char *barrier_part_at(const struct dwarf_type *record, const struct dwarf_member *m, uint64_t offset)
+{
+    static const struct { const char *member, *suffix; } parts[] = {
+        {"_M_phase", " (phase)"},
+        {"_M_expected", " (expected)"},
+        {"_M_expected_adjustment", " (expected adjustment)"},
+        {"_M_state", " (arrival tree)"},
+    };
+    if (!record->name || strncmp(record->name, "barrier<", 8) != 0 || !m || !m->name || strcmp(m->name, "_M_b") != 0)
+        return NULL;
+    const struct dwarf_type *impl = dwarf_type_strip(m->type);
+    if (!dwarf_type_is_record(impl))
+        return NULL;
+    uint64_t at = offset - m->offset;
+    for (size_t i = 0; i < impl->member_count; i++) {
+        const struct dwarf_member *inner = &impl->members[i];
+        if (!inner->name || at < inner->offset || at - inner->offset >= dwarf_member_extent(inner))
+            continue;
+        for (size_t j = 0; j < sizeof parts / sizeof parts[0]; j++)
+            if (strcmp(inner->name, parts[j].member) == 0)
+                return parts[j].suffix;
+    }
+    return NULL;
+}
+
 static const struct library_part *library_part_at(const struct dwarf_type *record, uint64_t offset)
 {
     if (!record->name)
@@ -115,6 +143,12 @@ const struct dwarf_type *object_path_write(struct text_out *out, const char *bas
             /* A reserved member, or no members at all: clang describes
              * std::string by its declaration only (libstdc++ instantiates
              * it in its own library). */
+            const char *barrier_part = barrier_part_at(s, m, offset);
+            if (barrier_part) {
+                attach(&p, PIECE_END);
+                text_out_puts(out, barrier_part);
+                return NULL;
+            }
             if ((m && m->name && is_reserved_name(m->name)) || (!m && s->member_count == 0)) {
                 uint64_t at = offset;
                 const struct library_part *part = library_part_at(s, at);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "supervisor/debuginfo/cxx_values.h"
 #include "supervisor/debuginfo/text_out.h"
 
 enum {
@@ -248,16 +249,38 @@ static void put_bit_field(struct text_out *out, const struct dwarf_member *m, co
 }
 
 /* The C++ library's atomics hold their value in one member, under a base
- * or two (std::atomic<bool> is {_M_base = {_M_i = false}}): a person reads
- * them as the value, "ready = false". */
+ * or two (std::atomic<bool> is {_M_base = {_M_i = false}}), and so do its
+ * counters, std::latch (_M_a) and std::counting_semaphore ({_M_sem =
+ * {_M_counter = 2}}): a person reads them as the value, "ready = false",
+ * "start_line = 2". */
 static bool is_atomic_wrapper(const struct dwarf_type *t)
 {
-    return t->member_count == 1 && dwarf_type_is_atomic_class(t->name);
+    if (t->member_count != 1 || !t->name)
+        return false;
+    return dwarf_type_is_atomic_class(t->name) || strcmp(t->name, "latch") == 0 ||
+           strncmp(t->name, "counting_semaphore<", 19) == 0 || strcmp(t->name, "__atomic_semaphore") == 0;
+}
+
+/* A pointee or element of a C++ library object, for cxx_values.c. */
+struct library_part {
+    struct formatter *f;
+    int depth;
+};
+
+static void put_library_part(void *ctx, const struct dwarf_type *t, const uint8_t *bytes, size_t n)
+{
+    const struct library_part *part = ctx;
+    put_value(part->f, t, bytes, n, part->depth + 1);
 }
 
 static void put_record(struct formatter *f, const struct dwarf_type *t, const uint8_t *bytes, size_t n,
                        int depth)
 {
+    struct library_part part = { f, depth };
+    struct cxx_value_sink sink = { f->out, f->rd ? f->rd->read : NULL, f->rd ? f->rd->ctx : NULL, put_library_part,
+                                   &part };
+    if (cxx_value_put(t, bytes, n, &sink))
+        return;
     if (is_atomic_wrapper(t) && !t->members[0].bit_size &&
         t->members[0].offset + dwarf_type_size(t->members[0].type) <= n) {
         const struct dwarf_member *m = &t->members[0];
@@ -293,7 +316,7 @@ static void put_value(struct formatter *f, const struct dwarf_type *declared, co
         return;
     }
     bool aggregate = t->kind == DWARF_TYPE_ARRAY || dwarf_type_is_record(t);
-    if (t->size == 0 || (!aggregate && n < t->size)) {
+    if (cxx_value_size(t) == 0 || (!aggregate && n < t->size)) {
         text_out_puts(f->out, "?");
         return;
     }
@@ -321,7 +344,7 @@ void value_format_at(const struct dwarf_type *t, uint64_t addr, const struct dat
                      char *buf, size_t len)
 {
     struct text_out out = text_out_start(buf, len);
-    size_t size = dwarf_type_size(t);
+    size_t size = cxx_value_size(t);
     size_t n = size < READ_LIMIT ? size : READ_LIMIT;
     uint8_t *bytes = n ? malloc(n) : NULL;
     if (!bytes || !rd || !rd->read || !rd->read(rd->ctx, addr, bytes, n)) {

@@ -87,6 +87,20 @@ static bool in_system_header(struct execution *ex, uint64_t pc)
     return exec_code_location(ex, pc, &loc) && loc.file && strncmp(loc.file, "/usr/", 5) == 0;
 }
 
+/* pc is the user's: in the user's source, or library code inlined into
+ * a function of the user's (told at the user's line, "prog.cpp:22
+ * consumer (in std::counting_semaphore<4>::acquire)"). */
+static bool in_users_frame(struct execution *ex, uint64_t pc)
+{
+    if (!in_system_header(ex, pc))
+        return true;
+    uint64_t fa;
+    const char *lib;
+    const debuginfo *di = exec_module_of(ex, pc, &fa, &lib);
+    struct src_loc loc;
+    return di == ex->cfg->exe && debuginfo_user_call_site(di, fa, &loc);
+}
+
 /* ret follows a call instruction (direct, or through a register or
  * memory): a return address, not a stale code pointer. */
 static bool follows_call(struct execution *ex, uint64_t ret)
@@ -110,7 +124,7 @@ static uint64_t search_user_return(struct execution *ex, const struct mthread *t
     if (n == 0 || !tracee_read(ex->mem_fd, sp, words, n * 8))
         return 0;
     for (size_t i = 0; i < n; i++)
-        if (code_map_is_user_code(ex->cfg->code, words[i]) && !in_system_header(ex, words[i] - 1) &&
+        if (code_map_is_user_code(ex->cfg->code, words[i]) && in_users_frame(ex, words[i] - 1) &&
             follows_call(ex, words[i]))
             return words[i] - 1;
     return 0;
@@ -138,7 +152,7 @@ void exec_format_heap_addr(struct execution *ex, const struct heap_block *b, uin
 uint64_t exec_user_frame_pc(struct execution *ex, const struct mthread *t, uint64_t pc)
 {
     uint64_t frame = t->regs.rbp, at = pc;
-    for (int depth = 0; depth < 32 && in_system_header(ex, at); depth++) {
+    for (int depth = 0; depth < 32 && !in_users_frame(ex, at); depth++) {
         uint64_t link[2];   /* saved rbp, return address */
         if (!frame || !tracee_read(ex->mem_fd, frame, link, sizeof link) ||
             !code_map_is_user_code(ex->cfg->code, link[1])) {
@@ -148,7 +162,7 @@ uint64_t exec_user_frame_pc(struct execution *ex, const struct mthread *t, uint6
         at = link[1] - 1;   /* the call instruction */
         frame = link[0];
     }
-    return in_system_header(ex, at) ? pc : at;
+    return in_users_frame(ex, at) ? at : pc;
 }
 
 uint64_t exec_user_pc(struct execution *ex, const struct mthread *t)

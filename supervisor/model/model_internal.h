@@ -31,6 +31,15 @@ struct model_thread {
     uint64_t wait_seq;          /* the wait (mthread.wait_seq) wait_object describes */
     char wait_object[96];       /* "T2", "omp barrier (parallel region at sum.c:12)" */
     char wait_verb[24];         /* "join", "" */
+    /* Its last data accesses (newest at recent[(n_recent - 1) % 8]): what
+     * a wait libstdc++ parks on its waiter pool is about (cxx_waits.c). */
+    uint64_t recent[8];
+    uint64_t recent_bytes[8];   /* what each held just after (up to 8 bytes) */
+    unsigned n_recent;
+    /* The object its wait on a waiter pool's proxy word was found to be
+     * about (0: none), for that wait (wait_seq) and word. */
+    uint64_t pool_wait_seq, pool_word, pool_object;
+    uint64_t pool_bytes;        /* the object as it read it last: the value it waits to change */
 };
 
 /* An OpenMP parallel region: its outlined function and the struct through
@@ -140,16 +149,25 @@ bool model_omp_wait(struct model *m, const struct mthread *t, uint64_t word, cha
 /* cxx_waits.c */
 /* A C++20 object whose counter a thread sleeps on (std::latch,
  * std::counting_semaphore, std::atomic<T>::wait). */
-enum cxx_sync_kind { CXX_SYNC_NONE, CXX_SYNC_LATCH, CXX_SYNC_SEMAPHORE, CXX_SYNC_ATOMIC };
+enum cxx_sync_kind { CXX_SYNC_NONE, CXX_SYNC_LATCH, CXX_SYNC_SEMAPHORE, CXX_SYNC_ATOMIC, CXX_SYNC_BARRIER };
 struct cxx_sync {
     enum cxx_sync_kind kind;
     char name[96];              /* the variable: "start_line", "pool.done" */
-    int counter;                /* latch: count left; semaphore: its value */
+    int counter;                /* latch: count left; semaphore: its value; barrier: expected */
+    int phase;                  /* barrier: phases completed (mod 128) */
     char value[64];             /* atomic: its value as the user reads it */
+    char waited[64];            /* atomic: the value a waiter waits to change, "" when it is value */
 };
-/* Whether the futex word is such an object (out filled when it is). */
+/* Whether the futex word (or the object model_cxx_pool_object found) is
+ * such an object (out filled when it is). */
 bool model_cxx_sync_at(struct model *m, uint64_t word, struct cxx_sync *out);
-/* "std::latch", "std::counting_semaphore", "std::atomic". */
+/* The object t's wait on word is about, when word is a proxy word of
+ * libstdc++'s waiter pool (std::barrier, atomic<bool>); 0 otherwise. */
+uint64_t model_cxx_pool_object(struct model *m, const struct mthread *t, uint64_t word);
+/* model_cxx_sync_at for the object t waits on, with the value t waits to
+ * change when libstdc++'s pool hides it. */
+bool model_cxx_wait_of(struct model *m, const struct mthread *t, uint64_t object, struct cxx_sync *out);
+/* "std::latch", "std::counting_semaphore", "std::atomic", "std::barrier". */
 const char *cxx_sync_class(enum cxx_sync_kind kind);
 /* What a waiter waits on: "latch start_line (count 1)". */
 void cxx_sync_describe(const struct cxx_sync *s, char *buf, size_t len);

@@ -277,8 +277,14 @@ void model_describe_op(void *state, const struct mthread *t, struct trace_event 
 void model_op_done(void *state, const struct mthread *t, struct trace_event *ev)
 {
     struct model *m = state;
-    if (t->op == OP_ACCESS)
+    if (t->op == OP_ACCESS) {
         model_object_touched(m, t->access_addr);    /* hand-written code on a lock's bytes */
+        struct model_thread *info = model_thread_info(m, t->id);
+        uint64_t bytes = 0;
+        tracee_read(m->ex->mem_fd, t->access_addr, &bytes, t->access_size < 8 ? t->access_size : 8);
+        info->recent_bytes[info->n_recent % 8] = bytes;
+        info->recent[info->n_recent++ % 8] = t->access_addr;
+    }
     if (t->op == OP_ACCESS && !ev->value[0])
         format_access_value(m, t, m->event_type, ":=", ev->value, sizeof ev->value);
 }

@@ -89,7 +89,12 @@ static void fill_thread(struct model *m, const struct mthread *t, struct state_t
     /* Not started yet: where its code begins (a std::thread's callable,
      * not libstdc++'s start routine). */
     bool unstarted = t->op == OP_START && t->id != 1 && start_pc;
-    exec_format_code(ex, unstarted ? start_pc : exec_user_pc(ex, t), st->location, sizeof st->location);
+    uint64_t pc = unstarted ? start_pc : exec_user_pc(ex, t);
+    /* Blocked inside the C++ library (std::latch::wait, a semaphore's
+     * acquire): at the user's line that called it. */
+    if (t->state == TS_BLOCKED && !unstarted)
+        pc = exec_user_frame_pc(ex, t, pc);
+    exec_format_code(ex, pc, st->location, sizeof st->location);
     if (t->state == TS_BLOCKED) {
         model_describe_wait(m, t, st->waiting_on, sizeof st->waiting_on, &st->waits_for);
     } else {
@@ -178,6 +183,10 @@ static void fill_object(struct model *m, const struct sync_object *o, struct sta
         uint32_t v = 0;
         tracee_read(fd, o->addr, &v, sizeof v);
         so->count = (int)v;
+        /* A C++ object's count or value, not the word's four bytes. */
+        struct cxx_sync cs;
+        if (model_cxx_sync_at(m, o->addr, &cs))
+            so->count = cs.counter;
         break;
     }
     default:

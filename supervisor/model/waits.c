@@ -88,9 +88,16 @@ static enum sync_kind kind_of_status(enum thread_status st, enum model_fn fn)
  * entered last may be over (library code went on to wait elsewhere: the
  * condvar inside an rwlock of its own making). The word's object decides
  * when the call's object does not contain it. */
-static enum thread_status status_by_word(struct model *m, uint64_t word, uint64_t *object)
+static enum thread_status status_by_word(struct model *m, const struct mthread *t, uint64_t word,
+                                        uint64_t *object)
 {
     *object = word;
+    /* A proxy of libstdc++'s waiter pool: the object it stands for. */
+    uint64_t proxied = word ? model_cxx_pool_object(m, t, word) : 0;
+    if (proxied) {
+        *object = proxied;
+        return THREAD_WAITING_FUTEX;
+    }
     for (int i = 0; i < m->ex->n_threads; i++)
         if (m->ex->threads[i].ctid && m->ex->threads[i].ctid == word) {
             *object = 0;
@@ -127,7 +134,7 @@ static enum thread_status blocked_status(struct model *m, const struct mthread *
             word < *object + glibc_sync_size(kind_of_status(st, t->call_fn)))
             return st;
     }
-    enum thread_status st = status_by_word(m, word, object);
+    enum thread_status st = status_by_word(m, t, word, object);
     char what[8];
     if (st == THREAD_WAITING_FUTEX)
         model_omp_wait(m, t, word, what, sizeof what, &st);     /* libgomp's barriers and locks */
@@ -242,7 +249,7 @@ static void describe_blocked(struct model *m, const struct mthread *t, char *buf
         /* A std::latch, std::counting_semaphore or atomic<T>::wait: the
          * object, not the word libstdc++ sleeps on inside it. */
         struct cxx_sync cs;
-        if (object && model_cxx_sync_at(m, object, &cs)) {
+        if (object && model_cxx_wait_of(m, t, object, &cs)) {
             cxx_sync_describe(&cs, buf, len);
             return;
         }

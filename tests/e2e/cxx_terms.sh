@@ -96,6 +96,24 @@ t_names() {
         expect_out "atomic go := true"
         grep -q "_M_i\|_M_base" "$WORK/out" && fail "$build: an atomic printed as libstdc++'s members"
     done
+    # A shared_ptr watched reads as what it points to, with its use count.
+    for build in $(builds_of shared_handoff); do
+        run_mdat run -n 3 -s 1 --trace=status --watch slot "$TARGETS/$build"
+        grep -qE "^ +slot +points to \{weight = 5\}, use_count 1$" "$WORK/out" ||
+            fail "$build: the watched shared_ptr slot does not read as its pointee and use count"
+        grep -qE "^ +slot +nullptr$" "$WORK/out" || fail "$build: the empty shared_ptr slot does not read as nullptr"
+        grep -q "_M_ptr\|_M_refcount" "$WORK/out" && fail "$build: a shared_ptr printed as libstdc++'s members"
+    done
+    # A promise and a stop_source read as their state.
+    for build in $(builds_of future_values); do
+        run_mdat run -n 2 -s 1 --trace=status --watch answer_promise --watch stopper "$TARGETS/$build"
+        expect_status 0
+        for row in "answer_promise +not ready" "answer_promise +ready" "stopper +stop not requested" \
+            "stopper +stop requested"; do
+            grep -qE "^ +(\* )?$row$" "$WORK/out" || fail "$build: no watch row /$row/"
+        done
+        grep -q "_M_future\|_M_state\|_M_status" "$WORK/out" && fail "$build: a promise or stop_source printed as libstdc++'s members"
+    done
     run_mdat run -n 1 -s 1 --trace "$TARGETS/cxx_start_signal_o2"
     expect_out "start_signal.cpp:$(line_of cxx/start_signal.cpp 'BUG:') starter (in std::atomic<bool>::store)"
 }
@@ -111,12 +129,78 @@ t_sync() {
         expect_out "T1 waits on latch start_line (count 1)"
         grep -qE "^ +T4 +waiting-futex watcher .*waiting on latch start_line \(count 1\)$" "$WORK/out" ||
             fail "$build: the watcher T4 is not shown waiting on the latch"
+        # Blocked inside std::latch::wait, shown at the user's line.
+        expect_thread_row "$build" "T1 +waiting-futex main +latch_deadlock.cpp:25 main \(in std::latch::wait\)  waiting on latch start_line \(count 1\)"
+        user_line_known "$build" &&
+            expect_thread_row "$build" "T4 +waiting-futex watcher +latch_deadlock.cpp:19 watcher( \(in std::latch::wait\))?  waiting on .*"
         grep -q "futex word" "$WORK/out" && fail "$build: a latch told as a futex word"
+        grep -q "_M_a\b" "$WORK/out" && fail "$build: a latch printed as libstdc++'s member"
         local status_file
         status_file=$(ls "$WORK"/out-dir/*.status 2>/dev/null | head -n 1)
         grep -qE "^ +(\* )?start_line \(std::latch\) +1 +(T1 T4|T4 T1)$" "$status_file" ||
             fail "$build: the objects table lacks the latch with count 1 and waiters T1 T4: $(grep -A3 futex "$status_file")"
     done
+    # A semaphore sleeps on its own counter; an atomic<bool> and a barrier
+    # on a proxy word of libstdc++'s waiter pool: each is told as the object
+    # the user declared, with the line that waits among the steps.
+    for build in $(builds_of semaphore_deadlock); do
+        run_mdat run --strategy dfs -n 2000 -o out-dir "$TARGETS/$build"
+        expect_status 1
+        expect_out "T3 waits on semaphore slots (count 0)"
+        user_line_known "$build" && expect_out "semaphore_deadlock.cpp:$(line_of cxx/semaphore_deadlock.cpp 'WAIT:') consumer"
+        user_line_known "$build" && expect_thread_row "$build" \
+            "T3 +waiting-futex consumer +semaphore_deadlock.cpp:22 consumer( \(in std::counting_semaphore<4l?>::acquire\))?  waiting on semaphore slots \(count 0\)"
+        expect_object_row "$build" "slots \(std::counting_semaphore\) +0 +T3"
+        # Its value as a person reads it, not libstdc++'s members.
+        expect_out "R slots -> 0"
+        grep -q "_M_sem\|_M_counter" "$WORK/out" && fail "$build: a semaphore printed as libstdc++'s members"
+    done
+    for build in $(builds_of atomic_flag_wait); do
+        run_mdat run --strategy dfs -n 2000 -o out-dir "$TARGETS/$build"
+        expect_status 1
+        expect_out "T1 waits on atomic acks (== 0)"
+        grep -qE "^ +T2 +waiting-futex .*waiting on atomic ready \(== false, now true, not notified\)$" "$WORK/out" ||
+            fail "$build: T2 is not shown waiting on the atomic ready"
+        user_line_known "$build" && expect_out "atomic_flag_wait.cpp:$(line_of cxx/atomic_flag_wait.cpp 'WAIT: no notify') waiter"
+        expect_thread_row "$build" "T2 +waiting-futex [^ ]+ +atomic_flag_wait.cpp:14 waiter( \(in std::atomic<bool>::wait\))?  waiting on atomic ready .*"
+        expect_object_row "$build" "ready \(std::atomic\) +1 +T2"
+    done
+    for build in $(builds_of barrier_deadlock); do
+        run_mdat run --strategy dfs -n 2000 -o out-dir "$TARGETS/$build"
+        expect_status 1
+        expect_out "T2 waits on barrier sync_point (phase 0, expected 3)"
+        expect_out "R sync_point (phase) -> 0"
+        user_line_known "$build" && expect_out "barrier_deadlock.cpp:$(line_of cxx/barrier_deadlock.cpp 'WAIT:') worker"
+        expect_thread_row "$build" "T2 +waiting-futex worker +barrier_deadlock.cpp:13 worker( \(in std::barrier<std::__empty_completion>::arrive_and_wait\))?  waiting on barrier sync_point .*"
+        expect_object_row "$build" "sync_point \(std::barrier\) +3 +(T2 T3|T3 T2)"
+    done
+    for build in $(builds_of semaphore_deadlock) $(builds_of atomic_flag_wait) $(builds_of barrier_deadlock); do
+        grep -q "futex word" "$WORK"/out-dir/"$build"-*.status 2>/dev/null &&
+            fail "$build: a C++ sync object told as a futex word"
+    done
+}
+
+# Whether the user's frame of a thread blocked in libstdc++ is still on its
+# stack: clang's -O2 ends consumer with a jump to the out-of-line
+# __atomic_wait_address_bare (a tail call), gcc's -O2 ends watcher with one
+# to __atomic_wait_address: no return address leads back to their lines.
+user_line_known() {
+    case $1 in cxx_semaphore_deadlock_clang_o2 | cxx_latch_deadlock_o2) return 1 ;; esac
+}
+
+# A thread's row in the last run's threads list: its place and its wait.
+expect_thread_row() {
+    local build=$1 row=$2
+    grep -qE "^ +$row\$" "$WORK/out" || fail "$build: no thread row /$row/: $(grep -A5 '^  threads:' "$WORK/out")"
+}
+
+# The objects table of the last run's saved status has a row matching the
+# regular expression (name, value, waiters).
+expect_object_row() {
+    local build=$1 row=$2 status_file
+    status_file=$(ls "$WORK"/out-dir/"$build"-*.status 2>/dev/null | head -n 1)
+    grep -qE "^ +(\* )?$row\$" "$status_file" ||
+        fail "$build: no objects row /$row/: $(grep -A3 '^    futex' "$status_file" | tail -4)"
 }
 
 "t_$TEST"
