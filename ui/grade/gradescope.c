@@ -35,6 +35,10 @@ static bool item_failed(const struct grade_report *r, int i, const struct rubric
         snprintf(why, len, "not graded: %s: %s", grade_verdict_text(g->verdict), g->details);
         return true;
     }
+    if ((item->kinds & RUBRIC_LINEARIZABLE) && !r->settings->lincheck_spec) {
+        snprintf(why, len, "not graded: the linearizable item is mdat grade --lincheck's");
+        return true;
+    }
     uint64_t failing = failing_with(g, item->kinds);
     /* Stopped at its wall clock: a hang, though no one schedule said so. */
     if ((item->kinds & (1u << FAIL_HANG)) && g->verdict == VERDICT_HANG && failing == 0) {
@@ -44,7 +48,7 @@ static bool item_failed(const struct grade_report *r, int i, const struct rubric
     /* The output's point is for output the checker saw and accepted: a
      * program that never got to print (it never ended, it crashed first)
      * has not shown it can. */
-    if (item->kinds == (1u << FAIL_CHECKER) && failing == 0 && g->output_accepted == 0) {
+    if ((item->kinds & (1u << FAIL_CHECKER)) && failing == 0 && g->output_accepted == 0) {
         snprintf(why, len, "%s: no schedule's output reached the checker and was accepted (in %" PRIu64
                  " schedules: %s)", name, g->schedules_run, g->details[0] ? g->details : grade_verdict_text(g->verdict));
         return true;
