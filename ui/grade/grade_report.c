@@ -181,7 +181,7 @@ static const char HTML_STYLE[] =
     "th{background:#f0f0f0}\n"
     "td.num{text-align:right;white-space:nowrap}\n"
     "td.verdict{font-weight:bold;white-space:nowrap}\n"
-    "tr.v-ok td.verdict{color:#1a7f37}\n"
+    "tr.v-ok td.verdict,tr.v-linearizable td.verdict{color:#1a7f37}\n"
     "tr.v-build-failed td.verdict,tr.v-mdat-error td.verdict,tr.v-not-graded td.verdict{color:#8250df}\n"
     "tr.v-hang td.verdict{color:#9a6700}\n"
     "tr.fail td.verdict{color:#cf222e}\n"
