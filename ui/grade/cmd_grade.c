@@ -226,7 +226,8 @@ static void print_unit_line(const struct grade_settings *s, const struct grade_u
     if (u->status != UNIT_GRADED)
         printf("%s: %s", grade_unit_status_name(u->status), u->message);
     else if (u->lincheck.ran && u->failing == 0)
-        printf("linearizable in %" PRIu64 " scenarios (%" PRIu64 " proved)", u->schedules_run, u->lincheck.proved);
+        printf("no failure in %" PRIu64 " scenarios (%" PRIu64 " proved by dpor)", u->schedules_run,
+               u->lincheck.proved);
     else if (u->lincheck.ran)
         printf("%s in %" PRIu64 " of %" PRIu64 " scenarios, first in scenario %" PRIu64 ": %s",
                u->first_failure.kind == FAIL_CHECKER ? "not linearizable"

@@ -181,10 +181,15 @@ static void lincheck_verdict(struct grade_result *out)
 {
     if (out->verdict == VERDICT_OK) {
         out->verdict = VERDICT_LINEARIZABLE;
-        snprintf(out->details, sizeof out->details, "%llu scenarios checked, %llu proved by dpor (%llu %s)",
-                 (unsigned long long)out->schedules_run, (unsigned long long)out->lincheck.proved,
-                 (unsigned long long)out->lincheck.interleavings,
-                 out->lincheck.dpor ? "classes of interleavings" : "executions sampled");
+        if (out->lincheck.dpor)
+            snprintf(out->details, sizeof out->details,
+                     "%llu scenarios checked, none failed; %llu proved by dpor (%llu classes of interleavings)",
+                     (unsigned long long)out->schedules_run, (unsigned long long)out->lincheck.proved,
+                     (unsigned long long)out->lincheck.interleavings);
+        else
+            snprintf(out->details, sizeof out->details,
+                     "%llu scenarios checked, none failed in %llu executions sampled (no proof)",
+                     (unsigned long long)out->schedules_run, (unsigned long long)out->lincheck.interleavings);
     } else if (out->verdict == VERDICT_CHECKER) {
         out->verdict = VERDICT_NOT_LINEARIZABLE;
         char head[160];
