@@ -122,6 +122,11 @@ static int apply_limits(const struct spawn_limits *l)
     return 0;
 }
 
+bool spawn_apply_limits(void)
+{
+    return apply_limits(&limits_in_force) == 0;
+}
+
 /* The child reports why it could not exec through this pipe (CLOEXEC: a
  * successful exec closes it and the parent reads nothing). */
 static void child_fail(int report_fd, const char *what)

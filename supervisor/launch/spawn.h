@@ -47,6 +47,10 @@ void spawn_set_limits(const struct spawn_limits *limits);
  * them. This process must be allowed to become that user and to trace
  * it (CAP_SETUID, CAP_SETGID, CAP_SYS_PTRACE over it). */
 void spawn_set_program_user(bool set, uid_t uid, gid_t gid);
+/* In a child about to exec the program outside mdat's control (mdat
+ * lincheck's native serial runs): the limits spawn_set_limits set. false
+ * when setrlimit refused. */
+bool spawn_apply_limits(void);
 /* In a child about to exec something of the program's (its build):
  * becomes that user, when one is set. false when it cannot. */
 bool spawn_become_program_user(void);

@@ -54,9 +54,9 @@ sub = [s for s in json.load(open(path, encoding="utf-8"))["submissions"] if s["n
 assert sub["verdict"] == verdict, sub["verdict"]
 ff = sub["first_failure"]
 assert sum(sub["failing_by_kind"].values()) <= sub["failing"] <= sub["schedules"], sub
-if verdict in ("ok", "build-failed"):
+if verdict in ("ok", "build-failed", "linearizable"):
     assert ff is None and sub["failing"] == 0, sub
-if verdict not in ("ok", "build-failed", "mdat-error", "hang", "sandbox-violation", "tampered"):
+if verdict not in ("ok", "build-failed", "linearizable", "mdat-error", "hang", "sandbox-violation", "tampered"):
     assert ff is not None, sub
 if ff is not None:
     assert sub["failing"] >= 1 and sum(sub["failing_by_kind"].values()) == sub["failing"], sub
@@ -803,6 +803,99 @@ PY
     expect_status 0
     expect_out "resuming: 2 submissions"
     same_reports whole class
+    no_tracee_left
+    ;;
+lincheck)
+    # mdat grade --lincheck: a class of three queues of one interface (the
+    # teacher's spec and header), built by their Makefiles into queue.o:
+    # a correct mutex queue (alice), a queue whose size counter is updated
+    # outside the lock (bob) and a Treiber "queue" reusing its nodes (carol:
+    # ABA). Verdicts in CSV and JSON, scores, shards merged byte for byte.
+    LC=$SOURCES/../lincheck
+    T=$WORK/teacher
+    mkdir -p "$T"
+    cp "$LC/queue_mutex.h" "$T/"
+    cat >"$T/queue.lc" <<'SPEC'
+object  queue.o
+include queue_mutex.h
+state   struct queue *q = queue_new(4);
+op push(int 1..3) -> int   queue_push(q, $1)
+op pop() -> int            queue_pop(q)
+op size() -> long          queue_size(q)
+SPEC
+    for pair in alice:queue_mutex bob:queue_size_unlocked carol:queue_treiber_aba; do
+        name=${pair%%:*}
+        mkdir -p "$WORK/lc/$name"
+        cp "$LC/${pair#*:}.c" "$WORK/lc/$name/queue.c"
+        cp "$LC/queue_mutex.h" "$WORK/lc/$name/"
+        printf 'queue.o: queue.c queue_mutex.h\n\tcc -g -O0 -c queue.c\n' >"$WORK/lc/$name/Makefile"
+    done
+    printf 'linearizable 6\ncrash 2\n' >"$T/rubric.txt"
+    # Scenario K uses seed 62+K: 1 is bob's (T2 pop() size() | T3 push(3)
+    # push(2)), 2 carol's (T2 pop() push(3) | T3 push(1) pop()).
+    LOPTS=(--lincheck "$T/queue.lc" --lincheck-scenarios 4 -s 62 -n 1000 -j 1 --build make)
+    LSUBS=("$WORK/lc/alice" "$WORK/lc/bob" "$WORK/lc/carol")
+    run_mdat grade "${LOPTS[@]}" --no-times -o lcgrades --gradescope gs --rubric "$T/rubric.txt" "${LSUBS[@]}"
+    expect_status 0
+    [ "$status" -eq 0 ] || show
+    expect_verdict lcgrades alice linearizable
+    expect_verdict lcgrades bob not-linearizable checker
+    expect_verdict lcgrades carol not-linearizable checker
+    python3 - lcgrades/report.json lcgrades/report.csv gs <<'PY' || fail "lincheck fields of the reports"
+import csv, json, os, sys
+report, table, gs = sys.argv[1:]
+subs = {s["name"].split("-", 1)[1]: s for s in json.load(open(report, encoding="utf-8"))["submissions"]}
+rows = {r["name"].split("-", 1)[1]: r for r in csv.DictReader(open(table, newline="", encoding="utf-8"))}
+a, b, c = subs["alice"], subs["bob"], subs["carol"]
+# alice: every scenario checked, every one gone through whole by dpor.
+assert a["schedules"] == 4 and a["failing"] == 0, a
+assert a["lincheck"]["proved"] == 4 and a["lincheck"]["exploration"] == "dpor", a["lincheck"]
+assert a["lincheck"]["interleavings"] > 4 and a["first_failure"] is None, a
+assert rows["alice"]["scenarios_proved"] == "4" and rows["alice"]["failing_scenario"] == "", rows["alice"]
+for name, s in (("bob", b), ("carol", c)):
+    lc, ff = s["lincheck"], s["first_failure"]
+    assert s["failing_by_kind"]["checker"] >= 1 and s["schedules"] == 4, s
+    assert "NOT LINEARIZABLE" in lc["table"] and "| T2" in lc["table"], lc["table"]
+    assert lc["failing_scenario"] and "T2" in lc["failing_scenario"], lc
+    assert ff["kind"] == "checker" and ff["schedule_file"].endswith(".sched"), ff
+    assert os.path.isfile(ff["schedule_file"]), ff["schedule_file"]
+    assert "/lincheck/scenario-" in ff["schedule_file"], ff["schedule_file"]
+    assert rows[name]["failing_scenario"] == lc["failing_scenario"], rows[name]
+    assert rows[name]["replay"].startswith("mdat replay --trust-check "), rows[name]["replay"]
+# bob's size() sees a pop's decrement before the push's increment.
+assert "size() -> -1" in b["lincheck"]["table"], b["lincheck"]["table"]
+# carol's ABA: T3's pop and T2's pop both return 1 (T2 reused its node for 3).
+assert b["first_failure"]["execution"] == 1 and c["first_failure"]["execution"] == 2, (b, c)
+rows_of_table = [l for l in c["lincheck"]["table"].splitlines() if "|" in l]
+assert sum(l.count("pop() -> 1") for l in rows_of_table) == 2, c["lincheck"]["table"]
+scores = {}
+for d in sorted(os.listdir(gs)):
+    scores[d.split("-", 1)[1]] = json.load(open(os.path.join(gs, d, "results.json")))["score"]
+assert scores == {"alice": 8, "bob": 2, "carol": 2}, scores
+PY
+    # The saved schedule replays the non-linearizable history.
+    sched=$(python3 -c 'import json,sys; print([s for s in json.load(open(sys.argv[1]))["submissions"] if s["name"].endswith("bob")][0]["first_failure"]["schedule_file"])' lcgrades/report.json)
+    "$MDAT" replay --trust-check "$sched" </dev/null >replay.out 2>&1
+    [ $? -eq 1 ] || fail "replay of bob's schedule: $(tail -3 replay.out)"
+    grep -q 'size() -> -1' replay.out || fail "bob's replay lacks size() -> -1: $(tail -5 replay.out)"
+    # Sharded: each shard checks its scenarios; merged, the same reports.
+    mkdir whole && cp lcgrades/report.* whole/
+    for k in 1 2; do
+        run_mdat grade "${LOPTS[@]}" -o lcgrades --shard "$k/2" "${LSUBS[@]}"
+        expect_status 0
+        expect_out "scenarios $((k * 2 - 1))-$((k * 2))"
+    done
+    rm -f lcgrades/report.*
+    run_mdat merge --no-times lcgrades/shard-1-of-2.json lcgrades/shard-2-of-2.json
+    expect_status 0
+    same_reports whole lcgrades
+    # A spec error is a usage error naming the line, before any grading.
+    printf 'object queue.o\nop pop( -> int queue_pop(q)\n' >bad.lc
+    run_mdat grade --lincheck bad.lc "${LSUBS[@]}"
+    expect_status 2
+    expect_err "bad.lc:2"
+    run_mdat grade --lincheck "$T/queue.lc" --check /bin/true "${LSUBS[@]}"
+    expect_status 2
     no_tracee_left
     ;;
 nonroot)

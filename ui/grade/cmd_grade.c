@@ -10,6 +10,8 @@
 #include "ui/grade/grade_formats.h"
 #include "ui/grade/grade_journal.h"
 #include "ui/grade/grade_sandbox.h"
+#include "ui/lincheck/lc_scenario.h"
+#include "ui/lincheck/lc_spec.h"
 #include "supervisor/trace/safe_file.h"
 #include "help/mdat-grade.h"   /* generated from docs/man/mdat-grade.1.scd */
 #include "help/mdat-merge.h"   /* generated from docs/man/mdat-merge.1.scd */
@@ -183,19 +185,31 @@ static bool decided(const struct grade_unit *units, size_t n, int i)
     return false;
 }
 
-static void print_start(const struct grade_settings *s, int jobs, int shard_k, int shard_n, size_t resumed)
+static void print_strategy(const struct grade_settings *s, int jobs)
 {
-    printf("mdat: grading %d submission%s with %s", s->n_submissions, s->n_submissions == 1 ? "" : "s",
-           s->strategy);
+    printf(" with %s", s->strategy);
     char settings[96];
     strategy_settings_text(s->strategy, s->depth, settings, sizeof settings);
     fputs(settings, stdout);
     printf(", seed %" PRIu64 ", %" PRIu64 " schedule%s each, %d job%s", s->seed, s->schedules,
            s->schedules == 1 ? "" : "s", jobs, jobs == 1 ? "" : "s");
+}
+
+static void print_start(const struct grade_settings *s, int jobs, int shard_k, int shard_n, size_t resumed)
+{
+    printf("mdat: grading %d submission%s", s->n_submissions, s->n_submissions == 1 ? "" : "s");
+    if (s->lincheck_spec)
+        printf(" with mdat lincheck %s, seed %" PRIu64 ": %" PRIu64 " scenarios of 2 threads x 2 calls each%s, %s, "
+               "at most %" PRIu64 " interleavings a scenario", s->lincheck_spec, s->seed, s->lincheck_scenarios,
+               s->lincheck_init ? " after init calls" : "", s->tso ? s->strategy : "dpor", s->schedules);
+    else
+        print_strategy(s, jobs);
     if (shard_n) {
         uint64_t first, end;
-        grade_shard_range(s->schedules, shard_k, shard_n, &first, &end);
-        printf("; shard %d of %d: executions %" PRIu64 "-%" PRIu64, shard_k, shard_n, first, end - 1);
+        grade_shard_range(grade_units_total(s), shard_k, shard_n, &first, &end);
+        printf("; shard %d of %d: %s %" PRIu64 "-%" PRIu64, shard_k, shard_n,
+               s->lincheck_spec ? "scenarios" : "executions", first + (s->lincheck_spec != NULL),
+               end - (s->lincheck_spec == NULL));
     }
     printf("\n");
     if (resumed)
@@ -211,6 +225,14 @@ static void print_unit_line(const struct grade_settings *s, const struct grade_u
     printf("  %s: ", name);
     if (u->status != UNIT_GRADED)
         printf("%s: %s", grade_unit_status_name(u->status), u->message);
+    else if (u->lincheck.ran && u->failing == 0)
+        printf("no failure in %" PRIu64 " scenarios (%" PRIu64 " proved by dpor)", u->schedules_run,
+               u->lincheck.proved);
+    else if (u->lincheck.ran)
+        printf("%s in %" PRIu64 " of %" PRIu64 " scenarios, first in scenario %" PRIu64 ": %s",
+               u->first_failure.kind == FAIL_CHECKER ? "not linearizable"
+                                                     : grade_verdict_text(grade_verdict_of_failure(u->first_failure.kind)),
+               u->failing, u->schedules_run, u->first_failure.execution, u->lincheck.scenario);
     else if (u->failing == 0)
         printf("no failure in %" PRIu64 " schedules", u->schedules_run);
     else    /* the table's word for the verdict: a livelock is a "hang" there */
@@ -221,11 +243,39 @@ static void print_unit_line(const struct grade_settings *s, const struct grade_u
     fflush(stdout);
 }
 
+/* --lincheck: the spec read once here (exit 2 on an error, as mdat
+ * lincheck), made absolute (the units run elsewhere), and the options that
+ * judge a program's own run refused. */
+static bool check_lincheck(struct grade_settings *s, char abs[PATH_MAX])
+{
+    if (!s->lincheck_spec)
+        return true;
+    if (s->check_cmd || s->outcomes || s->exe_name) {
+        cli_usage_error("grade", "--lincheck judges each scenario's results itself: --check, --outcomes and --exe "
+                                 "go without it%s", "");
+        return false;
+    }
+    struct lc_spec spec;
+    char err[1024];
+    bool ok = lc_spec_load(s->lincheck_spec, &spec, err, sizeof err);
+    lc_spec_free(&spec);
+    if (!ok) {
+        fprintf(stderr, "mdat grade: %s\n", err);
+        return false;
+    }
+    if (!realpath(s->lincheck_spec, abs)) {
+        fprintf(stderr, "mdat grade: %s: %s\n", s->lincheck_spec, strerror(errno));
+        return false;
+    }
+    s->lincheck_spec = abs;
+    return true;
+}
+
 int cmd_grade(int argc, char **argv)
 {
     enum { OPT_BUILD = OPT_GRADE_NEXT, OPT_EXE, OPT_BUILD_TIMEOUT, OPT_SUBMISSION_TIMEOUT, OPT_MAX_CPU,
            OPT_MAX_MEMORY, OPT_MAX_PROCS, OPT_MAX_FILE_SIZE, OPT_SHARD, OPT_RESUME, OPT_NO_SANDBOX, OPT_MAX_DISK,
-           OPT_OUTCOMES, OPT_WATCH };
+           OPT_OUTCOMES, OPT_WATCH, OPT_LINCHECK, OPT_LINCHECK_SCENARIOS, OPT_LINCHECK_INIT };
     static const struct option longopts[] = {
         CLI_EXPLORE_OPTIONS,
         REPORT_OPTIONS,
@@ -244,6 +294,9 @@ int cmd_grade(int argc, char **argv)
         {"max-disk", required_argument, NULL, OPT_MAX_DISK},
         {"outcomes", no_argument, NULL, OPT_OUTCOMES},
         {"watch", required_argument, NULL, OPT_WATCH},
+        {"lincheck", required_argument, NULL, OPT_LINCHECK},
+        {"lincheck-scenarios", required_argument, NULL, OPT_LINCHECK_SCENARIOS},
+        {"lincheck-init", required_argument, NULL, OPT_LINCHECK_INIT},
         {"help", no_argument, NULL, 'h'},
         {0, 0, 0, 0},
     };
@@ -263,6 +316,7 @@ int cmd_grade(int argc, char **argv)
         .out_dir = "mdat-grade",
         .sandbox = true,
         .max_disk = 1ull << 30,
+        .lincheck_scenarios = 10,
     };
     const char *watches[argc];      /* --watch values: fewer than the arguments */
     s.watches = watches;
@@ -332,6 +386,18 @@ int cmd_grade(int argc, char **argv)
         case OPT_WATCH:
             watches[s.n_watches++] = optarg;
             break;
+        case OPT_LINCHECK:
+            s.lincheck_spec = optarg;
+            break;
+        case OPT_LINCHECK_SCENARIOS:
+            if (!cli_parse_u64(optarg, &s.lincheck_scenarios) || s.lincheck_scenarios < 1 ||
+                s.lincheck_scenarios > 100000)
+                return cli_usage_error("grade", "--lincheck-scenarios wants a number from 1, not \"%s\"", optarg);
+            break;
+        case OPT_LINCHECK_INIT:
+            if (!cli_parse_u64(optarg, &s.lincheck_init) || s.lincheck_init > LC_MAX_OPS)
+                return cli_usage_error("grade", "--lincheck-init wants 0 to 6, not \"%s\"", optarg);
+            break;
         case OPT_SHARD:
             if (!cli_parse_shard(optarg, &shard_k, &shard_n))
                 return cli_usage_error("grade", "--shard wants K/N with 1 <= K <= N, not \"%s\"", optarg);
@@ -377,8 +443,11 @@ int cmd_grade(int argc, char **argv)
     static char check_cmd[PATH_MAX + 4096];
     if (!resolve_checker(&s.check_cmd, check_cmd, sizeof check_cmd))
         return EXIT_USAGE;
+    static char lincheck_spec[PATH_MAX];
+    if (!check_lincheck(&s, lincheck_spec))
+        return EXIT_USAGE;
     int jobs = cli_cap_jobs(e.jobs);
-    for (int i = 0; i < s.n_submissions; i++) {
+    for (int i = 0; i < s.n_submissions && !s.lincheck_spec; i++) {
         struct stat st;
         if (stat(s.submissions[i], &st) == 0 && S_ISDIR(st.st_mode) && !s.build_cmd && !s.exe_name)
             return cli_usage_error("grade", "%s is a directory: say how to build it (--build CMD) or which program "
@@ -422,9 +491,9 @@ int cmd_grade(int argc, char **argv)
 
     int status = EXIT_NO_FAILURE;
     for (int i = 0; i < s.n_submissions && !grade_stop_signal(); i++) {
-        uint64_t first = 0, end = s.schedules;
+        uint64_t first = 0, end = grade_units_total(&s);
         if (shard_n)
-            grade_shard_range(s.schedules, shard_k, shard_n, &first, &end);
+            grade_shard_range(grade_units_total(&s), shard_k, shard_n, &first, &end);
         if (first == end || decided(units, n_units, i))
             continue;   /* fewer schedules than shards: nothing of this one here; or decided before --resume */
         if (!grade_run_unit(&s, jobs, i, first, end, shard_tag, &units[n_units]))

@@ -42,6 +42,8 @@ enum grade_verdict {
     VERDICT_BUILD_FAILED,
     VERDICT_MDAT_ERROR,     /* mdat could not grade it (or its grading process died) */
     VERDICT_NOT_GRADED,     /* the grading was interrupted before this one (an incomplete report) */
+    VERDICT_LINEARIZABLE,   /* --lincheck: no scenario failed */
+    VERDICT_NOT_LINEARIZABLE, /* --lincheck: a scenario's results no serial order gives */
     VERDICT_COUNT
 };
 
@@ -50,6 +52,8 @@ const char *grade_verdict_name(enum grade_verdict v);
 /* "no failure found", ..., "checker violation", "build failed", "mdat error". */
 const char *grade_verdict_text(enum grade_verdict v);
 enum grade_verdict grade_verdict_of_failure(enum failure_kind kind);
+/* ok, or linearizable: nothing to report against the submission. */
+bool grade_verdict_passed(enum grade_verdict v);
 
 /* Everything that decides a verdict, the same for every submission (and
  * every shard: mdat merge refuses shards whose settings differ). Strings
@@ -79,7 +83,18 @@ struct grade_settings {
     bool outcomes;                      /* --outcomes: each submission's outcome table */
     const char *const *watches;         /* --watch: part of each outcome */
     int n_watches;
+    /* --lincheck SPEC (absolute; NULL: none): each submission is checked
+     * by mdat lincheck with this spec instead of explored as a program;
+     * schedules is then the budget of each scenario, and units split the
+     * scenarios (grade_units_total). */
+    const char *lincheck_spec;
+    uint64_t lincheck_scenarios;        /* --lincheck-scenarios (default 10) */
+    uint64_t lincheck_init;             /* --lincheck-init: calls before the threads start */
 };
+
+/* What a submission's units split: its schedules, or with --lincheck its
+ * scenarios. */
+uint64_t grade_units_total(const struct grade_settings *s);
 
 /* Outcomes a unit keeps (the most frequent); the executions of the others
  * are only counted. */
@@ -98,6 +113,20 @@ struct grade_failure {
     /* The SHA-256 of the schedule as mdat wrote it, checked against the
      * file copied out of the sandbox (grade_run.c; not in the reports). */
     char schedule_sha256[65];
+};
+
+/* --lincheck: what mdat lincheck found in a unit's scenarios (summed over
+ * a submission's units in its result). The scenario counts are the unit's
+ * schedules_run (checked), failing (failed) and failing_by_kind; the
+ * first failing scenario is first_failure (its execution: the scenario's
+ * number, from 1), its schedule guarded as any other. */
+struct grade_lincheck {
+    bool ran;
+    uint64_t proved;                    /* scenarios dpor went through whole (sc: SC-proved) */
+    uint64_t interleavings;             /* dpor: classes of interleavings; else executions sampled */
+    bool dpor;
+    char scenario[512];                 /* the first failing scenario, shrunk: "T2 pop() size() | T3 push(1)" */
+    char table[2048];                   /* its table and headline, as mdat lincheck prints them */
 };
 
 enum unit_status {
@@ -131,6 +160,7 @@ struct grade_unit {
      * executions whose outcomes were past them. */
     struct outcome_table outcomes;
     uint64_t outcomes_left_out;
+    struct grade_lincheck lincheck;
 };
 void grade_unit_free(struct grade_unit *u);
 
@@ -149,6 +179,7 @@ struct grade_result {
     /* --outcomes: the units' tables as one (grade_result_free). */
     struct outcome_table outcomes;
     uint64_t outcomes_left_out;
+    struct grade_lincheck lincheck;
 };
 void grade_result_free(struct grade_result *r);
 

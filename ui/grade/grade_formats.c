@@ -128,7 +128,8 @@ char *grade_result_text(const struct grade_report *r, int i, bool with_trace)
     const struct grade_result *g = &r->results[i];
     fprintf(out, "%s", grade_verdict_text(g->verdict));
     if (g->verdict != VERDICT_BUILD_FAILED && g->verdict != VERDICT_MDAT_ERROR && g->verdict != VERDICT_NOT_GRADED)
-        fprintf(out, ": %" PRIu64 " of %" PRIu64 " schedules failed", g->failing, g->schedules_run);
+        fprintf(out, ": %" PRIu64 " of %" PRIu64 " %s failed", g->failing, g->schedules_run,
+                g->lincheck.ran ? "scenarios" : "schedules");
     fputc('\n', out);
     if (g->details[0])
         fprintf(out, "%s\n", g->details);
@@ -136,14 +137,19 @@ char *grade_result_text(const struct grade_report *r, int i, bool with_trace)
         const struct grade_failure *ff = &g->first_failure;
         char replay[PATH_MAX + 64];
         grade_replay_command(ff, replay, sizeof replay);
-        fprintf(out, "first failure: %s in execution %" PRIu64 " (seed %" PRIu64 ")%s%s%s%s\n",
-                failure_kind_name(ff->kind), ff->execution, r->settings->seed, ff->location[0] ? " at " : "",
-                ff->location, ff->function[0] ? " in " : "", ff->function);
+        fprintf(out, "first failure: %s in %s %" PRIu64 " (seed %" PRIu64 ")%s%s%s%s\n",
+                failure_kind_name(ff->kind), g->lincheck.ran ? "scenario" : "execution", ff->execution,
+                r->settings->seed, ff->location[0] ? " at " : "", ff->location, ff->function[0] ? " in " : "",
+                ff->function);
         if (ff->program_stderr[0])
             fprintf(out, "the program's stderr: %s\n", ff->program_stderr);
         fprintf(out, "replay: %s\n", replay);
-        grade_evidence_output(out, "", ff);
-        grade_evidence_steps(out, "", ff);
+        if (g->lincheck.table[0]) {
+            fputs(g->lincheck.table, out);
+        } else {
+            grade_evidence_output(out, "", ff);
+            grade_evidence_steps(out, "", ff);
+        }
     }
     if (g->build_output[0]) {
         fputs("build output:\n", out);

@@ -16,6 +16,9 @@ void grade_json_failure(struct json_writer *w, const char *key, const struct gra
 /* "outcomes": [...] (docs/json.md, "An outcome") and "outcomes_left_out". */
 void grade_json_outcomes(struct json_writer *w, const struct outcome_table *t, uint64_t left_out);
 
+/* "lincheck": {...}: what mdat lincheck found (docs/json.md). */
+void grade_json_lincheck(struct json_writer *w, const struct grade_lincheck *lc);
+
 /* One unit in full (an element of an array, or a JSON Lines record). */
 void grade_json_unit(struct json_writer *w, const struct grade_unit *u, uint64_t seed);
 /* Reads what grade_json_unit wrote: false if a field is missing or the

@@ -25,7 +25,7 @@ bool grade_write_junit(const char *path, const struct grade_report *r, char *err
         struct junit_case *c = &cases[i];
         *c = (struct junit_case){.name = names[i], .classname = "mdat.grade",
                                  .seconds = r->no_times ? -1 : g->seconds};
-        if (g->verdict == VERDICT_OK)
+        if (grade_verdict_passed(g->verdict))
             continue;
         bool error = g->verdict == VERDICT_BUILD_FAILED || g->verdict == VERDICT_MDAT_ERROR || g->verdict == VERDICT_NOT_GRADED;
         c->outcome = error ? JUNIT_ERROR : JUNIT_FAILED;

@@ -23,6 +23,8 @@ static const char *const VERDICT_NAMES[VERDICT_COUNT] = {
     [VERDICT_BUILD_FAILED] = "build-failed",
     [VERDICT_MDAT_ERROR] = "mdat-error",
     [VERDICT_NOT_GRADED] = "not-graded",
+    [VERDICT_LINEARIZABLE] = "linearizable",
+    [VERDICT_NOT_LINEARIZABLE] = "not-linearizable",
 };
 
 static const char *const VERDICT_TEXTS[VERDICT_COUNT] = {
@@ -42,6 +44,8 @@ static const char *const VERDICT_TEXTS[VERDICT_COUNT] = {
     [VERDICT_BUILD_FAILED] = "build failed",
     [VERDICT_MDAT_ERROR] = "mdat error",
     [VERDICT_NOT_GRADED] = "not graded",
+    [VERDICT_LINEARIZABLE] = "linearizable",
+    [VERDICT_NOT_LINEARIZABLE] = "not linearizable",
 };
 
 const char *grade_verdict_name(enum grade_verdict v)
@@ -52,6 +56,11 @@ const char *grade_verdict_name(enum grade_verdict v)
 const char *grade_verdict_text(enum grade_verdict v)
 {
     return v < VERDICT_COUNT ? VERDICT_TEXTS[v] : "?";
+}
+
+bool grade_verdict_passed(enum grade_verdict v)
+{
+    return v == VERDICT_OK || v == VERDICT_LINEARIZABLE;
 }
 
 enum grade_verdict grade_verdict_of_failure(enum failure_kind kind)
@@ -145,6 +154,54 @@ static void failure_details(const struct grade_result *r, char *out, size_t len)
 
 }
 
+uint64_t grade_units_total(const struct grade_settings *s)
+{
+    return s->lincheck_spec ? s->lincheck_scenarios : s->schedules;
+}
+
+/* --lincheck: the units' scenarios as one; the failing scenario's table is
+ * the first failure's unit's. */
+static void add_lincheck(struct grade_lincheck *out, const struct grade_unit *u, bool takes_failure)
+{
+    if (!u->lincheck.ran)
+        return;
+    out->ran = true;
+    out->dpor = u->lincheck.dpor;
+    out->proved += u->lincheck.proved;
+    out->interleavings += u->lincheck.interleavings;
+    if (takes_failure) {
+        snprintf(out->scenario, sizeof out->scenario, "%s", u->lincheck.scenario);
+        snprintf(out->table, sizeof out->table, "%s", u->lincheck.table);
+    }
+}
+
+/* The verdict of a lincheck grading: a checker failure is a result no
+ * serial order gives; any other failure keeps its own verdict. */
+static void lincheck_verdict(struct grade_result *out)
+{
+    if (out->verdict == VERDICT_OK) {
+        out->verdict = VERDICT_LINEARIZABLE;
+        if (out->lincheck.dpor)
+            snprintf(out->details, sizeof out->details,
+                     "%llu scenarios checked, none failed; %llu proved by dpor (%llu classes of interleavings)",
+                     (unsigned long long)out->schedules_run, (unsigned long long)out->lincheck.proved,
+                     (unsigned long long)out->lincheck.interleavings);
+        else
+            snprintf(out->details, sizeof out->details,
+                     "%llu scenarios checked, none failed in %llu executions sampled (no proof)",
+                     (unsigned long long)out->schedules_run, (unsigned long long)out->lincheck.interleavings);
+    } else if (out->verdict == VERDICT_CHECKER) {
+        out->verdict = VERDICT_NOT_LINEARIZABLE;
+        char head[160];
+        snprintf(head, sizeof head, "scenario %llu (%llu of %llu scenarios failing), at its smallest: ",
+                 (unsigned long long)out->first_failure.execution, (unsigned long long)out->failing,
+                 (unsigned long long)out->schedules_run);
+        char rest[sizeof out->details];
+        snprintf(rest, sizeof rest, "%s", out->details);
+        snprintf(out->details, sizeof out->details, "%s%s: %s", head, out->lincheck.scenario, rest);
+    }
+}
+
 static int by_first(const void *a, const void *b)
 {
     uint64_t x = (*(const struct grade_unit *const *)a)->first, y = (*(const struct grade_unit *const *)b)->first;
@@ -193,6 +250,7 @@ void grade_aggregate(const struct grade_unit *units, size_t n, struct grade_resu
             out->failing_by_kind[k] += u->failing_by_kind[k];
         out->raced += u->raced;
         out->output_accepted += u->output_accepted;
+        add_lincheck(&out->lincheck, u, u->has_failure && !out->has_failure);
         if (u->has_failure && !out->has_failure) {
             out->has_failure = true;
             out->first_failure = u->first_failure;
@@ -222,6 +280,8 @@ void grade_aggregate(const struct grade_unit *units, size_t n, struct grade_resu
     } else {
         out->verdict = VERDICT_OK;
     }
+    if (out->lincheck.ran && !stopped)
+        lincheck_verdict(out);
     for (size_t i = 0; i < n; i++)
         if (sorted[i]->build_output[0]) {
             snprintf(out->build_output, sizeof out->build_output, "%s", sorted[i]->build_output);

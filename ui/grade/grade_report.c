@@ -51,8 +51,10 @@ bool grade_write_csv(const char *path, const struct grade_report *r, char *err, 
     if (!f)
         return false;
     fputs("index,submission,name,verdict,failing,schedules,first_execution,seed,failure_kind,location,details,"
-          "replay,output_dir,build_output,seconds\n",
+          "replay,output_dir,build_output,seconds",
           f);
+    /* --lincheck: schedules and failing count scenarios; these say more. */
+    fputs(r->settings->lincheck_spec ? ",scenarios_proved,interleavings,failing_scenario\n" : "\n", f);
     for (int i = 0; i < r->settings->n_submissions; i++) {
         const struct grade_result *g = &r->results[i];
         const struct grade_failure *ff = &g->first_failure;
@@ -90,6 +92,10 @@ bool grade_write_csv(const char *path, const struct grade_report *r, char *err, 
         fputc(',', f);
         if (!r->no_times)
             fprintf(f, "%.3f", g->seconds);
+        if (r->settings->lincheck_spec) {
+            fprintf(f, ",%" PRIu64 ",%" PRIu64 ",", g->lincheck.proved, g->lincheck.interleavings);
+            csv_write_field(f, g->lincheck.scenario);
+        }
         fputc('\n', f);
     }
     return safe_file_commit(&sf, err, errlen);
@@ -150,6 +156,8 @@ bool grade_write_json(const char *path, const struct grade_report *r, char *err,
         json_time(&w, "seconds", g->seconds, r->no_times);
         if (s->outcomes)
             grade_json_outcomes(&w, &g->outcomes, g->outcomes_left_out);
+        if (s->lincheck_spec)
+            grade_json_lincheck(&w, &g->lincheck);
         json_end_object(&w);
     }
     json_end_array(&w);
@@ -173,7 +181,7 @@ static const char HTML_STYLE[] =
     "th{background:#f0f0f0}\n"
     "td.num{text-align:right;white-space:nowrap}\n"
     "td.verdict{font-weight:bold;white-space:nowrap}\n"
-    "tr.v-ok td.verdict{color:#1a7f37}\n"
+    "tr.v-ok td.verdict,tr.v-linearizable td.verdict{color:#1a7f37}\n"
     "tr.v-build-failed td.verdict,tr.v-mdat-error td.verdict,tr.v-not-graded td.verdict{color:#8250df}\n"
     "tr.v-hang td.verdict{color:#9a6700}\n"
     "tr.fail td.verdict{color:#cf222e}\n"
@@ -293,7 +301,7 @@ bool grade_write_html(const char *path, const struct grade_report *r, char *err,
     for (int i = 0; i < s->n_submissions; i++) {
         const struct grade_result *g = &r->results[i];
         const struct grade_failure *ff = &g->first_failure;
-        bool failed = g->verdict != VERDICT_OK && g->verdict != VERDICT_HANG && g->verdict != VERDICT_BUILD_FAILED &&
+        bool failed = !grade_verdict_passed(g->verdict) && g->verdict != VERDICT_HANG && g->verdict != VERDICT_BUILD_FAILED &&
                       g->verdict != VERDICT_MDAT_ERROR && g->verdict != VERDICT_NOT_GRADED;
         fprintf(f, "<tr class=\"submission v-%s%s\"><td class=\"num\">%d</td>", grade_verdict_name(g->verdict),
                 failed ? " fail" : "", i + 1);
@@ -301,7 +309,8 @@ bool grade_write_html(const char *path, const struct grade_report *r, char *err,
         html_cell(f, "verdict", grade_verdict_text(g->verdict));
         fprintf(f, "<td class=\"num\">%" PRIu64 " / %" PRIu64 "</td>", g->failing, g->schedules_run);
         if (g->has_failure) {
-            snprintf(line, sizeof line, "execution %" PRIu64 " (seed %" PRIu64 ")%s%s", ff->execution, s->seed,
+            snprintf(line, sizeof line, "%s %" PRIu64 " (seed %" PRIu64 ")%s%s",
+                     g->lincheck.ran ? "scenario" : "execution", ff->execution, s->seed,
                      ff->location[0] ? " at " : "", ff->location);
             html_cell(f, NULL, line);
         } else {
@@ -309,8 +318,13 @@ bool grade_write_html(const char *path, const struct grade_report *r, char *err,
         }
         fputs("<td>", f);
         xml_escaped(f, g->details);
-        if (g->has_failure)
+        if (g->lincheck.table[0]) {
+            fputs("<pre class=\"evidence\">", f);
+            xml_escaped(f, g->lincheck.table);
+            fputs("</pre>", f);
+        } else if (g->has_failure) {
             html_evidence(f, ff);
+        }
         if (g->build_output[0]) {
             fputs("<details><summary>build output</summary><pre>", f);
             xml_escaped(f, g->build_output);
@@ -366,6 +380,17 @@ static void print_outcomes(FILE *out, const struct grade_report *r)
     }
 }
 
+/* Lines of text, each after indent. */
+static void print_indented(FILE *out, const char *indent, const char *text)
+{
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        int len = nl ? (int)(nl - p) : (int)strlen(p);
+        fprintf(out, "%s%.*s\n", len ? indent : "", len, p);
+        p = nl ? nl + 1 : p + len;
+    }
+}
+
 void grade_print_summary(FILE *out, const struct grade_report *r)
 {
     const struct grade_settings *s = r->settings;
@@ -380,7 +405,8 @@ void grade_print_summary(FILE *out, const struct grade_report *r)
         snprintf(idx, sizeof idx, "%d", i + 1);
         snprintf(failing, sizeof failing, "%" PRIu64 "/%" PRIu64, g->failing, g->schedules_run);
         if (g->has_failure)
-            snprintf(first, sizeof first, "execution %" PRIu64 "%s%s", g->first_failure.execution,
+            snprintf(first, sizeof first, "%s %" PRIu64 "%s%s", g->lincheck.ran ? "scenario" : "execution",
+                     g->first_failure.execution,
                      g->first_failure.location[0] ? " at " : "", g->first_failure.location);
         if (!r->no_times)
             snprintf(secs, sizeof secs, "%.1f", g->seconds);
@@ -395,7 +421,7 @@ void grade_print_summary(FILE *out, const struct grade_report *r)
         print_outcomes(out, r);
     for (int i = 0; i < s->n_submissions; i++) {
         const struct grade_result *g = &r->results[i];
-        if (g->verdict == VERDICT_OK)
+        if (grade_verdict_passed(g->verdict))
             continue;
         char name[256];
         submission_name(r, i, name, sizeof name);
@@ -406,7 +432,10 @@ void grade_print_summary(FILE *out, const struct grade_report *r)
             char replay[PATH_MAX + 64];
             grade_replay_command(&g->first_failure, replay, sizeof replay);
             fprintf(out, "    replay: %s\n", replay);
-            grade_evidence_output(out, "    ", &g->first_failure);
+            if (g->lincheck.table[0])
+                print_indented(out, "    ", g->lincheck.table);
+            else
+                grade_evidence_output(out, "    ", &g->first_failure);
         }
         if (g->build_output[0]) {
             fputs("    build output:\n", out);

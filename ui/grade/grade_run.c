@@ -9,9 +9,12 @@
  * the group, then every process left below it: it is the child subreaper of
  * its descendants, so orphans come back to it to be killed and reaped. A
  * build runs the same way: in a copy of the submission, in its own process
- * group, with a time limit. */
+ * group, with a time limit. With --lincheck the child checks the
+ * submission's scenarios instead of exploring a program
+ * (grade_lincheck.c), in the same process, sandbox and limits. */
 #include "ui/grade/grade.h"
 #include "supervisor/process/proc_stat.h"
+#include "ui/grade/grade_lincheck.h"
 #include "ui/grade/grade_sandbox.h"
 
 #include "supervisor/explore/explore.h"
@@ -342,6 +345,8 @@ static bool build(const struct grade_settings *s, const char *src, const char *b
         build_failed(u, "the build %s", why);
         return false;
     }
+    if (s->lincheck_spec)
+        return true;    /* the spec names what the build made; lincheck builds the program */
     if (s->exe_name) {
         snprintf(exe, exe_len, "%s/%s", build_dir, s->exe_name);
         struct stat sb;
@@ -598,17 +603,25 @@ static void run_isolated(const struct grade_settings *s, bool sandboxed, unit_bo
     munmap(sh, sizeof *sh);
 }
 
-/* An unsandboxed unit: the program (built already) explored in the child. */
+/* An unsandboxed unit: the program (built already) explored in the child,
+ * or with --lincheck the submission's files (files_dir) checked. */
 struct plain_unit {
     const struct grade_settings *s;
     int jobs;
-    const char *exe, *unit_dir;
+    const char *exe, *unit_dir, *files_dir;
 };
 
 static int plain_body(void *ctx, struct unit_shared *sh)
 {
     const struct plain_unit *p = ctx;
-    explore_unit(p->s, p->jobs, p->exe, p->unit_dir, sh->unit.first, sh->unit.end, sh);
+    if (p->s->lincheck_spec) {
+        /* The submission is never written to: the harness goes to the unit's folder. */
+        char harness_dir[PATH_MAX + 16];
+        snprintf(harness_dir, sizeof harness_dir, "%s/lincheck", p->unit_dir);
+        grade_lincheck_unit(p->s, p->files_dir, harness_dir, p->unit_dir, &sh->unit);
+    } else {
+        explore_unit(p->s, p->jobs, p->exe, p->unit_dir, sh->unit.first, sh->unit.end, sh);
+    }
     sh->finished = 1;
     return 0;
 }
@@ -645,7 +658,10 @@ static int boxed_work(void *ctx)
     } else if (!program) {
         snprintf(exe, sizeof exe, "%s/%s", b->copy_dir, s->exe_name ? s->exe_name : "");
     }
-    explore_unit(s, b->jobs, exe, b->unit_dir, u->first, u->end, b->sh);
+    if (s->lincheck_spec)   /* the copy is the program's: its harness is built there */
+        grade_lincheck_unit(s, b->copy_dir, b->copy_dir, b->unit_dir, u);
+    else
+        explore_unit(s, b->jobs, exe, b->unit_dir, u->first, u->end, b->sh);
     b->sh->finished = 1;
     return 0;
 }
@@ -721,13 +737,14 @@ bool grade_run_unit(const struct grade_settings *s, int jobs, int submission, ui
     if (u->status == UNIT_GRADED && grade_sandbox_usable(s)) {
         run_sandboxed(s, jobs, unit_dir, shard_tag, u);
     } else if (u->status == UNIT_GRADED) {
+        char build_dir[PATH_MAX];
+        snprintf(build_dir, sizeof build_dir, "%s", given);
         if (stat(given, &st) == 0 && S_ISDIR(st.st_mode) && s->build_cmd) {
-            char build_dir[PATH_MAX];
             snprintf(build_dir, sizeof build_dir, "%s/build%s", unit_dir, shard_tag);
             build(s, given, build_dir, exe, sizeof exe, u);
         }
         if (u->status == UNIT_GRADED) {
-            struct plain_unit p = {s, jobs, exe, unit_dir};
+            struct plain_unit p = {s, jobs, exe, unit_dir, build_dir};
             run_isolated(s, false, plain_body, &p, u);
         }
     }

@@ -10,6 +10,7 @@
  * running as the program's. The grading child checks what the work left
  * and copies the private tmpfs out once init has ended. */
 #include "ui/grade/grade_sandbox.h"
+#include "ui/lincheck/lc_spec.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -209,6 +210,65 @@ static int open_checker(const struct grade_settings *s, char path[PATH_MAX])
     return open(path, O_PATH | O_CLOEXEC);
 }
 
+/* --lincheck: the spec and the files its lines name that the spec's
+ * folder holds (the teacher's header, sequential implementation), not the
+ * folder itself (it may hold other students' work), and mdat's own
+ * executable (each scenario's checker is `mdat lincheck --judge`), taken
+ * as descriptors like the checker; -1 for none. */
+enum { LINCHECK_BINDS = 2 * LC_MAX_FILES + 2 };
+struct lincheck_view {
+    int n;
+    char path[LINCHECK_BINDS][PATH_MAX];
+    int fd[LINCHECK_BINDS];
+};
+
+static void add_bind(struct lincheck_view *v, const char *dir, const char *name)
+{
+    if (v->n == LINCHECK_BINDS)
+        return;
+    char *path = v->path[v->n];
+    if (name[0] == '/' || !dir)
+        snprintf(path, PATH_MAX, "%s", name);
+    else
+        snprintf(path, PATH_MAX, "%s/%s", dir, name);
+    struct stat st;
+    if (strncmp(path, "/usr/", 5) == 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return;     /* the system's are in the root already; the rest are the submission's */
+    v->fd[v->n] = open(path, O_PATH | O_CLOEXEC);
+    if (v->fd[v->n] >= 0)
+        v->n++;
+}
+
+static void open_lincheck(const struct grade_settings *s, struct lincheck_view *v)
+{
+    v->n = 0;
+    if (!s->lincheck_spec)
+        return;
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        self[n] = '\0';
+        add_bind(v, NULL, self);
+    }
+    add_bind(v, NULL, s->lincheck_spec);
+    struct lc_spec spec;
+    char err[256];
+    if (lc_spec_load(s->lincheck_spec, &spec, err, sizeof err)) {
+        for (int i = 0; i < spec.nsources; i++)
+            add_bind(v, spec.dir, spec.sources[i]);
+        for (int i = 0; i < spec.nincludes; i++)
+            add_bind(v, spec.dir, spec.includes[i]);
+    }
+    lc_spec_free(&spec);
+}
+
+static void close_lincheck(struct lincheck_view *v)
+{
+    for (int i = 0; i < v->n; i++)
+        close(v->fd[i]);
+    v->n = 0;
+}
+
 /* Binds what fd (an O_PATH descriptor of this process) is at path in the
  * new root, made as a file or a directory; read-only unless writable. */
 static bool bind_fd(int fd, const char *root, const char *path, bool is_dir, bool writable)
@@ -368,7 +428,8 @@ static const char *const system_paths[] = {"/usr", "/bin", "/sbin", "/lib", "/li
  * /proc (init mounts its own), /tmp, /var/tmp and /dev/shm on the unit's
  * private one, the unit's directory, the checker. */
 static bool fill_root(const struct sandbox_plan *p, const char *root, int unit_fd, int checker_fd,
-                      const char *checker, int alloc_fd, const char *alloc, char *err, size_t errlen)
+                      const char *checker, int alloc_fd, const char *alloc, const struct lincheck_view *lc,
+                      char *err, size_t errlen)
 {
     for (size_t i = 0; i < sizeof system_paths / sizeof system_paths[0]; i++)
         if (!bind_system(root, system_paths[i], err, errlen))
@@ -389,6 +450,10 @@ static bool fill_root(const struct sandbox_plan *p, const char *root, int unit_f
         if (mount(tmp, at, NULL, MS_BIND, NULL) != 0)
             return fail(err, errlen, "cannot bind the private /tmp on", at);
     }
+    /* Before the unit's directory, which may lie below them. */
+    for (int i = 0; i < lc->n; i++)
+        if (!bind_fd(lc->fd[i], root, lc->path[i], false, false))
+            return fail(err, errlen, "cannot bind lincheck's file", lc->path[i]);
     if (!bind_fd(unit_fd, root, p->unit_dir, true, true))
         return fail(err, errlen, "cannot bind the private tmpfs on", p->unit_dir);
     if (checker_fd >= 0 && !bind_fd(checker_fd, root, checker, false, false))
@@ -452,6 +517,8 @@ static bool build_view(const struct sandbox_plan *p, int src_fd, bool src_is_dir
         return fail(err, errlen, "cannot make", tmp);
     char checker[PATH_MAX];
     int checker_fd = open_checker(s, checker);
+    struct lincheck_view lc;
+    open_lincheck(s, &lc);
     const char *alloc;
     int alloc_fd = open_allocator(&alloc);
     bool ok = copy_submission(p, src_fd, src_is_dir, uid, gid, err, errlen);
@@ -463,7 +530,8 @@ static bool build_view(const struct sandbox_plan *p, int src_fd, bool src_is_dir
         if (mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=256k,mode=0755") != 0)
             ok = fail(err, errlen, "cannot mount a tmpfs on", root);
     }
-    ok = ok && fill_root(p, root, unit_fd, checker_fd, checker, alloc_fd, alloc, err, errlen);
+    ok = ok && fill_root(p, root, unit_fd, checker_fd, checker, alloc_fd, alloc, &lc, err, errlen);
+    close_lincheck(&lc);
     if (checker_fd >= 0)
         close(checker_fd);
     if (alloc_fd >= 0)

@@ -48,6 +48,23 @@ void grade_json_settings(struct json_writer *w, const struct grade_settings *s)
     for (int i = 0; i < s->n_watches; i++)
         json_string(w, NULL, s->watches[i]);
     json_end_array(w);
+    /* Only with --lincheck: the files of a grading without it stay as they were. */
+    if (s->lincheck_spec) {
+        json_string(w, "lincheck", s->lincheck_spec);
+        json_uint(w, "lincheck_scenarios", s->lincheck_scenarios);
+        json_uint(w, "lincheck_init", s->lincheck_init);
+    }
+    json_end_object(w);
+}
+
+void grade_json_lincheck(struct json_writer *w, const struct grade_lincheck *lc)
+{
+    json_begin_object(w, "lincheck");
+    json_uint(w, "proved", lc->proved);
+    json_uint(w, "interleavings", lc->interleavings);
+    json_string(w, "exploration", lc->dpor ? "dpor" : "sampled");
+    json_string(w, "failing_scenario", lc->scenario);
+    json_string(w, "table", lc->table);
     json_end_object(w);
 }
 
@@ -131,6 +148,8 @@ void grade_json_unit(struct json_writer *w, const struct grade_unit *u, uint64_t
     json_double(w, "seconds", u->seconds);
     if (u->outcomes.n > 0 || u->outcomes_left_out > 0)
         grade_json_outcomes(w, &u->outcomes, u->outcomes_left_out);
+    if (u->lincheck.ran)
+        grade_json_lincheck(w, &u->lincheck);
     json_end_object(w);
 }
 
@@ -194,6 +213,10 @@ static bool read_settings(const struct json_value *v, struct grade_shard *sh)
     }
     s->watches = sh->watches;
     s->n_watches = (int)watches->n;
+    s->lincheck_spec = string_member_or_null(v, "lincheck");
+    if (s->lincheck_spec)
+        ok = ok && json_member_u64(v, "lincheck_scenarios", &s->lincheck_scenarios) &&
+             json_member_u64(v, "lincheck_init", &s->lincheck_init);
     return ok;
 }
 
@@ -282,6 +305,16 @@ bool grade_read_unit(const struct json_value *v, int n_submissions, struct grade
             return false;
     if (!read_outcomes(v, u))
         return false;
+    const struct json_value *lc = json_member(v, "lincheck");
+    if (lc && lc->type == JSON_OBJECT) {
+        u->lincheck.ran = true;
+        u->lincheck.dpor = strcmp(json_member_string(lc, "exploration"), "dpor") == 0;
+        copy_string(u->lincheck.scenario, sizeof u->lincheck.scenario, lc, "failing_scenario");
+        copy_string(u->lincheck.table, sizeof u->lincheck.table, lc, "table");
+        if (!json_member_u64(lc, "proved", &u->lincheck.proved) ||
+            !json_member_u64(lc, "interleavings", &u->lincheck.interleavings))
+            return false;
+    }
     const struct json_value *ff = json_member(v, "first_failure");
     if (ff && ff->type == JSON_OBJECT) {
         u->has_failure = true;
@@ -352,7 +385,7 @@ static bool check_units(const struct grade_shard *sh, const char *path, char *er
     size_t expected = 0;
     for (int i = 0; i < s->n_submissions; i++) {
         uint64_t first, end;
-        grade_shard_range(s->schedules, sh->k, sh->n, &first, &end);
+        grade_shard_range(grade_units_total(s), sh->k, sh->n, &first, &end);
         if (first == end)
             continue;
         expected++;

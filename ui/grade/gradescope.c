@@ -35,7 +35,13 @@ static bool item_failed(const struct grade_report *r, int i, const struct rubric
         snprintf(why, len, "not graded: %s: %s", grade_verdict_text(g->verdict), g->details);
         return true;
     }
+    if ((item->kinds & RUBRIC_LINEARIZABLE) && !r->settings->lincheck_spec) {
+        snprintf(why, len, "not graded: the linearizable item is mdat grade --lincheck's");
+        return true;
+    }
     uint64_t failing = failing_with(g, item->kinds);
+    /* With --lincheck a scenario counts as a schedule. */
+    const char *runs = g->lincheck.ran ? "scenarios" : "schedules", *run = g->lincheck.ran ? "scenario" : "execution";
     /* Stopped at its wall clock: a hang, though no one schedule said so. */
     if ((item->kinds & (1u << FAIL_HANG)) && g->verdict == VERDICT_HANG && failing == 0) {
         snprintf(why, len, "hang: %s", g->details);
@@ -44,21 +50,26 @@ static bool item_failed(const struct grade_report *r, int i, const struct rubric
     /* The output's point is for output the checker saw and accepted: a
      * program that never got to print (it never ended, it crashed first)
      * has not shown it can. */
-    if (item->kinds == (1u << FAIL_CHECKER) && failing == 0 && g->output_accepted == 0) {
-        snprintf(why, len, "%s: no schedule's output reached the checker and was accepted (in %" PRIu64
-                 " schedules: %s)", name, g->schedules_run, g->details[0] ? g->details : grade_verdict_text(g->verdict));
+    if ((item->kinds & (1u << FAIL_CHECKER)) && failing == 0 && g->output_accepted == 0) {
+        if (g->lincheck.ran)
+            snprintf(why, len, "%s: no scenario passed (in %" PRIu64 " scenarios: %s)", name, g->schedules_run,
+                     g->details[0] ? g->details : grade_verdict_text(g->verdict));
+        else
+            snprintf(why, len, "%s: no schedule's output reached the checker and was accepted (in %" PRIu64
+                     " schedules: %s)", name, g->schedules_run,
+                     g->details[0] ? g->details : grade_verdict_text(g->verdict));
         return true;
     }
     if (failing == 0) {
-        snprintf(why, len, "%s: passed in %" PRIu64 " schedules", name, g->schedules_run);
+        snprintf(why, len, "%s: passed in %" PRIu64 " %s", name, g->schedules_run, runs);
         return false;
     }
-    int k = snprintf(why, len, "%s: failed in %" PRIu64 " of %" PRIu64 " schedules", name, failing, g->schedules_run);
+    int k = snprintf(why, len, "%s: failed in %" PRIu64 " of %" PRIu64 " %s", name, failing, g->schedules_run, runs);
     const struct grade_failure *ff = &g->first_failure;
     if (g->has_failure && (item->kinds & (1u << ff->kind)) && k > 0 && (size_t)k < len) {
         char replay[PATH_MAX + 64];
         grade_replay_command(ff, replay, sizeof replay);
-        snprintf(why + k, len - (size_t)k, "; first in execution %" PRIu64 "%s%s: %s\nreplay: %s", ff->execution,
+        snprintf(why + k, len - (size_t)k, "; first in %s %" PRIu64 "%s%s: %s\nreplay: %s", run, ff->execution,
                  ff->location[0] ? " at " : "", ff->location, ff->message, replay);
     }
     return true;

@@ -10,6 +10,7 @@
 
 #define BIT(kind) (1u << (kind))
 #define TERMINATES (BIT(FAIL_LIVELOCK) | BIT(FAIL_HANG))
+#define LINEARIZABLE (RUBRIC_LINEARIZABLE | BIT(FAIL_CHECKER))
 
 /* The kinds an item's token stands for: a failure kind's name, or
  * "terminates"; 0 for none. */
@@ -17,6 +18,8 @@ static uint32_t kinds_of(const char *token)
 {
     if (strcmp(token, "terminates") == 0)
         return TERMINATES;
+    if (strcmp(token, "linearizable") == 0)
+        return LINEARIZABLE;
     enum failure_kind kind = failure_kind_from_name(token);
     if (kind == FAIL_NONE || strcmp(failure_kind_name(kind), token) != 0)
         return 0;
@@ -27,6 +30,8 @@ static const char *token_of(uint32_t kinds)
 {
     if (kinds == TERMINATES)
         return "terminates";
+    if (kinds == LINEARIZABLE)
+        return "linearizable";
     for (int k = FAIL_NONE + 1; k < FAIL_KIND_COUNT; k++)
         if (kinds == BIT((enum failure_kind)k))
             return failure_kind_name((enum failure_kind)k);
@@ -52,6 +57,7 @@ const char *rubric_item_name(const struct rubric_item *item)
         {BIT(FAIL_CHECKER), "output correct in every schedule"},
         {BIT(FAIL_EXIT_STATUS), "exit status 0 in every schedule"},
         {BIT(FAIL_INVARIANT), "invariants hold in every schedule"},
+        {LINEARIZABLE, "linearizable in every scenario"},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (names[i].kinds == item->kinds)
@@ -64,7 +70,7 @@ static bool add_item(struct rubric *r, const char *token, const char *points, ch
     uint32_t kinds = kinds_of(token);
     if (!kinds) {
         snprintf(err, errlen, "\"%s\" is no rubric item (deadlock, assertion, crash, terminates, livelock, hang, "
-                              "exit-status, checker, misuse, race, invariant, sandbox-violation)", token);
+                              "exit-status, checker, misuse, race, invariant, sandbox-violation, linearizable)", token);
         return false;
     }
     char *end;
@@ -78,8 +84,8 @@ static bool add_item(struct rubric *r, const char *token, const char *points, ch
             if (r->items[i].kinds == kinds)
                 snprintf(err, errlen, "%s is in the rubric twice", token);
             else
-                snprintf(err, errlen, "%s and %s are in the rubric both (terminates is livelock and hang)", token,
-                         token_of(r->items[i].kinds));
+                snprintf(err, errlen, "%s and %s are in the rubric both (terminates is livelock and hang; "
+                                      "linearizable is lincheck's checker)", token, token_of(r->items[i].kinds));
             return false;
         }
     if (r->n >= FAIL_KIND_COUNT) {
@@ -144,6 +150,8 @@ void rubric_default(struct rubric *r, const struct grade_settings *s)
         r->items[r->n++] = (struct rubric_item){BIT(FAIL_EXIT_STATUS), 1};
     if (s->detect.n_invariants > 0)
         r->items[r->n++] = (struct rubric_item){BIT(FAIL_INVARIANT), 1};
+    if (s->lincheck_spec)
+        r->items[r->n++] = (struct rubric_item){LINEARIZABLE, 1};
 }
 
 double rubric_total(const struct rubric *r)

@@ -18,6 +18,11 @@
 #include "supervisor/trace/failure.h"
 #include "ui/grade/grade.h"
 
+/* The kinds bit of the "linearizable" item (mdat grade --lincheck): with
+ * the checker's bit, since a result no serial order gives is a checker
+ * failure of lincheck's judge. */
+#define RUBRIC_LINEARIZABLE (1u << 31)
+
 struct rubric_item {
     uint32_t kinds;     /* 1u << failure_kind, for each kind it stands for */
     double points;
@@ -36,7 +41,8 @@ bool rubric_add_points(struct rubric *r, const char *item, char *err, size_t err
 bool rubric_read_file(struct rubric *r, const char *path, char *err, size_t errlen);
 /* 1 point each for deadlock, assertion, crash, terminates (livelock and
  * hang), misuse, race and sandbox-violation, and checker with --check,
- * exit-status with --fail-on-exit, invariant with --invariant. */
+ * exit-status with --fail-on-exit, invariant with --invariant, linearizable
+ * with --lincheck. */
 void rubric_default(struct rubric *r, const struct grade_settings *s);
 double rubric_total(const struct rubric *r);
 /* "no deadlock", "ends in every schedule", "output correct in every

@@ -5,6 +5,7 @@
  * `mdat lincheck --judge ALLOWED [--real-time]` (the program's output on
  * stdin). */
 #include "ui/cli/commands.h"
+#include "ui/lincheck/lc_check.h"
 #include "ui/lincheck/lc_harness.h"
 #include "ui/lincheck/lc_realtime.h"
 #include "ui/lincheck/lc_report.h"
@@ -151,35 +152,6 @@ static int parse_options(int argc, char **argv, struct options *o)
     return -1;
 }
 
-/* Cuts the failing scenario down: drops one call at a time, keeping each
- * drop after which the scenario still fails the same way. */
-static void shrink_scenario(const struct lc_spec *spec, const struct lc_settings *set, const char *out_dir,
-                            uint64_t seed, struct lc_scenario *s, struct lc_result *r)
-{
-    int attempt = 0;
-    for (bool progress = true; progress;) {
-        progress = false;
-        for (int i = 0; i < lc_scenario_size(s) && lc_scenario_size(s) > 1; i++) {
-            struct lc_scenario smaller = *s;
-            lc_scenario_drop_call(&smaller, i);
-            if (smaller.nthreads < 2)
-                continue;       /* one thread is a serial run: nothing concurrent left */
-            char dir[4200];
-            snprintf(dir, sizeof dir, "%s/shrink-%d", out_dir, ++attempt);
-            struct lc_result candidate;
-            lc_run_scenario(spec, set, &smaller, seed, dir, &candidate);
-            if (candidate.verdict == LC_FAILED && strcmp(candidate.kind, r->kind) == 0) {
-                *s = smaller;
-                lc_result_free(r);
-                *r = candidate;
-                progress = true;
-                break;
-            }
-            lc_result_free(&candidate);
-        }
-    }
-}
-
 static bool prepare(const struct options *o, struct lc_spec *spec, char *out_abs, char *harness, char *self)
 {
     char err[1024];
@@ -250,55 +222,26 @@ int cmd_lincheck(int argc, char **argv)
     struct lc_summary sum = {.spec_path = o.spec_path, .seed = o.seed, .scenarios_requested = o.scenarios,
                              .memory_model = o.memory_model, .strategy = set.strategy, .quiescent = o.quiescent,
                              .real_time = o.real_time};
-    static struct lc_scenario failing;
-    static struct lc_result failure;
+    static struct lc_check_outcome res;
+    struct lc_check_plan plan = {.spec = &spec, .set = &set, .out_dir = out_abs, .seed = o.seed, .first = 1,
+                                 .end = o.scenarios + 1, .threads = o.threads, .ops = o.ops, .init = o.init,
+                                 .post = o.post, .stop_at_failure = true, .shrink = o.shrink};
+    lc_check_scenarios(&plan, stdout, true, &res);
+    sum.scenarios_run = res.scenarios_run;
+    sum.executions = res.executions;
+    sum.proved = res.proved;
+    sum.all_classes = res.all_classes;
     int status = EXIT_NO_FAILURE;
-    for (int k = 1; k <= o.scenarios; k++) {
-        struct lc_scenario s;
-        uint64_t scenario_seed = o.seed + (uint64_t)k;
-        lc_scenario_generate(&spec, scenario_seed, o.init, o.threads, o.ops, o.post, &s);
-        char dir[PATH_MAX + 32], text[1024];
-        snprintf(dir, sizeof dir, "%s/scenario-%d", out_abs, k);
-        lc_scenario_text(&spec, &s, text, sizeof text);
-        struct lc_result r;
-        lc_run_scenario(&spec, &set, &s, scenario_seed, dir, &r);
-        sum.scenarios_run++;
-        sum.executions += r.executions;
-        if (r.verdict == LC_ERROR) {
-            fprintf(stderr, "mdat lincheck: scenario %d (%s): %s\n", k, text, r.error);
-            lc_result_free(&r);
-            status = EXIT_CANNOT_RUN;
-            break;
-        }
-        if (r.verdict == LC_PASSED) {
-            /* dpor runs one interleaving per class, and a class holds
-             * interleavings whose calls overlap differently in real time:
-             * going through every class proves the results, not real time. */
-            bool proved = r.proved && !o.real_time;
-            sum.proved += proved;
-            sum.all_classes += r.proved;
-            printf("  scenario %2d  %-10s %6llu %s  %s\n", k, proved ? "proved" : r.proved ? "SC-proved" : "passed",
-                   (unsigned long long)r.executions, dpor ? "classes   " : "executions", text);
-            lc_result_free(&r);
-            continue;
-        }
-        printf("  scenario %2d  %-10s %6llu %s  %s\n", k, "FAILED", (unsigned long long)r.executions,
-               dpor ? "classes   " : "executions", text);
+    if (res.error_index) {
+        fprintf(stderr, "mdat lincheck: %s\n", res.error);
+        status = EXIT_CANNOT_RUN;
+    } else if (res.failing_index) {
         sum.failed = 1;
-        sum.original_calls = lc_scenario_size(&s);
-        if (o.shrink) {
-            shrink_scenario(&spec, &set, dir, scenario_seed, &s, &r);
-            if (lc_scenario_size(&s) < sum.original_calls)
-                printf("  shrunk from %d calls to %d\n", sum.original_calls, lc_scenario_size(&s));
-        }
-        failing = s;
-        failure = r;
-        sum.failing = &failing;
-        sum.failure = &failure;
-        sum.failing_index = k;
-        lc_report_failure(stdout, &spec, &failing, &failure, k, o.quiescent, o.real_time);
+        sum.original_calls = res.original_calls;
+        sum.failing = &res.failing;
+        sum.failure = &res.failure;
+        sum.failing_index = res.failing_index;
         status = EXIT_FAILURE_FOUND;
-        break;
     }
     char proved[128];
     if (o.real_time && dpor)
@@ -316,7 +259,7 @@ int cmd_lincheck(int argc, char **argv)
             status = EXIT_CANNOT_RUN;
     }
     if (sum.failure)
-        lc_result_free(&failure);
+        lc_result_free(&res.failure);
     lc_spec_free(&spec);
     return status;
 }

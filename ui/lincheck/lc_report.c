@@ -143,8 +143,8 @@ static void print_interleaving(FILE *f, const struct lc_result *r)
     fclose(in);
 }
 
-void lc_report_failure(FILE *f, const struct lc_spec *spec, const struct lc_scenario *s, const struct lc_result *r,
-                       int scenario_index, bool quiescent, bool real_time)
+void lc_report_table(FILE *f, const struct lc_spec *spec, const struct lc_scenario *s, const struct lc_result *r,
+                     int scenario_index, bool quiescent, bool real_time)
 {
     char text[1024];
     lc_scenario_text(spec, s, text, sizeof text);
@@ -191,6 +191,13 @@ void lc_report_failure(FILE *f, const struct lc_spec *spec, const struct lc_scen
             fprintf(f, "    ... %zu more in %s/allowed.txt\n", r->allowed.n - 12, r->dir);
     }
     free(observed);
+}
+
+void lc_report_failure(FILE *f, const struct lc_spec *spec, const struct lc_scenario *s, const struct lc_result *r,
+                       int scenario_index, bool quiescent, bool real_time)
+{
+    lc_report_table(f, spec, s, r, scenario_index, quiescent, real_time);
+    bool checker = strcmp(r->kind, "checker") == 0;
     print_interleaving(f, r);
     fprintf(f, "\nmdat run's report: %s\nReplay it: mdat replay %s%s\n", r->log_file, checker ? "--trust-check " : "",
             r->schedule_file);

@@ -9,6 +9,11 @@
 
 #include "ui/lincheck/lc_run.h"
 
+/* The scenario, the headline (NOT LINEARIZABLE: ...), the table and the
+ * outcomes serial orders give: the part of the report mdat grade keeps. */
+void lc_report_table(FILE *f, const struct lc_spec *spec, const struct lc_scenario *s, const struct lc_result *r,
+                     int scenario_index, bool quiescent, bool real_time);
+/* The table, then the interleaving, mdat run's report and the replay command. */
 void lc_report_failure(FILE *f, const struct lc_spec *spec, const struct lc_scenario *s, const struct lc_result *r,
                        int scenario_index, bool quiescent, bool real_time);
 

@@ -11,14 +11,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "supervisor/launch/spawn.h"
 #include "ui/lincheck/lc_realtime.h"
 #include "ui/text/json_reader.h"
 
 enum { MAX_ARGV = 96 };
 
-/* Runs argv with stdout to out_path (stderr too when both_path) and
- * returns its exit status, -1 when it did not exit. */
-static int run_to_file(char *const *argv, const char *out_path, bool with_stderr)
+/* Runs argv with stdout to out_path (stderr too when with_stderr) and
+ * returns its exit status, -1 when it did not exit. as_program: the code
+ * under test runs natively, as the program's user (a no-op outside mdat
+ * grade's sandbox), with the limits in force for the program. */
+static int run_to_file(char *const *argv, const char *out_path, bool with_stderr, bool as_program)
 {
     pid_t pid = fork();
     if (pid < 0)
@@ -31,6 +34,8 @@ static int run_to_file(char *const *argv, const char *out_path, bool with_stderr
         dup2(null_fd, STDIN_FILENO);
         dup2(fd, STDOUT_FILENO);
         dup2(with_stderr ? fd : null_fd, STDERR_FILENO);
+        if (as_program && (!spawn_apply_limits() || !spawn_become_program_user()))
+            _exit(126);
         execv(argv[0], argv);
         _exit(127);
     }
@@ -88,7 +93,7 @@ static bool run_one_order(const int *order, int n, void *p)
     for (int i = 0; i < ctx->scenario_argc && argc < MAX_ARGV - 1; i++)
         argv[argc++] = ctx->scenario_argv[i];
     argv[argc] = NULL;
-    int status = run_to_file(argv, ctx->tmp_path, false);
+    int status = run_to_file(argv, ctx->tmp_path, false, true);
     if (status != 0) {
         snprintf(ctx->error, sizeof ctx->error,
                  "a serial run of the harness (order %s) failed with status %d: the calls fail even one at a time",
@@ -194,6 +199,16 @@ void lc_run_scenario(const struct lc_spec *spec, const struct lc_settings *set, 
     snprintf(json_path, sizeof json_path, "%s/run.json", dir);
     snprintf(seed_text, sizeof seed_text, "%llu", (unsigned long long)seed);
     snprintf(n_text, sizeof n_text, "%llu", (unsigned long long)set->schedules);
+    if (set->explore) {
+        char *hargv[MAX_ARGV];
+        int hargc = 0;
+        hargv[hargc++] = (char *)set->harness;
+        for (int i = 0; i < sargc && hargc < MAX_ARGV - 1; i++)
+            hargv[hargc++] = sargv[i];
+        hargv[hargc] = NULL;
+        set->explore(set->explore_ctx, hargv, hargc, check, seed, dir, out);
+        goto done;
+    }
     char *argv[MAX_ARGV];
     int argc = 0;
     const char *fixed[] = {set->self, "run", "--strategy", set->strategy, "-n", n_text, "-s", seed_text,
@@ -209,7 +224,7 @@ void lc_run_scenario(const struct lc_spec *spec, const struct lc_settings *set, 
         argv[argc++] = sargv[i];
     argv[argc] = NULL;
     unlink(json_path);
-    int status = run_to_file(argv, out->log_file, true);
+    int status = run_to_file(argv, out->log_file, true, false);
     if (status != 0 && status != 1) {
         snprintf(out->error, sizeof out->error, "mdat run ended with status %d: see %s", status, out->log_file);
         goto done;
