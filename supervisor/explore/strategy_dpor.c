@@ -444,6 +444,10 @@ static size_t fair_default(const struct dpor_state *d, const struct choice_point
  * the loop. */
 static void mark_spins(struct dpor_state *d, const struct choice_point *cp)
 {
+    /* Past MAX_EVENTS the latest steps were not kept: the ones found
+     * walking back would be others. */
+    if (d->n_ev >= MAX_EVENTS)
+        return;
     for (size_t i = 0; i < cp->n_spinners; i++) {
         int spinner = cp->spinners[i];
         uint32_t left = cp->spin_steps ? cp->spin_steps[i] : 0;
