@@ -91,8 +91,16 @@ static void next_visible_op(const struct mthread *t, struct visible_op *op)
 
 /* from_view: the candidates are the runnable view; the choice is numbered
  * and its changes go along (then start again). */
+/* The candidates a choice left out because they spin, for a strategy that
+ * sees them (strategy.sees_spinners). */
+struct spinners_left_out {
+    const int *ids;
+    const uint32_t *steps;
+    size_t n;
+};
+
 static size_t ask_among(struct execution *ex, char kind, const int *ids, const bool *yielded, size_t n,
-                        bool from_view, size_t all)
+                        bool from_view, size_t all, const struct spinners_left_out *spun)
 {
     struct strategy *s = ex->cfg->strategy;
     struct visible_op ops_small[16], *ops = NULL;
@@ -139,6 +147,11 @@ static size_t ask_among(struct execution *ex, char kind, const int *ids, const b
             cp.n_changed = (size_t)ex->n_changed;
         }
     }
+    if (spun) {
+        cp.spinners = spun->ids;
+        cp.spin_steps = spun->steps;
+        cp.n_spinners = spun->n;
+    }
     if (kind == CHOICE_WAKE)
         cp.waker = ex->running;
     if (s->wants_state && ex->model_state)
@@ -169,32 +182,43 @@ static size_t ask_among(struct execution *ex, char kind, const int *ids, const b
  * among the candidates that do not spin (spin_watch.h), when some do and
  * some do not; the choice is kept by thread id among all of them, as
  * replay follows it. The view is not shown then: its changes wait for the
- * next choice that shows it. */
+ * next choice that shows it. A strategy that sees spinners is asked even
+ * when one candidate is left, and told which were left out. */
 static size_t ask_strategy(struct execution *ex, char kind, const int *ids, const bool *yielded, size_t n,
                            bool from_view)
 {
     struct strategy *s = ex->cfg->strategy;
     if (kind != CHOICE_THREAD || !ex->spin || !s->prefers_progress || n < 2)
-        return ask_among(ex, kind, ids, yielded, n, from_view, n);
+        return ask_among(ex, kind, ids, yielded, n, from_view, n, NULL);
     int ids_small[16], *some = n <= 16 ? ids_small : malloc(n * sizeof *some);
     bool yielded_small[16], *some_yielded = n <= 16 ? yielded_small : malloc(n * sizeof *some_yielded);
-    if (!some || !some_yielded)
+    int out_small[16], *out = n <= 16 ? out_small : malloc(n * sizeof *out);
+    uint32_t steps_small[16], *steps = n <= 16 ? steps_small : malloc(n * sizeof *steps);
+    if (!some || !some_yielded || !out || !steps)
         abort();
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++)
-        if (ids[i] < 0 || !spin_watch_spinning(ex->spin, ex, exec_thread_by_id(ex, ids[i]))) {
+    size_t m = 0, n_out = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct mthread *t = ids[i] < 0 ? NULL : exec_thread_by_id(ex, ids[i]);
+        if (!t || !spin_watch_spinning(ex->spin, ex, t)) {
             some[m] = ids[i];
             some_yielded[m++] = yielded[i];
+        } else {
+            out[n_out] = ids[i];
+            steps[n_out++] = spin_watch_streak_steps(ex->spin, t);
         }
+    }
     size_t pick;
     if (m == 0 || m == n) {
-        pick = ask_among(ex, kind, ids, yielded, n, from_view, n);
+        pick = ask_among(ex, kind, ids, yielded, n, from_view, n, NULL);
     } else {
         size_t k = 0;
-        if (m > 1)
-            k = ask_among(ex, kind, some, some_yielded, m, false, n);
+        struct spinners_left_out spun = {out, steps, n_out};
+        if (m > 1 || s->sees_spinners)
+            k = ask_among(ex, kind, some, some_yielded, m, false, n, s->sees_spinners ? &spun : NULL);
         else if (!s->diverged && !ex->cfg->forget_choices)
             choice_list_add(&ex->res->choices, ex->steps, kind, some[0]);
+        if (k >= m)
+            k = 0;
         for (pick = 0; pick < n && ids[pick] != some[k]; pick++)
             ;
     }
@@ -202,6 +226,10 @@ static size_t ask_strategy(struct execution *ex, char kind, const int *ids, cons
         free(some);
     if (some_yielded != yielded_small)
         free(some_yielded);
+    if (out != out_small)
+        free(out);
+    if (steps != steps_small)
+        free(steps);
     return pick < n ? pick : 0;
 }
 

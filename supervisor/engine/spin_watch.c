@@ -31,6 +31,7 @@ struct streak {
     uint64_t stack_top;             /* the end of the thread's stack mapping, 0: not known yet */
     bool spinning;
     uint32_t rounds;                /* times it came back to a state, spinning */
+    uint32_t steps;                 /* steps in the streak (the thread's latest ones) */
     /* Before the step under way: the bytes its store replaces. */
     bool have_old;
     uint64_t old;
@@ -79,6 +80,7 @@ static void streak_reset(struct streak *s)
     s->n_reads = s->n_states = 0;
     s->spinning = false;
     s->rounds = 0;
+    s->steps = 0;
 }
 
 static bool read_word(struct execution *ex, uint64_t addr, uint8_t size, uint64_t *value)
@@ -209,6 +211,7 @@ void spin_watch_after_step(struct spin_watch *w, struct execution *ex, const str
         streak_reset(s);
         return;
     }
+    s->steps++;
     passed_state(ex, t, s);
 }
 
@@ -236,6 +239,13 @@ bool spin_watch_spinning(struct spin_watch *w, struct execution *ex, const struc
 bool spin_watch_stuck(struct spin_watch *w, struct execution *ex, const struct mthread *t)
 {
     return spin_watch_spinning(w, ex, t) && w->by_id[t->id].rounds >= SPIN_STUCK_ROUNDS;
+}
+
+uint32_t spin_watch_streak_steps(const struct spin_watch *w, const struct mthread *t)
+{
+    if (t->id <= 0 || (size_t)t->id >= w->cap || !w->by_id[t->id].spinning)
+        return 0;
+    return w->by_id[t->id].steps;
 }
 
 uint64_t spin_watch_location(const struct spin_watch *w, const struct mthread *t)

@@ -40,6 +40,11 @@ bool spin_watch_spinning(struct spin_watch *w, struct execution *ex, const struc
  * few times. t has spun this many rounds, all alike. */
 enum { SPIN_STUCK_ROUNDS = 100 };
 bool spin_watch_stuck(struct spin_watch *w, struct execution *ex, const struct mthread *t);
+/* The steps of t's streak that changed nothing (its latest steps, the
+ * rounds that made it spinning among them), 0 when it does not spin: a
+ * strategy that ends an execution at a spin (dpor) tries the other threads
+ * before each of them. */
+uint32_t spin_watch_streak_steps(const struct spin_watch *w, const struct mthread *t);
 /* The location t's loop reads first (for reports), 0 when it does not spin. */
 uint64_t spin_watch_location(const struct spin_watch *w, const struct mthread *t);
 

@@ -40,6 +40,13 @@ struct choice_point {
     uint64_t view;
     const int *changed;
     size_t n_changed;
+    /* For a strategy that sees spinners (strategy.sees_spinners): the
+     * threads left out of this choice because they spin, and per one the
+     * steps of its streak that changed nothing (spin_watch_streak_steps);
+     * n_spinners 0 when none was left out. */
+    const int *spinners;
+    const uint32_t *spin_steps;
+    size_t n_spinners;
 };
 
 /* Where id is, or would go, among n ids in ascending order (the runnable
@@ -120,6 +127,10 @@ struct strategy {
      * loop that only re-reads what nobody changed) while any thread that
      * does not can run; the others (replay, a person) see every one. */
     bool prefers_progress;
+    /* With prefers_progress: is asked, spinners listed, even when a
+     * single thread is left once the spinners are left out (dpor ends an
+     * execution there). */
+    bool sees_spinners;
     /* A strategy that must see every step (dpor: which thread did what,
      * who created and woke whom) listens to the execution like a detector;
      * ops NULL: it does not. */

@@ -42,6 +42,13 @@
  * locks, as Nidhugg's), reversed at the state before that acquisition,
  * where the lock was free. So a program whose threads share only locks
  * has as many classes as orders of acquisitions.
+ * Spin loops (spin-assume, as GenMC's): a thread seen to spin is not
+ * offered while another can run (strategy.prefers_progress), and the
+ * rounds it went until then are no-ops (mark_spins): their steps race with
+ * earlier steps (read earlier, a round may end the loop) but no later step
+ * races with them, since the spinner reads again once it is let out and
+ * that read is where the step that let it out is ordered. So where the
+ * rounds fall among the other threads' steps makes no class.
  *
  * The search is a stack of nodes, one per step of the current execution
  * (the state before it): the threads that could run and their operations,
@@ -116,6 +123,7 @@ struct dpor_event {
     struct footprint fp;
     int pred[2];                /* ordered after these events besides program order (-1: none) */
     uint32_t local;             /* 1-based index among its thread's events */
+    bool no_op;                 /* a round of a spin (mark_spins) */
 };
 
 struct thread_info {
@@ -425,11 +433,38 @@ static size_t fair_default(const struct dpor_state *d, const struct choice_point
     return best < cp->n ? best : spinner;
 }
 
+/* The spinners a choice left out (engine/spin_watch.h): each one's streak
+ * of steps that changed nothing, its latest steps, is a no-op that only
+ * repeats until another thread changes what it read (spin-assume, as
+ * GenMC's). Its steps are marked no-ops: a later step of another thread
+ * does not race with them (the spinner reads again once it is let out,
+ * and that read races with the step that let it out), so no class is
+ * made of where the rounds fall among the others' steps. Their races with
+ * earlier steps stay: read before an earlier write, a no-op round may end
+ * the loop. */
+static void mark_spins(struct dpor_state *d, const struct choice_point *cp)
+{
+    /* Past MAX_EVENTS the latest steps were not kept: the ones found
+     * walking back would be others. */
+    if (d->n_ev >= MAX_EVENTS)
+        return;
+    for (size_t i = 0; i < cp->n_spinners; i++) {
+        int spinner = cp->spinners[i];
+        uint32_t left = cp->spin_steps ? cp->spin_steps[i] : 0;
+        for (size_t k = d->n_ev; k-- > 0 && left > 0;)
+            if (d->ev[k].thread == spinner) {
+                d->ev[k].no_op = true;
+                left--;
+            }
+    }
+}
+
 static size_t dpor_pick_thread(struct strategy *s, const struct choice_point *cp)
 {
     struct dpor_state *d = s->state;
     size_t k = d->n_ev;
     d->wpos = 0;
+    mark_spins(d, cp);
     if (k >= MAX_EVENTS) {
         d->too_long = true;
         return fair_default(d, cp, NULL);
@@ -540,7 +575,7 @@ static bool on_step(void *self, struct execution *ex, uint64_t step, int thread,
         idset_add(&n->done, thread);
     }
     set_taken(&d->nodes[k], thread, &fp);
-    d->ev[d->n_ev++] = (struct dpor_event){thread, *op, fp, {t->pending[0], t->pending[1]}, ++t->count};
+    d->ev[d->n_ev++] = (struct dpor_event){thread, *op, fp, {t->pending[0], t->pending[1]}, ++t->count, false};
     t->pending[0] = t->pending[1] = -1;
     t->last = (int)k;
     d->wpos = 0;
@@ -703,6 +738,7 @@ struct strategy *strategy_dpor_new(void)
     struct dpor_state *d = calloc(1, sizeof *d);
     s->ops = &dpor_ops;
     s->prefers_progress = true;
+    s->sees_spinners = true;
     s->state = d;
     s->wants_ops = true;
     s->listener = (struct exec_listener){&dpor_listener_ops, d};
@@ -832,7 +868,7 @@ void dpor_find_races(struct dpor_state *d)
          * later one's clock is no race with j. */
         bool acquires = is_lock_acquisition(&ev[j].op);
         for (size_t i = j; i-- > 0;) {
-            if (ev[i].thread == t || !dependent(&ev[i].op, &ev[i].fp, &ev[j].op, &ev[j].fp))
+            if (ev[i].thread == t || ev[i].no_op || !dependent(&ev[i].op, &ev[i].fp, &ev[j].op, &ev[j].fp))
                 continue;
             if (!before(ev, vj, (int)i) && j >= d->changed) {
                 /* An acquisition after a release of its lock could not

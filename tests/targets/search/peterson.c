@@ -1,4 +1,4 @@
-/* peterson.c [broken] - Peterson's mutual exclusion for two threads with C11
+/* peterson.c [broken|noflag] - Peterson's mutual exclusion for two threads with C11
  * seq_cst atomics and a busy-wait, each thread entering once.
  *
  * CORRECT as written: at most one thread in the critical section (asserted)
@@ -6,7 +6,9 @@
  * while nothing changes them, so dpor, which does not schedule a thread
  * that spins (engine/spin_watch.h) while another can run, ends with a few
  * classes. "broken": each thread gives the turn away before raising its
- * flag, and both can enter (an assertion failure).
+ * flag, and both can enter (an assertion failure). "noflag": the second
+ * thread never raises its flag, so the first one never waits for it, and
+ * both can enter.
  */
 #include <assert.h>
 #include <pthread.h>
@@ -17,7 +19,7 @@
 static atomic_int flag[2];
 static atomic_int turn;
 static int inside;
-static int broken;
+static int broken, noflag;
 
 static void *contender(void *arg)
 {
@@ -26,7 +28,8 @@ static void *contender(void *arg)
         atomic_store(&turn, other);
         atomic_store(&flag[me], 1);
     } else {
-        atomic_store(&flag[me], 1);
+        if (!(noflag && me == 1))
+            atomic_store(&flag[me], 1);
         atomic_store(&turn, other);
     }
     while (atomic_load(&flag[other]) && atomic_load(&turn) == other)
@@ -41,6 +44,7 @@ static void *contender(void *arg)
 int main(int argc, char **argv)
 {
     broken = argc > 1 && strcmp(argv[1], "broken") == 0;
+    noflag = argc > 1 && strcmp(argv[1], "noflag") == 0;
     static int id[2] = {0, 1};
     pthread_t t[2];
     for (int i = 0; i < 2; i++)
