@@ -4,7 +4,9 @@
  * Owns the refreshing screen: every refresh takes one look at the process
  * (ui/cli/attach_look.h: attach, read, let go, in milliseconds) and shows
  * the report --print would print (threads, user lines, waits, sync
- * objects, the wait cycle, the verdict in one line). The process is never
+ * objects, the wait cycle, the verdict in one line, a livelock when the
+ * running threads' watch finds one: at most LIVE_WATCH_MS a look, so that
+ * the view never freezes for long). The process is never
  * held between looks, so quitting, or mdat being killed, leaves it as it
  * was. Key t takes over the schedule (tui_takeover.c: every thread held,
  * stepped one at a time); the step key says so. Reading the process is
