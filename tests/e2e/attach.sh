@@ -720,9 +720,10 @@ busy_counter)
     [ "$status" -eq 0 ] || fail "busy_counter exited $status"
     grep -qx 'count 600000000 signals 1' "$WORK/prog.out" || fail "busy_counter printed $(cat "$WORK/prog.out")"
     ;;
-clock_loop)
-    # Waiting for a time by reading the clock: the loop repeats but for
-    # the time it reads, which the watch refuses to follow.
+not_livelock)
+    # Spins that something outside the running thread can end are not
+    # livelocks. Waiting for a time by reading the clock: the loop repeats
+    # but for the time it reads, which the watch refuses to follow.
     start attach_clock_loop 60
     wait_threads "$PID" 2 || finish
     run_mdat attach -p "$PID" --print
@@ -730,6 +731,23 @@ clock_loop)
     grep -qE "^no deadlock: T2 is running \(watched, no livelock told: T2 (reads the time stamp counter \(rdtsc|reads the kernel's clock data|makes system call 228)" "$WORK/out" ||
         fail "clock_loop: the clock is not what ended the watch"
     expect_let_go "$PID"
+    stop "$PID"
+    # A flag in memory a child process shares and will set.
+    start attach_shared_flag 60
+    wait_threads "$PID" 2 || finish
+    run_mdat attach -p "$PID" --print
+    expect_status 0 attach -p shared_flag
+    grep -qE '^no deadlock: T2 is running \(watched, no livelock told: T2 reads memory shared with other processes \(MAP_SHARED ' "$WORK/out" ||
+        fail "shared_flag: the shared mapping is not what ended the watch"
+    expect_let_go "$PID"
+    stop "$PID"
+    # main sleeps, then sets the flag: a thread that wakes by itself could
+    # change anything, so the spinner is not watched.
+    start attach_livelock_spin late
+    wait_threads "$PID" 2 || finish
+    run_mdat attach -p "$PID" --print
+    expect_status 0 attach -p livelock_spin late
+    grep -qx 'no deadlock: T2 is running' "$WORK/out" || fail "a spin with a sleeping main was watched or called stuck"
     stop "$PID"
     ;;
 tui_livelock)

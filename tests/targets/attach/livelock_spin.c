@@ -3,11 +3,13 @@
  * main waits to join it. The spin stores nothing and makes no system
  * call: nothing can change what it reads, whatever the schedule.
  * `livelock_spin handle`: a SIGUSR1 handler sets the flag, so the spin
- * ends when that signal comes (then it prints "went"). */
+ * ends when that signal comes (then it prints "went").
+ * `livelock_spin late`: CORRECT: main sleeps 30 s, then sets the flag. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static volatile sig_atomic_t go;
 
@@ -36,6 +38,10 @@ int main(int argc, char **argv)
     }
     pthread_t t;
     pthread_create(&t, NULL, spinner, NULL);
+    if (argc > 1 && strcmp(argv[1], "late") == 0) {
+        sleep(30);
+        go = 1;
+    }
     pthread_join(t, NULL);
     puts("went");
     return 0;
