@@ -15,6 +15,7 @@
  * not grow with the window. */
 #include "supervisor/inspect/foreign_watch.h"
 #include "supervisor/inspect/foreign_watch_insn.h"
+#include "supervisor/inspect/foreign_watch_words.h"
 #include "supervisor/process/tracee.h"
 
 #include <elf.h>
@@ -31,14 +32,6 @@
 
 enum { INSN_CACHE = 4096, XSTATE_MAX = 16384, STEP_WAIT_MS = 1000 };
 
-/* The locations written in the window, 8-byte words: their value before
- * the first write, and now. */
-struct written {
-    uint64_t *addr, *orig, *cur;
-    size_t n, cap;
-    size_t *slot;           /* open addressing over addr: index + 1, 0 empty */
-    size_t slots;
-};
 
 struct watched {
     struct foreign_thread *t;
@@ -69,74 +62,6 @@ struct watch {
     struct foreign_watch *out;
     bool recording;             /* the cycle's pcs are being collected */
 };
-
-/* ---- the written words ---- */
-
-static size_t hash_addr(uint64_t addr, size_t slots)
-{
-    return (size_t)((addr >> 3) * 0x9e3779b97f4a7c15ull >> 20) & (slots - 1);
-}
-
-static bool written_grow(struct written *w)
-{
-    size_t cap = w->cap ? w->cap * 2 : 256, slots = cap * 2;
-    uint64_t *addr = realloc(w->addr, cap * sizeof *addr);
-    if (addr)
-        w->addr = addr;
-    uint64_t *orig = realloc(w->orig, cap * sizeof *orig);
-    if (orig)
-        w->orig = orig;
-    uint64_t *cur = realloc(w->cur, cap * sizeof *cur);
-    if (cur)
-        w->cur = cur;
-    size_t *slot = calloc(slots, sizeof *slot);
-    if (!addr || !orig || !cur || !slot) {
-        free(slot);
-        return false;
-    }
-    free(w->slot);
-    w->slot = slot;
-    w->slots = slots;
-    w->cap = cap;
-    for (size_t i = 0; i < w->n; i++) {
-        size_t h = hash_addr(w->addr[i], slots);
-        while (slot[h])
-            h = (h + 1) & (slots - 1);
-        slot[h] = i + 1;
-    }
-    return true;
-}
-
-/* The word at addr (8-aligned), added with its value now when new; -1
- * when it cannot be read or kept. */
-static long written_word(struct written *w, int mem_fd, uint64_t addr)
-{
-    if (w->slots) {
-        for (size_t h = hash_addr(addr, w->slots); w->slot[h]; h = (h + 1) & (w->slots - 1))
-            if (w->addr[w->slot[h] - 1] == addr)
-                return (long)w->slot[h] - 1;
-    }
-    if (w->n == w->cap && !written_grow(w))
-        return -1;
-    uint64_t value;
-    if (!tracee_read(mem_fd, addr, &value, sizeof value))
-        return -1;
-    size_t h = hash_addr(addr, w->slots);
-    while (w->slot[h])
-        h = (h + 1) & (w->slots - 1);
-    w->slot[h] = w->n + 1;
-    w->addr[w->n] = addr;
-    w->orig[w->n] = w->cur[w->n] = value;
-    return (long)w->n++;
-}
-
-static void written_free(struct written *w)
-{
-    free(w->addr);
-    free(w->orig);
-    free(w->cur);
-    free(w->slot);
-}
 
 /* ---- registers ---- */
 
@@ -307,8 +232,10 @@ static void record_pc(struct watch *wt, size_t k, uint64_t pc)
         out->pcs[k][out->n_pcs[k]++] = pc;
 }
 
-/* Runs one instruction of thread k; false when the watch must stop. */
-static bool step_one(struct watch *wt, size_t k)
+/* What the next instruction of thread k may write, as indices of
+ * written words (*n_words of them, added before the store with their
+ * value then); false when the watch must stop before it. */
+static bool before_step(struct watch *wt, size_t k, long *words, size_t *n_words, bool *stores)
 {
     struct watched *th = &wt->th[k];
     char why[160];
@@ -323,9 +250,8 @@ static bool step_one(struct watch *wt, size_t k)
         stopped(wt, k, "%s", why);
         return false;
     }
-    /* Each write is at most 255 bytes: 33 words. */
-    long words[WATCH_MAX_WRITES * 33];
-    size_t n_words = 0;
+    *n_words = 0;
+    *stores = eff.n_writes > 0;
     for (size_t i = 0; i < eff.n_writes; i++)
         for (uint64_t a = eff.write_addr[i] & ~7ull; a < eff.write_addr[i] + eff.write_len[i]; a += 8) {
             long j = written_word(&wt->w, wt->p->mem_fd, a);
@@ -333,8 +259,21 @@ static bool step_one(struct watch *wt, size_t k)
                 stopped(wt, k, "%s", "writes memory mdat could not keep track of");
                 return false;
             }
-            words[n_words++] = j;
+            words[(*n_words)++] = j;
         }
+    return true;
+}
+
+/* Runs one instruction of thread k; false when the watch must stop. */
+static bool step_one(struct watch *wt, size_t k)
+{
+    struct watched *th = &wt->th[k];
+    /* Each write is at most 255 bytes: 33 words. */
+    long words[WATCH_MAX_WRITES * 33];
+    size_t n_words;
+    bool stores;
+    if (!before_step(wt, k, words, &n_words, &stores))
+        return false;
     if (wt->recording)
         record_pc(wt, k, th->regs.rip);
     pid_t tid = th->t->tid;
@@ -358,11 +297,11 @@ static bool step_one(struct watch *wt, size_t k)
     }
     th->t->regs = th->regs;
     for (size_t i = 0; i < n_words; i++)
-        if (!tracee_read(wt->p->mem_fd, wt->w.addr[words[i]], &wt->w.cur[words[i]], sizeof(uint64_t))) {
+        if (!written_reread(&wt->w, wt->p->mem_fd, words[i])) {
             stopped(wt, k, "%s", "wrote memory mdat could not read back");
             return false;
         }
-    wt->out->stored = wt->out->stored || eff.n_writes;
+    wt->out->stored = wt->out->stored || stores;
     wt->out->instructions++;
     return true;
 }
