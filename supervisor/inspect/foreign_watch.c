@@ -104,7 +104,8 @@ static bool save_state(struct watch *wt)
             return false;
         s->values = values;
     }
-    memcpy(s->values, wt->w.cur, wt->w.n * sizeof *s->values);
+    if (wt->w.n)    /* nothing written yet: cur is not allocated */
+        memcpy(s->values, wt->w.cur, wt->w.n * sizeof *s->values);
     s->n_values = wt->w.n;
     return true;
 }
