@@ -32,7 +32,6 @@
 
 enum { INSN_CACHE = 4096, XSTATE_MAX = 16384, STEP_WAIT_MS = 1000 };
 
-
 struct watched {
     struct foreign_thread *t;
     int number;
@@ -176,6 +175,16 @@ static pid_t wait_step(pid_t tid, uint64_t deadline, int *status)
     }
 }
 
+/* The step's own trap: a SIGTRAP the kernel made (a sent one has
+ * si_code <= 0). */
+static bool own_trap(pid_t tid, int status)
+{
+    if (!WIFSTOPPED(status) || (status >> 16) != 0 || WSTOPSIG(status) != SIGTRAP)
+        return false;
+    siginfo_t si;
+    return ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == 0 && si.si_code > 0;
+}
+
 /* A stop that is not the step's own trap: a signal (given back at the
  * detach), a group stop, the thread's end. */
 static void took_other_stop(struct watch *wt, size_t k, int status)
@@ -205,22 +214,11 @@ static void interrupt_step(struct watch *wt, size_t k)
     pid_t r = wait_step(t->tid, monotonic_ns() + 2000000000ull, &status);
     if (r <= 0) {
         t->stopped = false;     /* let go by the kernel when mdat ends */
-    } else if (WIFEXITED(status) || WIFSIGNALED(status) ||
-               ((status >> 16) == 0 && WSTOPSIG(status) != SIGTRAP)) {
+    } else if (WIFEXITED(status) || WIFSIGNALED(status) || ((status >> 16) == 0 && !own_trap(t->tid, status))) {
         took_other_stop(wt, k, status);
         return;
     }
     stopped(wt, k, "%s", "did not finish an instruction in time");
-}
-
-/* The step's own trap: a SIGTRAP the kernel made (a sent one has
- * si_code <= 0). */
-static bool own_trap(pid_t tid, int status)
-{
-    if (!WIFSTOPPED(status) || (status >> 16) != 0 || WSTOPSIG(status) != SIGTRAP)
-        return false;
-    siginfo_t si;
-    return ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == 0 && si.si_code > 0;
 }
 
 static void record_pc(struct watch *wt, size_t k, uint64_t pc)
