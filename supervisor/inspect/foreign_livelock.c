@@ -74,8 +74,8 @@ static void signals_caught(pid_t pid, char *buf, size_t len)
 }
 
 /* "spin.c:14-17 waiter": the lines of the user's code the thread's
- * cycle runs (of the file and function of its first), else the first
- * place it runs. */
+ * cycle runs (of the file and function of its first), else the lowest
+ * address it runs. */
 static void cycle_place(const struct foreign_code *fc, const uint64_t *pcs, size_t n, char *buf, size_t len)
 {
     struct src_loc first = {0};
@@ -95,13 +95,15 @@ static void cycle_place(const struct foreign_code *fc, const uint64_t *pcs, size
         }
     }
     if (!lo) {
-        uint64_t pc = n ? pcs[0] : 0;
-        for (size_t i = 0; i < n; i++)
-            if (foreign_is_user_code(fc, pcs[i])) {
+        /* No line: the lowest pc of the user's code (else of all), the
+         * same for threads that run the same code. */
+        uint64_t pc = UINT64_MAX, any = UINT64_MAX;
+        for (size_t i = 0; i < n; i++) {
+            any = pcs[i] < any ? pcs[i] : any;
+            if (foreign_is_user_code(fc, pcs[i]) && pcs[i] < pc)
                 pc = pcs[i];
-                break;
-            }
-        foreign_format_code(fc, pc, buf, len);
+        }
+        foreign_format_code(fc, pc != UINT64_MAX ? pc : any != UINT64_MAX ? any : 0, buf, len);
         return;
     }
     if (lo == hi)
