@@ -393,6 +393,7 @@ const char *foreign_verdict_name(enum foreign_verdict v)
     case FVERDICT_LOST_WAKEUP: return "lost-wakeup";
     case FVERDICT_HANG_IO: return "hang-io";
     case FVERDICT_HANG: return "hang";
+    case FVERDICT_LIVELOCK: return "livelock";
     case FVERDICT_NOT_STUCK: return "not-stuck";
     }
     return "?";

@@ -5,7 +5,7 @@
  * waiters, the wait-for cycle when there is one, and the verdict (a
  * deadlock; a hang without a cycle: a lost wake-up, every thread blocked
  * on the program's own input/output, a lock whose holder ended; or
- * nothing stuck). Only what was read is claimed: a verdict of "stuck"
+ * nothing stuck; a livelock is foreign_livelock.c's to add). Only what was read is claimed: a verdict of "stuck"
  * needs every wait in it to be one only the program's own threads could
  * end. Printing is ui/cli/attach_print.c's. */
 #ifndef MDAT_INSPECT_FOREIGN_REPORT_H
@@ -56,10 +56,26 @@ enum foreign_verdict {
     FVERDICT_LOST_WAKEUP,       /* every thread stuck, some on a condvar */
     FVERDICT_HANG_IO,           /* every thread stuck on the program's own pipes */
     FVERDICT_HANG,              /* every thread stuck otherwise */
+    FVERDICT_LIVELOCK,          /* the running threads cycle for ever (foreign_livelock.c) */
     FVERDICT_NOT_STUCK,
 };
 
-enum { FOREIGN_MAX_CYCLE = 64 };
+enum { FOREIGN_MAX_CYCLE = 64, FOREIGN_MAX_WATCHED = 16 };
+
+/* The running threads watched for a livelock (foreign_livelock.h). */
+struct foreign_livelock {
+    bool watched;               /* every other thread waited for good, so they were */
+    int window_ms;
+    bool found;                 /* they came back to a state seen before */
+    bool any_schedule;          /* nothing was stored: it holds whatever the schedule */
+    int threads[FOREIGN_MAX_WATCHED];   /* T numbers of the watched threads */
+    size_t n_threads;
+    unsigned long period;       /* instructions of one cycle, all threads together */
+    unsigned long instructions; /* run while watched */
+    char where[256];            /* "spin.c:14-17 worker" */
+    char unless[160];           /* "a signal it handles comes (SIGUSR1)", "" none */
+    char why_not[200];          /* not found: why ("T2 reads the time stamp counter (rdtsc)") */
+};
 
 struct foreign_report {
     pid_t pid;
@@ -74,6 +90,7 @@ struct foreign_report {
     size_t cycle_len;
     enum foreign_verdict verdict;
     char verdict_text[1536];    /* one line: "deadlock: T2 waits on mutex ... held by T3; ..." */
+    struct foreign_livelock livelock;
 };
 
 /* Builds the report from a process attached and stopped. */
@@ -82,7 +99,7 @@ bool foreign_report_build(const struct foreign_process *p, const struct foreign_
 void foreign_report_free(struct foreign_report *r);
 
 /* The verdict's name for data: "deadlock", "holder-ended", "lost-wakeup",
- * "hang-io", "hang", "not-stuck". */
+ * "hang-io", "hang", "livelock", "not-stuck". */
 const char *foreign_verdict_name(enum foreign_verdict v);
 static inline bool foreign_report_stuck(const struct foreign_report *r) { return r->verdict != FVERDICT_NOT_STUCK; }
 

@@ -81,6 +81,28 @@ expect_as_before() {
 
 stop() { kill -9 "$1" 2>/dev/null; wait "$1" 2>/dev/null; }
 
+# wait_threads PID THREADS: until the process has THREADS threads. Fails after 10 s.
+wait_threads() {
+    local i
+    for i in $(seq 100); do
+        [ "$(ls /proc/"$1"/task 2>/dev/null | wc -l)" -eq "$2" ] && return 0
+        sleep 0.1
+    done
+    fail "process $1 did not reach $2 threads"
+    return 1
+}
+
+# expect_let_go PID: after a watch the threads run on: none held in a
+# trace stop (t) or stopped (T), and nothing traces the process.
+expect_let_go() {
+    local states
+    states=$(snapshot "$1" | awk '{print $2}' | tr -d '\n')
+    case "$states" in
+    *[tTZX]*) fail "process $1 not let go as it was: thread states $states" ;;
+    esac
+    grep -q '^TracerPid:[[:space:]]*0$' /proc/"$1"/status || fail "process $1 is still traced"
+}
+
 # attach_stuck PROG THREADS: starts PROG, waits until it hangs, attaches
 # with --print, checks exit 1 and the process unchanged; leaves it running.
 attach_stuck() {
@@ -593,6 +615,151 @@ tui_takeover_spawn)
     sleep 0.5
     v2=$(awk '/^voluntary_ctxt_switches/ {print $2}' /proc/"$PID"/status)
     [ "$v2" -gt "$v1" ] || fail "main does not go on after the take-over ($v1 -> $v2 context switches)"
+    stop "$PID"
+    ;;
+livelock_polite)
+    # Two threads politely come and go for ever, main joins them: stepped
+    # in turn, their state (registers, the mutex, hand[]) comes back.
+    start attach_livelock_polite
+    wait_threads "$PID" 3 || finish
+    sleep 0.2
+    run_mdat attach -p "$PID" --print
+    expect_status 1 attach -p "$PID" --print
+    grep -qE '^livelock: T2 and T3, stepped in turn, come back to the same state every [0-9]+ instructions \(livelock_polite\.c:[0-9]+-[0-9]+ guest\); no other thread can run \(T1: join T2\)$' "$WORK/out" ||
+        fail "no round-robin livelock of T2 and T3 in guest"
+    expect_let_go "$PID"
+    # Still going round afterwards, as before.
+    sleep 0.3
+    [ -d /proc/"$PID" ] && ! grep -q '^met' "$WORK/prog.out" || fail "livelock_polite ended after the watch"
+    stop "$PID"
+    ;;
+livelock_spin)
+    # A spin on a flag nobody sets, storing nothing: whatever the schedule.
+    start attach_livelock_spin
+    wait_threads "$PID" 2 || finish
+    l=$(line_of attach/livelock_spin.c "while (!go)")
+    run_mdat attach -p "$PID" --print
+    expect_status 1 attach -p "$PID" --print
+    grep -qE "^livelock: T2 runs the same [0-9]+ instructions for ever \(livelock_spin\.c:$l spinner\), storing nothing: no thread can change what it reads, whatever the schedule; no other thread can run \(T1: join T2\)\$" "$WORK/out" ||
+        fail "no livelock of T2 at livelock_spin.c:$l"
+    expect_let_go "$PID"
+    # --livelock 0: not watched, only running.
+    run_mdat attach -p "$PID" --print --livelock 0
+    expect_status 0 attach -p "$PID" --livelock 0
+    grep -qx 'no deadlock: T2 is running' "$WORK/out" || fail "--livelock 0 still watched"
+    stop "$PID"
+    # A handler for SIGUSR1 sets the flag: the verdict says so, and the
+    # signal does end the spin.
+    start attach_livelock_spin handle
+    wait_threads "$PID" 2 || finish
+    run_mdat attach -p "$PID" --print
+    expect_status 1 attach -p "$PID" --print
+    grep -qE '^livelock: T2 runs .*; unless a signal it handles comes \(SIGUSR1\)$' "$WORK/out" ||
+        fail "the verdict does not say the handled signal could end it"
+    kill -USR1 "$PID"
+    wait "$PID"
+    status=$?
+    [ "$status" -eq 0 ] && grep -q '^went$' "$WORK/prog.out" || fail "SIGUSR1 did not end the spin (exit $status)"
+    run_mdat attach -p 1 --livelock x --print
+    expect_status 2 attach --livelock x
+    expect_err "--livelock wants seconds from 0 (off) to 60, not \"x\""
+    run_mdat attach --livelock 1
+    expect_status 2 attach --livelock 1
+    expect_err "--livelock goes with -p PID"
+    ;;
+livelock_json)
+    start attach_livelock_polite
+    wait_threads "$PID" 3 || finish
+    sleep 0.2
+    run_mdat attach -p "$PID" --json
+    expect_status 1 attach -p "$PID" --json
+    python3 - "$WORK/out" <<'EOF' || fail "JSON livelock (round-robin) wrong"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["verdict"]["kind"] == "livelock" and r["verdict"]["stuck"] is True, r["verdict"]
+l = r["livelock"]
+assert l["found"] is True and l["schedule"] == "round-robin" and l["threads"] == [2, 3], l
+assert l["period"] > 0 and l["period"] % 2 == 0 and l["instructions"] >= 2 * l["period"], l
+assert l["where"].startswith("livelock_polite.c:") and l["where"].endswith(" guest") and l["unless"] is None, l
+EOF
+    stop "$PID"
+    start attach_livelock_spin
+    wait_threads "$PID" 2 || finish
+    run_mdat attach -p "$PID" --json
+    expect_status 1 attach -p "$PID" --json
+    python3 - "$WORK/out" <<'EOF' || fail "JSON livelock (any schedule) wrong"
+import json, sys
+r = json.load(open(sys.argv[1]))
+l = r["livelock"]
+assert r["verdict"]["kind"] == "livelock" and l["found"] and l["schedule"] == "any" and l["threads"] == [2], l
+EOF
+    stop "$PID"
+    # A deadlock is not watched: livelock is null.
+    start attach_bank_deadlock
+    wait_stuck "$PID" 3 || finish
+    run_mdat attach -p "$PID" --json
+    python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); assert r["livelock"] is None, r["livelock"]' "$WORK/out" ||
+        fail "a deadlock's report has a livelock watch"
+    stop "$PID"
+    ;;
+busy_counter)
+    # Busy but making progress: watched, no livelock; a signal sent
+    # during the watch is not lost, and the count comes out right.
+    start attach_busy_counter
+    wait_threads "$PID" 2 || finish
+    "$MDAT" attach -p "$PID" --print </dev/null >"$WORK/out" 2>"$WORK/err" &
+    mdat=$!
+    sleep 0.5
+    kill -USR1 "$PID"
+    wait "$mdat"
+    status=$?
+    expect_status 0 attach -p busy_counter
+    grep -qE '^no deadlock: T2 is running \(watched' "$WORK/out" || fail "busy_counter not watched, or not 'no deadlock'"
+    wait "$PID"
+    status=$?
+    [ "$status" -eq 0 ] || fail "busy_counter exited $status"
+    grep -qx 'count 600000000 signals 1' "$WORK/prog.out" || fail "busy_counter printed $(cat "$WORK/prog.out")"
+    ;;
+not_livelock)
+    # Spins that something outside the running thread can end are not
+    # livelocks. Waiting for a time by reading the clock: the loop repeats
+    # but for the time it reads, which the watch refuses to follow.
+    start attach_clock_loop 60
+    wait_threads "$PID" 2 || finish
+    run_mdat attach -p "$PID" --print
+    expect_status 0 attach -p clock_loop
+    grep -qE "^no deadlock: T2 is running \(watched, no livelock told: T2 (reads the time stamp counter \(rdtsc|reads the kernel's clock data|makes system call 228)" "$WORK/out" ||
+        fail "clock_loop: the clock is not what ended the watch"
+    expect_let_go "$PID"
+    stop "$PID"
+    # A flag in memory a child process shares and will set.
+    start attach_shared_flag 60
+    wait_threads "$PID" 2 || finish
+    run_mdat attach -p "$PID" --print
+    expect_status 0 attach -p shared_flag
+    grep -qE '^no deadlock: T2 is running \(watched, no livelock told: T2 reads memory shared with other processes \(MAP_SHARED ' "$WORK/out" ||
+        fail "shared_flag: the shared mapping is not what ended the watch"
+    expect_let_go "$PID"
+    stop "$PID"
+    # main sleeps, then sets the flag: a thread that wakes by itself could
+    # change anything, so the spinner is not watched.
+    start attach_livelock_spin late
+    wait_threads "$PID" 2 || finish
+    run_mdat attach -p "$PID" --print
+    expect_status 0 attach -p livelock_spin late
+    grep -qx 'no deadlock: T2 is running' "$WORK/out" || fail "a spin with a sleeping main was watched or called stuck"
+    stop "$PID"
+    ;;
+tui_livelock)
+    # The live view tells the same livelock; q leaves the process going.
+    start attach_livelock_polite
+    wait_threads "$PID" 3 || finish
+    tui_open "$PID"
+    wait_screen "livelock: T2 and T3, stepped in turn, come back to the same state" || { tui_close; stop "$PID"; finish; }
+    keys q
+    wait_exit 1
+    tui_close
+    expect_let_go "$PID"
     stop "$PID"
     ;;
 bad_input)

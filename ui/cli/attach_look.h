@@ -24,11 +24,13 @@ struct attach_code {
 void attach_code_free(struct attach_code *c);
 
 /* Attaches to pid, builds *report, detaches. The process is held only for
- * the read, and mdat's terminating signals wait until it is let go.
+ * the read (and, when the report allows it, watch_ms more to tell a
+ * livelock: supervisor/inspect/foreign_livelock.h; 0 never), and mdat's
+ * terminating signals wait until it is let go.
  * Returns whether *report was built (false: err says why). *detach_failed
  * is set, with err saying why, when a thread could not be let go; the
  * report, if built, is still the caller's to free. */
-bool attach_look(pid_t pid, struct attach_code *code, struct foreign_report *report, bool *detach_failed, char *err,
-                 size_t errlen);
+bool attach_look(pid_t pid, struct attach_code *code, int watch_ms, struct foreign_report *report, bool *detach_failed,
+                 char *err, size_t errlen);
 
 #endif

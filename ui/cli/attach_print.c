@@ -199,6 +199,33 @@ static void json_objects(struct json_writer *w, const struct foreign_report *r)
     json_end_array(w);
 }
 
+/* The running threads' watch: null when they were not watched. */
+static void json_livelock(struct json_writer *w, const struct foreign_report *r)
+{
+    const struct foreign_livelock *l = &r->livelock;
+    if (!l->watched) {
+        json_null(w, "livelock");
+        return;
+    }
+    json_begin_object(w, "livelock");
+    json_uint(w, "window_ms", (unsigned)l->window_ms);
+    json_begin_array(w, "threads");
+    for (size_t i = 0; i < l->n_threads; i++)
+        json_int(w, NULL, l->threads[i]);
+    json_end_array(w);
+    json_uint(w, "instructions", l->instructions);
+    json_bool(w, "found", l->found);
+    if (l->found) {
+        json_uint(w, "period", l->period);
+        json_string(w, "schedule", l->any_schedule ? "any" : "round-robin");
+        json_string(w, "where", l->where);
+        json_string_or_null(w, "unless", l->unless[0] ? l->unless : NULL);
+    } else {
+        json_string_or_null(w, "why_not", l->why_not[0] ? l->why_not : NULL);
+    }
+    json_end_object(w);
+}
+
 void attach_print_json(FILE *f, const struct foreign_report *r)
 {
     struct json_writer w = {.f = f};
@@ -213,6 +240,7 @@ void attach_print_json(FILE *f, const struct foreign_report *r)
     for (size_t i = 0; i < r->cycle_len; i++)
         json_int(&w, NULL, r->threads[r->cycle[i]].number);
     json_end_array(&w);
+    json_livelock(&w, r);
     json_begin_object(&w, "verdict");
     json_string(&w, "kind", foreign_verdict_name(r->verdict));
     json_bool(&w, "stuck", foreign_report_stuck(r));

@@ -1,12 +1,13 @@
 /* cmd_attach_pid: `mdat attach -p PID --print | --json`: why a running
  * process mdat did not start is stuck. Attaches (supervisor/inspect/),
- * reads, lets the process go, then prints: the process is held only while
- * it is read. Exit 1 when it is stuck, 0 when not, 3 when it cannot be
+ * reads (and watches running threads for a livelock, --livelock SEC), lets
+ * the process go, then prints: the process is held only while it is read. Exit 1 when it is stuck, 0 when not, 3 when it cannot be
  * read. */
 #include <stdio.h>
 
 #include "supervisor/inspect/foreign_attach.h"
 #include "supervisor/inspect/foreign_code.h"
+#include "supervisor/inspect/foreign_livelock.h"
 #include "supervisor/inspect/foreign_report.h"
 #include "ui/cli/attach_look.h"
 #include "ui/cli/attach_print.h"
@@ -50,8 +51,8 @@ void attach_code_free(struct attach_code *c)
     c->loaded = false;
 }
 
-bool attach_look(pid_t pid, struct attach_code *code, struct foreign_report *report, bool *detach_failed, char *err,
-                 size_t errlen)
+bool attach_look(pid_t pid, struct attach_code *code, int watch_ms, struct foreign_report *report, bool *detach_failed,
+                 char *err, size_t errlen)
 {
     *detach_failed = false;
     /* Ctrl-C while the threads are held would let the kernel detach them
@@ -79,6 +80,8 @@ bool attach_look(pid_t pid, struct attach_code *code, struct foreign_report *rep
         code->loaded = read;
     }
     bool built = read && foreign_report_build(&proc, &code->code, report, err, errlen);
+    if (built)
+        foreign_livelock_watch(&proc, &code->code, report, watch_ms);
     char detach_err[300];
     bool detached = foreign_detach(&proc, detach_err, sizeof detach_err);
     sigprocmask(SIG_SETMASK, &saved, NULL);
@@ -90,7 +93,7 @@ bool attach_look(pid_t pid, struct attach_code *code, struct foreign_report *rep
     return built;
 }
 
-int cmd_attach_pid(const char *pid_text, bool json)
+int cmd_attach_pid(const char *pid_text, bool json, int watch_ms)
 {
     pid_t pid;
     if (!attach_parse_pid(pid_text, &pid))
@@ -99,7 +102,7 @@ int cmd_attach_pid(const char *pid_text, bool json)
     struct attach_code code = {0};
     struct foreign_report report;
     bool detach_failed;
-    bool built = attach_look(pid, &code, &report, &detach_failed, err, sizeof err);
+    bool built = attach_look(pid, &code, watch_ms, &report, &detach_failed, err, sizeof err);
     int status = EXIT_CANNOT_RUN;
     if (built) {
         (json ? attach_print_json : attach_print_text)(stdout, &report);

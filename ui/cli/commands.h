@@ -14,7 +14,7 @@ int cmd_run(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_attach(int argc, char **argv);
 /* mdat attach -p PID --print | --json (cmd_attach passes them on). */
-int cmd_attach_pid(const char *pid_text, bool json);
+int cmd_attach_pid(const char *pid_text, bool json, int watch_ms);
 int cmd_grade(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_shrink(int argc, char **argv);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "supervisor/explore/session.h"
+#include "supervisor/inspect/foreign_livelock.h"
 #include "ui/cli/cli.h"
 #include "ui/cli/commands.h"
 #include "ui/tui/tui_frontend.h"
@@ -29,25 +30,25 @@ static int usage_error(const char *fmt, const char *arg)
 
 /* -p PID: a running process, read and let go (ui/cli/cmd_attach_pid.c),
  * or watched live (ui/tui/tui_live.c). */
-static int attach_to_process(const char *pid, bool print, bool json, bool more)
+static int attach_to_process(const char *pid, bool print, bool json, int watch_ms, bool more)
 {
     if (!pid)
         return usage_error("%s", "--print and --json go with -p PID");
     if (pid[0] == '-')  /* "-p --print": the option took the next one as its value */
         return usage_error("-p wants a process id (a positive number), not \"%s\"", pid);
     if (more)
-        return usage_error("%s", "-p PID takes only --print or --json (no program, no other option)");
+        return usage_error("%s", "-p PID takes only --print or --json and --livelock (no program, no other option)");
     if (print && json)
         return usage_error("%s", "give --print or --json, not both");
     if (!print && !json)
-        return tui_live_run(pid);
-    return cmd_attach_pid(pid, json);
+        return tui_live_run(pid, watch_ms);
+    return cmd_attach_pid(pid, json, watch_ms);
 }
 
 int cmd_attach(int argc, char **argv)
 {
     enum { OPT_REPLAY = 256, OPT_DEMO, OPT_DELAY, OPT_WATCH, OPT_THEME, OPT_MAX_STEPS, OPT_INVARIANT, OPT_RACES,
-           OPT_MEMORY_MODEL, OPT_PRINT, OPT_JSON };
+           OPT_MEMORY_MODEL, OPT_PRINT, OPT_JSON, OPT_LIVELOCK };
     static const struct option longopts[] = {
         {"replay", required_argument, NULL, OPT_REPLAY},
         {"demo", required_argument, NULL, OPT_DEMO},
@@ -62,11 +63,13 @@ int cmd_attach(int argc, char **argv)
         {"pid", required_argument, NULL, 'p'},
         {"print", no_argument, NULL, OPT_PRINT},
         {"json", no_argument, NULL, OPT_JSON},
+        {"livelock", required_argument, NULL, OPT_LIVELOCK},
         {"help", no_argument, NULL, 'h'},
         {0, 0, 0, 0},
     };
     const char *replay = NULL, *demo = NULL, *theme_name = NULL, *pid = NULL;
-    bool print = false, json = false, other_option = false;
+    bool print = false, json = false, other_option = false, livelock_given = false;
+    int watch_ms = FOREIGN_LIVELOCK_DEFAULT_MS;
     const char *watches[MAX_WATCHES];
     int n_watches = 0;
     const char *invariants[MAX_WATCHES];
@@ -78,7 +81,8 @@ int cmd_attach(int argc, char **argv)
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "+s:p:h", longopts, NULL)) != -1) {
-        other_option = other_option || (c != 'p' && c != OPT_PRINT && c != OPT_JSON && c != 'h' && c != '?');
+        other_option = other_option ||
+                       (c != 'p' && c != OPT_PRINT && c != OPT_JSON && c != OPT_LIVELOCK && c != 'h' && c != '?');
         switch (c) {
         case 'p':
             pid = optarg;
@@ -89,6 +93,15 @@ int cmd_attach(int argc, char **argv)
         case OPT_JSON:
             json = true;
             break;
+        case OPT_LIVELOCK: {
+            char *end;
+            double sec = strtod(optarg, &end);
+            if (end == optarg || *end || !(sec >= 0) || sec > 60)
+                return usage_error("--livelock wants seconds from 0 (off) to 60, not \"%s\"", optarg);
+            watch_ms = (int)(sec * 1000 + 0.5);
+            livelock_given = true;
+            break;
+        }
         case OPT_REPLAY:
             replay = optarg;
             break;
@@ -147,8 +160,10 @@ int cmd_attach(int argc, char **argv)
             return cli_bad_option("attach", optopt, argv[optind - 1]);
         }
     }
-    if (pid || print || json)
-        return attach_to_process(pid, print, json, other_option || optind < argc);
+    if (!pid && livelock_given && !print && !json)
+        return usage_error("%s", "--livelock goes with -p PID");
+    if (pid || print || json || livelock_given)
+        return attach_to_process(pid, print, json, watch_ms, other_option || optind < argc);
     if (replay && demo)
         return usage_error("%s", "give --replay or --demo, not both");
     if (delay_given && !demo)

@@ -4,7 +4,9 @@
  * Owns the refreshing screen: every refresh takes one look at the process
  * (ui/cli/attach_look.h: attach, read, let go, in milliseconds) and shows
  * the report --print would print (threads, user lines, waits, sync
- * objects, the wait cycle, the verdict in one line). The process is never
+ * objects, the wait cycle, the verdict in one line, a livelock when the
+ * running threads' watch finds one: at most LIVE_WATCH_MS a look, so that
+ * the view never freezes for long). The process is never
  * held between looks, so quitting, or mdat being killed, leaves it as it
  * was. Key t takes over the schedule (tui_takeover.c: every thread held,
  * stepped one at a time); the step key says so. Reading the process is
@@ -25,7 +27,9 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { LIVE_REFRESH_MS = 2000, LIVE_MAX_TEXT = 1 << 20 };
+/* A look watches running threads for a livelock at most LIVE_WATCH_MS
+ * (when --livelock allows it), so that the view answers keys. */
+enum { LIVE_REFRESH_MS = 2000, LIVE_MAX_TEXT = 1 << 20, LIVE_WATCH_MS = 1000 };
 
 static const char STEP_TAKE_OVER[] =
     "the view only reads the process, which runs as it was: take over (t) to hold its threads and step them";
@@ -34,6 +38,7 @@ static const char NO_REPLAY[] =
 
 struct live_view {
     pid_t pid;
+    int watch_ms;           /* each look's livelock watch, 0 none */
     struct attach_code code;
     char *text;             /* the last report as --print prints it, "" before one */
     char verdict[1600];     /* its one-line verdict */
@@ -52,7 +57,7 @@ static void live_look(struct live_view *v)
     struct foreign_report report;
     bool detach_failed;
     char err[600];
-    bool built = attach_look(v->pid, &v->code, &report, &detach_failed, err, sizeof err);
+    bool built = attach_look(v->pid, &v->code, v->watch_ms, &report, &detach_failed, err, sizeof err);
     if (built)
         v->looked_at = time(NULL);
     if (!built || detach_failed)
@@ -182,9 +187,9 @@ static bool live_key(struct live_view *v, int key)
     return true;
 }
 
-int tui_live_run(const char *pid_text)
+int tui_live_run(const char *pid_text, int watch_ms)
 {
-    struct live_view v = {0};
+    struct live_view v = {.watch_ms = watch_ms < LIVE_WATCH_MS ? watch_ms : LIVE_WATCH_MS};
     if (!attach_parse_pid(pid_text, &v.pid))
         return cli_usage_error("attach", "-p wants a process id (a positive number), not \"%s\"", pid_text);
     /* The first look before the screen: a process that cannot be read is

@@ -6,6 +6,6 @@
 
 /* Runs the live view until the user quits; the exit status of mdat
  * attach (1 when the last look found the process stuck). */
-int tui_live_run(const char *pid_text);
+int tui_live_run(const char *pid_text, int watch_ms);
 
 #endif
