@@ -1,5 +1,6 @@
 /* livelock: state hashes and the window of repeated states. */
 #include "supervisor/engine/livelock.h"
+#include "supervisor/process/hash64.h"
 #include "supervisor/engine/exec_core.h"
 #include "supervisor/process/memory_digest.h"
 
@@ -34,17 +35,6 @@ struct recent_states {
     bool full;
 };
 
-/* A 64-bit finaliser (splitmix64's): good avalanche, cheap. */
-static uint64_t mix(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    x ^= x >> 31;
-    return x;
-}
-
 static bool digest_of_process(const struct execution *ex, uint64_t *out)
 {
     return memory_digest(ex->pid, ex->vm_pid, out);
@@ -69,7 +59,7 @@ void livelock_free(struct livelock *l)
 
 static struct written_word *word_slot(struct written_word *words, size_t cap, uint64_t addr)
 {
-    size_t i = (size_t)mix(addr) & (cap - 1);
+    size_t i = (size_t)hash64_mix(addr) & (cap - 1);
     while (words[i].addr && words[i].addr != addr)
         i = (i + 1) & (cap - 1);
     return &words[i];
@@ -102,17 +92,17 @@ void livelock_note_write(struct livelock *l, uint64_t addr, unsigned size, uint6
         grow_words(l);
     struct written_word *w = word_slot(l->words, l->cap_words, key);
     if (w->addr)
-        l->memory_hash ^= mix(key ^ mix(w->value));
+        l->memory_hash ^= hash64_mix(key ^ hash64_mix(w->value));
     else
         l->n_words++;
     w->addr = key;
     w->value = value;
-    l->memory_hash ^= mix(key ^ mix(value));
+    l->memory_hash ^= hash64_mix(key ^ hash64_mix(value));
 }
 
 static uint64_t thread_hash(const struct mthread *t)
 {
-    uint64_t h = mix(((uint64_t)t->id << 32) ^ ((uint64_t)t->state << 8) ^ (uint64_t)t->op);
+    uint64_t h = hash64_mix(((uint64_t)t->id << 32) ^ ((uint64_t)t->state << 8) ^ (uint64_t)t->op);
     if (t->state == TS_EXITED)
         return h;
     /* Everything a thread carries from one step to the next that the
@@ -120,8 +110,8 @@ static uint64_t thread_hash(const struct mthread *t)
      * lives in one), where it stands and what it waits for. */
     const uint64_t *r = (const uint64_t *)&t->regs;
     for (size_t i = 0; i < sizeof t->regs / sizeof *r; i++)
-        h = mix(h ^ r[i]);
-    return mix(h ^ t->access_addr ^ ((uint64_t)t->fn << 48));
+        h = hash64_mix(h ^ r[i]);
+    return hash64_mix(h ^ t->access_addr ^ ((uint64_t)t->fn << 48));
 }
 
 static void ensure_thread(struct livelock *l, int thread)
@@ -302,7 +292,7 @@ bool livelock_after_step(struct livelock *l, struct execution *ex, int ran)
             rehash_thread(l, t);
     }
     l->n_touched = 0;
-    uint64_t h = mix(l->memory_hash ^ l->threads_hash ^ mix(l->epoch)) | 1;  /* never 0: an empty slot */
+    uint64_t h = hash64_mix(l->memory_hash ^ l->threads_hash ^ hash64_mix(l->epoch)) | 1;  /* never 0: an empty slot */
     struct seen_state before = remember(l->recent, h, step);
     if (before.hash) {
         l->quiet++;

@@ -1,5 +1,6 @@
 /* memory_digest: writable pages, found by the maps and pagemap, hashed. */
 #include "supervisor/process/memory_digest.h"
+#include "supervisor/process/hash64.h"
 #include "supervisor/process/page_cache.h"
 #include "supervisor/process/proc_maps.h"
 
@@ -31,23 +32,13 @@ enum { SCAN_REGIONS = 256 };
 #define PAGEMAP_PRESENT (1ull << 63)
 #define PAGEMAP_SWAPPED (1ull << 62)
 
-static uint64_t mix(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    x ^= x >> 31;
-    return x;
-}
-
 /* Hashes a page's words with their addresses: the digest is an XOR over
  * pages, so the order pages are read in does not matter. */
 static uint64_t page_hash(uint64_t addr, const uint64_t *words)
 {
-    uint64_t h = mix(addr);
+    uint64_t h = hash64_mix(addr);
     for (size_t i = 0; i < PAGE / sizeof *words; i++)
-        h = mix(h ^ words[i]) + i;
+        h = hash64_mix(h ^ words[i]) + i;
     return h;
 }
 
