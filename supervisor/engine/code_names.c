@@ -101,9 +101,7 @@ static bool in_users_frame(struct execution *ex, uint64_t pc)
     return di == ex->cfg->exe && debuginfo_user_call_site(di, fa, &loc);
 }
 
-/* ret follows a call instruction (direct, or through a register or
- * memory): a return address, not a stale code pointer. */
-static bool follows_call(struct execution *ex, uint64_t ret)
+bool exec_follows_call(struct execution *ex, uint64_t ret)
 {
     uint8_t before[X86_CALL_BEFORE_BYTES];
     return tracee_read(ex->mem_fd, ret - sizeof before, before, sizeof before) && x86_ends_with_call(before);
@@ -125,7 +123,7 @@ static uint64_t search_user_return(struct execution *ex, const struct mthread *t
         return 0;
     for (size_t i = 0; i < n; i++)
         if (code_map_is_user_code(ex->cfg->code, words[i]) && in_users_frame(ex, words[i] - 1) &&
-            follows_call(ex, words[i]))
+            exec_follows_call(ex, words[i]))
             return words[i] - 1;
     return 0;
 }

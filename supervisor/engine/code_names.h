@@ -36,6 +36,10 @@ uint64_t exec_user_frame_pc(struct execution *ex, const struct mthread *t, uint6
  * code called the library that t is in; 0 when there is none (every frame
  * between was a tail call). */
 uint64_t exec_user_return_on_stack(struct execution *ex, const struct mthread *t);
+/* ret follows a call instruction (direct, or through a register or
+ * memory): a return address, not a stale code pointer (a function's
+ * address kept on the stack, as libc keeps main's). */
+bool exec_follows_call(struct execution *ex, uint64_t ret);
 /* Where a thread is, in user terms (the call line while inside a modeled call). */
 uint64_t exec_user_pc(struct execution *ex, const struct mthread *t);
 /* The library function t is inside as the user called it ("GOMP_barrier",

@@ -9,6 +9,7 @@
  * looked at again after every step of another thread; once the call can
  * complete, the thread is resumed from the same stop and the kernel runs
  * the call. No thread ever blocks in the kernel while others could run. */
+#include "supervisor/engine/code_names.h"
 #include "supervisor/engine/exec_engine.h"
 #include "supervisor/process/io_wait.h"
 
@@ -39,14 +40,17 @@ static enum io_readiness readiness(struct execution *ex, const struct mthread *t
 
 /* The user's call that led to this system call: libc's wrappers keep
  * little on the stack, so the first return address into user code above
- * rsp is it (the call instruction just before). */
+ * rsp is it (the call instruction just before). A code address that no
+ * call precedes is not one: libc keeps main's address on the stack, and
+ * main - 1 is the end of the function before it (the exit after main
+ * returned was placed at another function's last line). */
 uint64_t exec_syscall_caller(struct execution *ex, const struct mthread *t)
 {
     uint64_t words[64];
     if (!tracee_read(ex->mem_fd, t->regs.rsp, words, sizeof words))
         return 0;
     for (size_t i = 0; i < 64; i++)
-        if (code_map_is_user_code(ex->cfg->code, words[i]))
+        if (code_map_is_user_code(ex->cfg->code, words[i]) && exec_follows_call(ex, words[i]))
             return words[i] - 1;
     return 0;
 }
