@@ -307,5 +307,6 @@ bool livelock_after_step(struct livelock *l, struct execution *ex, int ran)
     bool judged = l->quiet >= LIVELOCK_WINDOW && livelock_fair(l, ex);
     compare_with_reference(l, ex, h, judged);
     take_reference(l, ex, h);
+    /* quiet again: a comparison that found the memory moved set it to 0. */
     return judged && l->quiet >= LIVELOCK_WINDOW && l->confirmed_quiet == l->quiet;
 }

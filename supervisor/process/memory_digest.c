@@ -42,44 +42,8 @@ static uint64_t page_hash(uint64_t addr, const uint64_t *words)
     return h;
 }
 
-/* The present pages of [start, end): their pagemap entries read a chunk at
- * a time (an untouched region of gigabytes costs its entries only), the
- * pages in runs of up to BATCH_PAGES. */
-static bool digest_range(pid_t vm_pid, int pagemap, uint64_t start, uint64_t end, uint64_t *digest)
-{
-    uint64_t *entries = malloc(ENTRY_CHUNK * sizeof *entries), *buf = malloc(BATCH_PAGES * PAGE);
-    bool ok = entries && buf;
-    for (uint64_t at = start; ok && at < end;) {
-        size_t n = (size_t)((end - at) / PAGE);
-        if (n > ENTRY_CHUNK)
-            n = ENTRY_CHUNK;
-        off_t off = (off_t)(at / PAGE * sizeof(uint64_t));
-        if (pread(pagemap, entries, n * sizeof *entries, off) != (ssize_t)(n * sizeof *entries)) {
-            ok = false;
-            break;
-        }
-        for (size_t i = 0; ok && i < n;) {
-            if (!(entries[i] & (PAGEMAP_PRESENT | PAGEMAP_SWAPPED))) {
-                i++;
-                continue;
-            }
-            size_t run = 1;
-            while (run < BATCH_PAGES && i + run < n && (entries[i + run] & (PAGEMAP_PRESENT | PAGEMAP_SWAPPED)))
-                run++;
-            uint64_t addr = at + i * PAGE;
-            struct iovec local = {buf, run * PAGE}, remote = {(void *)(uintptr_t)addr, run * PAGE};
-            ok = process_vm_readv(vm_pid, &local, 1, &remote, 1, 0) == (ssize_t)(run * PAGE);
-            for (size_t k = 0; ok && k < run; k++)
-                *digest ^= page_hash(addr + k * PAGE, buf + k * (PAGE / sizeof *buf));
-            i += run;
-        }
-        at += n * PAGE;
-    }
-    free(entries);
-    free(buf);
-    return ok;
-}
-
+/* The pages [addr, end), all present, read in runs of up to BATCH_PAGES
+ * into buf and hashed into *digest. */
 static bool digest_pages(pid_t vm_pid, uint64_t addr, uint64_t end, uint64_t *buf, uint64_t *digest)
 {
     while (addr < end) {
@@ -96,13 +60,39 @@ static bool digest_pages(pid_t vm_pid, uint64_t addr, uint64_t end, uint64_t *bu
     return true;
 }
 
+/* The present pages of [start, end) found through their pagemap entries,
+ * read a chunk at a time: an untouched region of gigabytes costs its
+ * entries only (the fallback for kernels without PAGEMAP_SCAN). */
+static bool digest_range(pid_t vm_pid, int pagemap, uint64_t start, uint64_t end, uint64_t *buf, uint64_t *digest)
+{
+    uint64_t *entries = malloc(ENTRY_CHUNK * sizeof *entries);
+    bool ok = entries != NULL;
+    for (uint64_t at = start; ok && at < end;) {
+        size_t n = (size_t)((end - at) / PAGE);
+        if (n > ENTRY_CHUNK)
+            n = ENTRY_CHUNK;
+        off_t off = (off_t)(at / PAGE * sizeof(uint64_t));
+        ok = pread(pagemap, entries, n * sizeof *entries, off) == (ssize_t)(n * sizeof *entries);
+        for (size_t i = 0; ok && i < n;) {
+            size_t run = 0;
+            while (i + run < n && (entries[i + run] & (PAGEMAP_PRESENT | PAGEMAP_SWAPPED)))
+                run++;
+            if (run)
+                ok = digest_pages(vm_pid, at + i * PAGE, at + (i + run) * PAGE, buf, digest);
+            i += run ? run : 1;
+        }
+        at += n * PAGE;
+    }
+    free(entries);
+    return ok;
+}
+
 /* Through PAGEMAP_SCAN; *supported false when the kernel has none. */
-static bool scan_range(pid_t vm_pid, int pagemap, uint64_t start, uint64_t end, uint64_t *digest, bool *supported)
+static bool scan_range(pid_t vm_pid, int pagemap, uint64_t start, uint64_t end, uint64_t *buf, uint64_t *digest,
+                       bool *supported)
 {
     struct scan_region regions[SCAN_REGIONS];
-    uint64_t *buf = malloc(BATCH_PAGES * PAGE);
-    bool ok = buf != NULL;
-    for (uint64_t at = start; ok && at < end;) {
+    for (uint64_t at = start; at < end;) {
         struct scan_arg arg = {
             .size = sizeof arg, .start = at, .end = end, .vec = (uint64_t)(uintptr_t)regions,
             .vec_len = SCAN_REGIONS, .category_anyof_mask = SCAN_IS_PRESENT | SCAN_IS_SWAPPED,
@@ -111,17 +101,16 @@ static bool scan_range(pid_t vm_pid, int pagemap, uint64_t start, uint64_t end, 
         long n = ioctl(pagemap, SCAN_IOCTL, &arg);
         if (n < 0) {
             *supported = false;
-            ok = false;
-            break;
+            return false;
         }
-        for (long i = 0; ok && i < n; i++)
-            ok = digest_pages(vm_pid, regions[i].start, regions[i].end, buf, digest);
+        for (long i = 0; i < n; i++)
+            if (!digest_pages(vm_pid, regions[i].start, regions[i].end, buf, digest))
+                return false;
         if (arg.walk_end <= at)
             break;
         at = arg.walk_end;
     }
-    free(buf);
-    return ok;
+    return true;
 }
 
 bool memory_digest(pid_t pid, pid_t vm_pid, uint64_t *digest)
@@ -134,20 +123,22 @@ bool memory_digest(pid_t pid, pid_t vm_pid, uint64_t *digest)
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/pagemap", (int)pid);
     int pagemap = open(path, O_RDONLY | O_CLOEXEC);
-    bool ok = pagemap >= 0;
+    uint64_t *buf = malloc(BATCH_PAGES * PAGE);
+    bool ok = pagemap >= 0 && buf;
     *digest = 0;
     bool scan = true;
     for (size_t i = 0; ok && i < maps.n; i++) {
         if (!maps.m[i].write || !maps.m[i].read)
             continue;
         uint64_t before = *digest;
-        if (scan && !scan_range(vm_pid, pagemap, maps.m[i].start, maps.m[i].end, digest, &scan) && scan)
+        if (scan && !scan_range(vm_pid, pagemap, maps.m[i].start, maps.m[i].end, buf, digest, &scan) && scan)
             ok = false;
         if (!scan) {
             *digest = before;
-            ok = digest_range(vm_pid, pagemap, maps.m[i].start, maps.m[i].end, digest);
+            ok = digest_range(vm_pid, pagemap, maps.m[i].start, maps.m[i].end, buf, digest);
         }
     }
+    free(buf);
     if (pagemap >= 0)
         close(pagemap);
     proc_maps_free(&maps);
