@@ -137,9 +137,13 @@ void choice_list_copy(struct choice_list *dst, const struct choice_list *src)
     dst->n = src->n;
     dst->n_bytes = src->n_bytes;
     dst->last_step = src->last_step;
+    choice_list_copy_setting(dst, src);
+}
+
+void choice_list_copy_setting(struct choice_list *dst, const struct choice_list *src)
+{
     dst->pages = src->pages;
     dst->spins_judged = src->spins_judged;
-
     page_list_copy(&dst->observed, &src->observed);
     page_list_copy(&dst->read_shared, &src->read_shared);
 }

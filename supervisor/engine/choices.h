@@ -72,6 +72,9 @@ struct choice choice_list_at(const struct choice_list *l, size_t i);
 void choice_list_truncate(struct choice_list *l, size_t n);
 /* dst (initialised, or zeroed) gets a copy of src's choices. */
 void choice_list_copy(struct choice_list *dst, const struct choice_list *src);
+/* dst gets only what src's choices replay under (its pages, its spins),
+ * keeping its own choices. */
+void choice_list_copy_setting(struct choice_list *dst, const struct choice_list *src);
 void choice_list_free(struct choice_list *l);
 
 #endif

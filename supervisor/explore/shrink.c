@@ -149,8 +149,8 @@ static bool try_plan(struct shrinker *k, const struct choice_list *plan)
  * instead of becoming a preemption of whoever now ran last. */
 static void edited_plan(const struct shrinker *k, size_t n, size_t at, int thread, struct choice_list *plan)
 {
-    choice_list_copy(plan, &k->best.choices);
     choice_list_truncate(plan, 0);
+    choice_list_copy_setting(plan, &k->best.choices);
     for (size_t i = 0; i < n; i++) {
         struct choice c = choice_list_at(&k->best.choices, i);
         if (c.kind == CHOICE_THREAD && guided_points_continued(&k->best.points, i))
