@@ -776,6 +776,23 @@ bool code_map_library_at(const code_map *cm, uint64_t addr, const debuginfo **de
     return false;
 }
 
+bool code_map_symbol_address(const code_map *cm, const char *name, uint64_t *addr)
+{
+    uint64_t at;
+    if (elf_image_symbol_addrs(debuginfo_elf(cm->exe), name, &at, 1) > 0) {
+        *addr = cm->bias + at;
+        return true;
+    }
+    for (size_t i = 0; i < cm->n_libs; i++) {
+        const struct lib_cache *lc = &cm->libs[i];
+        if (lc->hi && lc->debug && elf_image_symbol_addrs(debuginfo_elf(lc->debug), name, &at, 1) > 0) {
+            *addr = lc->bias + at;
+            return true;
+        }
+    }
+    return false;
+}
+
 void code_map_unplant(const code_map *cm, int mem_fd)
 {
     site_table_write(&cm->exe_sites, cm->bias, mem_fd, SITES_NONE);

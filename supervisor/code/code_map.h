@@ -123,6 +123,9 @@ bool code_map_is_threading_runtime(const code_map *cm, uint64_t addr);
  * code_map_plant_libs ran): its debug info, load bias and file name. */
 bool code_map_library_at(const code_map *cm, uint64_t addr, const debuginfo **debug, uint64_t *bias,
                          const char **name);
+/* The runtime address of a symbol defined by the executable or a library
+ * mapped in this execution (the first found); false when none defines it. */
+bool code_map_symbol_address(const code_map *cm, const char *name, uint64_t *addr);
 /* [addr, addr + size) lies in the executable's own data: for a write, .data
  * or .bss (writable all run long); for a read, any loaded non-code section. */
 bool code_map_in_exe_data(const code_map *cm, uint64_t addr, uint64_t size, bool write);

@@ -25,6 +25,8 @@
 
 static const uint8_t trampoline[3] = {0x0f, 0x05, 0xcc};    /* syscall; int3 */
 
+static int find_cached_tid_offset(int fd, code_map *code);
+
 /* Runs the freshly exec'd program through the dynamic loader to its entry
  * breakpoint, planting the libraries' entries there. */
 static bool run_to_entry(struct exec_template *t, code_map *code, uint64_t deadline, bool *not_started, char *err,
@@ -137,6 +139,7 @@ bool exec_template_start(struct exec_template *t, const struct exec_template_req
     if (ok && own_pages)
         ok = prepare_pages(t, req->code, err, errlen);
     if (ok) {
+        t->cached_tid_offset = find_cached_tid_offset(t->mem_fd, req->code);
         t->entry_addr = t->entry.rip;
         ok = tracee_read(t->mem_fd, t->entry_addr, t->entry_orig, sizeof t->entry_orig) &&
              tracee_write(t->mem_fd, t->entry_addr, trampoline, sizeof trampoline);
@@ -233,26 +236,49 @@ static bool template_gone(struct exec_template *t, int fork_errno)
 /* glibc caches the main thread's TID in its struct pthread (at fs_base),
  * set by the dynamic loader: the child would carry the template's, and
  * every mutex it locks would name the template as owner. glibc's own fork
- * rewrites it in the child; this fork must too. The field is found by
- * value: the template's TID appears once in the first kilobyte. */
-static bool fix_cached_tid(int fd, const struct user_regs_struct *regs, pid_t template_pid, pid_t child)
+ * rewrites it in the child; this fork must too. Where the field is comes
+ * from glibc's descriptor for debuggers (libthread_db reads
+ * `_thread_db_pthread_tid`: bits, count, offset); a C library without one
+ * is searched by value, where the template's TID must appear once in the
+ * first kilobyte. By value alone is not enough: after the PID counter
+ * wraps, a template numbered 32767 reads like the upper half of every
+ * stack and library pointer there. */
+static int find_cached_tid_offset(int fd, code_map *code)
 {
-    if (!regs->fs_base)
+    uint64_t at;
+    uint32_t field[3];  /* size in bits, count, offset in bytes */
+    if (!code_map_symbol_address(code, "_thread_db_pthread_tid", &at) || !tracee_read(fd, at, field, sizeof field))
+        return -1;
+    if (field[0] != 32 || field[2] % 4 != 0 || field[2] >= 4096)
+        return -1;
+    return (int)field[2];
+}
+
+static bool fix_cached_tid(int fd, const struct exec_template *t, pid_t child)
+{
+    uint64_t fs_base = t->entry.fs_base;
+    if (!fs_base)
         return true;    /* no thread block yet (a static program): set later, by the child itself */
-    int32_t words[256];
-    if (!tracee_read(fd, regs->fs_base, words, sizeof words))
-        return true;
-    int at = -1;
-    for (int i = 0; i < 256; i++)
-        if (words[i] == template_pid) {
-            if (at >= 0)
-                return false;   /* ambiguous: do not guess */
-            at = i;
-        }
-    if (at < 0)
-        return true;
     int32_t tid = child;
-    return tracee_write(fd, regs->fs_base + (uint64_t)at * 4, &tid, sizeof tid);
+    if (t->cached_tid_offset >= 0) {
+        int32_t cached;
+        if (!tracee_read(fd, fs_base + (uint64_t)t->cached_tid_offset, &cached, sizeof cached))
+            return false;
+        return cached != t->pid || tracee_write(fd, fs_base + (uint64_t)t->cached_tid_offset, &tid, sizeof tid);
+    }
+    int32_t words[256];
+    if (!tracee_read(fd, fs_base, words, sizeof words))
+        return true;
+    int found = -1;
+    for (int i = 0; i < 256; i++)
+        if (words[i] == t->pid) {
+            if (found >= 0)
+                return false;   /* ambiguous: do not guess */
+            found = i;
+        }
+    if (found < 0)
+        return true;
+    return tracee_write(fd, fs_base + (uint64_t)found * 4, &tid, sizeof tid);
 }
 
 static pid_t fork_from(struct exec_template *t, bool *lost, char *err, size_t errlen);
@@ -316,7 +342,7 @@ static pid_t fork_from(struct exec_template *t, bool *lost, char *err, size_t er
         failed = "its memory cannot be opened";
     else if (!tracee_write(fd, t->entry_addr, t->entry_orig, sizeof t->entry_orig))
         failed = "its entry point cannot be restored";
-    else if (!fix_cached_tid(fd, &t->entry, t->pid, child))
+    else if (!fix_cached_tid(fd, t, child))
         failed = "its thread block holds the template's TID twice";
     else if (!tracee_set_regs(child, &t->entry))
         failed = "its registers cannot be set";

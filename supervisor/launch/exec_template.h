@@ -26,6 +26,9 @@ struct exec_template {
     struct user_regs_struct entry;  /* registers at the entry point */
     uint64_t entry_addr;
     uint8_t entry_orig[3];          /* the bytes the fork trampoline replaces */
+    /* Where glibc keeps the thread's cached TID, in bytes from fs_base, as
+     * its libthread_db descriptor says; -1 when it does not say. */
+    int cached_tid_offset;
     bool follow_memory;                /* planted with the runtime-library atomics */
     int stdin_fd;                   /* mdat's side of the program's stdin (rewound per fork), -1 */
     /* Killed from outside (it never runs the program's code: any death is

@@ -17,6 +17,18 @@ run_mdat() {
         fail "sanitizer report from mdat $*: $(grep -m1 -E 'runtime error:|Sanitizer' "$WORK/err")"
     fi
 }
+# run_mdat_in_pid_namespace LAST ARGS...: run_mdat in a PID namespace of its
+# own whose counter stands at LAST (mdat is LAST + 1, what it starts after).
+run_mdat_in_pid_namespace() {
+    local last=$1
+    shift
+    unshare --pid --fork --mount-proc sh -c 'echo "$0" >/proc/sys/kernel/ns_last_pid && exec "$@"' \
+        "$last" "$MDAT" "$@" </dev/null >"$WORK/out" 2>"$WORK/err"
+    status=$?
+    if grep -qE 'runtime error:|ERROR: (Address|Leak)Sanitizer' "$WORK/err"; then
+        fail "sanitizer report from mdat $*: $(grep -m1 -E 'runtime error:|Sanitizer' "$WORK/err")"
+    fi
+}
 expect_status() { [ "$status" -eq "$1" ] || fail "exit status $status, expected $1 (mdat $*)"; }
 expect_out() { grep -qF -- "$1" "$WORK/out" || fail "stdout lacks: $1"; }
 expect_err() { grep -qF -- "$1" "$WORK/err" || fail "stderr lacks: $1"; }
