@@ -3,21 +3,25 @@
  * the TID it caches in the thread's own block. Every execution is a fork
  * of mdat's template: if the child kept the template's cached TID, the
  * main thread's unlock would fail with EPERM and the owner would be the
- * template's. Prints "owner ok". */
+ * template's. Prints "owner ok". The owner is read by libc's memcpy, not
+ * as a step: a TID differs from run to run, and traces are compared. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 static pthread_mutex_t lock;
+static void *(*volatile copy)(void *, const void *, size_t) = memcpy;
 
 static void *locker(void *arg)
 {
     (void)arg;
     pthread_mutex_lock(&lock);
-    int owner = lock.__data.__owner;
+    int owner;
+    copy(&owner, &lock.__data.__owner, sizeof owner);
     pid_t self = (pid_t)syscall(SYS_gettid);
     int unlocked = pthread_mutex_unlock(&lock);
     if (owner != self || unlocked != 0) {
