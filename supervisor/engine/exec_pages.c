@@ -3,6 +3,7 @@
 #include "supervisor/engine/exec_engine.h"
 #include "supervisor/launch/exec_template.h"
 #include "supervisor/process/inject_stub.h"
+#include "supervisor/process/page_cache.h"
 #include "supervisor/launch/pages_setup.h"
 #include "supervisor/process/pkru.h"
 #include "supervisor/sharing/hb_clocks.h"
@@ -408,6 +409,54 @@ bool exec_pages_before_native(struct execution *ex, struct mthread *t)
     if (!page_owners_retags_pending(ex->pages->po) || !can_detour(t))
         return true;
     return run_stub(ex, t);
+}
+
+/* The thread about to run, for unchanged_while_runs. */
+struct resumed {
+    const struct page_owners *po;
+    int thread;
+};
+
+/* Whether the page carries a key the resumed thread's rights do not let
+ * it write: closed (untouched, armed, observed), read-only (read-shared),
+ * or another live thread's (its stack, its private pages). Pages of no
+ * key (libraries' data, code, the allocator's books) and the thread's own
+ * may change. */
+static bool unchanged_while_runs(void *ctx, uint64_t page)
+{
+    const struct resumed *r = ctx;
+    int owner;
+    switch (page_owners_state(r->po, page, &owner)) {
+    case PAGE_UNTOUCHED:
+    case PAGE_READ_SHARED:
+    case PAGE_OBSERVED:
+        return true;
+    case PAGE_STACK:
+    case PAGE_PRIVATE: {
+        int key = page_owners_thread_key(r->po, owner);
+        return owner != r->thread && key > 0 && key != page_owners_thread_key(r->po, r->thread);
+    }
+    case PAGE_UNTRACKED:
+        break;
+    }
+    return false;
+}
+
+/* In the program as in the books once no key change waits, a page's key
+ * bars the resumed thread from writing it, and the kernel on its behalf
+ * (pkeys hold for the kernel's accesses to user memory too). A thread
+ * whose keys are all open (in a call handed buffers, in pthread_create;
+ * one may wait in the kernel while t runs) could write anything. */
+void exec_pages_keep_cache(struct execution *ex, const struct mthread *t)
+{
+    static struct resumed r;
+    if (page_owners_retags_pending(ex->pages->po))
+        return;
+    for (int i = 0; i < ex->n_threads; i++)
+        if (ex->threads[i].pkru_opened && ex->threads[i].state != TS_EXITED)
+            return;
+    r = (struct resumed){ex->pages->po, t->id};
+    page_cache_keep_next(unchanged_while_runs, &r);
 }
 
 bool exec_pages_before_single_step(struct execution *ex, struct mthread *t)

@@ -74,6 +74,11 @@ bool exec_pages_close_keys(struct execution *ex, struct mthread *t);
  * are made on the way (t's registers then point at the stub). false on an
  * error (set). */
 bool exec_pages_before_native(struct execution *ex, struct mthread *t);
+/* Right before t is resumed with PTRACE_CONT and no signal, after
+ * exec_pages_before_native: the copies page_cache.c holds of observed
+ * pages stay true across the resume when nothing can write them
+ * meanwhile (page_cache_keep_next). */
+void exec_pages_keep_cache(struct execution *ex, const struct mthread *t);
 
 
 /* Before t runs one instruction under the CPU's single-step: its rights

@@ -362,6 +362,8 @@ static int resume(struct execution *ex, struct mthread *t, bool first_op, int *s
     }
     if (!exec_tso_before_native(ex, t))
         return -1;
+    if (ex->pages && !t->syscall_exit_wanted)
+        exec_pages_keep_cache(ex, t);
     if (t->syscall_exit_wanted ? !tracee_cont_to_syscall(t->tid) : !tracee_cont(t->tid, 0))
         return -1;
     t->at_syscall_exit = false;

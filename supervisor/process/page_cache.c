@@ -27,6 +27,7 @@ struct slot {
      * fails where it is made. */
     bool writable;
     bool listed;        /* in cache.written */
+    bool read_listed;   /* in cache.read_slots */
     uint16_t dirty_lo, dirty_hi;    /* written here, not yet in the program: [lo, hi) */
     uint8_t bytes[PAGE];
 };
@@ -47,6 +48,12 @@ static struct {
     uint64_t reads;     /* pages read from the program, ever */
     int n_written;
     uint16_t written[SLOTS];    /* the slots with writes to give back, each once */
+    int n_read;
+    uint16_t read_slots[SLOTS]; /* the slots read in this generation, each once */
+    /* Set for the next resume only (page_cache_keep_next): the pages it
+     * cannot change stay held across it. */
+    bool (*keep)(void *ctx, uint64_t page);
+    void *keep_ctx;
     struct slot slots[SLOTS];
 } cache = {.mem_fd = -1, .gen = 1};
 
@@ -95,6 +102,29 @@ bool page_cache_write_back(void)
     return ok;
 }
 
+void page_cache_keep_next(bool (*unchanged)(void *ctx, uint64_t page), void *ctx)
+{
+    cache.keep = unchanged;
+    cache.keep_ctx = ctx;
+}
+
+/* Carries the held pages the resume cannot change into the new
+ * generation, and lists them again. */
+static void carry_kept(uint32_t old_gen)
+{
+    int n = 0;
+    for (int i = 0; i < cache.n_read; i++) {
+        struct slot *s = &cache.slots[cache.read_slots[i]];
+        s->read_listed = false;
+        if (s->gen != old_gen || !cache.keep(cache.keep_ctx, s->page))
+            continue;
+        s->gen = cache.gen;
+        s->read_listed = true;
+        cache.read_slots[n++] = cache.read_slots[i];
+    }
+    cache.n_read = n;
+}
+
 bool page_cache_forget(void)
 {
     bool ok = page_cache_write_back();
@@ -102,11 +132,21 @@ bool page_cache_forget(void)
         cache.shared.change_pending = false;
         cache.shared.stale = true;
     }
+    uint32_t old_gen = cache.gen;
     if (++cache.gen == 0) {     /* wrapped: no slot may seem current */
         for (int i = 0; i < SLOTS; i++)
             cache.slots[i].gen = 0;
         cache.gen = 1;
+        old_gen = 0;
     }
+    if (cache.keep && old_gen && !cache.shared.stale)
+        carry_kept(old_gen);
+    else {
+        for (int i = 0; i < cache.n_read; i++)
+            cache.slots[cache.read_slots[i]].read_listed = false;
+        cache.n_read = 0;
+    }
+    cache.keep = NULL;
     return ok;
 }
 
@@ -116,6 +156,7 @@ void page_cache_follow(int mem_fd, pid_t pid)
         cache.pid = pid;    /* the same address space, through another of its threads */
         return;
     }
+    cache.keep = NULL;      /* nothing of the old address space stays */
     page_cache_forget();
     cache.mem_fd = mem_fd;
     cache.pid = pid;
@@ -223,6 +264,10 @@ static struct slot *held(uint64_t page)
     s->gen = cache.gen;
     s->writable = false;
     set_clean(s);
+    if (!s->read_listed) {
+        s->read_listed = true;
+        cache.read_slots[cache.n_read++] = (uint16_t)(s - cache.slots);
+    }
     return s;
 }
 

@@ -12,7 +12,7 @@
  * may not make fails where it is made), then only here until a thread is
  * resumed or something reads the program around the copies: they are
  * written back then (one system call for all), and resuming any thread
- * forgets every page.
+ * forgets every page the thread could change (page_cache_keep_next).
  *
  * The engine follows one address space at a time, and none while some
  * other process may share its memory (a forked child runs free). Pages of
@@ -38,8 +38,18 @@ void page_cache_follow(int mem_fd, pid_t pid);
  * else reads its memory (a thread, the kernel, a read that bypasses the
  * copies). false when the program could not take it. */
 bool page_cache_write_back(void);
-/* A thread is about to run: writes back, then every copy is stale. */
+/* A thread is about to run: writes back, then every copy is stale, but
+ * for the pages page_cache_keep_next said it cannot change. */
 bool page_cache_forget(void);
+/* For the next page_cache_forget only (the next resume): the pages for
+ * which unchanged(ctx, page) is true stay held. The engine knows them:
+ * with page ownership, a page closed to every thread's rights cannot be
+ * changed by a thread running natively, nor by the kernel on its behalf
+ * (pkeys hold for the kernel's accesses to user memory too), so the
+ * shared pages a step reads over and over are read once, not once per
+ * resume. The caller must be sure of it: no thread in a call that runs
+ * with every key open, no key change pending, no signal delivered. */
+void page_cache_keep_next(bool (*unchanged)(void *ctx, uint64_t page), void *ctx);
 /* How many pages were copied in from the program so far: what a stretch
  * run ahead spent on reads (each a system call and 4 KB). */
 uint64_t page_cache_pages_read(void);
