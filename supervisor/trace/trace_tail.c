@@ -59,6 +59,16 @@ struct trace_tail *trace_tail_open(size_t keep, FILE **stream)
 void trace_tail_cut(struct trace_tail *t, uint64_t steps)
 {
     fflush(t->stream);
+    /* A closed segment grows no more: its spare room (up to as much as it
+     * holds, since room doubles) is given back. */
+    struct segment *closed = &t->ring[(t->head + t->count - 1) % t->keep];
+    if (closed->len && closed->len < closed->cap) {
+        char *fitted = realloc(closed->bytes, closed->len);
+        if (fitted) {
+            closed->bytes = fitted;
+            closed->cap = closed->len;
+        }
+    }
     if (t->count == t->keep) {
         struct segment *oldest = &t->ring[t->head];
         t->head = (t->head + 1) % t->keep;
