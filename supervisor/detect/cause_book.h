@@ -17,7 +17,7 @@ void cause_book_free(struct cause_book *b);
  * execution ran again). */
 void cause_book_event(void *book, const struct trace_event *ev, const struct exec_state *state);
 /* Fills res->cause with the cause steps of the events kept (none when res
- * is no failure); the book keeps the same events, reordered. */
+ * is no failure); the book keeps its events. */
 void cause_book_fill(struct cause_book *b, struct exec_result *res);
 
 #endif

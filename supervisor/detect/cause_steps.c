@@ -38,17 +38,17 @@ static int cmp_size(const void *a, const void *b)
 
 /* ---------- what an event is ---------- */
 
-static bool is_load(const struct trace_event *e)
+static bool is_load(const struct cause_event *e)
 {
     return strcmp(e->op, "R") == 0;
 }
 
-static bool is_store(const struct trace_event *e)
+static bool is_store(const struct cause_event *e)
 {
     return strcmp(e->op, "W") == 0 || strcmp(e->op, "flush") == 0;
 }
 
-static bool is_write(const struct trace_event *e)
+static bool is_write(const struct cause_event *e)
 {
     return is_store(e) || strcmp(e->op, "RMW") == 0 || strcmp(e->op, "atomic") == 0 || strcmp(e->op, "cas") == 0;
 }
@@ -63,7 +63,7 @@ static void variable_of(const char *object, char *buf, size_t len)
     buf[n] = '\0';
 }
 
-static bool names_variable(const struct trace_event *e, const char *var)
+static bool names_variable(const struct cause_event *e, const char *var)
 {
     char v[96];
     variable_of(e->object, v, sizeof v);
@@ -72,11 +72,11 @@ static bool names_variable(const struct trace_event *e, const char *var)
 
 /* The last event before `before` (exclusive) matching thread (0: any
  * thread but `not`) and object; n when none. */
-static size_t last_on(const struct trace_event *ev, size_t before, int thread, int not, const char *object,
-                      bool (*kind)(const struct trace_event *))
+static size_t last_on(const struct cause_event *ev, size_t before, int thread, int not, const char *object,
+                      bool (*kind)(const struct cause_event *))
 {
     for (size_t i = before; i-- > 0;) {
-        const struct trace_event *e = &ev[i];
+        const struct cause_event *e = &ev[i];
         if ((thread && e->thread != thread) || (not && e->thread == not))
             continue;
         if (strcmp(e->object, object) == 0 && (!kind || kind(e)))
@@ -175,7 +175,7 @@ static void note_write(struct var_state *v, int thread, size_t at)
  * its store too: the two loads and two stores. False when there is none.
  * One pass, the objects in a hash table: a long trace costs no more than
  * its length. */
-static bool lost_update(const struct trace_event *ev, size_t n, const char *var, struct picked *p)
+static bool lost_update(const struct cause_event *ev, size_t n, const char *var, struct picked *p)
 {
     struct var_table t = {.cap = 16};
     while (t.cap < 2 * n)
@@ -186,7 +186,7 @@ static bool lost_update(const struct trace_event *ev, size_t n, const char *var,
     size_t best[4];
     bool found = false;
     for (size_t i = 0; i < n; i++) {
-        const struct trace_event *e = &ev[i];
+        const struct cause_event *e = &ev[i];
         if (!(is_load(e) || is_write(e)) || !e->object[0] || (var && !names_variable(e, var)))
             continue;
         struct var_state *v = var_of(&t, e->object);
@@ -274,7 +274,7 @@ static bool quoted(const char *message, const char *open, char close, char *buf,
 
 /* The variables of a failed expression: a lost update on one, else the
  * last write to each by each thread. */
-static void expression_steps(const char *expr, const struct trace_event *ev, size_t n, struct picked *p)
+static void expression_steps(const char *expr, const struct cause_event *ev, size_t n, struct picked *p)
 {
     char names[8][64];
     int k = identifiers(expr, names, 8);
@@ -316,14 +316,14 @@ static bool in_cycle(const char *cycle, int id)
     return false;
 }
 
-static bool not_blocked(const struct trace_event *e)
+static bool not_blocked(const struct cause_event *e)
 {
-    return strncmp(e->outcome, "blocks", 6) != 0;
+    return !e->blocked;
 }
 
 /* Each waiting thread's attempt that blocked, and the step by which the
  * thread it waits for took what it waits on. */
-static void deadlock_steps(const struct exec_result *res, const struct trace_event *ev, size_t n, struct picked *p)
+static void deadlock_steps(const struct exec_result *res, const struct cause_event *ev, size_t n, struct picked *p)
 {
     /* "... wait cycle T2 -> T3 -> T2": only its threads, when there is one. */
     const char *cycle = strstr(res->message, "wait cycle ");
@@ -346,7 +346,7 @@ static void deadlock_steps(const struct exec_result *res, const struct trace_eve
 }
 
 /* The steps a race names: "... (step 12), ... (step 15)". */
-static void race_steps(const char *message, const struct trace_event *ev, size_t n, struct picked *p)
+static void race_steps(const char *message, const struct cause_event *ev, size_t n, struct picked *p)
 {
     for (const char *s = strstr(message, "(step "); s; s = strstr(s + 1, "(step ")) {
         uint64_t step = strtoull(s + 6, NULL, 10);
@@ -358,7 +358,7 @@ static void race_steps(const char *message, const struct trace_event *ev, size_t
 
 /* A heap error: the step of the free it names ("freed it at step 9") and
  * the failing thread's steps, as for a crash. */
-static void heap_steps(const struct exec_result *res, const struct trace_event *ev, size_t n, struct picked *p)
+static void heap_steps(const struct exec_result *res, const struct cause_event *ev, size_t n, struct picked *p)
 {
     const char *at = strstr(res->message, " at step ");
     uint64_t step = at ? strtoull(at + 9, NULL, 10) : 0;
@@ -371,7 +371,7 @@ static void heap_steps(const struct exec_result *res, const struct trace_event *
  * that was misused), the load before it and the last write to what it
  * loaded (a pointer, often) by another thread; for a misuse, the other
  * threads' last steps on its object. */
-static void thread_steps(const struct exec_result *res, const struct trace_event *ev, size_t n, struct picked *p)
+static void thread_steps(const struct exec_result *res, const struct cause_event *ev, size_t n, struct picked *p)
 {
     size_t last = (size_t)-1;
     for (size_t i = n; i-- > 0;)
@@ -403,7 +403,7 @@ static void thread_steps(const struct exec_result *res, const struct trace_event
     pick(p, last);
 }
 
-int cause_steps_find(const struct exec_result *res, const struct trace_event *events, size_t n, size_t *out,
+int cause_steps_pick(const struct exec_result *res, const struct cause_event *events, size_t n, size_t *out,
                      int max)
 {
     struct picked p = {out, 0, max};
@@ -446,4 +446,26 @@ int cause_steps_find(const struct exec_result *res, const struct trace_event *ev
     }
     qsort(out, (size_t)p.n, sizeof *out, cmp_size);
     return p.n;
+}
+
+void cause_event_of(const struct trace_event *e, struct cause_event *out)
+{
+    out->step = e->step;
+    out->thread = e->thread;
+    out->blocked = strncmp(e->outcome, "blocks", 6) == 0;
+    memcpy(out->op, e->op, sizeof out->op);
+    memcpy(out->object, e->object, sizeof out->object);
+}
+
+int cause_steps_find(const struct exec_result *res, const struct trace_event *events, size_t n, size_t *out,
+                     int max)
+{
+    struct cause_event *lean = malloc((n ? n : 1) * sizeof *lean);
+    if (!lean)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        cause_event_of(&events[i], &lean[i]);
+    int k = cause_steps_pick(res, lean, n, out, max);
+    free(lean);
+    return k;
 }

@@ -22,10 +22,25 @@
 /* How far back a cause is looked for: the last this many events. */
 enum { CAUSE_BOOK_EVENTS = 20000 };
 
+/* What the choice reads of an event: a fifth of a trace_event, so that
+ * the last CAUSE_BOOK_EVENTS of a long execution cost little to keep. */
+struct cause_event {
+    uint64_t step;
+    int thread;
+    bool blocked;           /* its outcome: "blocks ..." */
+    char op[sizeof ((struct trace_event *)0)->op];
+    char object[sizeof ((struct trace_event *)0)->object];
+};
+
+void cause_event_of(const struct trace_event *e, struct cause_event *out);
+
 /* The indices into events[0..n) (one execution's, oldest first; a tail of
  * it will do) of the steps that led to res's failure, ascending, at most
  * max of them; returns how many. 0 when the failure's kind has none mdat
  * can name (a hang, a livelock, an exit status) or none is in events. */
+int cause_steps_pick(const struct exec_result *res, const struct cause_event *events, size_t n, size_t *out,
+                     int max);
+/* The same on whole trace events. */
 int cause_steps_find(const struct exec_result *res, const struct trace_event *events, size_t n, size_t *out,
                      int max);
 
