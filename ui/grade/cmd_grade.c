@@ -6,8 +6,8 @@
 
 #include "ui/cli/cli.h"
 #include "ui/cli/commands.h"
-#include "ui/grade/grade.h"
-#include "ui/grade/grade_formats.h"
+#include "ui/grade/model/grade_model.h"
+#include "ui/grade/reports/grade_formats.h"
 #include "ui/grade/grade_journal.h"
 #include "ui/grade/grade_sandbox.h"
 #include "ui/lincheck/lc_scenario.h"

@@ -1,8 +1,8 @@
 /* grade_shard: shard reports (the units a shard ran, in full, with the
  * settings they were run with), reading them back, and checking that a set
  * of them makes one whole grading. */
-#include "ui/grade/grade.h"
-#include "ui/grade/grade_json.h"
+#include "ui/grade/model/grade_model.h"
+#include "ui/grade/model/grade_json.h"
 #include "supervisor/trace/safe_file.h"
 
 #include "ui/render/report.h"

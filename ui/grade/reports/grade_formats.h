@@ -9,8 +9,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "ui/grade/grade.h"
-#include "ui/grade/rubric.h"
+#include "ui/grade/model/grade_model.h"
+#include "ui/grade/model/rubric.h"
 
 /* getopt_long codes of the options, apart from every command's own. */
 enum { GRADE_OPT_JUNIT = 1000, GRADE_OPT_GRADESCOPE, GRADE_OPT_RUBRIC, GRADE_OPT_POINTS };

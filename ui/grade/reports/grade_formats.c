@@ -1,8 +1,8 @@
 /* grade_formats: the options of --junit and --gradescope, checked before
  * grading (a wrong path is told at once, not after an hour of grading), and
  * the text of a submission's result that both documents carry. */
-#include "ui/grade/grade_formats.h"
-#include "ui/grade/grade_evidence.h"
+#include "ui/grade/reports/grade_formats.h"
+#include "ui/grade/reports/grade_evidence.h"
 
 #include "supervisor/explore/explore.h"
 #include "ui/cli/cli.h"

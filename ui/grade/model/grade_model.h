@@ -8,8 +8,8 @@
  * into its grade_result, and the results written as reports. mdat merge
  * reads the units of every shard back and does the same, so the merged
  * reports are those of an unsharded run. */
-#ifndef MDAT_UI_GRADE_H
-#define MDAT_UI_GRADE_H
+#ifndef MDAT_UI_GRADE_MODEL_H
+#define MDAT_UI_GRADE_MODEL_H
 
 #include <limits.h>
 #include <stdbool.h>

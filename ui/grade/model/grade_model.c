@@ -1,6 +1,6 @@
 /* grade_model: verdicts, names, shard ranges and how the units of a
  * submission combine into its result (the pure part of grading). */
-#include "ui/grade/grade.h"
+#include "ui/grade/model/grade_model.h"
 
 #include <ctype.h>
 #include <stdlib.h>

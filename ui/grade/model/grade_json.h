@@ -3,7 +3,7 @@
 #ifndef MDAT_UI_GRADE_JSON_H
 #define MDAT_UI_GRADE_JSON_H
 
-#include "ui/grade/grade.h"
+#include "ui/grade/model/grade_model.h"
 #include "ui/text/json_writer.h"
 
 /* "settings": {...} */

@@ -2,10 +2,10 @@
  * table, and the summary on the terminal. Everything here is a function
  * of the settings and the results, in submission order, so that a merged
  * run writes the same bytes as an unsharded one (times apart). */
-#include "ui/grade/grade.h"
-#include "ui/grade/grade_json.h"
-#include "ui/grade/grade_evidence.h"
-#include "ui/grade/grade_links.h"
+#include "ui/grade/model/grade_model.h"
+#include "ui/grade/model/grade_json.h"
+#include "ui/grade/reports/grade_evidence.h"
+#include "ui/grade/reports/grade_links.h"
 #include "supervisor/explore/explore.h"
 #include "supervisor/explore/schedule.h"
 
