@@ -17,6 +17,7 @@
 #include "ui/text/xml_text.h"
 #include "ui/grade/model/grade_model.h"
 #include "ui/grade/reports/grade_links.h"
+#include "ui/grade/grade_shard.h"
 #include "ui/text/json_reader.h"
 
 /* ---------- shards ---------- */
