@@ -15,8 +15,9 @@
 #include "ui/cli/cli.h"
 #include "ui/text/escape.h"
 #include "ui/text/xml_text.h"
-#include "ui/grade/grade.h"
-#include "ui/grade/grade_links.h"
+#include "ui/grade/model/grade_model.h"
+#include "ui/grade/reports/grade_links.h"
+#include "ui/grade/grade_shard.h"
 #include "ui/text/json_reader.h"
 
 /* ---------- shards ---------- */

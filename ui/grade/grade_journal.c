@@ -6,7 +6,7 @@
  * --resume` reads it back to grade only what is missing. A last line cut
  * by a kill is not a unit: it is dropped and that unit graded again. */
 #include "ui/grade/grade_journal.h"
-#include "ui/grade/grade_json.h"
+#include "ui/grade/model/grade_json.h"
 
 #include "supervisor/trace/safe_file.h"
 #include "ui/text/json_reader.h"

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "ui/grade/grade.h"
+#include "ui/grade/model/grade_model.h"
 
 struct grade_journal {
     FILE *f;                    /* opened for appending */

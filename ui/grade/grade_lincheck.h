@@ -12,7 +12,7 @@
 #ifndef MDAT_UI_GRADE_LINCHECK_H
 #define MDAT_UI_GRADE_LINCHECK_H
 
-#include "ui/grade/grade.h"
+#include "ui/grade/model/grade_model.h"
 
 /* Checks scenarios u->first+1..u->end of the submission whose files are in
  * files_dir (written to only through the harness's build: a copy in the

@@ -12,7 +12,7 @@
  * group, with a time limit. With --lincheck the child checks the
  * submission's scenarios instead of exploring a program
  * (grade_lincheck.c), in the same process, sandbox and limits. */
-#include "ui/grade/grade.h"
+#include "ui/grade/grade_run.h"
 #include "supervisor/process/proc_stat.h"
 #include "ui/grade/grade_lincheck.h"
 #include "ui/grade/grade_sandbox.h"

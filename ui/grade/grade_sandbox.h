@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "ui/grade/grade.h"
+#include "ui/grade/model/grade_model.h"
 
 /* Exit status of the sandbox when the work was stopped (SIGSTOP) by the
  * submission: the sandbox is then torn down. */

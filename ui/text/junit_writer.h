@@ -2,7 +2,7 @@
  * GitLab, GitHub actions that publish test results): one test suite of
  * test cases, each passed, failed or in error. It knows the format only;
  * what a case is (a program explored, a submission graded) is its callers'
- * business (ui/render/report_junit.c, ui/grade/grade_junit.c).
+ * business (ui/render/report_junit.c, ui/grade/reports/grade_junit.c).
  * docs/junit.xsd is the schema of what it writes. */
 #ifndef MDAT_UI_TEXT_JUNIT_WRITER_H
 #define MDAT_UI_TEXT_JUNIT_WRITER_H

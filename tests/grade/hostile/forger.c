@@ -5,9 +5,9 @@
  * there, and kills the explorer so that nothing overwrites it. Built
  * twice: through /proc/<tracer>/mem (hostile_forger_mem) and through
  * process_vm_writev (hostile_forger_vm, -DVIA_VM). The layout is mdat
- * grade's own (ui/grade/grade.h), as anyone could read it. Every step it
+ * grade's own (ui/grade/model/grade_model.h), as anyone could read it. Every step it
  * fails is said on stderr; the grading must report the deadlock. */
-#include "ui/grade/grade.h"
+#include "ui/grade/model/grade_model.h"
 
 #include <fcntl.h>
 #include <pthread.h>

@@ -1,6 +1,6 @@
 /* grade_links: a failure's files beside its schedule, relative to a report
  * (see grade_links.h). */
-#include "ui/grade/grade_links.h"
+#include "ui/grade/reports/grade_links.h"
 
 #include <libgen.h>
 #include <stdio.h>

@@ -2,12 +2,11 @@
  * table, and the summary on the terminal. Everything here is a function
  * of the settings and the results, in submission order, so that a merged
  * run writes the same bytes as an unsharded one (times apart). */
-#include "ui/grade/grade.h"
-#include "ui/grade/grade_json.h"
-#include "ui/grade/grade_evidence.h"
-#include "ui/grade/grade_links.h"
+#include "ui/grade/reports/grade_report.h"
+#include "ui/grade/model/grade_json.h"
+#include "ui/grade/reports/grade_evidence.h"
+#include "ui/grade/reports/grade_links.h"
 #include "supervisor/explore/explore.h"
-#include "supervisor/explore/schedule.h"
 
 #include "ui/text/escape.h"
 #include "supervisor/trace/safe_file.h"
@@ -19,11 +18,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-
-void grade_replay_command(const struct grade_failure *f, char *out, size_t len)
-{
-    schedule_replay_command(f->schedule_file, f->kind == FAIL_CHECKER, out, len);
-}
 
 static void submission_name(const struct grade_report *r, int i, char *out, size_t len)
 {

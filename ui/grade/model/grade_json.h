@@ -1,9 +1,10 @@
-/* grade_json: the parts of grading's JSON documents that the report and the
- * shard report share (written by one function, read back by the other). */
+/* grade_json: the parts of grading's JSON documents that the report, the
+ * shard report and the journal share (written by one function, read back
+ * by the other; grade_json.c). */
 #ifndef MDAT_UI_GRADE_JSON_H
 #define MDAT_UI_GRADE_JSON_H
 
-#include "ui/grade/grade.h"
+#include "ui/grade/model/grade_model.h"
 #include "ui/text/json_writer.h"
 
 /* "settings": {...} */

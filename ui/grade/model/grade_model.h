@@ -1,28 +1,31 @@
-/* grade: grading a class's submissions (mdat grade, mdat merge).
+/* grade_model: what grading decides, the same wherever it is decided: in
+ * a unit's grading child, from a shard report (mdat merge) or from the
+ * journal (--resume). Owns the settings, verdicts, units and results, the
+ * submissions' names, the shard ranges and the replay commands
+ * (grade_model.c); their JSON is grade_json.h's, the rubric's scores
+ * rubric.h's.
  *
  * The work is cut into units: a unit is one submission's executions
  * first..end-1. Unsharded, a submission is one unit; with --shard K/N, the
  * schedules of every submission are cut into N contiguous ranges and shard
- * K runs range K of each. A unit is run (grade_run_unit) into a
+ * K runs range K of each. A unit is run (ui/grade/grade_run.h) into a
  * grade_unit; the units of a submission are combined (grade_aggregate)
- * into its grade_result, and the results written as reports. mdat merge
- * reads the units of every shard back and does the same, so the merged
- * reports are those of an unsharded run. */
-#ifndef MDAT_UI_GRADE_H
-#define MDAT_UI_GRADE_H
+ * into its grade_result, and the results written as reports
+ * (ui/grade/reports/). mdat merge reads the units of every shard back
+ * (ui/grade/grade_shard.h) and does the same, so the merged reports are
+ * those of an unsharded run. */
+#ifndef MDAT_UI_GRADE_MODEL_H
+#define MDAT_UI_GRADE_MODEL_H
 
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "supervisor/detect/detectors.h"
 #include "supervisor/explore/outcomes.h"
 #include "supervisor/trace/failure.h"
 #include "supervisor/launch/spawn.h"
-
-struct json_value;
 
 enum grade_verdict {
     VERDICT_OK,             /* no failure found */
@@ -194,62 +197,7 @@ void grade_submission_name(const char *given, int index, int n, char *out, size_
  * floor((k-1)*S/n) to floor(k*S/n). */
 void grade_shard_range(uint64_t schedules, int k, int n, uint64_t *first, uint64_t *end);
 
-/* ---- running (grade_run.c) ---- */
-
-/* Makes this process the reaper of every orphan below it (called once, by
- * mdat grade, before the first unit). */
-void grade_become_subreaper(void);
-/* From now on SIGINT, SIGTERM and SIGHUP stop the grading: the unit being
- * graded is killed (and not decided), grade_run_unit returns false, and
- * grade_stop_signal() names the signal (0: none came). */
-void grade_catch_stop_signals(void);
-int grade_stop_signal(void);
-/* Builds if needed and explores one unit in a child process with the
- * settings' limits, into u. shard_tag names the build copy ("" unsharded,
- * "-shard-2-of-3"). false when a stop signal came meanwhile: u is not a
- * verdict. */
-bool grade_run_unit(const struct grade_settings *s, int jobs, int submission, uint64_t first, uint64_t end,
-                    const char *shard_tag, struct grade_unit *u);
-
-/* ---- reports (grade_report.c) ---- */
-
-struct grade_report {
-    const struct grade_settings *settings;
-    const struct grade_result *results;     /* one per submission, in order */
-    bool no_times;                          /* time fields empty (null) */
-    bool incomplete;                        /* stopped by a signal: not every submission graded */
-};
-
-bool grade_write_csv(const char *path, const struct grade_report *r, char *err, size_t errlen);
-bool grade_write_json(const char *path, const struct grade_report *r, char *err, size_t errlen);
-bool grade_write_html(const char *path, const struct grade_report *r, char *err, size_t errlen);
-/* The readable table on a terminal. */
-void grade_print_summary(FILE *out, const struct grade_report *r);
 /* The replay command of a failure: "mdat replay PATH". */
 void grade_replay_command(const struct grade_failure *f, char *out, size_t len);
-
-/* A shard report: the settings, the shard, and its units in full. */
-bool grade_write_shard(const char *path, const struct grade_settings *s, int k, int n, const struct grade_unit *units,
-                       size_t n_units, char *err, size_t errlen);
-
-/* One shard report read back. Its settings borrow strings from doc. */
-struct grade_shard {
-    struct json_value *doc;
-    struct grade_settings settings;
-    const char **submissions;
-    const char **watches;
-    int k, n;
-    struct grade_unit *units;
-    size_t n_units;
-};
-bool grade_read_shard(const char *path, struct grade_shard *sh, char *err, size_t errlen);
-void grade_shard_free(struct grade_shard *sh);
-
-/* Checks that shards belong together: same settings, same N, each shard
- * once, none missing, and each holds the units its number calls for. On a
- * mismatch: false and a one-line reason naming the files (paths[i] is
- * shards[i]'s). */
-bool grade_check_shards(const struct grade_shard *shards, const char *const *paths, size_t n, char *err,
-                        size_t errlen);
 
 #endif

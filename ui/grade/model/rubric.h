@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "supervisor/trace/failure.h"
-#include "ui/grade/grade.h"
+#include "ui/grade/model/grade_model.h"
 
 /* The kinds bit of the "linearizable" item (mdat grade --lincheck): with
  * the checker's bit, since a result no serial order gives is a checker

@@ -11,7 +11,7 @@
 #include <limits.h>
 #include <stddef.h>
 
-#include "ui/grade/grade.h"
+#include "ui/grade/model/grade_model.h"
 
 enum { GRADE_MAX_LINKS = 5 };
 

@@ -9,8 +9,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "ui/grade/grade.h"
-#include "ui/grade/rubric.h"
+#include "ui/grade/model/rubric.h"
+#include "ui/grade/reports/grade_report.h"
 
 /* getopt_long codes of the options, apart from every command's own. */
 enum { GRADE_OPT_JUNIT = 1000, GRADE_OPT_GRADESCOPE, GRADE_OPT_RUBRIC, GRADE_OPT_POINTS };
@@ -36,15 +36,5 @@ int grade_formats_option(const char *cmd, int c, const char *arg, struct grade_f
 bool grade_formats_ready(const char *cmd, struct grade_formats *f, bool sharded);
 /* Writes the reports asked for; false with a reason in err. */
 bool grade_formats_write(struct grade_formats *f, const struct grade_report *r, char *err, size_t errlen);
-
-/* A submission's result as text for people (malloc'd): verdict and counts,
- * details, first failure, replay command, the program's stderr, build
- * output; with_trace: and the last steps of the first failure's trace. */
-char *grade_result_text(const struct grade_report *r, int i, bool with_trace);
-
-/* The documents (grade_junit.c, gradescope.c). */
-bool grade_write_junit(const char *path, const struct grade_report *r, char *err, size_t errlen);
-bool grade_write_gradescope(const char *dir, const struct grade_report *r, const struct rubric *rubric, char *err,
-                            size_t errlen);
 
 #endif

@@ -1,6 +1,6 @@
 /* rubric: items of failure kinds and points, from the command line or a
  * file, and their names for students. */
-#include "ui/grade/rubric.h"
+#include "ui/grade/model/rubric.h"
 
 #include <errno.h>
 #include <math.h>

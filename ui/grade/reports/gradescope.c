@@ -3,10 +3,11 @@
  * failed with its kinds, rubric.h), one test per item named for students,
  * and the result as text.
  * docs/json.md describes the fields. */
-#include "ui/grade/grade_formats.h"
+#include "ui/grade/reports/gradescope.h"
+#include "ui/grade/reports/grade_result_text.h"
 
 #include "supervisor/explore/explore.h"
-#include "ui/grade/grade_json.h"
+#include "ui/grade/model/grade_json.h"
 #include "supervisor/trace/safe_file.h"
 #include "ui/text/json_writer.h"
 

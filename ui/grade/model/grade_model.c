@@ -1,6 +1,8 @@
-/* grade_model: verdicts, names, shard ranges and how the units of a
- * submission combine into its result (the pure part of grading). */
-#include "ui/grade/grade.h"
+/* grade_model: verdicts, names, shard ranges, replay commands and how the
+ * units of a submission combine into its result (the pure part of
+ * grading). */
+#include "ui/grade/model/grade_model.h"
+#include "supervisor/explore/schedule.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -318,4 +320,9 @@ void grade_shard_range(uint64_t schedules, int k, int n, uint64_t *first, uint64
 {
     *first = (uint64_t)((unsigned __int128)schedules * (unsigned)(k - 1) / (unsigned)n);
     *end = (uint64_t)((unsigned __int128)schedules * (unsigned)k / (unsigned)n);
+}
+
+void grade_replay_command(const struct grade_failure *f, char *out, size_t len)
+{
+    schedule_replay_command(f->schedule_file, f->kind == FAIL_CHECKER, out, len);
 }

@@ -10,7 +10,7 @@
 
 #include <stdio.h>
 
-#include "ui/grade/grade.h"
+#include "ui/grade/model/grade_model.h"
 
 enum { EVIDENCE_OUTPUT_LINES = 5, EVIDENCE_STEPS = 40 };
 

@@ -2,7 +2,8 @@
  * submission, passed (no failure found), failed (a failure kind, or a hang)
  * with its result, replay command and the last steps of its first failure's
  * trace (grade_result_text), or in error (it did not build, mdat could not grade it). */
-#include "ui/grade/grade_formats.h"
+#include "ui/grade/reports/grade_junit.h"
+#include "ui/grade/reports/grade_result_text.h"
 
 #include "ui/text/junit_writer.h"
 

@@ -2,7 +2,7 @@
  * grade_evidence.h). The steps come from the text trace's lines of data
  * accesses ("  15   T2   R sum -> 4    oscar.c:22 adder"): the names some
  * thread wrote and another thread touched are the shared ones. */
-#include "ui/grade/grade_evidence.h"
+#include "ui/grade/reports/grade_evidence.h"
 
 #include <stdlib.h>
 #include <string.h>
