@@ -6,8 +6,8 @@
  * report after each step, and may save the steps taken as a text trace.
  * Letting go (or quitting, or a SIGTERM, SIGINT or SIGHUP to mdat)
  * detaches every thread with the signals it was due. */
-#ifndef MDAT_UI_TUI_TAKEOVER_H
-#define MDAT_UI_TUI_TAKEOVER_H
+#ifndef MDAT_UI_LIVE_TUI_TAKEOVER_H
+#define MDAT_UI_LIVE_TUI_TAKEOVER_H
 
 #include <stdbool.h>
 #include <sys/types.h>

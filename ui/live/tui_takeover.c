@@ -8,8 +8,8 @@
 
 #include "supervisor/inspect/foreign_step.h"
 #include "ui/cli/attach_print.h"
-#include "ui/tui/tui_takeover.h"
-#include "ui/tui/tui_term.h"
+#include "ui/live/tui_takeover.h"
+#include "ui/term/tui_term.h"
 
 #include <curses.h>
 #include <errno.h>

@@ -17,9 +17,9 @@
 #include "ui/cli/attach_print.h"
 #include "ui/cli/cli.h"
 #include "ui/cli/commands.h"
-#include "ui/tui/tui_live.h"
-#include "ui/tui/tui_takeover.h"
-#include "ui/tui/tui_term.h"
+#include "ui/live/tui_live.h"
+#include "ui/live/tui_takeover.h"
+#include "ui/term/tui_term.h"
 
 #include <curses.h>
 #include <stdlib.h>
