@@ -25,8 +25,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <sys/ptrace.h>
+
 #include "supervisor/inspect/foreign_attach.h"
 #include "supervisor/inspect/foreign_code.h"
+#include "supervisor/trace/trace.h"
 
 enum foreign_step_end {
     FSTEP_ENTERED,      /* stopped as it enters a system call */
@@ -37,6 +40,7 @@ enum foreign_step_end {
     FSTEP_REFUSED,      /* not run: why says */
     FSTEP_NEW_THREAD,   /* it made a thread (new_tid), held from its first instruction */
     FSTEP_USER_CODE,    /* foreign_step_to_user: back in the user's code */
+    FSTEP_VISIBLE,      /* foreign_step_visible: it carried out its next visible operation (op) */
 };
 
 struct foreign_step {
@@ -51,6 +55,11 @@ struct foreign_step {
     int64_t ran_result;     /* and returned this */
     unsigned long instructions;     /* foreign_step_to_user: how many it ran */
     char why[200];          /* FSTEP_REFUSED */
+    /* foreign_step_visible: the visible operation carried out (FSTEP_VISIBLE)
+     * or the one it blocks in (FSTEP_BLOCKED: a lock, a wait, a futex):
+     * op, object, value and where, as a run's trace tells them. */
+    bool has_op;
+    struct trace_event op;
 };
 
 /* Runs thread p->threads[index] one step, waiting at most wait_ms for it
@@ -70,5 +79,30 @@ bool foreign_step_to_user(struct foreign_process *p, size_t index, const struct 
 /* "futex", "read", ...; "syscall 451" for one this machine's libseccomp
  * does not name. */
 void foreign_syscall_name(long nr, char *buf, size_t len);
+
+/* ---- shared with the step to a visible operation (foreign_visible.c) ---- */
+
+/* The start of a step: out cleared, the thread held, the options a step
+ * needs set, and a call it stopped entering read (*entered, else -1) and
+ * refused when it would escape the hold. 1: go on; 0: refused (out says
+ * why); -1: ptrace failed (err). before_options, when set, may refuse the
+ * thread before anything is changed. */
+int foreign_step_begin(struct foreign_process *p, size_t index, struct foreign_step *out, long *entered,
+                       bool (*before_options)(const struct foreign_thread *t, const void *ctx, struct foreign_step *out),
+                       const void *ctx, char *err, size_t errlen);
+/* A call whose new process or program would run outside mdat's hold. */
+bool foreign_step_escapes(const struct foreign_process *p, long nr, const uint64_t args[6]);
+void foreign_step_refuse_escape(long nr, struct foreign_step *out);
+/* The thread index made (a clone event stop): adopted into p (which may move p->threads). */
+void foreign_step_adopt(struct foreign_process *p, size_t index, struct foreign_step *out);
+bool foreign_syscall_info(pid_t tid, struct __ptrace_syscall_info *info);
+bool foreign_step_status_ended(int status);
+void foreign_step_thread_ended(struct foreign_thread *t, struct foreign_step *out);
+/* The thread's status by the deadline, looked for every nap_ns; 0 when it has not stopped. */
+pid_t foreign_step_wait_until(pid_t tid, uint64_t deadline, long nap_ns, int *status);
+/* A thread that outran its wait, interrupted and waited for again. */
+enum interrupted { INTERRUPT_STOPPED, INTERRUPT_ENDED, INTERRUPT_FAILED };
+enum interrupted foreign_step_interrupt(struct foreign_thread *t, int *status, struct foreign_step *out, char *err,
+                                        size_t errlen);
 
 #endif
