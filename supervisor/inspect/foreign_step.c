@@ -179,6 +179,43 @@ enum interrupted foreign_step_interrupt(struct foreign_thread *t, int *status, s
     return INTERRUPT_STOPPED;
 }
 
+/* Stopped to be given a SIGTRAP (a single step's, an int3's): not a
+ * system call's stop, nor an event's (their si_code holds the event). */
+static bool in_sigtrap_stop(pid_t tid)
+{
+    struct __ptrace_syscall_info info;
+    if (foreign_syscall_info(tid, &info) && info.op != PTRACE_SYSCALL_INFO_NONE)
+        return false;
+    siginfo_t si;
+    if (ptrace(PTRACE_GETSIGINFO, tid, 0, &si) != 0)
+        return false;   /* a group stop */
+    return si.si_signo == SIGTRAP && (si.si_code >> 8) == 0;
+}
+
+bool foreign_step_settle(struct foreign_thread *t)
+{
+    if (!t->seized || !t->stopped || !in_sigtrap_stop(t->tid))
+        return true;
+    /* Resumed with no signal, the interrupt stops it before it runs an
+     * instruction of its own. */
+    int status = 0;
+    if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) != 0 || ptrace(PTRACE_CONT, t->tid, 0, 0) != 0)
+        return false;
+    uint64_t deadline = monotonic_ns() + 2000000000u;
+    for (;;) {
+        pid_t r = foreign_step_wait_until(t->tid, deadline, 20000, &status);
+        if (r <= 0 || foreign_step_status_ended(status))
+            return false;
+        if ((status >> 16) == PTRACE_EVENT_STOP)
+            return true;
+        /* A signal that came meanwhile: kept for the thread, as a step keeps one. */
+        if ((status >> 16) == 0 && WSTOPSIG(status) != SIGTRAP && WSTOPSIG(status) != (SIGTRAP | 0x80))
+            t->resend_signal = WSTOPSIG(status);
+        if (ptrace(PTRACE_CONT, t->tid, 0, 0) != 0)
+            return false;
+    }
+}
+
 /* The start of either step (foreign_step.h). */
 int foreign_step_begin(struct foreign_process *p, size_t index, struct foreign_step *out, long *entered,
                        bool (*before_options)(const struct foreign_thread *t, const void *ctx, struct foreign_step *out),
@@ -320,12 +357,12 @@ static bool not_in_user_code(const struct foreign_thread *t, const void *fc, str
     if (!t->have_regs || !foreign_is_user_code(fc, t->regs.rip))
         return true;
     out->end = FSTEP_REFUSED;
-    snprintf(out->why, sizeof out->why, "it is in the user's code already (s steps it to its next system call)");
+    snprintf(out->why, sizeof out->why, "it is in the user's code already (s steps it to its next visible operation, c to its next system call)");
     return false;
 }
 
-bool foreign_step_to_user(struct foreign_process *p, size_t index, const struct foreign_code *fc, int wait_ms,
-                          struct foreign_step *out, char *err, size_t errlen)
+static bool step_to_user(struct foreign_process *p, size_t index, const struct foreign_code *fc, int wait_ms,
+                         struct foreign_step *out, char *err, size_t errlen)
 {
     long entered;
     int begun = foreign_step_begin(p, index, out, &entered, not_in_user_code, fc, err, errlen);
@@ -369,4 +406,13 @@ bool foreign_step_to_user(struct foreign_process *p, size_t index, const struct 
             return true;
         }
     }
+}
+
+bool foreign_step_to_user(struct foreign_process *p, size_t index, const struct foreign_code *fc, int wait_ms,
+                          struct foreign_step *out, char *err, size_t errlen)
+{
+    bool ok = step_to_user(p, index, fc, wait_ms, out, err, errlen);
+    if (index < p->n_threads)
+        foreign_step_settle(&p->threads[index]);
+    return ok;
 }

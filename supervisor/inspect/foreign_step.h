@@ -97,6 +97,11 @@ void foreign_step_refuse_escape(long nr, struct foreign_step *out);
 void foreign_step_adopt(struct foreign_process *p, size_t index, struct foreign_step *out);
 bool foreign_syscall_info(pid_t tid, struct __ptrace_syscall_info *info);
 bool foreign_step_status_ended(int status);
+/* A thread that ends a step in the stop of a SIGTRAP (a single step, an
+ * int3) must not rest there: should mdat die by SIGKILL, the kernel would
+ * let it go *with* that signal, and it would die of it. Stopped again by an
+ * interrupt instead (before it runs anything), as the attach left it. */
+bool foreign_step_settle(struct foreign_thread *t);
 void foreign_step_thread_ended(struct foreign_thread *t, struct foreign_step *out);
 /* The thread's status by the deadline, looked for every nap_ns; 0 when it has not stopped. */
 pid_t foreign_step_wait_until(pid_t tid, uint64_t deadline, long nap_ns, int *status);

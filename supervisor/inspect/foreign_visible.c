@@ -747,6 +747,7 @@ bool foreign_step_visible(struct foreign_process *p, size_t index, const struct 
         snprintf(err, errlen, "cannot read process %d's memory map", (int)p->pid);
     else
         ok = run_step(&run);
+    foreign_step_settle(self(&run));
     if (self(&run)->stopped)
         get_regs(self(&run));
     proc_maps_free(&run.maps);

@@ -153,6 +153,22 @@ wait_screen() {
         waited=$((waited + 1))
     done
 }
+# wait_screen_re REGEX [SECONDS]: as wait_screen, an extended regular expression.
+wait_screen_re() {
+    local waited=0 limit=${2:-10}
+    while ! screen | grep -qE -- "$1"; do
+        if [ "$waited" -ge $((limit * 20)) ]; then
+            fail "the live view never showed: /$1/"
+            screen
+            cat "$WORK/live.err" 2>/dev/null
+            return 1
+        fi
+        sleep 0.05
+        waited=$((waited + 1))
+    done
+}
+# The take-over's step lines (a run's trace lines: "     3 * T2   lock lock_b ...").
+step_lines() { screen | grep -E '^ +[0-9]+ [ *] T[0-9]'; }
 # wait_exit STATUS: mdat's exit status once it ends.
 wait_exit() {
     local waited=0
@@ -463,14 +479,17 @@ tui_killed)
     ;;
 tui_takeover)
     # The live view on a deadlock of two threads while a third ticks: t
-    # takes over; the ticker steps from system call to system call, its
-    # line moving; a deadlocked thread cannot step and says why; w saves
-    # the steps; q lets go, and the process runs on as before.
+    # takes over; c steps the ticker from system call to system call, its
+    # line moving, s through its visible operations (ticks read and
+    # written at its line, the sleep); a deadlocked thread cannot be
+    # selected and says why; w saves the steps; q lets go, and the process
+    # runs on as before.
     start attach_takeover
     wait_stuck "$PID" 4 || finish
     before=$(snapshot "$PID")
     tick=$(line_of attach/takeover.c "TICK:")
     nap=$(line_of attach/takeover.c "NAP:")
+    count=$(line_of attach/takeover.c "ticks++;")
     tui_open "$PID"
     wait_screen "deadlock: T2 waits on mutex b held by T3" || { tui_close; finish; }
     keys t
@@ -478,20 +497,26 @@ tui_takeover)
     grep -q "TracerPid:[[:space:]]*$MDAT_PID" /proc/"$PID"/status || fail "the process is not held during the take-over"
     keys 4
     for i in 1 2 3 4 5 6; do
+        keys c
+        sleep 0.4
+    done
+    wait_screen_re "T4 +enters write\(0x" || { tui_close; finish; }
+    wait_screen_re "T4 +write returns 5 +takeover.c:$tick ticker"
+    wait_screen_re "clock_nanosleep returns 0 +takeover.c:$nap ticker"
+    for i in 1 2 3 4 5 6; do
         keys s
         sleep 0.4
     done
-    wait_screen "T4  enters write(0x" || { tui_close; finish; }
-    wait_screen "T4  write returns 5  at takeover.c:$tick ticker"
-    wait_screen "clock_nanosleep returns 0  at takeover.c:$nap ticker"
+    wait_screen_re "T4 +R ticks -> [0-9]+ +takeover.c:$count ticker" || { tui_close; finish; }
+    wait_screen_re "T4 +W ticks := [0-9]+ +takeover.c:$count ticker"
+    wait_screen_re "T4 +sleep +takeover.c:$nap ticker"
     keys 2
-    keys s
     wait_screen "T2 cannot step: it waits on mutex b held by T3"
     keys b
     wait_screen "no replay or step back from an attach point"
     keys w
     wait_screen "steps saved in mdat-attach-$PID.steps"
-    grep -q "T4  write returns 5  at takeover.c:$tick ticker" "mdat-attach-$PID.steps" ||
+    grep -qE "T4 +write returns 5 +takeover.c:$tick ticker" "mdat-attach-$PID.steps" ||
         fail "the saved steps lack the write: $(cat "mdat-attach-$PID.steps")"
     grep -q "no replay from an attach point" "mdat-attach-$PID.steps" || fail "the saved steps do not say they cannot replay"
     keys q
@@ -539,7 +564,7 @@ tui_takeover_killed)
     stop "$PID"
     ;;
 tui_takeover_user)
-    # u: the ticker, stopped as it enters write, runs one instruction at a
+    # u: the ticker, stopped (c) as it enters write, runs one instruction at a
     # time until it is back in ticker's code: the write ran (returns 5) and
     # the line is the write's. A thread in the user's code already says so.
     start attach_takeover
@@ -552,15 +577,15 @@ tui_takeover_user)
     wait_screen "TAKEN OVER since" || { tui_close; finish; }
     keys 4
     for i in $(seq 12); do
-        screen | grep '^step ' | tail -n 1 | grep -q "T4  enters write(" && break
-        keys s
+        step_lines | tail -n 1 | grep -qE "T4 +enters write\(" && break
+        keys c
         sleep 0.4
     done
-    screen | grep '^step ' | tail -n 1 | grep -q "T4  enters write(" || fail "the ticker never entered write: $(screen | grep '^step ')"
+    step_lines | tail -n 1 | grep -qE "T4 +enters write\(" || fail "the ticker never entered write: $(step_lines)"
     keys u
-    wait_screen "T4  write returns 5, back in the user's code after" || { tui_close; finish; }
-    screen | grep '^step ' | tail -n 1 | grep -qE "after [0-9]+ instructions?  at takeover.c:$tick ticker$" ||
-        fail "the step back to user code does not end at takeover.c:$tick: $(screen | grep '^step ' | tail -n 1)"
+    wait_screen_re "T4 +write returns 5, back in the user's code after" || { tui_close; finish; }
+    step_lines | tail -n 1 | grep -qE "after [0-9]+ instructions? +takeover.c:$tick ticker$" ||
+        fail "the step back to user code does not end at takeover.c:$tick: $(step_lines | tail -n 1)"
     keys u
     wait_screen "T4 cannot step: it is in the user's code already"
     keys q
@@ -571,7 +596,7 @@ tui_takeover_user)
     stop "$PID"
     ;;
 tui_takeover_spawn)
-    # A thread made while every thread is held: stepping main through
+    # A thread made while every thread is held: stepping (c) main through
     # pthread_create's clone3 (or clone), the new worker is seized before its first
     # instruction (state t, traced by mdat), shown as T2, and steps like
     # the others (u to worker's code, s to its write). q lets both go: the
@@ -585,8 +610,8 @@ tui_takeover_spawn)
     keys 1
     for i in $(seq 40); do
         # clone3, or clone where the kernel has no clone3.
-        screen | grep -qE "T1  clone3? makes thread T2 \(tid [0-9]+\), held before its first instruction" && break
-        keys s
+        screen | grep -qE "T1 +clone3? makes thread T2 \(tid [0-9]+\), held before its first instruction" && break
+        keys c
         sleep 0.3
     done
     wait_screen " makes thread T2 (tid " 2 || { tui_close; finish; }
@@ -596,12 +621,12 @@ tui_takeover_spawn)
     [ "$state" = "t" ] || fail "the new thread $new runs free (state $state), not held"
     grep -q "TracerPid:[[:space:]]*$MDAT_PID" /proc/"$PID"/task/"$new"/status || fail "the new thread is not traced by mdat"
     keys 2 u
-    wait_screen "T2  back in the user's code after" 5 || { tui_close; finish; }
-    screen | grep -q "T2  back in the user's code after [0-9]* instructions  at takeover_spawn.c:[0-9]* worker" ||
-        fail "T2 is not back in worker: $(screen | grep '^step ' | tail -n 1)"
-    keys s
-    wait_screen "T2  enters write(0x" || { tui_close; finish; }
-    wait_screen "at takeover_spawn.c:$worker worker"
+    wait_screen_re "T2 +back in the user's code after" 5 || { tui_close; finish; }
+    screen | grep -qE "T2 +back in the user's code after [0-9]* instructions +takeover_spawn.c:[0-9]* worker" ||
+        fail "T2 is not back in worker: $(step_lines | tail -n 1)"
+    keys c
+    wait_screen_re "T2 +enters write\(0x" || { tui_close; finish; }
+    wait_screen "takeover_spawn.c:$worker worker"
     keys q
     wait_exit 0
     tui_close

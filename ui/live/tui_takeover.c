@@ -269,10 +269,18 @@ static void step_line(const struct takeover *tk, size_t i, const struct foreign_
     int number = thread_number(tk, i);
     struct trace_event ev;
     memset(&ev, 0, sizeof ev);
-    if (s->has_op && (s->end == FSTEP_VISIBLE || s->end == FSTEP_BLOCKED))
+    if (s->has_op && (s->end == FSTEP_VISIBLE || s->end == FSTEP_BLOCKED)) {
         ev = s->op;
-    else
-        step_text(tk, s, ev.object, sizeof ev.object);
+    } else {
+        /* In words: the first as the operation ("enters", "ends"), the rest its object. */
+        char what[400];
+        step_text(tk, s, what, sizeof what);
+        size_t verb = strcspn(what, " ");
+        if (verb >= sizeof ev.op)
+            verb = 0;
+        snprintf(ev.op, sizeof ev.op, "%.*s", (int)verb, what);
+        snprintf(ev.object, sizeof ev.object, "%s", what + verb + (what[verb] == ' '));
+    }
     ev.step = tk->n_steps + 1;
     ev.thread = number;
     ev.switched = tk->last_thread != 0 && tk->last_thread != number;
