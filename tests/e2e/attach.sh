@@ -595,6 +595,97 @@ tui_takeover_user)
     expect_as_before "$PID" "$before"
     stop "$PID"
     ;;
+tui_takeover_deadlock)
+    # Two threads asleep before they take lock_a and lock_b in opposite
+    # orders: taken over, s steps each through its visible operations (the
+    # sleep, its first lock, the shared balance read and written at its
+    # line) until each blocks on the lock the other holds, and the
+    # deadlock is named; a blocked thread cannot be selected.
+    start attach_gated_deadlock
+    wait_stuck "$PID" 3 || finish
+    src=attach/gated_deadlock.c
+    fa=$(line_of $src "FORWARD_A:") fbal=$(line_of $src "FORWARD_BALANCE:") fb=$(line_of $src "FORWARD_B:")
+    bb=$(line_of $src "BACKWARD_B:") ba=$(line_of $src "BACKWARD_A:")
+    tui_open "$PID"
+    wait_screen "no deadlock" 30 || { tui_close; finish; }
+    keys t
+    wait_screen "TAKEN OVER since" || { tui_close; finish; }
+    keys 2 s s s s
+    wait_screen_re "T2 +W balance := 1 +gated_deadlock.c:$fbal forward" || { tui_close; finish; }
+    wait_screen_re "^ +1   T2 +sleep +gated_deadlock.c:[0-9]+ forward"
+    wait_screen_re "T2 +lock lock_a +gated_deadlock.c:$fa forward"
+    wait_screen_re "T2 +R balance -> 0 +gated_deadlock.c:$fbal forward"
+    keys 3 s s
+    wait_screen_re "T3 +lock lock_b +gated_deadlock.c:$bb backward" || { tui_close; finish; }
+    wait_screen_re "^ +5 [*] T3 +sleep"
+    keys 2 s
+    wait_screen_re "T2 +lock lock_b +gated_deadlock.c:$fb forward +-> blocks on mutex lock_b held by T3" || { tui_close; finish; }
+    keys 3 s s s
+    wait_screen_re "T3 +lock lock_a +gated_deadlock.c:$ba backward +-> blocks on mutex lock_a held by T2" || { tui_close; finish; }
+    wait_screen "deadlock: T2 waits on mutex lock_b held by T3; T3 waits on mutex lock_a held by T2"
+    keys 2
+    wait_screen "T2 cannot step: it waits on mutex lock_b held by T3"
+    keys w
+    wait_screen "10 steps saved in mdat-attach-$PID.steps"
+    grep -qE "T3 +lock lock_a +gated_deadlock.c:$ba backward +-> blocks on mutex lock_a held by T2" "mdat-attach-$PID.steps" &&
+        grep -q "^deadlock: T2 waits on mutex lock_b" "mdat-attach-$PID.steps" ||
+        fail "the saved steps lack the last lock or the deadlock: $(cat "mdat-attach-$PID.steps")"
+    rm -f "mdat-attach-$PID.steps"
+    keys q
+    waited=0
+    while [ ! -s "$WORK/exit" ] && [ "$waited" -lt 200 ]; do sleep 0.05; waited=$((waited + 1)); done
+    tui_close
+    # Let go: deadlocked for good, natively now; nothing stopped or traced.
+    sleep 0.3
+    for t in /proc/"$PID"/task/*; do
+        st=$(sed 's/.*) //' "$t"/stat 2>/dev/null | cut -d' ' -f1)
+        [ "$st" = S ] || fail "thread ${t##*/} is in state $st after the take-over, not asleep in its wait"
+    done
+    grep -q '^TracerPid:[[:space:]]*0$' /proc/"$PID"/status || fail "process $PID is still traced"
+    stop "$PID"
+    ;;
+tui_takeover_counter)
+    # A racy counter: the take-over's steps show counter read and written
+    # at its line, by the adder and by the reader. Let go by q, by a
+    # SIGTERM to mdat, and by a SIGKILL of mdat between steps, the program
+    # finishes as if mdat had never been there ("counter 5", exit 0): no
+    # int3 and no SIGTRAP left behind.
+    src=attach/gated_counter.c
+    add=$(line_of $src "ADD:") rd=$(line_of $src "READ:")
+    for way in q TERM KILL; do
+        start attach_gated_counter
+        wait_stuck "$PID" 3 || finish
+        tui_open "$PID"
+        wait_screen "no deadlock" 30 || { tui_close; finish; }
+        keys t
+        wait_screen "TAKEN OVER since" || { tui_close; finish; }
+        keys 2 s s s s
+        wait_screen_re "T2 +R counter -> 1 +gated_counter.c:$add adder" || { tui_close; finish; }
+        wait_screen_re "T2 +R counter -> 0 +gated_counter.c:$add adder"
+        wait_screen_re "T2 +W counter := 1 +gated_counter.c:$add adder"
+        keys 3 s s
+        wait_screen_re "[*] T3 +sleep +gated_counter.c:[0-9]+ reader" || { tui_close; finish; }
+        wait_screen_re "T3 +R counter -> 1 +gated_counter.c:$rd reader"
+        case $way in
+        q) keys q; wait_exit 0 ;;
+        TERM) kill -TERM "$MDAT_PID"; wait_exit 143 ;;
+        KILL) kill -KILL "$MDAT_PID" ;;
+        esac
+        tui_close
+        rm -f "mdat-attach-$PID.steps"
+        waited=0
+        while kill -0 "$PID" 2>/dev/null && [ "$waited" -lt 100 ]; do sleep 0.05; waited=$((waited + 1)); done
+        if kill -0 "$PID" 2>/dev/null; then
+            fail "let go by $way, the program did not finish: $(snapshot "$PID" | tr '\n' ';')"
+            stop "$PID"
+            continue
+        fi
+        wait "$PID"
+        status=$?
+        [ "$status" = 0 ] || fail "let go by $way, the program ended with status $status (133: a SIGTRAP left behind)"
+        grep -qx "counter 5" "$WORK/prog.out" || fail "let go by $way, the program printed: $(cat "$WORK/prog.out")"
+    done
+    ;;
 tui_takeover_spawn)
     # A thread made while every thread is held: stepping (c) main through
     # pthread_create's clone3 (or clone), the new worker is seized before its first
