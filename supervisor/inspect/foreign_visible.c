@@ -36,6 +36,9 @@ struct visible_run {
     int wait_ms;
     uint64_t deadline;
     bool sleeping;          /* it was in a sleep when the step began: the call's restart is that sleep */
+    bool at_call_entry;     /* stopped entering a call that passes: it runs no code of its own before the
+                             * call's exit stop, so nothing needs planting meanwhile */
+    bool trapped;           /* the last stop blocked() took was an int3's or single step's SIGTRAP */
     struct foreign_step *out;
     char *err;
     size_t errlen;
@@ -202,6 +205,7 @@ static bool blocked(struct visible_run *run)
         return again == INTERRUPT_ENDED;
     t = self(run);
     get_regs(t);
+    run->trapped = (status >> 16) == 0 && WSTOPSIG(status) == SIGTRAP;
     if ((status >> 16) == PTRACE_EVENT_CLONE)
         foreign_step_adopt(run->p, run->index, run->out);
     t = self(run);
@@ -659,6 +663,7 @@ static bool free_stop(struct visible_run *run, enum stop s, int status, bool *ag
             return true;
         enum entered what = entered_call(run, &info);
         *ok = what != CALL_FAILED;
+        run->at_call_entry = what == CALL_PASSES;
         return what == CALL_PASSES;
     }
     }
@@ -679,7 +684,9 @@ static bool run_step(struct visible_run *run)
         }
         if (monotonic_ns() >= run->deadline)
             return blocked(run);
-        if (!plant(run, true)) {
+        bool planting = !run->at_call_entry;
+        run->at_call_entry = false;
+        if (planting && !plant(run, true)) {
             plant(run, false);
             snprintf(run->err, run->errlen, "cannot plant breakpoints in process %d", (int)run->p->pid);
             return false;
@@ -687,27 +694,22 @@ static bool run_step(struct visible_run *run)
         bool resumed = resume(run, PTRACE_SYSCALL);
         int status = 0;
         enum stop s = resumed ? wait_stop(run, &status) : STOP_FAILED;
-        if (s == STOP_TIMEOUT) {
-            /* Stopped before the int3s go: one hit meanwhile is seen below. */
-            blocked(run);
-            s = STOP_TIMEOUT;
-        }
-        bool unplanted = plant(run, false);
-        if (!resumed || !unplanted) {
+        bool held = true;
+        if (s == STOP_TIMEOUT)
+            held = blocked(run);    /* stopped before the int3s go: one hit meanwhile is seen below */
+        bool unplanted = !planting || plant(run, false);
+        if (!resumed || !unplanted || !held) {
             if (!unplanted)
                 snprintf(run->err, run->errlen, "cannot take mdat's breakpoints out of process %d", (int)run->p->pid);
             return false;
         }
         if (s == STOP_TIMEOUT) {
             struct foreign_thread *t = self(run);
-            if (t->stopped && t->have_regs && (site_at(run->fc, t->regs.rip - 1) || entry_at(run, t->regs.rip - 1))) {
-                uint8_t byte = 0;
-                /* It was stopped by an int3 rather than the interrupt. */
-                if (tracee_read(run->p->mem_fd, t->regs.rip - 1, &byte, 1) && byte != 0xcc) {
-                    t->regs.rip--;
-                    if (!set_regs(run))
-                        return false;
-                }
+            /* Stopped by an int3 just as the time ran out: back onto its instruction. */
+            if (run->trapped && t->stopped && t->have_regs &&
+                (site_at(run->fc, t->regs.rip - 1) || entry_at(run, t->regs.rip - 1))) {
+                t->regs.rip--;
+                return set_regs(run);
             }
             return true;
         }
@@ -740,6 +742,7 @@ bool foreign_step_visible(struct foreign_process *p, size_t index, const struct 
     struct visible_run run = {.p = p, .index = index, .fc = fc, .wait_ms = wait_ms, .out = out, .err = err,
                               .errlen = errlen};
     run.sleeping = in_sleep(fc, &p->threads[index]);
+    run.at_call_entry = entered >= 0;
     run.n_entries = find_entries(fc, &run.entries);
     run.dec = x86_decoder_new();
     bool ok = run.dec && proc_maps_read(p->proc_tid, &run.maps);
