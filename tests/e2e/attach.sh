@@ -867,11 +867,19 @@ not_livelock)
     stop "$PID"
     ;;
 tui_livelock)
-    # The live view tells the same livelock; q leaves the process going.
+    # The live view tells the same livelock; so does the take-over's l
+    # (its watch in the log), after a step; q leaves the process going.
     start attach_livelock_polite
     wait_threads "$PID" 3 || finish
     tui_open "$PID"
     wait_screen "livelock: T2 and T3, stepped in turn, come back to the same state" || { tui_close; stop "$PID"; finish; }
+    keys t
+    wait_screen "TAKEN OVER since" || { tui_close; stop "$PID"; finish; }
+    keys 2 s
+    wait_screen_re "^ +1   T2 " || { tui_close; stop "$PID"; finish; }
+    keys l
+    wait_screen "livelock watch (the threads that can run ran in turn, up to 1000 ms): livelock: T2 and T3" ||
+        { tui_close; stop "$PID"; finish; }
     keys q
     wait_exit 1
     tui_close
