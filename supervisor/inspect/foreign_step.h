@@ -2,11 +2,11 @@
  * attach -p PID`, key t): one thread of a process held by foreign_attach
  * runs to its next system call while every other thread stays stopped.
  *
- * A step of a thread that was not started under mdat can only be what the
- * kernel shows of it from outside: it runs until it enters a system call
- * (its number and arguments), or, stopped at an entry, until that call
- * returns (its result). Memory accesses between them are not steps (no
- * breakpoints are planted in a running image mdat did not load), and a
+ * This step is what the kernel shows of a thread from outside, and needs
+ * no breakpoint: it runs until it enters a system call (its number and
+ * arguments), or, stopped at an entry, until that call returns (its
+ * result). The step to the next visible operation, with breakpoints, is
+ * foreign_visible.c's, and shares this file's helpers below. A
  * call that waits in the kernel (a futex wait on a held lock, a read of an
  * empty pipe) is told as blocked after a short wait and stopped again. A
  * thread the stepped one makes (pthread_create: clone with CLONE_THREAD)

@@ -548,7 +548,8 @@ tui_takeover_killed)
         keys t
         wait_screen "TAKEN OVER since" || { tui_close; finish; }
         keys 4 s s s
-        sleep 0.5
+        # Between steps (a SIGKILL in the middle of one is README's known limit).
+        wait_screen_re "^ +3   T4 " || { tui_close; finish; }
         kill -"$sig" "$MDAT_PID"
         waited=0
         while kill -0 "$MDAT_PID" 2>/dev/null && [ "$waited" -lt 100 ]; do sleep 0.05; waited=$((waited + 1)); done
