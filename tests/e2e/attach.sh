@@ -633,8 +633,7 @@ tui_takeover_deadlock)
         fail "the saved steps lack the last lock or the deadlock: $(cat "mdat-attach-$PID.steps")"
     rm -f "mdat-attach-$PID.steps"
     keys q
-    waited=0
-    while [ ! -s "$WORK/exit" ] && [ "$waited" -lt 200 ]; do sleep 0.05; waited=$((waited + 1)); done
+    wait_exit 1     # the look after letting go finds the deadlock the steps made
     tui_close
     # Let go: deadlocked for good, natively now; nothing stopped or traced.
     sleep 0.3
