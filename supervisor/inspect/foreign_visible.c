@@ -482,7 +482,10 @@ static bool carry_out_call(struct visible_run *run, const struct entry *e, uint6
     struct trace_event *ev = &run->out->op;
     snprintf(ev->op, sizeof ev->op, "%s", model_fn_verb(e->fn));
     name_call_object(run, e->fn, ev);
-    set_where(run, ret - 1, ev);
+    if (foreign_is_user_code(run->fc, ret))
+        set_where(run, ret - 1, ev);
+    else
+        set_user_where(run, ev);    /* the user's line that led into the library that calls it */
     run->out->has_op = true;
     enum model_fn fn = e->fn;
     if (!run_to_return(run, ret, self(run)->regs.rsp + 8))
@@ -591,6 +594,25 @@ static enum entered entered_call(struct visible_run *run, const struct __ptrace_
 
 enum look { LOOK_NOTHING, LOOK_PASSES, LOOK_DONE, LOOK_FAILED };
 
+/* A modeled function called from ret's code is a step: from the user's
+ * code, and from a library that is not the threading implementation itself
+ * (libstdc++'s std::thread::join calls pthread_join; a tail call from the
+ * user's function returns straight into such a library), but not from the
+ * C library or the loader, whose own locks are theirs. */
+static bool call_is_step(const struct foreign_code *fc, uint64_t ret)
+{
+    if (foreign_is_user_code(fc, ret))
+        return true;
+    const struct foreign_module *mod = foreign_module_at(fc, ret);
+    if (!mod || mod->is_main)
+        return false;   /* a static executable's C library, or code nobody knows */
+    static const char *const runtime[] = {"libc.so", "libc-", "ld-linux", "libpthread"};
+    for (size_t i = 0; i < sizeof runtime / sizeof *runtime; i++)
+        if (strncmp(mod->base, runtime[i], strlen(runtime[i])) == 0)
+            return false;
+    return true;
+}
+
 /* What is at the thread's pc, nothing planted: a visible operation is
  * carried out (LOOK_DONE); a site or entry that is not one is stepped
  * over (LOOK_PASSES). */
@@ -600,7 +622,7 @@ static enum look look_at_pc(struct visible_run *run)
     const struct entry *e = entry_at(run, pc);
     if (e) {
         uint64_t ret = 0;
-        if (tracee_read(run->p->mem_fd, self(run)->regs.rsp, &ret, sizeof ret) && foreign_is_user_code(run->fc, ret))
+        if (tracee_read(run->p->mem_fd, self(run)->regs.rsp, &ret, sizeof ret) && call_is_step(run->fc, ret))
             return carry_out_call(run, e, ret) ? LOOK_DONE : LOOK_FAILED;
     } else if (site_at(run->fc, pc)) {
         struct access a;

@@ -686,6 +686,41 @@ tui_takeover_counter)
         grep -qx "counter 5" "$WORK/prog.out" || fail "let go by $way, the program printed: $(cat "$WORK/prog.out")"
     done
     ;;
+tui_takeover_cxx)
+    # The same in C++ at -O2: std::mutex::lock, inlined, calls
+    # pthread_mutex_lock, and the steps name the mutexes at the user's lines.
+    start attach_gated_cxx_deadlock
+    wait_stuck "$PID" 3 || finish
+    src=attach/gated_cxx_deadlock.cpp
+    fa=$(line_of $src "CXX_FORWARD_A:") tot=$(line_of $src "CXX_TOTAL:") fb=$(line_of $src "CXX_FORWARD_B:")
+    bb=$(line_of $src "CXX_BACKWARD_B:")
+    tui_open "$PID"
+    wait_screen "no deadlock" 30 || { tui_close; finish; }
+    keys t
+    wait_screen "TAKEN OVER since" || { tui_close; finish; }
+    keys 2 s s s s
+    wait_screen_re "T2 +lock mb +gated_cxx_deadlock.cpp:$fb forward" || { tui_close; finish; }
+    wait_screen_re "T2 +lock ma +gated_cxx_deadlock.cpp:$fa forward"
+    wait_screen_re "T2 +RMW total := 1 +gated_cxx_deadlock.cpp:$tot forward"
+    keys 3 s s
+    wait_screen_re "T3 +lock mb +gated_cxx_deadlock.cpp:$bb backward +-> blocks on mutex mb held by T2" || { tui_close; finish; }
+    # T2 holds both: let go, it lets them go, and T3 and main finish.
+    keys q
+    wait_exit 0
+    tui_close
+    rm -f "mdat-attach-$PID.steps"
+    waited=0
+    while kill -0 "$PID" 2>/dev/null && [ "$waited" -lt 100 ]; do sleep 0.05; waited=$((waited + 1)); done
+    if kill -0 "$PID" 2>/dev/null; then
+        fail "let go, the program did not finish: $(snapshot "$PID" | tr '\n' ';')"
+        stop "$PID"
+    else
+        wait "$PID"
+        status=$?
+        [ "$status" = 0 ] || fail "let go, the program ended with status $status"
+        grep -qx "total 0" "$WORK/prog.out" || fail "let go, the program printed: $(cat "$WORK/prog.out")"
+    fi
+    ;;
 tui_takeover_spawn)
     # A thread made while every thread is held: stepping (c) main through
     # pthread_create's clone3 (or clone), the new worker is seized before its first
