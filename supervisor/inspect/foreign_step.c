@@ -42,7 +42,7 @@ static uint64_t clone_flags(const struct foreign_process *p, long nr, const uint
  * new thread does not escape: PTRACE_O_TRACECLONE seizes it (unless it
  * is made with CLONE_VFORK or CLONE_UNTRACED, which the option does not
  * follow). */
-static bool escapes(const struct foreign_process *p, long nr, const uint64_t args[6])
+bool foreign_step_escapes(const struct foreign_process *p, long nr, const uint64_t args[6])
 {
     if (nr == SYS_clone || nr == SYS_clone3) {
         uint64_t flags = clone_flags(p, nr, args);
@@ -63,7 +63,7 @@ static bool set_step_options(pid_t tid, char *err, size_t errlen)
     return false;
 }
 
-static void refuse_escape(long nr, struct foreign_step *out)
+void foreign_step_refuse_escape(long nr, struct foreign_step *out)
 {
     char name[64];
     foreign_syscall_name(nr, name, sizeof name);
@@ -75,7 +75,7 @@ static void refuse_escape(long nr, struct foreign_step *out)
 }
 
 /* The thread index made: seized by the kernel, adopted into p. */
-static void adopt(struct foreign_process *p, size_t index, struct foreign_step *out)
+void foreign_step_adopt(struct foreign_process *p, size_t index, struct foreign_step *out)
 {
     unsigned long new_tid = 0;
     ptrace(PTRACE_GETEVENTMSG, p->threads[index].tid, 0, &new_tid);
@@ -92,10 +92,10 @@ static void made_thread(struct foreign_process *p, size_t index, long entered, s
     struct foreign_thread *t = &p->threads[index];
     t->have_regs = ptrace(PTRACE_GETREGS, t->tid, 0, &t->regs) == 0;
     out->nr = entered;
-    adopt(p, index, out);   /* may move p->threads: t is not used after it */
+    foreign_step_adopt(p, index, out);   /* may move p->threads: t is not used after it */
 }
 
-static bool syscall_info(pid_t tid, struct __ptrace_syscall_info *info)
+bool foreign_syscall_info(pid_t tid, struct __ptrace_syscall_info *info)
 {
     memset(info, 0, sizeof *info);
     return ptrace(PTRACE_GET_SYSCALL_INFO, tid, (void *)sizeof *info, info) > 0;
@@ -105,7 +105,7 @@ static bool syscall_info(pid_t tid, struct __ptrace_syscall_info *info)
 static void read_stop(struct foreign_thread *t, int status, long entered, struct foreign_step *out)
 {
     struct __ptrace_syscall_info info;
-    bool known = syscall_info(t->tid, &info);
+    bool known = foreign_syscall_info(t->tid, &info);
     t->have_regs = ptrace(PTRACE_GETREGS, t->tid, 0, &t->regs) == 0;
     /* Stopped inside clone (a new thread's event) before, the call's
      * number is in orig_rax. */
@@ -129,12 +129,12 @@ static void read_stop(struct foreign_thread *t, int status, long entered, struct
     }
 }
 
-static bool ended(int status)
+bool foreign_step_status_ended(int status)
 {
     return WIFEXITED(status) || WIFSIGNALED(status);
 }
 
-static void thread_ended(struct foreign_thread *t, struct foreign_step *out)
+void foreign_step_thread_ended(struct foreign_thread *t, struct foreign_step *out)
 {
     out->end = FSTEP_ENDED;
     t->seized = false;
@@ -144,7 +144,7 @@ static void thread_ended(struct foreign_thread *t, struct foreign_step *out)
 
 /* The thread's status by the deadline, looked for every nap_ns; 0 when
  * it has not stopped. */
-static pid_t wait_until(pid_t tid, uint64_t deadline, long nap_ns, int *status)
+pid_t foreign_step_wait_until(pid_t tid, uint64_t deadline, long nap_ns, int *status)
 {
     for (;;) {
         pid_t r = waitpid(tid, status, __WALL | WNOHANG);
@@ -158,19 +158,17 @@ static pid_t wait_until(pid_t tid, uint64_t deadline, long nap_ns, int *status)
 /* Within wait_ms, looked for every millisecond: a call's stop. */
 static pid_t wait_stop(pid_t tid, int wait_ms, int *status)
 {
-    return wait_until(tid, monotonic_ns() + (uint64_t)wait_ms * 1000000u, 1000000, status);
+    return foreign_step_wait_until(tid, monotonic_ns() + (uint64_t)wait_ms * 1000000u, 1000000, status);
 }
 
 /* A thread that outran its wait, interrupted and waited for again. */
-enum interrupted { INTERRUPT_STOPPED, INTERRUPT_ENDED, INTERRUPT_FAILED };
-
-static enum interrupted interrupt_and_wait(struct foreign_thread *t, int *status, struct foreign_step *out,
+enum interrupted foreign_step_interrupt(struct foreign_thread *t, int *status, struct foreign_step *out,
                                            char *err, size_t errlen)
 {
     ptrace(PTRACE_INTERRUPT, t->tid, 0, 0);
     pid_t r = wait_stop(t->tid, 2000, status);
-    if (r < 0 || (r == t->tid && ended(*status))) {
-        thread_ended(t, out);
+    if (r < 0 || (r == t->tid && foreign_step_status_ended(*status))) {
+        foreign_step_thread_ended(t, out);
         return INTERRUPT_ENDED;
     }
     if (r == 0) {
@@ -181,14 +179,47 @@ static enum interrupted interrupt_and_wait(struct foreign_thread *t, int *status
     return INTERRUPT_STOPPED;
 }
 
-/* The start of either step: out cleared, the thread held, the options a
- * step needs set, and a call it stopped entering read (*entered, else -1)
- * and refused when it would escape the hold. 1: go on; 0: refused (out
- * says why); -1: ptrace failed (err). before_options, when set, may
- * refuse the thread before anything is changed. */
-static int begin_step(struct foreign_process *p, size_t index, struct foreign_step *out, long *entered,
-                      bool (*before_options)(const struct foreign_thread *t, const void *ctx, struct foreign_step *out),
-                      const void *ctx, char *err, size_t errlen)
+/* Stopped to be given a SIGTRAP (a single step's, an int3's): not a
+ * system call's stop, nor an event's (their si_code holds the event). */
+static bool in_sigtrap_stop(pid_t tid)
+{
+    struct __ptrace_syscall_info info;
+    if (foreign_syscall_info(tid, &info) && info.op != PTRACE_SYSCALL_INFO_NONE)
+        return false;
+    siginfo_t si;
+    if (ptrace(PTRACE_GETSIGINFO, tid, 0, &si) != 0)
+        return false;   /* a group stop */
+    return si.si_signo == SIGTRAP && (si.si_code >> 8) == 0;
+}
+
+bool foreign_step_settle(struct foreign_thread *t)
+{
+    if (!t->seized || !t->stopped || !in_sigtrap_stop(t->tid))
+        return true;
+    /* Resumed with no signal, the interrupt stops it before it runs an
+     * instruction of its own. */
+    int status = 0;
+    if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) != 0 || ptrace(PTRACE_CONT, t->tid, 0, 0) != 0)
+        return false;
+    uint64_t deadline = monotonic_ns() + 2000000000u;
+    for (;;) {
+        pid_t r = foreign_step_wait_until(t->tid, deadline, 20000, &status);
+        if (r <= 0 || foreign_step_status_ended(status))
+            return false;
+        if ((status >> 16) == PTRACE_EVENT_STOP)
+            return true;
+        /* A signal that came meanwhile: kept for the thread, as a step keeps one. */
+        if ((status >> 16) == 0 && WSTOPSIG(status) != SIGTRAP && WSTOPSIG(status) != (SIGTRAP | 0x80))
+            t->resend_signal = WSTOPSIG(status);
+        if (ptrace(PTRACE_CONT, t->tid, 0, 0) != 0)
+            return false;
+    }
+}
+
+/* The start of either step (foreign_step.h). */
+int foreign_step_begin(struct foreign_process *p, size_t index, struct foreign_step *out, long *entered,
+                       bool (*before_options)(const struct foreign_thread *t, const void *ctx, struct foreign_step *out),
+                       const void *ctx, char *err, size_t errlen)
 {
     struct foreign_thread *t = &p->threads[index];
     memset(out, 0, sizeof *out);
@@ -204,10 +235,10 @@ static int begin_step(struct foreign_process *p, size_t index, struct foreign_st
     if (!set_step_options(t->tid, err, errlen))
         return -1;
     struct __ptrace_syscall_info info;
-    if (syscall_info(t->tid, &info) && info.op == PTRACE_SYSCALL_INFO_ENTRY) {
+    if (foreign_syscall_info(t->tid, &info) && info.op == PTRACE_SYSCALL_INFO_ENTRY) {
         *entered = (long)info.entry.nr;
-        if (escapes(p, *entered, (const uint64_t *)info.entry.args)) {
-            refuse_escape(*entered, out);
+        if (foreign_step_escapes(p, *entered, (const uint64_t *)info.entry.args)) {
+            foreign_step_refuse_escape(*entered, out);
             return 0;
         }
     }
@@ -218,7 +249,7 @@ bool foreign_step_thread(struct foreign_process *p, size_t index, int wait_ms, s
                          size_t errlen)
 {
     long entered;
-    int begun = begin_step(p, index, out, &entered, NULL, NULL, err, errlen);
+    int begun = foreign_step_begin(p, index, out, &entered, NULL, NULL, err, errlen);
     if (begun <= 0)
         return begun == 0;
     struct foreign_thread *t = &p->threads[index];
@@ -231,13 +262,13 @@ bool foreign_step_thread(struct foreign_process *p, size_t index, int wait_ms, s
     t->resend_signal = 0;
     int status = 0;
     pid_t r = wait_stop(t->tid, wait_ms, &status);
-    if (r < 0 || (r == t->tid && ended(status))) {
-        thread_ended(t, out);
+    if (r < 0 || (r == t->tid && foreign_step_status_ended(status))) {
+        foreign_step_thread_ended(t, out);
         return true;
     }
     if (r == 0) {
         /* Waiting in the kernel: held again where it waits. */
-        enum interrupted again = interrupt_and_wait(t, &status, out, err, errlen);
+        enum interrupted again = foreign_step_interrupt(t, &status, out, err, errlen);
         if (again != INTERRUPT_STOPPED)
             return again == INTERRUPT_ENDED;
         if ((status >> 16) == PTRACE_EVENT_CLONE) {
@@ -264,7 +295,7 @@ bool foreign_step_thread(struct foreign_process *p, size_t index, int wait_ms, s
  * Polled finely: a single step's trap comes within microseconds. */
 static pid_t wait_trap(pid_t tid, uint64_t deadline, int *status)
 {
-    return wait_until(tid, deadline, 20000, status);
+    return foreign_step_wait_until(tid, deadline, 20000, status);
 }
 
 /* The next instruction is a syscall that would escape the hold. */
@@ -276,7 +307,7 @@ static bool at_escaping_syscall(const struct foreign_process *p, const struct fo
         return false;
     const struct user_regs_struct *r = &t->regs;
     uint64_t args[6] = {r->rdi, r->rsi, r->rdx, r->r10, r->r8, r->r9};
-    return escapes(p, (long)r->rax, args);
+    return foreign_step_escapes(p, (long)r->rax, args);
 }
 
 /* A stop of the thread while it single-steps; true when it goes on. */
@@ -286,7 +317,7 @@ static bool single_step_stop(struct foreign_process *p, size_t index, int status
     int event = status >> 16, sig = WSTOPSIG(status);
     t->have_regs = ptrace(PTRACE_GETREGS, t->tid, 0, &t->regs) == 0;
     if (event == PTRACE_EVENT_CLONE) {
-        adopt(p, index, out);
+        foreign_step_adopt(p, index, out);
         return false;
     }
     if (event == 0 && (sig == SIGTRAP || sig == (SIGTRAP | 0x80)))
@@ -306,7 +337,7 @@ static bool stop_again(struct foreign_process *p, size_t index, struct foreign_s
 {
     struct foreign_thread *t = &p->threads[index];
     int status = 0;
-    enum interrupted again = interrupt_and_wait(t, &status, out, err, errlen);
+    enum interrupted again = foreign_step_interrupt(t, &status, out, err, errlen);
     if (again != INTERRUPT_STOPPED)
         return again == INTERRUPT_ENDED;
     bool goes_on = single_step_stop(p, index, status, out);
@@ -326,22 +357,22 @@ static bool not_in_user_code(const struct foreign_thread *t, const void *fc, str
     if (!t->have_regs || !foreign_is_user_code(fc, t->regs.rip))
         return true;
     out->end = FSTEP_REFUSED;
-    snprintf(out->why, sizeof out->why, "it is in the user's code already (s steps it to its next system call)");
+    snprintf(out->why, sizeof out->why, "it is in the user's code already (s steps it to its next visible operation, c to its next system call)");
     return false;
 }
 
-bool foreign_step_to_user(struct foreign_process *p, size_t index, const struct foreign_code *fc, int wait_ms,
-                          struct foreign_step *out, char *err, size_t errlen)
+static bool step_to_user(struct foreign_process *p, size_t index, const struct foreign_code *fc, int wait_ms,
+                         struct foreign_step *out, char *err, size_t errlen)
 {
     long entered;
-    int begun = begin_step(p, index, out, &entered, not_in_user_code, fc, err, errlen);
+    int begun = foreign_step_begin(p, index, out, &entered, not_in_user_code, fc, err, errlen);
     if (begun <= 0)
         return begun == 0;
     struct foreign_thread *t = &p->threads[index];
     uint64_t deadline = monotonic_ns() + (uint64_t)wait_ms * 1000000u;
     for (;;) {
         if (entered < 0 && at_escaping_syscall(p, t)) {
-            refuse_escape((long)t->regs.rax, out);
+            foreign_step_refuse_escape((long)t->regs.rax, out);
             return true;
         }
         if (ptrace(PTRACE_SINGLESTEP, t->tid, 0, (void *)(long)t->resend_signal) != 0) {
@@ -353,8 +384,8 @@ bool foreign_step_to_user(struct foreign_process *p, size_t index, const struct 
         pid_t r = wait_trap(t->tid, deadline, &status);
         if (r == 0)
             return stop_again(p, index, out, err, errlen);
-        if (r < 0 || ended(status)) {
-            thread_ended(t, out);
+        if (r < 0 || foreign_step_status_ended(status)) {
+            foreign_step_thread_ended(t, out);
             return true;
         }
         out->instructions++;
@@ -375,4 +406,13 @@ bool foreign_step_to_user(struct foreign_process *p, size_t index, const struct 
             return true;
         }
     }
+}
+
+bool foreign_step_to_user(struct foreign_process *p, size_t index, const struct foreign_code *fc, int wait_ms,
+                          struct foreign_step *out, char *err, size_t errlen)
+{
+    bool ok = step_to_user(p, index, fc, wait_ms, out, err, errlen);
+    if (index < p->n_threads)
+        foreign_step_settle(&p->threads[index]);
+    return ok;
 }

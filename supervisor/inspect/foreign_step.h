@@ -2,11 +2,11 @@
  * attach -p PID`, key t): one thread of a process held by foreign_attach
  * runs to its next system call while every other thread stays stopped.
  *
- * A step of a thread that was not started under mdat can only be what the
- * kernel shows of it from outside: it runs until it enters a system call
- * (its number and arguments), or, stopped at an entry, until that call
- * returns (its result). Memory accesses between them are not steps (no
- * breakpoints are planted in a running image mdat did not load), and a
+ * This step is what the kernel shows of a thread from outside, and needs
+ * no breakpoint: it runs until it enters a system call (its number and
+ * arguments), or, stopped at an entry, until that call returns (its
+ * result). The step to the next visible operation, with breakpoints, is
+ * foreign_visible.c's, and shares this file's helpers below. A
  * call that waits in the kernel (a futex wait on a held lock, a read of an
  * empty pipe) is told as blocked after a short wait and stopped again. A
  * thread the stepped one makes (pthread_create: clone with CLONE_THREAD)
@@ -25,8 +25,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <sys/ptrace.h>
+
 #include "supervisor/inspect/foreign_attach.h"
 #include "supervisor/inspect/foreign_code.h"
+#include "supervisor/trace/trace.h"
 
 enum foreign_step_end {
     FSTEP_ENTERED,      /* stopped as it enters a system call */
@@ -37,6 +40,7 @@ enum foreign_step_end {
     FSTEP_REFUSED,      /* not run: why says */
     FSTEP_NEW_THREAD,   /* it made a thread (new_tid), held from its first instruction */
     FSTEP_USER_CODE,    /* foreign_step_to_user: back in the user's code */
+    FSTEP_VISIBLE,      /* foreign_step_visible: it carried out its next visible operation (op) */
 };
 
 struct foreign_step {
@@ -51,6 +55,11 @@ struct foreign_step {
     int64_t ran_result;     /* and returned this */
     unsigned long instructions;     /* foreign_step_to_user: how many it ran */
     char why[200];          /* FSTEP_REFUSED */
+    /* foreign_step_visible: the visible operation carried out (FSTEP_VISIBLE)
+     * or the one it blocks in (FSTEP_BLOCKED: a lock, a wait, a futex):
+     * op, object, value and where, as a run's trace tells them. */
+    bool has_op;
+    struct trace_event op;
 };
 
 /* Runs thread p->threads[index] one step, waiting at most wait_ms for it
@@ -70,5 +79,35 @@ bool foreign_step_to_user(struct foreign_process *p, size_t index, const struct 
 /* "futex", "read", ...; "syscall 451" for one this machine's libseccomp
  * does not name. */
 void foreign_syscall_name(long nr, char *buf, size_t len);
+
+/* ---- shared with the step to a visible operation (foreign_visible.c) ---- */
+
+/* The start of a step: out cleared, the thread held, the options a step
+ * needs set, and a call it stopped entering read (*entered, else -1) and
+ * refused when it would escape the hold. 1: go on; 0: refused (out says
+ * why); -1: ptrace failed (err). before_options, when set, may refuse the
+ * thread before anything is changed. */
+int foreign_step_begin(struct foreign_process *p, size_t index, struct foreign_step *out, long *entered,
+                       bool (*before_options)(const struct foreign_thread *t, const void *ctx, struct foreign_step *out),
+                       const void *ctx, char *err, size_t errlen);
+/* A call whose new process or program would run outside mdat's hold. */
+bool foreign_step_escapes(const struct foreign_process *p, long nr, const uint64_t args[6]);
+void foreign_step_refuse_escape(long nr, struct foreign_step *out);
+/* The thread index made (a clone event stop): adopted into p (which may move p->threads). */
+void foreign_step_adopt(struct foreign_process *p, size_t index, struct foreign_step *out);
+bool foreign_syscall_info(pid_t tid, struct __ptrace_syscall_info *info);
+bool foreign_step_status_ended(int status);
+/* A thread that ends a step in the stop of a SIGTRAP (a single step, an
+ * int3) must not rest there: should mdat die by SIGKILL, the kernel would
+ * let it go *with* that signal, and it would die of it. Stopped again by an
+ * interrupt instead (before it runs anything), as the attach left it. */
+bool foreign_step_settle(struct foreign_thread *t);
+void foreign_step_thread_ended(struct foreign_thread *t, struct foreign_step *out);
+/* The thread's status by the deadline, looked for every nap_ns; 0 when it has not stopped. */
+pid_t foreign_step_wait_until(pid_t tid, uint64_t deadline, long nap_ns, int *status);
+/* A thread that outran its wait, interrupted and waited for again. */
+enum interrupted { INTERRUPT_STOPPED, INTERRUPT_ENDED, INTERRUPT_FAILED };
+enum interrupted foreign_step_interrupt(struct foreign_thread *t, int *status, struct foreign_step *out, char *err,
+                                        size_t errlen);
 
 #endif

@@ -153,6 +153,22 @@ wait_screen() {
         waited=$((waited + 1))
     done
 }
+# wait_screen_re REGEX [SECONDS]: as wait_screen, an extended regular expression.
+wait_screen_re() {
+    local waited=0 limit=${2:-10}
+    while ! screen | grep -qE -- "$1"; do
+        if [ "$waited" -ge $((limit * 20)) ]; then
+            fail "the live view never showed: /$1/"
+            screen
+            cat "$WORK/live.err" 2>/dev/null
+            return 1
+        fi
+        sleep 0.05
+        waited=$((waited + 1))
+    done
+}
+# The take-over's step lines (a run's trace lines: "     3 * T2   lock lock_b ...").
+step_lines() { screen | grep -E '^ +[0-9]+ [ *] T[0-9]'; }
 # wait_exit STATUS: mdat's exit status once it ends.
 wait_exit() {
     local waited=0
@@ -463,14 +479,17 @@ tui_killed)
     ;;
 tui_takeover)
     # The live view on a deadlock of two threads while a third ticks: t
-    # takes over; the ticker steps from system call to system call, its
-    # line moving; a deadlocked thread cannot step and says why; w saves
-    # the steps; q lets go, and the process runs on as before.
+    # takes over; c steps the ticker from system call to system call, its
+    # line moving, s through its visible operations (ticks read and
+    # written at its line, the sleep); a deadlocked thread cannot be
+    # selected and says why; w saves the steps; q lets go, and the process
+    # runs on as before.
     start attach_takeover
     wait_stuck "$PID" 4 || finish
     before=$(snapshot "$PID")
     tick=$(line_of attach/takeover.c "TICK:")
     nap=$(line_of attach/takeover.c "NAP:")
+    count=$(line_of attach/takeover.c "ticks++;")
     tui_open "$PID"
     wait_screen "deadlock: T2 waits on mutex b held by T3" || { tui_close; finish; }
     keys t
@@ -478,20 +497,26 @@ tui_takeover)
     grep -q "TracerPid:[[:space:]]*$MDAT_PID" /proc/"$PID"/status || fail "the process is not held during the take-over"
     keys 4
     for i in 1 2 3 4 5 6; do
+        keys c
+        sleep 0.4
+    done
+    wait_screen_re "T4 +enters write\(0x" || { tui_close; finish; }
+    wait_screen_re "T4 +write returns 5 +takeover.c:$tick ticker"
+    wait_screen_re "clock_nanosleep returns 0 +takeover.c:$nap ticker"
+    for i in 1 2 3 4 5 6; do
         keys s
         sleep 0.4
     done
-    wait_screen "T4  enters write(0x" || { tui_close; finish; }
-    wait_screen "T4  write returns 5  at takeover.c:$tick ticker"
-    wait_screen "clock_nanosleep returns 0  at takeover.c:$nap ticker"
+    wait_screen_re "T4 +R ticks -> [0-9]+ +takeover.c:$count ticker" || { tui_close; finish; }
+    wait_screen_re "T4 +W ticks := [0-9]+ +takeover.c:$count ticker"
+    wait_screen_re "T4 +sleep +takeover.c:$nap ticker"
     keys 2
-    keys s
     wait_screen "T2 cannot step: it waits on mutex b held by T3"
     keys b
     wait_screen "no replay or step back from an attach point"
     keys w
     wait_screen "steps saved in mdat-attach-$PID.steps"
-    grep -q "T4  write returns 5  at takeover.c:$tick ticker" "mdat-attach-$PID.steps" ||
+    grep -qE "T4 +write returns 5 +takeover.c:$tick ticker" "mdat-attach-$PID.steps" ||
         fail "the saved steps lack the write: $(cat "mdat-attach-$PID.steps")"
     grep -q "no replay from an attach point" "mdat-attach-$PID.steps" || fail "the saved steps do not say they cannot replay"
     keys q
@@ -523,7 +548,8 @@ tui_takeover_killed)
         keys t
         wait_screen "TAKEN OVER since" || { tui_close; finish; }
         keys 4 s s s
-        sleep 0.5
+        # Between steps (a SIGKILL in the middle of one is README's known limit).
+        wait_screen_re "^ +3   T4 " || { tui_close; finish; }
         kill -"$sig" "$MDAT_PID"
         waited=0
         while kill -0 "$MDAT_PID" 2>/dev/null && [ "$waited" -lt 100 ]; do sleep 0.05; waited=$((waited + 1)); done
@@ -539,7 +565,7 @@ tui_takeover_killed)
     stop "$PID"
     ;;
 tui_takeover_user)
-    # u: the ticker, stopped as it enters write, runs one instruction at a
+    # u: the ticker, stopped (c) as it enters write, runs one instruction at a
     # time until it is back in ticker's code: the write ran (returns 5) and
     # the line is the write's. A thread in the user's code already says so.
     start attach_takeover
@@ -552,15 +578,15 @@ tui_takeover_user)
     wait_screen "TAKEN OVER since" || { tui_close; finish; }
     keys 4
     for i in $(seq 12); do
-        screen | grep '^step ' | tail -n 1 | grep -q "T4  enters write(" && break
-        keys s
+        step_lines | tail -n 1 | grep -qE "T4 +enters write\(" && break
+        keys c
         sleep 0.4
     done
-    screen | grep '^step ' | tail -n 1 | grep -q "T4  enters write(" || fail "the ticker never entered write: $(screen | grep '^step ')"
+    step_lines | tail -n 1 | grep -qE "T4 +enters write\(" || fail "the ticker never entered write: $(step_lines)"
     keys u
-    wait_screen "T4  write returns 5, back in the user's code after" || { tui_close; finish; }
-    screen | grep '^step ' | tail -n 1 | grep -qE "after [0-9]+ instructions?  at takeover.c:$tick ticker$" ||
-        fail "the step back to user code does not end at takeover.c:$tick: $(screen | grep '^step ' | tail -n 1)"
+    wait_screen_re "T4 +write returns 5, back in the user's code after" || { tui_close; finish; }
+    step_lines | tail -n 1 | grep -qE "after [0-9]+ instructions? +takeover.c:$tick ticker$" ||
+        fail "the step back to user code does not end at takeover.c:$tick: $(step_lines | tail -n 1)"
     keys u
     wait_screen "T4 cannot step: it is in the user's code already"
     keys q
@@ -570,8 +596,133 @@ tui_takeover_user)
     expect_as_before "$PID" "$before"
     stop "$PID"
     ;;
+tui_takeover_deadlock)
+    # Two threads asleep before they take lock_a and lock_b in opposite
+    # orders: taken over, s steps each through its visible operations (the
+    # sleep, its first lock, the shared balance read and written at its
+    # line) until each blocks on the lock the other holds, and the
+    # deadlock is named; a blocked thread cannot be selected.
+    start attach_gated_deadlock
+    wait_stuck "$PID" 3 || finish
+    src=attach/gated_deadlock.c
+    fa=$(line_of $src "FORWARD_A:") fbal=$(line_of $src "FORWARD_BALANCE:") fb=$(line_of $src "FORWARD_B:")
+    bb=$(line_of $src "BACKWARD_B:") ba=$(line_of $src "BACKWARD_A:")
+    tui_open "$PID"
+    wait_screen "no deadlock" 30 || { tui_close; finish; }
+    keys t
+    wait_screen "TAKEN OVER since" || { tui_close; finish; }
+    keys 2 s s s s
+    wait_screen_re "T2 +W balance := 1 +gated_deadlock.c:$fbal forward" || { tui_close; finish; }
+    wait_screen_re "^ +1   T2 +sleep +gated_deadlock.c:[0-9]+ forward"
+    wait_screen_re "T2 +lock lock_a +gated_deadlock.c:$fa forward"
+    wait_screen_re "T2 +R balance -> 0 +gated_deadlock.c:$fbal forward"
+    keys 3 s s
+    wait_screen_re "T3 +lock lock_b +gated_deadlock.c:$bb backward" || { tui_close; finish; }
+    wait_screen_re "^ +5 [*] T3 +sleep"
+    keys 2 s
+    wait_screen_re "T2 +lock lock_b +gated_deadlock.c:$fb forward +-> blocks on mutex lock_b held by T3" || { tui_close; finish; }
+    keys 3 s s s
+    wait_screen_re "T3 +lock lock_a +gated_deadlock.c:$ba backward +-> blocks on mutex lock_a held by T2" || { tui_close; finish; }
+    wait_screen "deadlock: T2 waits on mutex lock_b held by T3; T3 waits on mutex lock_a held by T2"
+    keys 2
+    wait_screen "T2 cannot step: it waits on mutex lock_b held by T3"
+    keys w
+    wait_screen "10 steps saved in mdat-attach-$PID.steps"
+    grep -qE "T3 +lock lock_a +gated_deadlock.c:$ba backward +-> blocks on mutex lock_a held by T2" "mdat-attach-$PID.steps" &&
+        grep -q "^deadlock: T2 waits on mutex lock_b" "mdat-attach-$PID.steps" ||
+        fail "the saved steps lack the last lock or the deadlock: $(cat "mdat-attach-$PID.steps")"
+    rm -f "mdat-attach-$PID.steps"
+    keys q
+    wait_exit 1     # the look after letting go finds the deadlock the steps made
+    tui_close
+    # Let go: deadlocked for good, natively now; nothing stopped or traced.
+    sleep 0.3
+    for t in /proc/"$PID"/task/*; do
+        st=$(sed 's/.*) //' "$t"/stat 2>/dev/null | cut -d' ' -f1)
+        [ "$st" = S ] || fail "thread ${t##*/} is in state $st after the take-over, not asleep in its wait"
+    done
+    grep -q '^TracerPid:[[:space:]]*0$' /proc/"$PID"/status || fail "process $PID is still traced"
+    stop "$PID"
+    ;;
+tui_takeover_counter)
+    # A racy counter: the take-over's steps show counter read and written
+    # at its line, by the adder and by the reader. Let go by q, by a
+    # SIGTERM to mdat, and by a SIGKILL of mdat between steps, the program
+    # finishes as if mdat had never been there ("counter 5", exit 0): no
+    # int3 and no SIGTRAP left behind.
+    src=attach/gated_counter.c
+    add=$(line_of $src "ADD:") rd=$(line_of $src "READ:")
+    for way in q TERM KILL; do
+        start attach_gated_counter
+        wait_stuck "$PID" 3 || finish
+        tui_open "$PID"
+        wait_screen "no deadlock" 30 || { tui_close; finish; }
+        keys t
+        wait_screen "TAKEN OVER since" || { tui_close; finish; }
+        keys 2 s s s s
+        wait_screen_re "T2 +R counter -> 1 +gated_counter.c:$add adder" || { tui_close; finish; }
+        wait_screen_re "T2 +R counter -> 0 +gated_counter.c:$add adder"
+        wait_screen_re "T2 +W counter := 1 +gated_counter.c:$add adder"
+        keys 3 s s
+        wait_screen_re "[*] T3 +sleep +gated_counter.c:[0-9]+ reader" || { tui_close; finish; }
+        wait_screen_re "T3 +R counter -> 1 +gated_counter.c:$rd reader"
+        case $way in
+        q) keys q; wait_exit 0 ;;
+        TERM) kill -TERM "$MDAT_PID"; wait_exit 143 ;;
+        KILL) kill -KILL "$MDAT_PID" ;;
+        esac
+        tui_close
+        rm -f "mdat-attach-$PID.steps"
+        waited=0
+        while kill -0 "$PID" 2>/dev/null && [ "$waited" -lt 100 ]; do sleep 0.05; waited=$((waited + 1)); done
+        if kill -0 "$PID" 2>/dev/null; then
+            fail "let go by $way, the program did not finish: $(snapshot "$PID" | tr '\n' ';')"
+            stop "$PID"
+            continue
+        fi
+        wait "$PID"
+        status=$?
+        [ "$status" = 0 ] || fail "let go by $way, the program ended with status $status (133: a SIGTRAP left behind)"
+        grep -qx "counter 5" "$WORK/prog.out" || fail "let go by $way, the program printed: $(cat "$WORK/prog.out")"
+    done
+    ;;
+tui_takeover_cxx)
+    # The same in C++ at -O2: std::mutex::lock, inlined, calls
+    # pthread_mutex_lock, and the steps name the mutexes at the user's lines.
+    start attach_gated_cxx_deadlock
+    wait_stuck "$PID" 3 || finish
+    src=attach/gated_cxx_deadlock.cpp
+    fa=$(line_of $src "CXX_FORWARD_A:") tot=$(line_of $src "CXX_TOTAL:") fb=$(line_of $src "CXX_FORWARD_B:")
+    bb=$(line_of $src "CXX_BACKWARD_B:")
+    tui_open "$PID"
+    wait_screen "no deadlock" 30 || { tui_close; finish; }
+    keys t
+    wait_screen "TAKEN OVER since" || { tui_close; finish; }
+    keys 2 s s s s
+    wait_screen_re "T2 +lock mb +gated_cxx_deadlock.cpp:$fb forward" || { tui_close; finish; }
+    wait_screen_re "T2 +lock ma +gated_cxx_deadlock.cpp:$fa forward"
+    wait_screen_re "T2 +RMW total := 1 +gated_cxx_deadlock.cpp:$tot forward"
+    keys 3 s s
+    wait_screen_re "T3 +lock mb +gated_cxx_deadlock.cpp:$bb backward +-> blocks on mutex mb held by T2" || { tui_close; finish; }
+    # T2 holds both: let go, it lets them go, and T3 and main finish.
+    keys q
+    wait_exit 0
+    tui_close
+    rm -f "mdat-attach-$PID.steps"
+    waited=0
+    while kill -0 "$PID" 2>/dev/null && [ "$waited" -lt 100 ]; do sleep 0.05; waited=$((waited + 1)); done
+    if kill -0 "$PID" 2>/dev/null; then
+        fail "let go, the program did not finish: $(snapshot "$PID" | tr '\n' ';')"
+        stop "$PID"
+    else
+        wait "$PID"
+        status=$?
+        [ "$status" = 0 ] || fail "let go, the program ended with status $status"
+        grep -qx "total 0" "$WORK/prog.out" || fail "let go, the program printed: $(cat "$WORK/prog.out")"
+    fi
+    ;;
 tui_takeover_spawn)
-    # A thread made while every thread is held: stepping main through
+    # A thread made while every thread is held: stepping (c) main through
     # pthread_create's clone3 (or clone), the new worker is seized before its first
     # instruction (state t, traced by mdat), shown as T2, and steps like
     # the others (u to worker's code, s to its write). q lets both go: the
@@ -585,8 +736,8 @@ tui_takeover_spawn)
     keys 1
     for i in $(seq 40); do
         # clone3, or clone where the kernel has no clone3.
-        screen | grep -qE "T1  clone3? makes thread T2 \(tid [0-9]+\), held before its first instruction" && break
-        keys s
+        screen | grep -qE "T1 +clone3? makes thread T2 \(tid [0-9]+\), held before its first instruction" && break
+        keys c
         sleep 0.3
     done
     wait_screen " makes thread T2 (tid " 2 || { tui_close; finish; }
@@ -596,12 +747,12 @@ tui_takeover_spawn)
     [ "$state" = "t" ] || fail "the new thread $new runs free (state $state), not held"
     grep -q "TracerPid:[[:space:]]*$MDAT_PID" /proc/"$PID"/task/"$new"/status || fail "the new thread is not traced by mdat"
     keys 2 u
-    wait_screen "T2  back in the user's code after" 5 || { tui_close; finish; }
-    screen | grep -q "T2  back in the user's code after [0-9]* instructions  at takeover_spawn.c:[0-9]* worker" ||
-        fail "T2 is not back in worker: $(screen | grep '^step ' | tail -n 1)"
-    keys s
-    wait_screen "T2  enters write(0x" || { tui_close; finish; }
-    wait_screen "at takeover_spawn.c:$worker worker"
+    wait_screen_re "T2 +back in the user's code after" 5 || { tui_close; finish; }
+    screen | grep -qE "T2 +back in the user's code after [0-9]* instructions +takeover_spawn.c:[0-9]* worker" ||
+        fail "T2 is not back in worker: $(step_lines | tail -n 1)"
+    keys c
+    wait_screen_re "T2 +enters write\(0x" || { tui_close; finish; }
+    wait_screen "takeover_spawn.c:$worker worker"
     keys q
     wait_exit 0
     tui_close
@@ -751,11 +902,19 @@ not_livelock)
     stop "$PID"
     ;;
 tui_livelock)
-    # The live view tells the same livelock; q leaves the process going.
+    # The live view tells the same livelock; so does the take-over's l
+    # (its watch in the log), after a step; q leaves the process going.
     start attach_livelock_polite
     wait_threads "$PID" 3 || finish
     tui_open "$PID"
     wait_screen "livelock: T2 and T3, stepped in turn, come back to the same state" || { tui_close; stop "$PID"; finish; }
+    keys t
+    wait_screen "TAKEN OVER since" || { tui_close; stop "$PID"; finish; }
+    keys 2 s
+    wait_screen_re "^ +1   T2 " || { tui_close; stop "$PID"; finish; }
+    keys l
+    wait_screen "livelock watch (the threads that can run ran in turn, up to 1000 ms): livelock: T2 and T3" ||
+        { tui_close; stop "$PID"; finish; }
     keys q
     wait_exit 1
     tui_close

@@ -1,7 +1,7 @@
 /* attach_look: one look at a running process mdat did not start: attach,
  * read the report, let it go. Shared by `mdat attach -p PID --print`
  * (ui/cli/cmd_attach_pid.c, which owns it) and the live view
- * (ui/tui/tui_live.c), which takes a fresh look every refresh. */
+ * (ui/live/tui_live.c), which takes a fresh look every refresh. */
 #ifndef MDAT_UI_ATTACH_LOOK_H
 #define MDAT_UI_ATTACH_LOOK_H
 

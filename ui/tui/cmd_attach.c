@@ -7,8 +7,8 @@
 #include "ui/cli/cli.h"
 #include "ui/cli/commands.h"
 #include "ui/tui/tui_frontend.h"
-#include "ui/tui/tui_live.h"
-#include "ui/tui/tui_term.h"
+#include "ui/live/tui_live.h"
+#include "ui/term/tui_term.h"
 #include "ui/tui/tui_theme.h"
 #include "help/mdat-attach.h"  /* generated from docs/man/mdat-attach.1.scd */
 
@@ -29,7 +29,7 @@ static int usage_error(const char *fmt, const char *arg)
 }
 
 /* -p PID: a running process, read and let go (ui/cli/cmd_attach_pid.c),
- * or watched live (ui/tui/tui_live.c). */
+ * or watched live (ui/live/tui_live.c). */
 static int attach_to_process(const char *pid, bool print, bool json, int watch_ms, bool more)
 {
     if (!pid)

@@ -11,7 +11,7 @@
 #include "ui/tui/tui_keys.h"
 #include "ui/tui/tui_screen.h"
 #include "ui/tui/tui_source.h"
-#include "ui/tui/tui_term.h"
+#include "ui/term/tui_term.h"
 
 #include <curses.h>
 #include <inttypes.h>

@@ -1,7 +1,7 @@
 /* tui_term: curses set-up and restore, and the signal handlers that
  * restore the terminal before mdat dies. Tracees need no handler here:
  * they are traced with PTRACE_O_EXITKILL and die with mdat. */
-#include "ui/tui/tui_term.h"
+#include "ui/term/tui_term.h"
 
 #include <curses.h>
 #include <langinfo.h>

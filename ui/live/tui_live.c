@@ -17,9 +17,9 @@
 #include "ui/cli/attach_print.h"
 #include "ui/cli/cli.h"
 #include "ui/cli/commands.h"
-#include "ui/tui/tui_live.h"
-#include "ui/tui/tui_takeover.h"
-#include "ui/tui/tui_term.h"
+#include "ui/live/tui_live.h"
+#include "ui/live/tui_takeover.h"
+#include "ui/term/tui_term.h"
 
 #include <curses.h>
 #include <stdlib.h>
@@ -135,10 +135,10 @@ static bool take_over(struct live_view *v)
         v->stop_signal = sig;
         return false;
     }
-    if (end == TAKEOVER_QUIT)
-        return false;
+    /* A last look, let go: what the steps left (a deadlock they made)
+     * decides mdat's exit status, as a look does. */
     live_look(v);
-    return true;
+    return end != TAKEOVER_QUIT;
 }
 
 /* Answers one key; false to quit. */

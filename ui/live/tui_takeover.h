@@ -1,13 +1,14 @@
 /* tui_takeover: `mdat attach -p PID`, key t: the user takes over the
  * schedule of a running process mdat did not start. Every thread is held;
- * the user steps one thread at a time to its next system call, or (u)
- * back to the user's code
- * (supervisor/inspect/foreign_step.h says what a step is there), sees the
- * report after each step, and may save the steps taken as a text trace.
+ * the user steps one thread at a time through its next visible operation
+ * (s: supervisor/inspect/foreign_visible.h), to its next system call (c)
+ * or back to the user's code (u: foreign_step.h), sees the report after
+ * each step and, on a key, the livelock watch of the threads that can run,
+ * and may save the steps taken as a text trace (a run's trace lines).
  * Letting go (or quitting, or a SIGTERM, SIGINT or SIGHUP to mdat)
  * detaches every thread with the signals it was due. */
-#ifndef MDAT_UI_TUI_TAKEOVER_H
-#define MDAT_UI_TUI_TAKEOVER_H
+#ifndef MDAT_UI_LIVE_TUI_TAKEOVER_H
+#define MDAT_UI_LIVE_TUI_TAKEOVER_H
 
 #include <stdbool.h>
 #include <sys/types.h>

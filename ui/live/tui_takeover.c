@@ -6,10 +6,13 @@
  * report's text is attach_print.c's. */
 #include <stdio.h>
 
+#include "supervisor/inspect/foreign_livelock.h"
 #include "supervisor/inspect/foreign_step.h"
+#include "supervisor/inspect/foreign_visible.h"
 #include "ui/cli/attach_print.h"
-#include "ui/tui/tui_takeover.h"
-#include "ui/tui/tui_term.h"
+#include "ui/render/trace_log.h"
+#include "ui/live/tui_takeover.h"
+#include "ui/term/tui_term.h"
 
 #include <curses.h>
 #include <errno.h>
@@ -27,6 +30,15 @@ enum { STEP_WAIT_MS = 300, KEY_POLL_MS = 200, LOG_SHOWN = 8 };
 /* Single steps cost a stop each: a way back out of a library call (a lock
  * taken, a write) takes tens to thousands of instructions. */
 enum { USER_STEP_WAIT_MS = 2000 };
+/* Key l: how long the threads that can run are watched for a livelock. */
+enum { LIVELOCK_WATCH_MS = 1000 };
+
+/* What a key asks of the selected thread. */
+enum step_kind {
+    STEP_VISIBLE,       /* s: to its next visible operation, carried out */
+    STEP_SYSCALL,       /* c: to its next system call (or the return of the one it entered) */
+    STEP_TO_USER,       /* u: one instruction at a time back to the user's code */
+};
 
 static const char NO_REPLAY[] =
     "no replay or step back from an attach point: what the process did before mdat attached is unknown";
@@ -41,6 +53,9 @@ struct takeover {
     size_t selected;        /* index into proc.threads */
     char **log;
     size_t n_log;
+    size_t n_steps;         /* the log's step lines (it also holds verdicts) */
+    int last_thread;        /* the thread of the last step, for the trace's '*' */
+    bool visible_steps;     /* breakpoints can be planted: s steps to visible operations */
     char message[600];
     char began[16];         /* HH:MM:SS */
 };
@@ -81,7 +96,9 @@ static const struct foreign_thread_view *view_of(const struct takeover *tk, pid_
     return NULL;
 }
 
-static void reread(struct takeover *tk)
+/* The report read again; watch_ms > 0: with a livelock watch of the
+ * threads that can run (they run, in turn, for at most that long). */
+static void reread(struct takeover *tk, int watch_ms)
 {
     char err[600];
     if (tk->have_report)
@@ -89,6 +106,8 @@ static void reread(struct takeover *tk)
     tk->have_report = foreign_code_refresh(&tk->code->code, tk->proc.proc_tid, tk->proc.mem_fd, tk->proc.exe, err,
                                            sizeof err) &&
                       foreign_report_build(&tk->proc, &tk->code->code, &tk->report, err, sizeof err);
+    if (tk->have_report && watch_ms > 0)
+        foreign_livelock_watch(&tk->proc, &tk->code->code, &tk->report, watch_ms);
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
@@ -185,48 +204,161 @@ static void step_text(const struct takeover *tk, const struct foreign_step *s, c
     case FSTEP_REFUSED:
         snprintf(buf, len, "%s", s->why);
         break;
+    case FSTEP_VISIBLE:
+        snprintf(buf, len, "%s %s", s->op.op, s->op.object);
+        break;
     }
 }
 
-/* s: to the next system call; u: back to the user's code. */
-static void step_selected(struct takeover *tk, bool to_user_code)
+/* Held, and not waiting on something only another thread can end. */
+static bool selectable(const struct takeover *tk, size_t i)
 {
-    size_t i = tk->selected;
+    const struct foreign_thread_view *v = view_of(tk, tk->proc.threads[i].tid);
+    return steppable(tk, i) && !(v && v->stuck);
+}
+
+static void select_next(struct takeover *tk, int direction)
+{
+    size_t n = tk->proc.n_threads;
+    for (size_t k = 1; k <= n; k++) {
+        size_t i = (tk->selected + (direction > 0 ? k : n * k - k)) % n;
+        if (selectable(tk, i)) {
+            tk->selected = i;
+            return;
+        }
+    }
+}
+
+/* Why thread i cannot step, in tk->message; false when it can. */
+static bool refuse_step(struct takeover *tk, size_t i)
+{
     int number = thread_number(tk, i);
     const struct foreign_thread_view *before = view_of(tk, tk->proc.threads[i].tid);
     if (!steppable(tk, i)) {
         snprintf(tk->message, sizeof tk->message, "T%d cannot step: it has ended", number);
-        return;
+        return true;
     }
     if (before && before->stuck) {
         char wait[300];
         foreign_wait_text(&tk->report, before, wait, sizeof wait);
         snprintf(tk->message, sizeof tk->message,
                  "T%d cannot step: it waits on %s, and runs only when another thread lets it", number, wait);
-        return;
+        return true;
     }
+    return false;
+}
+
+static bool run_step(struct takeover *tk, size_t i, enum step_kind kind, struct foreign_step *s, char *err, size_t len)
+{
+    switch (kind) {
+    case STEP_VISIBLE:
+        return foreign_step_visible(&tk->proc, i, &tk->code->code, STEP_WAIT_MS, s, err, len);
+    case STEP_TO_USER:
+        return foreign_step_to_user(&tk->proc, i, &tk->code->code, USER_STEP_WAIT_MS, s, err, len);
+    case STEP_SYSCALL:
+        break;
+    }
+    return foreign_step_thread(&tk->proc, i, STEP_WAIT_MS, s, err, len);
+}
+
+/* The step as a line of a run's trace ("     3 * T2   lock lock_b
+ * deadlock.c:21 worker  -> blocks on mutex lock_b held by T3"): a
+ * visible operation as the trace tells it, anything else in words. */
+static void step_line(const struct takeover *tk, size_t i, const struct foreign_step *s, char *line, size_t len)
+{
+    int number = thread_number(tk, i);
+    struct trace_event ev;
+    memset(&ev, 0, sizeof ev);
+    if (s->has_op && (s->end == FSTEP_VISIBLE || s->end == FSTEP_BLOCKED)) {
+        ev = s->op;
+    } else {
+        /* In words: the first as the operation ("enters", "ends"), the rest its object. */
+        char what[400];
+        step_text(tk, s, what, sizeof what);
+        size_t verb = strcspn(what, " ");
+        if (verb >= sizeof ev.op)
+            verb = 0;
+        snprintf(ev.op, sizeof ev.op, "%.*s", (int)verb, what);
+        snprintf(ev.object, sizeof ev.object, "%s", what + verb + (what[verb] == ' '));
+    }
+    ev.step = tk->n_steps + 1;
+    ev.thread = number;
+    ev.switched = tk->last_thread != 0 && tk->last_thread != number;
+    const struct foreign_thread_view *after = view_of(tk, tk->proc.threads[i].tid);
+    bool alive = after && s->end != FSTEP_ENDED;
+    if (!ev.where[0] && alive)
+        snprintf(ev.where, sizeof ev.where, "%s", after->location);
+    char wait[300] = "";
+    if (alive && (s->end == FSTEP_BLOCKED || after->wait.kind != FWAIT_NONE))
+        foreign_wait_text(&tk->report, after, wait, sizeof wait);
+    if (wait[0])
+        snprintf(ev.outcome, sizeof ev.outcome, "%s %s", after->stuck ? "blocks on" : "waits on", wait);
+    else if (s->end == FSTEP_BLOCKED && s->has_op)
+        snprintf(ev.outcome, sizeof ev.outcome, "blocks (held again where it waits)");
+    else if (s->end == FSTEP_ENDED && s->has_op)
+        snprintf(ev.outcome, sizeof ev.outcome, "ends");
+    trace_log_format(&ev, line, len);
+}
+
+static void step_selected(struct takeover *tk, enum step_kind kind)
+{
+    size_t i = tk->selected;
+    int number = thread_number(tk, i);
+    if (refuse_step(tk, i))
+        return;
+    if (kind == STEP_VISIBLE && !tk->visible_steps)
+        kind = STEP_SYSCALL;
     struct foreign_step s;
     char err[300];
-    bool ran = to_user_code ? foreign_step_to_user(&tk->proc, i, &tk->code->code, USER_STEP_WAIT_MS, &s, err, sizeof err)
-                            : foreign_step_thread(&tk->proc, i, STEP_WAIT_MS, &s, err, sizeof err);
-    if (!ran) {
+    if (!run_step(tk, i, kind, &s, err, sizeof err)) {
         snprintf(tk->message, sizeof tk->message, "T%d: %s", number, err);
         return;
     }
-    char what[400];
-    step_text(tk, &s, what, sizeof what);
     if (s.end == FSTEP_REFUSED) {
+        char what[400];
+        step_text(tk, &s, what, sizeof what);
         snprintf(tk->message, sizeof tk->message, "T%d cannot step: %s", number, what);
         return;
     }
-    reread(tk);
-    const struct foreign_thread_view *after = view_of(tk, tk->proc.threads[i].tid);
-    char line[700], wait[300] = "";
-    if (after && s.end != FSTEP_ENDED)
-        foreign_wait_text(&tk->report, after, wait, sizeof wait);
-    snprintf(line, sizeof line, "step %zu  T%d  %s%s%s%s%s", tk->n_log + 1, number, what,
-             after && s.end != FSTEP_ENDED && after->location[0] ? "  at " : "",
-             after && s.end != FSTEP_ENDED ? after->location : "", wait[0] ? "  waits on " : "", wait);
+    bool was_stuck = tk->have_report && foreign_report_stuck(&tk->report);
+    reread(tk, 0);
+    char line[TRACE_LOG_LINE_MAX];
+    step_line(tk, i, &s, line, sizeof line);
+    add_log(tk, line);
+    tk->n_steps++;
+    tk->last_thread = number;
+    snprintf(tk->message, sizeof tk->message, "%s", line);
+    /* The step that made the program stuck: its verdict goes in the log. */
+    if (tk->have_report && foreign_report_stuck(&tk->report) && !was_stuck) {
+        add_log(tk, tk->report.verdict_text);
+        snprintf(tk->message, sizeof tk->message, "%s", tk->report.verdict_text);
+    }
+    if (!selectable(tk, tk->selected))
+        select_next(tk, 1);
+}
+
+/* l: the threads that can run watched for a livelock, as the live view does. */
+static void watch_livelock(struct takeover *tk)
+{
+    reread(tk, LIVELOCK_WATCH_MS);
+    if (!tk->have_report) {
+        snprintf(tk->message, sizeof tk->message, "cannot read the process now");
+        return;
+    }
+    const struct foreign_livelock *l = &tk->report.livelock;
+    char said[1600];
+    if (tk->report.verdict == FVERDICT_LIVELOCK)
+        snprintf(said, sizeof said, "%s", tk->report.verdict_text);
+    else if (!l->watched)
+        snprintf(said, sizeof said, "not watched: a thread waits on something another could end, or none can run");
+    else if (l->why_not[0])
+        snprintf(said, sizeof said, "no livelock told: %s", l->why_not);
+    else
+        snprintf(said, sizeof said, "no livelock: the threads did not come back to a state seen before (%lu instructions)",
+                 l->instructions);
+    char line[TRACE_LOG_LINE_MAX];
+    snprintf(line, sizeof line, "livelock watch (the threads that can run ran in turn, up to %d ms): %s",
+             LIVELOCK_WATCH_MS, said);
     add_log(tk, line);
     snprintf(tk->message, sizeof tk->message, "%s", line);
 }
@@ -239,8 +371,9 @@ static bool save_steps(struct takeover *tk, char *path, size_t len)
     if (!f)
         return false;
     fprintf(f, "# mdat attach -p %d (%s): the steps taken over from %s\n", (int)tk->pid, tk->proc.exe, tk->began);
-    fprintf(f, "# a step (s) runs one thread to its next system call (or to the return of the call it entered);\n");
-    fprintf(f, "# a step u runs it one instruction at a time until it is back in the user's code;\n");
+    fprintf(f, "# a step (s) runs one thread through its next visible operation (an access of the user's code to\n");
+    fprintf(f, "# shared memory, an atomic, a modeled call, a futex, a sleep), told as mdat run's traces tell it;\n");
+    fprintf(f, "# c runs it to its next system call; u one instruction at a time back to the user's code\n");
     fprintf(f, "# there is no replay from an attach point: what the process did before mdat attached is unknown\n");
     for (size_t i = 0; i < tk->n_log; i++)
         fprintf(f, "%s\n", tk->log[i]);
@@ -255,9 +388,14 @@ static void draw(const struct takeover *tk)
     int n = snprintf(line, sizeof line, "mdat attach -p %d  TAKEN OVER since %s: every thread held, T%d selected",
                      (int)tk->pid, tk->began, thread_number(tk, tk->selected));
     tui_term_line(0, line, (size_t)n, A_REVERSE);
-    n = snprintf(line, sizeof line,
-                 "s runs the selected thread to its next system call (or the return of the one it entered); "
-                 "u, one instruction at a time back to the user's code");
+    if (tk->visible_steps)
+        n = snprintf(line, sizeof line,
+                     "s runs the selected thread through its next visible operation; c to its next system call; "
+                     "u, one instruction at a time back to the user's code");
+    else
+        n = snprintf(line, sizeof line,
+                     "no breakpoint can be planted in this program: s and c run the selected thread to its next "
+                     "system call; u, one instruction at a time back to the user's code");
     tui_term_line(1, line, (size_t)n, A_DIM);
     size_t shown = tk->n_log < LOG_SHOWN ? tk->n_log : LOG_SHOWN;
     int log_top = rows - 3 - (int)shown - 1;
@@ -270,28 +408,17 @@ static void draw(const struct takeover *tk)
         p = nl ? nl + 1 : p + len;
     }
     if (log_top > 2) {
-        n = snprintf(line, sizeof line, "steps taken: %zu", tk->n_log);
+        n = snprintf(line, sizeof line, "steps taken: %zu", tk->n_steps);
         tui_term_line(log_top, line, (size_t)n, A_BOLD);
         for (size_t i = tk->n_log - shown; i < tk->n_log; i++)
             tui_term_line(++log_top, tk->log[i], strlen(tk->log[i]), A_NORMAL);
     }
     tui_term_line(rows - 2, tk->message, strlen(tk->message), A_BOLD);
     static const char keys[] =
-        "s step  u to user code  Tab/1-9 thread  w save steps  g let go (live view)  q quit (let go)  b replay";
+        "s step  c to system call  u to user code  Tab/1-9 thread  l livelock watch  w save steps  g let go (live view)  "
+        "q quit (let go)  b replay";
     tui_term_line(rows - 1, keys, strlen(keys), A_REVERSE);
     refresh();
-}
-
-static void select_next(struct takeover *tk, int direction)
-{
-    size_t n = tk->proc.n_threads;
-    for (size_t k = 1; k <= n; k++) {
-        size_t i = (tk->selected + (direction > 0 ? k : n * k - k)) % n;
-        if (steppable(tk, i)) {
-            tk->selected = i;
-            return;
-        }
-    }
 }
 
 /* Answers one key; false when the user lets go (*end says how). */
@@ -312,10 +439,16 @@ static bool on_key(struct takeover *tk, int key, enum takeover_end *end)
     case ' ':
     case '\n':
     case KEY_ENTER:
-        step_selected(tk, false);
+        step_selected(tk, STEP_VISIBLE);
+        break;
+    case 'c':
+        step_selected(tk, STEP_SYSCALL);
         break;
     case 'u':
-        step_selected(tk, true);
+        step_selected(tk, STEP_TO_USER);
+        break;
+    case 'l':
+        watch_livelock(tk);
         break;
     case '\t':
     case KEY_RIGHT:
@@ -327,12 +460,12 @@ static bool on_key(struct takeover *tk, int key, enum takeover_end *end)
         break;
     case 'w':
         if (save_steps(tk, path, sizeof path))
-            snprintf(tk->message, sizeof tk->message, "%zu steps saved in %s", tk->n_log, path);
+            snprintf(tk->message, sizeof tk->message, "%zu steps saved in %s", tk->n_steps, path);
         else
             snprintf(tk->message, sizeof tk->message, "cannot write %s: %s", path, strerror(errno));
         break;
     case 'r':
-        reread(tk);
+        reread(tk, 0);
         break;
     case 'b':
     case 'B':
@@ -342,8 +475,10 @@ static bool on_key(struct takeover *tk, int key, enum takeover_end *end)
     default:
         if (key >= '1' && key <= '9') {
             size_t i = (size_t)(key - '1');
-            if (i < tk->proc.n_threads && steppable(tk, i))
+            if (i < tk->proc.n_threads && selectable(tk, i))
                 tk->selected = i;
+            else if (i < tk->proc.n_threads)
+                refuse_step(tk, i);
             else
                 snprintf(tk->message, sizeof tk->message, "there is no held thread T%c", key);
         }
@@ -389,8 +524,10 @@ enum takeover_end tui_takeover_run(pid_t pid, struct attach_code *code, int *sig
     struct tm tm;
     localtime_r(&now, &tm);
     strftime(tk.began, sizeof tk.began, "%H:%M:%S", &tm);
+    size_t sites, entries;
+    tk.visible_steps = foreign_visible_places(&code->code, &sites, &entries) > 0;
+    reread(&tk, 0);
     select_next(&tk, 1);
-    reread(&tk);
     snprintf(tk.message, sizeof tk.message, "every thread of %d held: pick one (Tab, 1-9) and step it (s)", (int)pid);
     enum takeover_end end = TAKEOVER_QUIT;
     for (;;) {
@@ -406,7 +543,7 @@ enum takeover_end tui_takeover_run(pid_t pid, struct attach_code *code, int *sig
     char path[PATH_MAX];
     message[0] = '\0';
     if (tk.n_log > 0 && save_steps(&tk, path, sizeof path))
-        snprintf(message, len, "let go of %d; the %zu steps taken are in %s", (int)pid, tk.n_log, path);
+        snprintf(message, len, "let go of %d; the %zu steps taken are in %s", (int)pid, tk.n_steps, path);
     if (!foreign_detach(&tk.proc, err, sizeof err))
         snprintf(message, len, "%s", err);
     *sig = stop_signal;

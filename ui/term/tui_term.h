@@ -6,8 +6,8 @@
  * SIGILL, SIGTERM, SIGINT, SIGHUP, SIGQUIT), whose handlers restore the
  * terminal and then let the signal do what it would have done. Also reads
  * keys, with a timeout when asked. */
-#ifndef MDAT_UI_TUI_TERM_H
-#define MDAT_UI_TUI_TERM_H
+#ifndef MDAT_UI_TERM_TUI_TERM_H
+#define MDAT_UI_TERM_TUI_TERM_H
 
 #include <stdbool.h>
 #include <stddef.h>
