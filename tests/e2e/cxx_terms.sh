@@ -114,11 +114,12 @@ t_names() {
         grep -qE "^ +slot +nullptr$" "$WORK/out" || fail "$build: the empty shared_ptr slot does not read as nullptr"
         grep -q "_M_ptr\|_M_refcount" "$WORK/out" && fail "$build: a shared_ptr printed as libstdc++'s members"
     done
-    # A promise and a stop_source read as their state.
+    # A promise and a stop_source read as their state, a ready promise with
+    # its value.
     for build in $(builds_of future_values); do
         run_mdat run -n 2 -s 1 --trace=status --watch answer_promise --watch stopper "$TARGETS/$build"
         expect_status 0
-        for row in "answer_promise +not ready" "answer_promise +ready" "stopper +stop not requested" \
+        for row in "answer_promise +not ready" "answer_promise +ready, value 42" "stopper +stop not requested" \
             "stopper +stop requested"; do
             grep -qE "^ +(\* )?$row$" "$WORK/out" || fail "$build: no watch row /$row/"
         done
