@@ -203,6 +203,27 @@ t_sync() {
     done
 }
 
+# A lock the user's code reaches by a tail call (take ends in jmp
+# pthread_mutex_lock@plt at -O2) is told at take's line, not at the line of
+# its caller the return address names; at -O0 (plain calls) the same.
+t_tail_calls() {
+    local take forward backward
+    take=$(line_of tail_lock.c 'TAKE:')
+    forward=$(line_of tail_lock.c 'CALLER: forward')
+    backward=$(line_of tail_lock.c 'CALLER: backward')
+    for build in tail_lock_o2 tail_lock; do
+        for strategy in dfs dpor; do
+            run_mdat run --strategy $strategy -n 2000 -o out-dir "$TARGETS/$build"
+            expect_status 1
+            expect_out "FAILURE deadlock"
+            expect_thread_row "$build" "T2 +waiting-lock +forward +tail_lock.c:$take take  waiting on mutex (first|second) .*"
+            expect_thread_row "$build" "T3 +waiting-lock +backward +tail_lock.c:$take take  waiting on mutex (first|second) .*"
+            grep -qE "tail_lock.c:($forward|$backward) " "$WORK/out" &&
+                fail "$build ($strategy): a lock told at its caller's line: $(grep -E "tail_lock.c:($forward|$backward) " "$WORK/out" | head -2)"
+        done
+    done
+}
+
 # A thread's row in the last run's threads list: its place and its wait.
 expect_thread_row() {
     local build=$1 row=$2
