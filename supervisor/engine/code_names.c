@@ -138,8 +138,10 @@ static uint64_t search_user_return(struct execution *ex, const struct mthread *t
     size_t n = sizeof words / 8;
     if (t->stack_hi > sp && (t->stack_hi - sp) / 8 < n)
         n = (size_t)((t->stack_hi - sp) / 8);
-    if (n == 0 || !tracee_read(ex->mem_fd, sp, words, n * 8))
-        return tail;
+    /* (The main thread's stack may end less than the whole search above
+     * sp, its top unknown: what can be read of it is searched.) */
+    while (n > 0 && !tracee_read(ex->mem_fd, sp, words, n * 8))
+        n /= 2;
     for (size_t i = 0; i < n; i++) {
         if (tail && sp + 8 * i >= t->tail_slot)
             return tail;    /* past the callee's frame: the jump was the user's last place */
@@ -209,8 +211,8 @@ const char *exec_library_call(struct execution *ex, const struct mthread *t, uin
     size_t n = sizeof words / 8;
     if (t->stack_hi > sp && (t->stack_hi - sp) / 8 < n)
         n = (size_t)((t->stack_hi - sp) / 8);
-    if (n == 0 || !tracee_read(ex->mem_fd, sp, words, n * 8))
-        return NULL;
+    while (n > 0 && !tracee_read(ex->mem_fd, sp, words, n * 8))
+        n /= 2;     /* the main thread's stack ends sooner */
     for (size_t i = 0; i < n; i++) {
         uint64_t ret = words[i];
         uint8_t call[5];
