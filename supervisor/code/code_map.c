@@ -1023,7 +1023,8 @@ bool code_map_lookup(const code_map *cm, uint64_t addr, struct breakpoint_hit *h
         site_in_sync_table = lc && lc->sites->sync_only;
         lc_runtime_sync = lc && lc->runtime_sync;
     }
-    if (!site || (cm->planting == SITES_ATOMIC && !site_in_sync_table && !(site->insn.flags & X86_ATOMIC)))
+    if (!site || (cm->planting == SITES_ATOMIC && !site_in_sync_table && !(site->insn.flags & X86_ATOMIC) &&
+                  !site->tail_call))
         return false;
     hit->kind = site_in_sync_table ? BP_LIB_ATOMIC : BP_SITE;
     hit->runtime_sync = site_in_sync_table && lc_runtime_sync;

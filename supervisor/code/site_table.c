@@ -88,7 +88,7 @@ static bool rip_target_is_constant(const elf_image *img, uint64_t target)
     return s && (strcmp(s->name, ".got") == 0 || strcmp(s->name, ".got.plt") == 0);
 }
 
-static void add_site(struct site_table *st, uint64_t vaddr, const struct x86_insn *insn)
+static void add_site(struct site_table *st, uint64_t vaddr, const struct x86_insn *insn, bool tail_call)
 {
     if (st->n_sites == st->cap_sites) {
         st->cap_sites = st->cap_sites ? st->cap_sites * 2 : 1024;
@@ -99,6 +99,7 @@ static void add_site(struct site_table *st, uint64_t vaddr, const struct x86_ins
     st->sites[st->n_sites].vaddr = vaddr;
     st->sites[st->n_sites].insn = *insn;
     st->sites[st->n_sites].library_atomic = false;
+    st->sites[st->n_sites].tail_call = tail_call;
     st->n_sites++;
 }
 
@@ -215,6 +216,27 @@ static bool enter_function(struct site_table *st, const struct unwind_functions 
     return true;
 }
 
+/* A direct jump (or conditional one) out of the function being scanned
+ * into code that is not the user's own source: a system header's function
+ * compiled into the module (a C++ template), a PLT stub, anything without
+ * a line. Sibling calls between the user's functions are left alone: the
+ * thread is then in the user's source, which names itself. */
+static bool is_tail_call(const struct site_table *st, const struct sweep *s, const struct x86_insn *insn)
+{
+    if (insn->emulation != X86_EMU_JUMP_REL && insn->emulation != X86_EMU_JCC)
+        return false;
+    uint64_t target = s->addr + (uint64_t)insn->store_imm;
+    if (s->fn_hi <= s->fn_lo + 1 || (target >= s->fn_lo && target < s->fn_hi))
+        return false;
+    struct src_loc loc;
+    if (debuginfo_code_location(st->di, target, &loc) && loc.file && strncmp(loc.file, "/usr/", 5) != 0)
+        return false;
+    /* The jump itself is the user's: in the user's source, or library code
+     * inlined into a function of the user's (std::latch::wait in watcher). */
+    return debuginfo_code_location(st->di, s->addr, &loc) && loc.file &&
+           (strncmp(loc.file, "/usr/", 5) != 0 || debuginfo_user_call_site(st->di, s->addr, &loc));
+}
+
 /* Decodes [lo, hi) linearly and records every instruction that may be
  * visible. A linear sweep only follows real instruction boundaries from a
  * known start: it restarts at every function start (symbols, the unwind
@@ -263,8 +285,8 @@ static void scan_range(struct site_table *st, x86_decoder *dec, uint64_t lo, uin
         if (visible && !(insn.flags & X86_ATOMIC) && (insn.flags & X86_MEM_RIP_RELATIVE) &&
             rip_target_is_constant(img, insn.rip_target))
             visible = false;
-        if (visible)
-            add_site(st, s.addr, &insn);
+        if (visible || is_tail_call(st, &s, &insn))
+            add_site(st, s.addr, &insn, !visible);
         s.addr += insn.length;
     }
 }
@@ -381,7 +403,7 @@ void site_table_build_sync(struct site_table *st, const debuginfo *di, x86_decod
                 continue;
             }
             if ((insn.flags & X86_ATOMIC) && insn.n_mem > 0)
-                add_site(st, addr, &insn);
+                add_site(st, addr, &insn, false);
             addr += insn.length;
         }
     }
@@ -413,7 +435,7 @@ static void scan_function_atomics(struct site_table *st, x86_decoder *dec, const
         if (!x86_decode(dec, sec->data + (addr - sec->addr), hi - addr, addr, &insn))
             return;
         if (takes_or_hands_over(&insn))
-            add_site(st, addr, &insn);
+            add_site(st, addr, &insn, false);
         addr += insn.length;
     }
 }
@@ -523,7 +545,8 @@ bool site_table_write(const struct site_table *st, uint64_t bias, int mem_fd, en
             site_table_range(st, p->vaddr, p->vaddr + p->size, &from, &to);
             for (size_t k = from; k < to; k++) {
                 size_t off = (size_t)(st->sites[k].vaddr - p->vaddr);
-                bool planted = how == SITES_ALL || (how == SITES_ATOMIC && (st->sites[k].insn.flags & X86_ATOMIC));
+                bool planted = how == SITES_ALL || (how == SITES_ATOMIC && ((st->sites[k].insn.flags & X86_ATOMIC) ||
+                                                                             st->sites[k].tail_call));
                 now[off] = planted ? 0xcc : p->orig[off];
             }
             ok = tracee_write(mem_fd, bias + p->vaddr, now, p->size);

@@ -25,6 +25,12 @@ struct code_site {
      * executable (site_table_add_library_atomics): no visible operation,
      * only a word the step touches. */
     bool library_atomic;
+    /* A jump out of the user's function into library code (`jmp
+     * __atomic_wait_address`, `jmp free@plt`: a tail call at -O2), no
+     * access: once it is taken, no return address on the stack leads back
+     * to the user's line, so the engine notes the jump as the user's frame
+     * (engine/code_names.c). */
+    bool tail_call;
 };
 
 struct patched_section {

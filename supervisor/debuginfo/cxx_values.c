@@ -181,18 +181,110 @@ static bool read_pointee_u32(const struct cxx_value_sink *sink, const struct dwa
     return m && sink->read && sink->read(sink->read_ctx, addr + offset, value, sizeof *value);
 }
 
+/* A scalar a future can hold, by the name its template argument has in
+ * the future's type name (gcc spells "long int", clang "long"). */
+struct future_scalar {
+    const char *name;
+    unsigned size;
+    enum { FS_SIGNED, FS_UNSIGNED, FS_BOOL, FS_FLOAT } how;
+};
+
+static const struct future_scalar *future_scalar_of(const char *type_name)
+{
+    static const struct future_scalar scalars[] = {
+        { "int", 4, FS_SIGNED }, { "unsigned int", 4, FS_UNSIGNED }, { "unsigned", 4, FS_UNSIGNED },
+        { "long", 8, FS_SIGNED }, { "long int", 8, FS_SIGNED }, { "unsigned long", 8, FS_UNSIGNED },
+        { "long unsigned int", 8, FS_UNSIGNED }, { "long long", 8, FS_SIGNED }, { "long long int", 8, FS_SIGNED },
+        { "unsigned long long", 8, FS_UNSIGNED }, { "long long unsigned int", 8, FS_UNSIGNED },
+        { "short", 2, FS_SIGNED }, { "short int", 2, FS_SIGNED }, { "unsigned short", 2, FS_UNSIGNED },
+        { "short unsigned int", 2, FS_UNSIGNED }, { "char", 1, FS_SIGNED }, { "signed char", 1, FS_SIGNED },
+        { "unsigned char", 1, FS_UNSIGNED }, { "bool", 1, FS_BOOL }, { "double", 8, FS_FLOAT },
+        { "float", 4, FS_FLOAT },
+    };
+    const char *open = type_name ? strchr(type_name, '<') : NULL;
+    const char *close = open ? strrchr(open, '>') : NULL;
+    if (!close)
+        return NULL;
+    size_t len = (size_t)(close - open - 1);
+    for (size_t i = 0; i < sizeof scalars / sizeof scalars[0]; i++)
+        if (strlen(scalars[i].name) == len && strncmp(open + 1, scalars[i].name, len) == 0)
+            return &scalars[i];
+    return NULL;
+}
+
+/* libstdc++'s _Result<T>: a _Result_base (vtable pointer, exception_ptr
+ * _M_error), then T's storage, then bool _M_initialized; scalars align to
+ * at most 8, so the storage is at 16. */
+enum { RESULT_ERROR_OFFSET = 8, RESULT_STORAGE_OFFSET = 16 };
+
+/* ", value 42" or ", exception" for the result the shared state at state
+ * (its pointer type ptr) holds; nothing when it cannot be told. */
+static void put_future_result(const struct dwarf_type *t, const struct dwarf_type *ptr, uint64_t state,
+                              const struct cxx_value_sink *sink)
+{
+    const struct future_scalar *scalar = future_scalar_of(t->name);
+    const struct dwarf_type *target = ptr ? dwarf_type_strip(ptr->target) : NULL;
+    uint64_t offset, result;
+    if (!scalar || !target || !dwarf_type_find_member(target, "_M_result", &offset) ||
+        !sink->read(sink->read_ctx, state + offset, &result, sizeof result) || !result)
+        return;
+    uint8_t bytes[RESULT_STORAGE_OFFSET + 8 + 1];
+    size_t n = RESULT_STORAGE_OFFSET + scalar->size + 1;
+    if (!sink->read(sink->read_ctx, result, bytes, n))
+        return;
+    if (word_at(bytes, n, RESULT_ERROR_OFFSET)) {
+        text_out_puts(sink->out, ", exception");
+        return;
+    }
+    if (!bytes[RESULT_STORAGE_OFFSET + scalar->size])
+        return;     /* not initialized: no value (yet) */
+    uint64_t raw = 0;
+    memcpy(&raw, bytes + RESULT_STORAGE_OFFSET, scalar->size);
+    switch (scalar->how) {
+    case FS_SIGNED: {
+        unsigned shift = 64 - 8 * scalar->size;
+        text_out_printf(sink->out, ", value %" PRId64, (int64_t)(raw << shift) >> shift);
+        break;
+    }
+    case FS_UNSIGNED:
+        text_out_printf(sink->out, ", value %" PRIu64, raw);
+        break;
+    case FS_BOOL:
+        text_out_puts(sink->out, raw ? ", value true" : ", value false");
+        break;
+    case FS_FLOAT: {
+        double d;
+        if (scalar->size == 4) {
+            float f;
+            memcpy(&f, &raw, sizeof f);
+            d = f;
+        } else {
+            memcpy(&d, &raw, sizeof d);
+        }
+        text_out_printf(sink->out, ", value %g", d);
+        break;
+    }
+    }
+}
+
 /* A future, shared_future or promise: whether its shared state holds a
- * result yet (the state's _M_status). */
+ * result yet (the state's _M_status), and the result when it is a scalar
+ * ("ready, value 42"). */
 static void put_future(const struct dwarf_type *t, const uint8_t *bytes, size_t n, const struct cxx_value_sink *sink)
 {
     uint64_t state = word_at(bytes, n, 0);
+    const struct dwarf_type *ptr = pointer_at(t, 0, 0);
     uint32_t status;
     if (!state)
         text_out_puts(sink->out, "no shared state");
-    else if (!read_pointee_u32(sink, pointer_at(t, 0, 0), state, "_M_status", &status))
+    else if (!read_pointee_u32(sink, ptr, state, "_M_status", &status))
         text_out_printf(sink->out, "shared state 0x%" PRIx64, state);     /* bytes in hand only */
-    else
-        text_out_puts(sink->out, (status & ~FUTEX_WAITER_BIT) == STATUS_READY ? "ready" : "not ready");
+    else if ((status & ~FUTEX_WAITER_BIT) != STATUS_READY)
+        text_out_puts(sink->out, "not ready");
+    else {
+        text_out_puts(sink->out, "ready");
+        put_future_result(dwarf_type_strip(t), ptr, state, sink);
+    }
 }
 
 /* A stop_token, stop_source or jthread: whether a stop was requested (bit

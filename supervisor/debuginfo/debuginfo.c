@@ -120,6 +120,14 @@ static bool is_system_file(const char *path)
 
 enum { INLINE_DEPTH_MAX = 32 };
 
+/* A function of the C++ library's (std::, __gnu_cxx::) or its reserved
+ * helpers' (_M_acquire, __atomic_wait_address_bare): never the user's own,
+ * such as a lambda a library algorithm calls. */
+static bool is_library_name(const char *name)
+{
+    return name && (strncmp(name, "std::", 5) == 0 || strncmp(name, "__gnu_cxx::", 11) == 0 || name[0] == '_');
+}
+
 /* Code inlined from a system header, called (through any number of other
  * inlined library calls) from the user's own source: the user's line is
  * the call site, the user's function the one that made the call, and the
@@ -133,14 +141,19 @@ static bool user_call_site(const debuginfo *di, uint64_t addr, const char *line_
     size_t n = dwarf_info_inline_chain(di->dwarf, addr, chain, INLINE_DEPTH_MAX);
     if (!is_system_file(line_file)) {
         /* clang gives the first instructions of an inlined library call
-         * the caller's line: the user's line already, the callee beside. */
-        if (n == 0 || !chain[0].call_file || is_system_file(chain[0].call_file) || !chain[0].callee ||
-            (strncmp(chain[0].callee, "std::", 5) != 0 && strncmp(chain[0].callee, "__gnu_cxx::", 11) != 0))
+         * the caller's line, however deep the library's own inlined calls
+         * go (acquire, then _M_acquire inside it): the user's line already,
+         * the call that leaves the user's source beside, the function that
+         * makes it the user's. */
+        size_t k = 0;
+        while (k < n && is_library_name(chain[k].callee) && (!chain[k].call_file || is_system_file(chain[k].call_file)))
+            k++;
+        if (k == n || !chain[k].call_file || is_system_file(chain[k].call_file) || !is_library_name(chain[k].callee))
             return false;
-        out->library_function = chain[0].callee;
-        if (n > 1) {
+        out->library_function = chain[k].callee;
+        if (k + 1 < n) {
             out->inlined_into = out->function;
-            out->function = chain[1].callee;
+            out->function = chain[k + 1].callee;
         }
         return true;
     }

@@ -110,22 +110,46 @@ bool exec_follows_call(struct execution *ex, uint64_t ret)
 /* The stack searched for the user's call when frames cannot be walked. */
 enum { USER_FRAME_SEARCH_BYTES = 16384 };
 
+/* The user's jump into a library noted last (a tail call, exec_stops.c),
+ * while the callee it entered is still on t's stack: the return address
+ * it will return by is still in its slot, at or above rsp. Its frame lies
+ * between the slot and rsp, so the jump is the user's innermost place
+ * unless a return address into the user's code lies below the slot (the
+ * library called the user back). 0: none stands. The slot's address could
+ * come to hold the same return address again only by the same call being
+ * made again, after which the user's code runs before it can leave again. */
+static uint64_t standing_tail_call(struct execution *ex, const struct mthread *t)
+{
+    uint64_t ret;
+    if (!t->tail_jmp || t->regs.rsp > t->tail_slot || !tracee_read(ex->mem_fd, t->tail_slot, &ret, sizeof ret) ||
+        ret != t->tail_ret || !in_users_frame(ex, t->tail_jmp))
+        return 0;
+    return t->tail_jmp;
+}
+
 /* The nearest return address on t's stack into user code outside system
- * headers (library code without frame pointers lies in between); 0 if none. */
+ * headers (library code without frame pointers lies in between), or the
+ * user's tail call standing nearer; 0 if none. */
 static uint64_t search_user_return(struct execution *ex, const struct mthread *t)
 {
     static uint64_t words[USER_FRAME_SEARCH_BYTES / 8];
+    uint64_t tail = standing_tail_call(ex, t);
     uint64_t sp = t->regs.rsp & ~7ull;
     size_t n = sizeof words / 8;
     if (t->stack_hi > sp && (t->stack_hi - sp) / 8 < n)
         n = (size_t)((t->stack_hi - sp) / 8);
-    if (n == 0 || !tracee_read(ex->mem_fd, sp, words, n * 8))
-        return 0;
-    for (size_t i = 0; i < n; i++)
+    /* (The main thread's stack may end less than the whole search above
+     * sp, its top unknown: what can be read of it is searched.) */
+    while (n > 0 && !tracee_read(ex->mem_fd, sp, words, n * 8))
+        n /= 2;
+    for (size_t i = 0; i < n; i++) {
+        if (tail && sp + 8 * i >= t->tail_slot)
+            return tail;    /* past the callee's frame: the jump was the user's last place */
         if (code_map_is_user_code(ex->cfg->code, words[i]) && in_users_frame(ex, words[i] - 1) &&
             exec_follows_call(ex, words[i]))
             return words[i] - 1;
-    return 0;
+    }
+    return tail;
 }
 
 uint64_t exec_user_return_on_stack(struct execution *ex, const struct mthread *t)
@@ -153,7 +177,10 @@ uint64_t exec_user_frame_pc(struct execution *ex, const struct mthread *t, uint6
     for (int depth = 0; depth < 32 && !in_users_frame(ex, at); depth++) {
         uint64_t link[2];   /* saved rbp, return address */
         if (!frame || !tracee_read(ex->mem_fd, frame, link, sizeof link) ||
-            !code_map_is_user_code(ex->cfg->code, link[1])) {
+            !code_map_is_user_code(ex->cfg->code, link[1]) ||
+            (t->tail_jmp && frame + 8 >= t->tail_slot)) {
+            /* (A frame at or past a tail call's slot: the search decides
+             * which of the two is nearer.) */
             uint64_t found = search_user_return(ex, t);
             return found ? found : pc;
         }
@@ -184,8 +211,8 @@ const char *exec_library_call(struct execution *ex, const struct mthread *t, uin
     size_t n = sizeof words / 8;
     if (t->stack_hi > sp && (t->stack_hi - sp) / 8 < n)
         n = (size_t)((t->stack_hi - sp) / 8);
-    if (n == 0 || !tracee_read(ex->mem_fd, sp, words, n * 8))
-        return NULL;
+    while (n > 0 && !tracee_read(ex->mem_fd, sp, words, n * 8))
+        n /= 2;     /* the main thread's stack ends sooner */
     for (size_t i = 0; i < n; i++) {
         uint64_t ret = words[i];
         uint8_t call[5];

@@ -109,6 +109,7 @@ enum stop_reason {
     STOP_REASON_THREAD_END,       /* a thread's exit after its exit event */
     STOP_REASON_SIGNAL,           /* a signal the program handles */
     STOP_REASON_PAGES,            /* page ownership: a fault that was no step, key changes, a call followed to its end */
+    STOP_REASON_TAIL_CALL,        /* the user's code jumping into a library (a tail call), noted as the user's frame */
     STOP_REASON_COUNT
 };
 

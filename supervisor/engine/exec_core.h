@@ -74,6 +74,12 @@ struct mthread {
     uint64_t call_site;             /* return address of that call */
 
     uint64_t last_user_pc;          /* last place in user code, for crash reports */
+    /* The last jump the user's code made into a library (a tail call, when
+     * taken): where it was, the stack slot whose return address the callee
+     * will return by (rsp at the jump) and that address. Stands for the
+     * user's frame while the slot still holds it (code_names.c); tail_jmp
+     * 0: none. */
+    uint64_t tail_jmp, tail_slot, tail_ret;
     uint64_t start_routine;
     uint64_t pending_start;         /* set by pthread_create, given to the clone */
     uint64_t ctid;                  /* CLONE_CHILD_CLEARTID word */

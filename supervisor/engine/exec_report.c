@@ -190,7 +190,7 @@ void exec_report_deadlock(struct execution *ex)
     char wait[200] = "";
     if (t) {
         int waits_for;
-        locate(ex, exec_user_pc(ex, t));
+        locate(ex, exec_user_frame_pc(ex, t, exec_user_pc(ex, t)));
         exec_describe_wait(ex, t, wait, sizeof wait, &waits_for);
     }
     if (cycle[0])
@@ -304,7 +304,7 @@ void exec_report_livelock(struct execution *ex)
     struct mthread *t = exec_thread_by_id(ex, ex->last_thread);
     if (t) {
         res->thread = t->id;
-        locate(ex, exec_user_pc(ex, t));
+        locate(ex, exec_user_frame_pc(ex, t, exec_user_pc(ex, t)));
     }
     char who[128] = "";
     size_t used = 0;
@@ -333,7 +333,7 @@ void exec_report_spin_livelock(struct execution *ex, struct mthread *t)
     struct exec_result *res = ex->res;
     res->kind = FAIL_LIVELOCK;
     res->thread = t->id;
-    locate(ex, exec_user_pc(ex, t));
+    locate(ex, exec_user_frame_pc(ex, t, exec_user_pc(ex, t)));
     uint64_t addr = spin_watch_location(ex->spin, t);
     char name[128] = "";
     if (ex->model_state && addr)

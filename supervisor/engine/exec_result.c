@@ -42,6 +42,7 @@ const char *stop_reason_name(enum stop_reason k)
         [STOP_REASON_THREAD_END] = "thread_end",
         [STOP_REASON_SIGNAL] = "signal",
         [STOP_REASON_PAGES] = "pages",
+        [STOP_REASON_TAIL_CALL] = "tail_call",
     };
     return k < STOP_REASON_COUNT ? names[k] : "other";
 }

@@ -10,6 +10,7 @@
  * calls made by library code, clone events, signals the program handles)
  * are dealt with here and the thread runs on. One function per meaning of a
  * stop; exec_run_thread dispatches. */
+#include "arch/x86_alu.h"
 #include "supervisor/engine/code_names.h"
 #include "supervisor/engine/exec_ahead.h"
 #include "supervisor/engine/exec_engine.h"
@@ -749,11 +750,20 @@ static enum run_outcome on_model_entry(struct execution *ex, struct mthread *t, 
     bool from_user = code_map_is_user_code(ex->cfg->code, ret);
     if (model_fn_is_clock(fn) && exec_answer_clock(ex, t, fn, ret))
         return RUNS_ON;
+    /* Jumped to by the user's code (a tail call noted at its jump, the
+     * return address on top still the one it had there): the user's line is
+     * the jump's, not the line of the caller the return address names. The
+     * return address stays what the call returns to. */
+    uint64_t user_ret = ret;
+    if (t->tail_jmp && t->tail_slot == t->regs.rsp && t->tail_ret == ret) {
+        user_ret = t->tail_jmp + 1;
+        from_user = true;
+    }
     if (model_fn_is_heap(fn)) {
         /* Through a stub of the user's own module it is the user's call
          * even when it returns elsewhere: a tail call (`jmp free@plt` at
          * -O2), whose line is then the thread's last one known. */
-        uint64_t site = from_user ? exec_user_frame_pc(ex, t, ret - 1)
+        uint64_t site = from_user ? exec_user_frame_pc(ex, t, user_ret - 1)
                         : code_map_in_own_module(ex->cfg->code, at) ? t->last_user_pc
                                                                     : 0;
         if (site && !exec_heap_call(ex, t, fn, site, ret)) {
@@ -770,7 +780,7 @@ static enum run_outcome on_model_entry(struct execution *ex, struct mthread *t, 
         if (!from_user)
             return RUNS_ON;
         t->in_call = false;     /* user code called: any earlier call has returned */
-        t->last_user_pc = ret - 1;
+        t->last_user_pc = user_ret - 1;
         if (ex->model_state) {
             ex->model->call_seen(ex->model_state, t, fn, t->regs.rdi, t->regs.rsi);
             if (ex->model->call_is_misuse(ex->model_state, t, fn, t->regs.rdi, t->regs.rsi))
@@ -803,13 +813,13 @@ static enum run_outcome on_model_entry(struct execution *ex, struct mthread *t, 
          * user's code): a step like the user's own call, placed at the
          * user's frame that led there (none after tail calls: then the
          * user's last place). */
-        ret = exec_user_return_on_stack(ex, t);
+        user_ret = exec_user_return_on_stack(ex, t);
     }
     if (ex->model_state)
         ex->model->call_seen(ex->model_state, t, fn, t->regs.rdi, t->regs.rsi);
-    enter_call(t, fn, ret);
-    if (ret)
-        t->last_user_pc = ret - 1;
+    enter_call(t, fn, user_ret);
+    if (user_ret)
+        t->last_user_pc = user_ret - 1;
     t->op = OP_CALL;
     t->fn = fn;
     return RUN_NEXT_OP;
@@ -834,6 +844,22 @@ static void tell_library_atomic(struct execution *ex, const struct mthread *t, c
         exec_grounds_lost(ex, GROUNDS_LIBRARY_SYNC, "T%d synchronised inside a runtime library (an atomic at %s)", t->id,
                           where);
     }
+}
+
+/* t stands at a jump of the user's code into a library (site.tail_call):
+ * when taken, the callee will return to the user's caller by the address
+ * on top of the stack, and no return address will lead back to this line.
+ * It is noted as the user's frame (code_names.c). */
+static void note_tail_call(struct execution *ex, struct mthread *t, uint64_t at, const struct x86_insn *in)
+{
+    if (in->emulation == X86_EMU_JCC && !x86_condition_holds((enum x86_cond)in->cond, t->regs.eflags))
+        return;
+    uint64_t ret;
+    if (!tracee_read(ex->mem_fd, t->regs.rsp, &ret, sizeof ret))
+        return;
+    t->tail_jmp = at;
+    t->tail_slot = t->regs.rsp;
+    t->tail_ret = ret;
 }
 
 /* t stopped at an int3 at `at`: one of the code map's, a return breakpoint,
@@ -875,6 +901,13 @@ static enum run_outcome on_breakpoint(struct execution *ex, struct mthread *t, u
     case BP_SITE:
         t->in_call = false;
         t->last_user_pc = at;
+        if (t->tail_jmp && t->regs.rsp > t->tail_slot)
+            t->tail_jmp = 0;    /* back in the user's code above the callee: it returned */
+        if (hit.site->tail_call) {
+            note_tail_call(ex, t, at, &hit.site->insn);
+            ex->stop_reason = STOP_REASON_TAIL_CALL;
+            return RUNS_ON;
+        }
         if (!site_is_visible(ex, t, hit.site)) {
             ex->stop_reason = STOP_REASON_OWN_ACCESS;
             return RUNS_ON;

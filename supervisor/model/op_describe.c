@@ -213,8 +213,10 @@ void model_describe_next(struct model *m, const struct mthread *t, struct trace_
     case OP_YIELD:
     case OP_SLEEP:
         snprintf(ev->op, sizeof ev->op, "%s", t->op == OP_YIELD ? "yield" : "sleep");
+        /* (Library code yields too: libstdc++'s atomic waits spin with
+         * sched_yield. The user's frame, not the library's last access.) */
         if (t->last_user_pc)
-            set_where(m, ev, t->last_user_pc);
+            set_where(m, ev, exec_user_frame_pc(m->ex, t, t->last_user_pc));
         break;
     case OP_SYSCALL: {
         snprintf(ev->op, sizeof ev->op, "%s", io_verb(t->sys_nr));

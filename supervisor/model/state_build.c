@@ -90,9 +90,9 @@ static void fill_thread(struct model *m, const struct mthread *t, struct state_t
      * not libstdc++'s start routine). */
     bool unstarted = t->op == OP_START && t->id != 1 && start_pc;
     uint64_t pc = unstarted ? start_pc : exec_user_pc(ex, t);
-    /* Blocked inside the C++ library (std::latch::wait, a semaphore's
-     * acquire): at the user's line that called it. */
-    if (t->state == TS_BLOCKED && !unstarted)
+    /* Inside the C++ library (blocked in std::latch::wait, spinning in a
+     * semaphore's acquire): at the user's line that called it. */
+    if (!unstarted)
         pc = exec_user_frame_pc(ex, t, pc);
     exec_format_code(ex, pc, st->location, sizeof st->location);
     if (t->state == TS_BLOCKED) {

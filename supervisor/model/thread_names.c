@@ -77,7 +77,14 @@ static bool user_function_at(struct model *m, uint64_t addr, char *name, size_t 
     const struct elf_symbol *sym = di ? elf_image_function_at(debuginfo_elf(di), fa) : NULL;
     if (!sym || sym->addr != fa)
         return false;
-    exec_format_function(m->ex, addr, name, len);
+    /* The function that begins there, not what is inlined at its first
+     * instruction (clang -O2 puts std::counting_semaphore::_M_acquire or a
+     * shared_ptr's __shared_count there): the outermost one. */
+    struct src_loc loc;
+    if (!exec_code_location(m->ex, addr, &loc))
+        return false;
+    const char *function = loc.inlined_into ? loc.inlined_into : loc.function;
+    snprintf(name, len, "%s", function ? function : "");
     return name[0] != '\0';
 }
 
