@@ -172,6 +172,16 @@ t_bug_every_strategy() {
         fi
         expect_replay_identical "$sched"
     done
+    # --depth auto (pct's depth drawn per execution within what -n affords)
+    # finds it too, says so, and its schedule replays.
+    for strategy in pct portfolio; do
+        rm -rf "$WORK/out-dir"
+        run_mdat run --strategy "$strategy" --depth auto -s 3 -n 100 -o out-dir --races off "$TARGETS/search_ordered_flag"
+        expect_status 1 "--strategy $strategy --depth auto"
+        expect_out "depth chosen per execution"
+        expect_out "ordered_flag.c:$line"
+        expect_replay_identical "$(first_sched)"
+    done
     # The longest member's name is recorded whole (seed 2 finds this
     # deadlock in execution 3, random's turn).
     rm -rf "$WORK/out-dir"
@@ -299,6 +309,9 @@ t_bad_input() {
     run_mdat run --strategy dfs --preemption-bound -1 "$prog"
     expect_status 2
     expect_err "--preemption-bound wants a number from 0 to 1000000, not \"-1\""
+    run_mdat run --strategy pct --depth deep "$prog"
+    expect_status 2
+    expect_err "--depth wants a number from 1 to 100 or auto, not \"deep\""
     run_mdat run --strategy dfs --delay-bound two "$prog"
     expect_status 2
     expect_err "--delay-bound wants a number from 0 to 1000000, not \"two\""
