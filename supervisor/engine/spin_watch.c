@@ -1,6 +1,7 @@
 /* spin_watch: threads going round loops that make no progress (see the header). */
 #include "supervisor/engine/spin_watch.h"
 #include "supervisor/engine/exec_core.h"
+#include "supervisor/process/hash64.h"
 #include "supervisor/process/proc_maps.h"
 #include "supervisor/process/tracee.h"
 
@@ -113,17 +114,28 @@ static bool note_read(struct streak *s, uint64_t addr, uint8_t size, uint64_t va
     return true;
 }
 
-static uint64_t fnv(uint64_t h, const unsigned char *p, size_t len)
+/* A hash of len bytes, a word at a time (a stack is hashed at every new
+ * state of a streak, so this is on the path of every quiet step). */
+static uint64_t words_hash(const void *p, size_t len)
 {
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ p[i]) * 1099511628211ull;
-    return h;
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ len, w;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        memcpy(&w, (const unsigned char *)p + i, 8);
+        h = hash64_mix(h ^ w);
+    }
+    if (i < len) {
+        w = 0;
+        memcpy(&w, (const unsigned char *)p + i, len - i);
+        h = hash64_mix(h ^ w);
+    }
+    return h | 1;
 }
 
 /* The thread's registers: what it carries in them from step to step. */
 static uint64_t regs_hash(const struct mthread *t)
 {
-    return fnv(1469598103934665603ull, (const unsigned char *)&t->regs, sizeof t->regs) | 1;
+    return words_hash(&t->regs, sizeof t->regs);
 }
 
 /* The end of the mapping that holds t's stack pointer (cached). */
@@ -152,14 +164,16 @@ static uint64_t stack_hash(struct execution *ex, const struct mthread *t, struct
     unsigned char *buf = malloc((size_t)(top - sp));
     if (!buf)
         abort();
-    uint64_t h = tracee_read(ex->mem_fd, sp, buf, (size_t)(top - sp)) ? fnv(1469598103934665603ull, buf, (size_t)(top - sp)) | 1 : 0;
+    uint64_t h = tracee_read(ex->mem_fd, sp, buf, (size_t)(top - sp)) ? words_hash(buf, (size_t)(top - sp)) : 0;
     free(buf);
     return h;
 }
 
-/* t's state again: registers first (cheap); a state whose registers came
- * back has its stack read, and spins when registers and stack come back
- * once more the same. */
+/* t's state again: a state is its registers and the stack in use, both
+ * hashed when the streak first passes it; coming back to one, the same,
+ * is a whole round that changed nothing: it spins (one round suffices, as
+ * GenMC's spin-assume needs one iteration). Registers are compared first:
+ * the stack is read again only when they came back. */
 static void passed_state(struct execution *ex, const struct mthread *t, struct streak *s)
 {
     uint64_t h = regs_hash(t);
@@ -175,7 +189,7 @@ static void passed_state(struct execution *ex, const struct mthread *t, struct s
         return;
     }
     if (s->n_states < SPIN_STATES) {
-        s->stacks[s->n_states] = 0;
+        s->stacks[s->n_states] = stack_hash(ex, t, s);
         s->states[s->n_states++] = h;
     }
 }
@@ -199,7 +213,12 @@ void spin_watch_after_step(struct spin_watch *w, struct execution *ex, const str
     bool quiet = changed_nothing(ex, s, op, &value);
     s->have_old = false;
     if (!quiet) {
+        /* A streak begins here: where the thread stands now (before the
+         * first read of a loop) is its first state, so coming back to it
+         * after one round is spinning. */
         streak_reset(s);
+        if (t->state == TS_RUNNABLE && t->op == OP_ACCESS)
+            passed_state(ex, t, s);
         return;
     }
     if (!note_read(s, op->addr, op->size, value)) {

@@ -5,7 +5,9 @@
  * written values that were already there, while every location it read
  * still holds what it read, will do exactly the same again: it spins, and
  * only a change to one of those locations (by another thread) can let it
- * out. The engine tells strategies (choice_point.spinning: they may prefer
+ * out. Each state is hashed the first time the streak passes it, the first
+ * being where the thread stood after its last step that changed something:
+ * coming back once is a spin. The engine tells strategies (choice_point.spinning: they may prefer
  * the others, CHESS's fair scheduling) and reports a livelock, naming the
  * location, when every thread that can run spins and none can time out.
  *

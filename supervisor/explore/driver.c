@@ -20,18 +20,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-struct strategy *strategy_by_name(const char *name, int depth)
+struct strategy *strategy_by_name(const char *name, int depth, uint64_t budget)
 {
     if (strcmp(name, "random") == 0)
         return strategy_random_new();
     if (strcmp(name, "pct") == 0)
-        return strategy_pct_new(depth);
+        return strategy_pct_new(depth, budget);
     if (strcmp(name, "pos") == 0)
         return strategy_pos_new();
     if (strcmp(name, "surw") == 0)
         return strategy_surw_new();
     if (strcmp(name, "portfolio") == 0)
-        return strategy_portfolio_new(depth);
+        return strategy_portfolio_new(depth, budget);
     if (strcmp(name, "dfs") == 0)
         return strategy_dfs_new(DFS_PREEMPTIONS, -1);
     if (strcmp(name, "dpor") == 0)
@@ -43,7 +43,7 @@ struct strategy *strategy_for_options(const struct explore_options *opt)
 {
     if (strcmp(opt->strategy, "dfs") == 0)
         return strategy_dfs_new(opt->dfs_bound == DFS_DELAYS ? DFS_DELAYS : DFS_PREEMPTIONS, opt->max_bound);
-    return strategy_by_name(opt->strategy, opt->depth);
+    return strategy_by_name(opt->strategy, opt->depth, opt->schedules);
 }
 
 void strategy_recorded_name(const char *name, uint64_t index, char *buf, size_t len)
@@ -72,9 +72,11 @@ bool strategy_name_known(const char *name)
 void strategy_settings_text(const char *name, int depth, char *buf, size_t len)
 {
     if (strcmp(name, "pct") == 0)
-        snprintf(buf, len, " (depth %d)", depth);
-    else if (strcmp(name, "portfolio") == 0)
+        snprintf(buf, len, depth ? " (depth %d)" : " (depth chosen per execution)", depth);
+    else if (strcmp(name, "portfolio") == 0 && depth)
         snprintf(buf, len, " (pct, pos, surw and random in turn; pct depth %d)", depth);
+    else if (strcmp(name, "portfolio") == 0)
+        snprintf(buf, len, " (pct, pos, surw and random in turn; pct depth chosen per execution)");
     else if (len)
         buf[0] = '\0';
 }

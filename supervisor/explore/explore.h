@@ -258,8 +258,9 @@ bool explore_schedule_input(const struct schedule *sched, struct program_input *
 bool make_directories(const char *path);
 
 /* Builds the strategy of that name (dfs: bounded by preemptions, without a
- * limit); NULL for an unknown name. */
-struct strategy *strategy_by_name(const char *name, int depth);
+ * limit); NULL for an unknown name. depth 0: PCT's depth chosen per
+ * execution within what budget (executions) affords. */
+struct strategy *strategy_by_name(const char *name, int depth, uint64_t budget);
 /* The strategy opt asks for, with its depth or bound. */
 struct strategy *strategy_for_options(const struct explore_options *opt);
 /* The strategy as a schedule records execution index's: the portfolio's

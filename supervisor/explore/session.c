@@ -464,7 +464,7 @@ static bool adopt_schedule(struct session *s, const char *file)
 static int delegate_rest(struct session *s, const struct choice_point *cp, enum session_ask ask, const char *name)
 {
     strategy_free(s->auto_strat);
-    s->auto_strat = strategy_by_name(name, s->depth);
+    s->auto_strat = strategy_by_name(name, s->depth, 0);
     if (!s->auto_strat) {
         notice(s, true, "unknown strategy \"%s\" (random or pct)", name);
         return ASK_AGAIN;

@@ -9,7 +9,11 @@
 #include "supervisor/engine/strategy.h"
 
 struct strategy *strategy_random_new(void);
-struct strategy *strategy_pct_new(int depth);
+/* PCT with bug depth `depth` (d - 1 change points); depth 0: chosen per
+ * execution among 1..D, D the deepest whose PCT bound (one execution in
+ * n k^(d-1), n threads and k steps as execution 0 showed) the budget of
+ * executions affords (strategy_pct.c). */
+struct strategy *strategy_pct_new(int depth, uint64_t budget);
 /* Partial Order Sampling. */
 struct strategy *strategy_pos_new(void);
 /* For tests: the priority of thread's pending event (0: none yet). */
@@ -17,8 +21,9 @@ uint64_t strategy_pos_priority(const struct strategy *s, int thread);
 /* Selectively uniform random walk (learns from execution 0: learn/use_profile). */
 struct strategy *strategy_surw_new(void);
 /* The randomized strategies taking turns: execution i is run by member
- * strategy_portfolio_member(i) (pct with this depth, pos, surw, random). */
-struct strategy *strategy_portfolio_new(int depth);
+ * strategy_portfolio_member(i) (pct with this depth and budget, pos, surw,
+ * random). */
+struct strategy *strategy_portfolio_new(int depth, uint64_t budget);
 const char *strategy_portfolio_member(uint64_t index);
 /* Depth-first search bounded by preemptions or delays, iteratively up to
  * max_bound (-1: until the space is exhausted). */

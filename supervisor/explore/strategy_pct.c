@@ -9,6 +9,16 @@
  * could run, drops to the lowest priority so far, so a busy-waiting thread
  * cannot starve the thread it waits for.
  *
+ * The depth, given as 0 (--depth auto), is chosen per execution: a bug of
+ * depth d costs about n k^(d-1) executions (n threads, k steps, as
+ * execution 0 shows: the estimate and strategy_profile), so the depths
+ * worth trying are 1..D, D the deepest whose cost the budget of executions
+ * affords (at least 1, at most MAX_AUTO_DEPTH); each execution draws one
+ * of them. A fixed depth 3 spends an extra change point on a bug of depth
+ * 2 (which may break the order the bug needs) and never tries depth 4
+ * where 10 steps would afford it; a draw costs a bug of a depth within
+ * 1..D a factor D at most against knowing its depth.
+ *
  * With hundreds of threads runnable, finding the highest would be most of
  * a step's cost: the candidates are kept in a heap by priority instead,
  * brought up to date from the execution's list of what changed since the
@@ -26,10 +36,15 @@
 #include <string.h>
 
 enum { SPIN_LIMIT = 2000 };
+enum { MAX_AUTO_DEPTH = 8 };
 
 struct pct_state {
     struct rng rng;
-    int depth;
+    int depth;                  /* this execution's */
+    int given_depth;            /* 0: chosen per execution */
+    uint64_t budget;            /* executions it may run (0: unknown) */
+    uint32_t threads;           /* as execution 0 showed (0: not known) */
+    int highest_id;             /* of the threads of this execution */
     uint64_t *change_points;    /* sorted steps at which to demote */
     int n_change;
     int next_change;
@@ -86,10 +101,29 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* The deepest d with n k^(d-1) <= budget, within 1..MAX_AUTO_DEPTH; 3
+ * (the paper's usual) when the budget is not known. */
+static int affordable_depth(const struct pct_state *p, uint64_t k)
+{
+    if (!p->budget)
+        return 3;
+    uint64_t cost = p->threads > 1 ? p->threads : 2;
+    int d = 1;
+    while (d < MAX_AUTO_DEPTH && k > 0 && cost <= p->budget / k) {
+        cost *= k;
+        if (cost > p->budget)
+            break;
+        d++;
+    }
+    return d;
+}
+
 static void pct_begin(struct strategy *s, uint64_t exec_seed, uint64_t estimated_steps)
 {
     struct pct_state *p = s->state;
     rng_seed(&p->rng, exec_seed);
+    p->depth = p->given_depth ? p->given_depth
+                              : 1 + (int)rng_below(&p->rng, (uint64_t)affordable_depth(p, estimated_steps));
     if (p->priority) {
         memset(p->priority, 0, p->cap * sizeof *p->priority);
         memset(p->yield_demoted, 0, p->cap * sizeof *p->yield_demoted);
@@ -103,6 +137,7 @@ static void pct_begin(struct strategy *s, uint64_t exec_seed, uint64_t estimated
         p->change_points[i] = 1 + rng_below(&p->rng, k);
     qsort(p->change_points, (size_t)p->n_change, sizeof *p->change_points, cmp_u64);
     p->next_change = 0;
+    p->highest_id = 0;
     p->lowest = 0;
     p->run_thread = 0;
     p->run_length = 0;
@@ -112,6 +147,8 @@ static void pct_begin(struct strategy *s, uint64_t exec_seed, uint64_t estimated
 static void pct_thread_created(struct strategy *s, int thread)
 {
     struct pct_state *p = s->state;
+    if (thread > p->highest_id)
+        p->highest_id = thread;
     ensure_thread(p, thread);
     /* Random priorities well above the demoted range; ties are broken by the
      * low bits, so with 2^40 values collisions do not matter in practice. */
@@ -281,6 +318,23 @@ static size_t pct_pick_waiter(struct strategy *s, const struct choice_point *cp)
     return highest(p, cp);
 }
 
+/* What execution 0 showed, alone (in the portfolio, the portfolio counts):
+ * its threads, ids 1..n-1. */
+static void pct_learn(struct strategy *s, struct strategy_profile *out)
+{
+    struct pct_state *p = s->state;
+    memset(out, 0, sizeof *out);
+    out->filled = true;
+    out->n = (uint32_t)(p->highest_id < PROFILE_THREADS ? p->highest_id + 1 : PROFILE_THREADS);
+}
+
+/* Execution 0's threads (strategy_profile: ids 1..n-1). */
+static void pct_use_profile(struct strategy *s, const struct strategy_profile *in)
+{
+    struct pct_state *p = s->state;
+    p->threads = in->n > 1 ? in->n - 1 : 1;
+}
+
 static void pct_destroy(struct strategy *s)
 {
     struct pct_state *p = s->state;
@@ -299,13 +353,16 @@ static const struct strategy_ops pct_ops = {
     .pick_waiter = pct_pick_waiter,
     .thread_created = pct_thread_created,
     .destroy = pct_destroy,
+    .learn = pct_learn,
+    .use_profile = pct_use_profile,
 };
 
-struct strategy *strategy_pct_new(int depth)
+struct strategy *strategy_pct_new(int depth, uint64_t budget)
 {
     struct strategy *s = calloc(1, sizeof *s);
     struct pct_state *p = calloc(1, sizeof *p);
-    p->depth = depth;
+    p->depth = p->given_depth = depth > 0 ? depth : 0;
+    p->budget = budget;
     s->ops = &pct_ops;
     s->prefers_progress = true;
     s->state = p;

@@ -112,11 +112,12 @@ static const struct strategy_ops portfolio_ops = {
     .set_index = portfolio_set_index,
 };
 
-struct strategy *strategy_portfolio_new(int depth)
+struct strategy *strategy_portfolio_new(int depth, uint64_t budget)
 {
     struct strategy *s = calloc(1, sizeof *s);
     struct portfolio_state *p = calloc(1, sizeof *p);
-    p->member[0] = strategy_pct_new(depth);
+    /* pct runs one execution in N_MEMBERS: that is its budget. */
+    p->member[0] = strategy_pct_new(depth, budget / N_MEMBERS);
     p->member[1] = strategy_pos_new();
     p->member[2] = strategy_surw_new();
     p->member[3] = strategy_random_new();

@@ -262,10 +262,10 @@ static void test_portfolio_members_take_turns(void **state)
         for (int i = 0; i < 3; i++)
             p.ops[t][i] = op_of(i == 1 ? VIS_READ : VIS_WRITE, 0x1000 + 8 * (uint64_t)((t + i) % 2));
     const char *names[] = {"pct", "pos", "surw", "random"};
-    struct strategy *port = strategy_portfolio_new(3);
+    struct strategy *port = strategy_portfolio_new(3, 0);
     for (uint64_t index = 0; index < 8; index++) {
         assert_string_equal(strategy_portfolio_member(index), names[index % 4]);
-        struct strategy *alone = index % 4 == 0 ? strategy_pct_new(3)
+        struct strategy *alone = index % 4 == 0 ? strategy_pct_new(3, 0)
                                  : index % 4 == 1 ? strategy_pos_new()
                                  : index % 4 == 2 ? strategy_surw_new()
                                                   : strategy_random_new();

@@ -197,7 +197,7 @@ static void test_pct_fixed_priorities(void **state)
 {
     (void)state;
     for (uint64_t seed = 1; seed <= 20; seed++) {
-        struct strategy *s = strategy_pct_new(1);
+        struct strategy *s = strategy_pct_new(1, 0);
         assert_string_equal(s->ops->name, "pct");
         begin_with_threads(s, seed, 100, 3);
         int top = pick_id(s, 0, T123, NO_YIELD, 3, 0);
@@ -222,7 +222,7 @@ static void test_pct_fixed_priorities(void **state)
             assert_int_equal(pick_id(s, step, step & 1 ? rev : others, NO_YIELD, 2, 0), second);
 
         /* A second instance with the same seed makes the same choices. */
-        struct strategy *s2 = strategy_pct_new(1);
+        struct strategy *s2 = strategy_pct_new(1, 0);
         begin_with_threads(s2, seed, 100, 3);
         assert_int_equal(pick_id(s2, 0, T123, NO_YIELD, 3, 0), top);
         assert_int_equal(pick_id(s2, 1, others, NO_YIELD, 2, 0), second);
@@ -237,10 +237,49 @@ static void test_pct_fixed_priorities(void **state)
     }
 }
 
+/* Whether the thread at the top changes within 100 steps with all three
+ * threads always there: only a change point (depth > 1) changes it. */
+static bool pct_top_changes(struct strategy *s, uint64_t seed)
+{
+    begin_with_threads(s, seed, 100, 3);
+    int top = pick_id(s, 0, T123, NO_YIELD, 3, 0);
+    for (uint64_t step = 1; step <= 100; step++)
+        if (pick_id(s, step, T123, NO_YIELD, 3, 0) != top)
+            return true;
+    return false;
+}
+
+/* Depth 0: chosen per execution among the depths the budget affords (a
+ * bug of depth d costs n k^(d-1) executions): 100 steps and 50 executions
+ * afford depth 1 only (no change point in any execution); a large budget
+ * affords deeper ones, drawn per execution (some with a change point, some
+ * without); so does knowing fewer threads, and many threads afford less. */
+static void test_pct_depth_per_execution(void **state)
+{
+    (void)state;
+    struct strategy *small = strategy_pct_new(0, 50), *large = strategy_pct_new(0, 1000000000);
+    int changed = 0;
+    for (uint64_t seed = 1; seed <= 40; seed++) {
+        assert_false(pct_top_changes(small, seed));
+        changed += pct_top_changes(large, seed);
+    }
+    assert_true(changed > 0 && changed < 40);
+    /* 64 threads (execution 0's profile), 100 steps, 6,399 executions:
+     * depth 2 costs 6,400, not affordable. */
+    struct strategy *many = strategy_pct_new(0, 6399);
+    struct strategy_profile profile = {.filled = true, .n = 65};
+    many->ops->use_profile(many, &profile);
+    for (uint64_t seed = 1; seed <= 40; seed++)
+        assert_false(pct_top_changes(many, seed));
+    strategy_free(small);
+    strategy_free(large);
+    strategy_free(many);
+}
+
 static void test_pct_waiter_is_highest(void **state)
 {
     (void)state;
-    struct strategy *s = strategy_pct_new(1);
+    struct strategy *s = strategy_pct_new(1, 0);
     begin_with_threads(s, 31337, 10, 3);
     struct choice_point cp = cp_of(0, T123, NO_YIELD, 3, 0);
     size_t w = s->ops->pick_waiter(s, &cp);
@@ -253,7 +292,7 @@ static void test_pct_yield_demotes(void **state)
 {
     (void)state;
     for (uint64_t seed = 1; seed <= 20; seed++) {
-        struct strategy *s = strategy_pct_new(1);
+        struct strategy *s = strategy_pct_new(1, 0);
         begin_with_threads(s, seed, 100, 3);
         int top = pick_id(s, 0, T123, NO_YIELD, 3, 0);
         int top_idx = top - 1;
@@ -294,7 +333,7 @@ static void test_pct_yield_demotes(void **state)
 static void test_pct_spin_limit(void **state)
 {
     (void)state;
-    struct strategy *s = strategy_pct_new(1);
+    struct strategy *s = strategy_pct_new(1, 0);
     begin_with_threads(s, 4242, 100, 3);
     int top = pick_id(s, 0, T123, NO_YIELD, 3, 0);
     int prev = top, step = 1;
@@ -314,7 +353,7 @@ static void test_pct_first_pick_varies_with_seed(void **state)
     (void)state;
     int count[4] = {0};
     for (uint64_t i = 0; i < 300; i++) {
-        struct strategy *s = strategy_pct_new(3);
+        struct strategy *s = strategy_pct_new(3, 0);
         begin_with_threads(s, execution_seed(99, i), 1000, 3);
         count[pick_id(s, 0, T123, NO_YIELD, 3, 0)]++;
         strategy_free(s);
@@ -330,7 +369,7 @@ static void test_pct_change_point(void **state)
     (void)state;
     int changes_at[11] = {0};
     for (uint64_t seed = 1; seed <= 200; seed++) {
-        struct strategy *s = strategy_pct_new(2);
+        struct strategy *s = strategy_pct_new(2, 0);
         begin_with_threads(s, seed, 10, 3);
         int prev = pick_id(s, 0, T123, NO_YIELD, 3, 0), changes = 0;
         uint64_t at = 0;
@@ -354,7 +393,7 @@ static void test_pct_change_point(void **state)
     assert_true(distinct >= 8);
 
     /* depth 1 never changes, even over a long estimated run. */
-    struct strategy *s = strategy_pct_new(1);
+    struct strategy *s = strategy_pct_new(1, 0);
     begin_with_threads(s, 3, 10, 3);
     int first = pick_id(s, 0, T123, NO_YIELD, 3, 0);
     for (uint64_t step = 1; step < 100; step++)
@@ -383,7 +422,7 @@ static void test_pct_views_match_scan(void **state)
     (void)state;
     enum { MAX = 400 };
     for (uint64_t seed = 1; seed <= 4; seed++) {
-        struct strategy *followed = strategy_pct_new(6), *scanned = strategy_pct_new(6);
+        struct strategy *followed = strategy_pct_new(6, 0), *scanned = strategy_pct_new(6, 0);
         struct rng r;
         rng_seed(&r, seed);
         bool runnable[MAX + 1] = {false}, yielded[MAX + 1] = {false};
@@ -497,7 +536,7 @@ static void test_replay_follows(void **state)
 static void test_pct_yielders_take_turns(void **state)
 {
     (void)state;
-    struct strategy *s = strategy_pct_new(3);
+    struct strategy *s = strategy_pct_new(3, 0);
     begin_with_threads(s, 42, 1000, 3);
     static const bool all_yielded[3] = {true, true, true};
     int runs[4] = {0};
@@ -742,6 +781,7 @@ int main(void)
         cmocka_unit_test(test_random_uniform),
         cmocka_unit_test(test_random_waiter),
         cmocka_unit_test(test_pct_fixed_priorities),
+        cmocka_unit_test(test_pct_depth_per_execution),
         cmocka_unit_test(test_pct_waiter_is_highest),
         cmocka_unit_test(test_pct_yield_demotes),
         cmocka_unit_test(test_pct_spin_limit),

@@ -224,8 +224,11 @@ int cli_explore_option(const char *cmd, int c, const char *arg, struct cli_explo
         break;
     }
     case CLI_OPT_DEPTH:
-        if (!cli_parse_u64(arg, &v) || v == 0 || v > 100)
-            why = "--depth wants a number from 1 to 100, not \"%s\"";
+        /* auto: 0, chosen per execution (strategy_pct.c). */
+        if (strcmp(arg, "auto") == 0)
+            v = 0;
+        else if (!cli_parse_u64(arg, &v) || v == 0 || v > 100)
+            why = "--depth wants a number from 1 to 100 or auto, not \"%s\"";
         e->depth = (int)v;
         break;
     case 'j':
