@@ -124,20 +124,46 @@ void choice_list_truncate(struct choice_list *l, size_t n)
     l->n = n;
 }
 
-void choice_list_copy(struct choice_list *dst, const struct choice_list *src)
+/* Room for exactly need units: a copy does not grow, and a long list's
+ * copy should not hold half as much again as it needs. */
+static void *fitted(void *at, size_t *cap, size_t need, size_t unit)
 {
+    if (need <= *cap)
+        return at;
+    void *bigger = realloc(at, need * unit);
+    if (!bigger)
+        abort();
+    *cap = need;
+    return bigger;
+}
+
+void choice_list_copy_prefix(struct choice_list *dst, const struct choice_list *src, size_t n)
+{
+    if (n > src->n)
+        n = src->n;
     choice_list_truncate(dst, 0);
-    dst->bytes = grown(dst->bytes, &dst->cap_bytes, src->n_bytes, 1, 1024);
-    if (src->n_bytes)
-        memcpy(dst->bytes, src->bytes, src->n_bytes);
-    size_t n_blocks = (src->n + CHOICE_BLOCK - 1) / CHOICE_BLOCK;
-    dst->blocks = grown(dst->blocks, &dst->cap_blocks, n_blocks, sizeof *dst->blocks, 64);
+    size_t n_bytes = src->n_bytes;
+    uint64_t last_step = src->last_step;
+    if (n == 0)
+        n_bytes = last_step = 0;
+    else if (n < src->n)
+        last_step = choice_and_end(src, n - 1, &n_bytes).step;
+    dst->bytes = fitted(dst->bytes, &dst->cap_bytes, n_bytes, 1);
+    if (n_bytes)
+        memcpy(dst->bytes, src->bytes, n_bytes);
+    size_t n_blocks = (n + CHOICE_BLOCK - 1) / CHOICE_BLOCK;
+    dst->blocks = fitted(dst->blocks, &dst->cap_blocks, n_blocks, sizeof *dst->blocks);
     if (n_blocks)
         memcpy(dst->blocks, src->blocks, n_blocks * sizeof *dst->blocks);
-    dst->n = src->n;
-    dst->n_bytes = src->n_bytes;
-    dst->last_step = src->last_step;
+    dst->n = n;
+    dst->n_bytes = n_bytes;
+    dst->last_step = last_step;
     choice_list_copy_setting(dst, src);
+}
+
+void choice_list_copy(struct choice_list *dst, const struct choice_list *src)
+{
+    choice_list_copy_prefix(dst, src, src->n);
 }
 
 void choice_list_copy_setting(struct choice_list *dst, const struct choice_list *src)
@@ -146,6 +172,15 @@ void choice_list_copy_setting(struct choice_list *dst, const struct choice_list 
     dst->spins_judged = src->spins_judged;
     page_list_copy(&dst->observed, &src->observed);
     page_list_copy(&dst->read_shared, &src->read_shared);
+}
+
+void choice_list_move(struct choice_list *dst, struct choice_list *src)
+{
+    if (dst == src)
+        return;
+    choice_list_free(dst);
+    *dst = *src;
+    *src = (struct choice_list){0};
 }
 
 void choice_list_free(struct choice_list *l)

@@ -72,9 +72,14 @@ struct choice choice_list_at(const struct choice_list *l, size_t i);
 void choice_list_truncate(struct choice_list *l, size_t n);
 /* dst (initialised, or zeroed) gets a copy of src's choices. */
 void choice_list_copy(struct choice_list *dst, const struct choice_list *src);
+/* The same with only src's first n choices, in room for them alone. */
+void choice_list_copy_prefix(struct choice_list *dst, const struct choice_list *src, size_t n);
 /* dst gets only what src's choices replay under (its pages, its spins),
  * keeping its own choices. */
 void choice_list_copy_setting(struct choice_list *dst, const struct choice_list *src);
+/* dst (initialised, or zeroed) takes over src's choices and setting;
+ * src is left empty: a long list changes hands without a second copy. */
+void choice_list_move(struct choice_list *dst, struct choice_list *src);
 void choice_list_free(struct choice_list *l);
 
 #endif

@@ -110,7 +110,7 @@ static bool run_plan(struct shrinker *k, const struct choice_list *plan, struct 
         a->fails = fails_the_same(k, &bounded, &res);
         a->steps = res.steps;
         a->preemptions = strategy_guided_preemptions(strat);
-        choice_list_copy(&a->choices, &res.choices);
+        choice_list_move(&a->choices, &res.choices);
         guided_points_copy(&a->points, strategy_guided_points(strat));
         if (a->points.n != a->choices.n)
             a->fails = false;   /* cannot happen: the guided strategy never diverges */
@@ -174,13 +174,16 @@ static void cut_at_preemptions(struct shrinker *k)
     for (size_t i = 0; i < k->best.points.n; i++)
         if (guided_points_preempted(&k->best.points, i))
             cuts[n_cuts++] = i;
+    /* The choices the cuts index, as the best was before any cut: taken
+     * from it (not copied: a long failure's list is megabytes), and given
+     * back if no cut does better. */
     struct choice_list whole = {0}, plan = {0};
-    choice_list_copy(&whole, &k->best.choices);
+    choice_list_move(&whole, &k->best.choices);
+    bool best_replaced = false;
     size_t lo = 0, hi = n_cuts;     /* cutting at cuts[hi] (n_cuts: nowhere) fails */
     while (lo < hi && budget_left(k)) {
         size_t mid = lo + (hi - lo) / 2;
-        choice_list_copy(&plan, &whole);
-        choice_list_truncate(&plan, cuts[mid]);
+        choice_list_copy_prefix(&plan, &whole, cuts[mid]);
         struct attempt a;
         if (!run_plan(k, &plan, &a))
             break;
@@ -189,6 +192,7 @@ static void cut_at_preemptions(struct shrinker *k)
             if (better(&a, &k->best)) {
                 attempt_free(&k->best);
                 k->best = a;
+                best_replaced = true;
                 continue;
             }
         } else {
@@ -196,6 +200,8 @@ static void cut_at_preemptions(struct shrinker *k)
         }
         attempt_free(&a);
     }
+    if (!best_replaced)
+        choice_list_move(&k->best.choices, &whole);
     choice_list_free(&whole);
     choice_list_free(&plan);
     free(cuts);
@@ -265,7 +271,7 @@ static void search_fewer_preemptions(struct shrinker *k)
         bool same = fails_the_same(k, &bounded, &res);
         struct choice_list hit = {0};
         if (same)
-            choice_list_copy(&hit, &res.choices);
+            choice_list_move(&hit, &res.choices);
         exec_result_free(&res);
         /* Kept only if it fails again as a plan with fewer preemptions as
          * the guided strategy counts them (which is what the file shows). */
@@ -307,7 +313,7 @@ bool shrink_failure(struct program *prog, const struct explore_options *opt, uin
         if (!k.fatal && k.best.preemptions < edited)
             try_alternatives(&k);   /* the search's hit may be longer than need be */
         ok = !k.fatal;
-        choice_list_copy(&out->choices, &k.best.choices);
+        choice_list_move(&out->choices, &k.best.choices);
         out->steps = k.best.steps;
         out->preemptions = k.best.preemptions;
     } else {

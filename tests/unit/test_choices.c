@@ -111,6 +111,52 @@ static void copies_are_independent(void **state)
     choice_list_free(&b);
 }
 
+/* A prefix copy at every kind of edge is the list truncated there, held in
+ * room for itself alone, and grows on as the list would. */
+static void prefix_copies_hold_only_the_prefix(void **state)
+{
+    (void)state;
+    static struct plain p, q;
+    struct choice_list a = {0}, b = {0};
+    p.n = 0;
+    adds(&a, &p, 13, 700);
+    static const size_t cuts[] = {700, 699, 640, 64, 33, 32, 31, 1, 0, 5000};
+    for (size_t k = 0; k < sizeof cuts / sizeof cuts[0]; k++) {
+        choice_list_free(&b);
+        choice_list_copy_prefix(&b, &a, cuts[k]);
+        q = p;
+        q.n = cuts[k] < p.n ? cuts[k] : p.n;
+        assert_agrees(&b, &q);
+        assert_int_equal(b.cap_bytes, b.n_bytes);
+        adds(&b, &q, 200 + (unsigned)k, 40);
+        assert_agrees(&b, &q);
+    }
+    assert_agrees(&a, &p);      /* the source is untouched */
+    choice_list_free(&a);
+    choice_list_free(&b);
+}
+
+/* A move hands the choices over whole and leaves the source empty. */
+static void moves_leave_the_source_empty(void **state)
+{
+    (void)state;
+    static struct plain p, q;
+    struct choice_list a = {0}, b = {0};
+    p.n = q.n = 0;
+    adds(&a, &p, 17, 300);
+    adds(&b, &q, 19, 20);        /* what b held is freed */
+    a.spins_judged = true;
+    choice_list_move(&b, &a);
+    assert_agrees(&b, &p);
+    assert_true(b.spins_judged);
+    assert_int_equal(a.n, 0);
+    assert_null(a.bytes);
+    choice_list_move(&b, &b);   /* onto itself: nothing */
+    assert_agrees(&b, &p);
+    choice_list_free(&a);
+    choice_list_free(&b);
+}
+
 /* Ten million steps with a choice at each, two threads alternating in
  * runs as a random strategy makes them: a byte a choice, not sixteen. */
 static void a_long_execution_takes_a_byte_a_choice(void **state)
@@ -138,6 +184,8 @@ int main(void)
         cmocka_unit_test(reads_back_every_form),
         cmocka_unit_test(truncates_and_grows_again),
         cmocka_unit_test(copies_are_independent),
+        cmocka_unit_test(prefix_copies_hold_only_the_prefix),
+        cmocka_unit_test(moves_leave_the_source_empty),
         cmocka_unit_test(a_long_execution_takes_a_byte_a_choice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
