@@ -19,7 +19,7 @@ static void *grown(void *at, size_t *cap, size_t need, size_t unit, size_t first
 {
     if (need <= *cap)
         return at;
-    size_t cap_now = *cap ? *cap : first;
+    size_t cap_now = *cap > first ? *cap : first;   /* a fitted copy may hold one unit: 1.5x of it is 1 */
     while (cap_now < need)
         cap_now += cap_now / 2;     /* 1.5x: the slack of a long list stays a third */
     void *bigger = realloc(at, cap_now * unit);
