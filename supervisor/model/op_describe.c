@@ -257,7 +257,9 @@ void model_describe_next(struct model *m, const struct mthread *t, struct trace_
             /* Where the user called the library that waited. */
             uint64_t call_pc;
             if (!code_map_is_user_code(m->ex->cfg->code, t->regs.rip) && exec_library_call(m->ex, t, &call_pc)) {
-                set_where(m, ev, call_pc);
+                /* (The call may be a header's template compiled into the
+                 * program: libstdc++'s __platform_wait. The user's frame.) */
+                set_where(m, ev, exec_user_frame_pc(m->ex, t, call_pc));
                 break;
             }
         }

@@ -176,6 +176,22 @@ wait_exit() {
     [ "$(cat "$WORK/exit" 2>/dev/null)" = "$1" ] || fail "mdat attach -p exited with '$(cat "$WORK/exit" 2>/dev/null)', expected $1"
 }
 
+# expect_finishes WHAT LINE: the program let go ($PID) ends within 5 s
+# with status 0 and prints LINE (133 would be a SIGTRAP left behind).
+expect_finishes() {
+    local waited=0
+    while kill -0 "$PID" 2>/dev/null && [ "$waited" -lt 100 ]; do sleep 0.05; waited=$((waited + 1)); done
+    if kill -0 "$PID" 2>/dev/null; then
+        fail "$1, the program did not finish: $(snapshot "$PID" | tr '\n' ';')"
+        stop "$PID"
+        return
+    fi
+    wait "$PID"
+    local st=$?
+    [ "$st" = 0 ] || fail "$1, the program ended with status $st (133: a SIGTRAP left behind)"
+    grep -qx "$2" "$WORK/prog.out" || fail "$1, the program printed: $(cat "$WORK/prog.out")"
+}
+
 case "$TEST" in
 deadlock)
     attach_stuck attach_bank_deadlock 3
@@ -673,17 +689,7 @@ tui_takeover_counter)
         esac
         tui_close
         rm -f "mdat-attach-$PID.steps"
-        waited=0
-        while kill -0 "$PID" 2>/dev/null && [ "$waited" -lt 100 ]; do sleep 0.05; waited=$((waited + 1)); done
-        if kill -0 "$PID" 2>/dev/null; then
-            fail "let go by $way, the program did not finish: $(snapshot "$PID" | tr '\n' ';')"
-            stop "$PID"
-            continue
-        fi
-        wait "$PID"
-        status=$?
-        [ "$status" = 0 ] || fail "let go by $way, the program ended with status $status (133: a SIGTRAP left behind)"
-        grep -qx "counter 5" "$WORK/prog.out" || fail "let go by $way, the program printed: $(cat "$WORK/prog.out")"
+        expect_finishes "let go by $way" "counter 5"
     done
     ;;
 tui_takeover_cxx)
@@ -709,17 +715,7 @@ tui_takeover_cxx)
     wait_exit 0
     tui_close
     rm -f "mdat-attach-$PID.steps"
-    waited=0
-    while kill -0 "$PID" 2>/dev/null && [ "$waited" -lt 100 ]; do sleep 0.05; waited=$((waited + 1)); done
-    if kill -0 "$PID" 2>/dev/null; then
-        fail "let go, the program did not finish: $(snapshot "$PID" | tr '\n' ';')"
-        stop "$PID"
-    else
-        wait "$PID"
-        status=$?
-        [ "$status" = 0 ] || fail "let go, the program ended with status $status"
-        grep -qx "total 0" "$WORK/prog.out" || fail "let go, the program printed: $(cat "$WORK/prog.out")"
-    fi
+    expect_finishes "let go" "total 0"
     ;;
 tui_takeover_spawn)
     # A thread made while every thread is held: stepping (c) main through
