@@ -45,6 +45,12 @@ struct exec_pages {
     struct page_list conflicts, read_conflicts;
     uint64_t steps_after_conflict;  /* visible operations on followed pages since the first */
     uint64_t carried;               /* library accesses carried out */
+    int threads_all_open;           /* threads with every key open now (mthread.pkru_opened) */
+    /* The thread a resume lets run, for page_cache_keep_next's question. */
+    struct resumed {
+        const struct page_owners *po;
+        int thread;
+    } resumed;
     bool out_of_keys, carried_too_many;
 };
 
@@ -94,13 +100,31 @@ static bool own_rights(const struct exec_pages *p, struct mthread *t)
     return set_rights(t, rights_of(p, t->id));
 }
 
-/* Every key opened for a while (a call's buffers, pthread_create) closes
- * again: t gets its own rights back. */
-static bool close_opened(const struct exec_pages *p, struct mthread *t)
+/* Every key open for a while (a call's buffers, pthread_create), counted:
+ * while any thread has them, the kernel on its behalf may write anything. */
+static bool open_all_keys(struct exec_pages *p, struct mthread *t)
+{
+    if (!set_rights(t, PKRU_ALL_OPEN))
+        return false;
+    if (!t->pkru_opened)
+        p->threads_all_open++;
+    t->pkru_opened = true;
+    return true;
+}
+
+static void forget_opened(struct exec_pages *p, struct mthread *t)
+{
+    if (t->pkru_opened)
+        p->threads_all_open--;
+    t->pkru_opened = false;
+}
+
+/* ... and closes again: t gets its own rights back. */
+static bool close_opened(struct exec_pages *p, struct mthread *t)
 {
     if (!t->pkru_opened)
         return true;
-    t->pkru_opened = false;
+    forget_opened(p, t);
     return own_rights(p, t);
 }
 
@@ -411,12 +435,6 @@ bool exec_pages_before_native(struct execution *ex, struct mthread *t)
     return run_stub(ex, t);
 }
 
-/* The thread about to run, for unchanged_while_runs. */
-struct resumed {
-    const struct page_owners *po;
-    int thread;
-};
-
 /* Whether the page carries a key the resumed thread's rights do not let
  * it write: closed (untouched, armed, observed), read-only (read-shared),
  * or another live thread's (its stack, its private pages). Pages of no
@@ -449,14 +467,11 @@ static bool unchanged_while_runs(void *ctx, uint64_t page)
  * one may wait in the kernel while t runs) could write anything. */
 void exec_pages_keep_cache(struct execution *ex, const struct mthread *t)
 {
-    static struct resumed r;
-    if (page_owners_retags_pending(ex->pages->po))
+    struct exec_pages *p = ex->pages;
+    if (p->threads_all_open > 0 || page_owners_retags_pending(p->po))
         return;
-    for (int i = 0; i < ex->n_threads; i++)
-        if (ex->threads[i].pkru_opened && ex->threads[i].state != TS_EXITED)
-            return;
-    r = (struct resumed){ex->pages->po, t->id};
-    page_cache_keep_next(unchanged_while_runs, &r);
+    p->resumed = (struct resumed){p->po, t->id};
+    page_cache_keep_next(unchanged_while_runs, &p->resumed);
 }
 
 bool exec_pages_before_single_step(struct execution *ex, struct mthread *t)
@@ -577,11 +592,7 @@ void exec_pages_library_atomic(struct execution *ex, struct mthread *t, uint64_t
 
 bool exec_pages_creating(struct execution *ex, struct mthread *t)
 {
-    (void)ex;
-    if (!set_rights(t, PKRU_ALL_OPEN))
-        return false;
-    t->pkru_opened = true;
-    return true;
+    return open_all_keys(ex->pages, t);
 }
 
 
@@ -626,6 +637,7 @@ void exec_pages_thread_end(struct execution *ex, struct mthread *t)
     if (t->ctid)
         release(ex, t->id, t->ctid);
     page_owners_thread_end(p->po, t->id, hb_epoch(p->hb, t->id));
+    forget_opened(p, t);
     int slot = key_slot(p, t->id);
     if (slot >= 0)
         p->slot_used[slot] = false;
@@ -745,10 +757,7 @@ bool exec_pages_syscall_entry(struct execution *ex, struct mthread *t)
 
     /* The kernel reaches the call's memory with the thread's rights: every
      * key open until the call is over. */
-    if (!set_rights(t, PKRU_ALL_OPEN))
-        return false;
-    t->pkru_opened = true;
-    return true;
+    return open_all_keys(ex->pages, t);
 }
 
 static void follow_new_mapping(struct exec_pages *p, uint64_t start, uint64_t len, int prot, int flags)
