@@ -140,11 +140,13 @@ tui_open() {
 tui_close() { tmux -L "$SOCK" kill-server 2>/dev/null; }
 screen() { tmux -L "$SOCK" capture-pane -p -t live 2>/dev/null; }
 keys() { tmux -L "$SOCK" send-keys -t live "$@"; }
-wait_screen() {
-    local waited=0 limit=${2:-10}
-    while ! screen | grep -qF -- "$1"; do
-        if [ "$waited" -ge $((limit * 20)) ]; then
-            fail "the live view never showed: $1"
+# wait_for_screen GREP_FLAG PATTERN SECONDS SHOWN: until the live view
+# matches (grep -F or -E), else a failure naming SHOWN.
+wait_for_screen() {
+    local waited=0
+    while ! screen | grep -q"$1" -- "$2"; do
+        if [ "$waited" -ge $(($3 * 20)) ]; then
+            fail "the live view never showed: $4"
             screen
             cat "$WORK/live.err" 2>/dev/null
             return 1
@@ -153,20 +155,10 @@ wait_screen() {
         waited=$((waited + 1))
     done
 }
+# wait_screen TEXT [SECONDS]: until the live view shows TEXT (10 s).
+wait_screen() { wait_for_screen F "$1" "${2:-10}" "$1"; }
 # wait_screen_re REGEX [SECONDS]: as wait_screen, an extended regular expression.
-wait_screen_re() {
-    local waited=0 limit=${2:-10}
-    while ! screen | grep -qE -- "$1"; do
-        if [ "$waited" -ge $((limit * 20)) ]; then
-            fail "the live view never showed: /$1/"
-            screen
-            cat "$WORK/live.err" 2>/dev/null
-            return 1
-        fi
-        sleep 0.05
-        waited=$((waited + 1))
-    done
-}
+wait_screen_re() { wait_for_screen E "$1" "${2:-10}" "/$1/"; }
 # The take-over's step lines (a run's trace lines: "     3 * T2   lock lock_b ...").
 step_lines() { screen | grep -E '^ +[0-9]+ [ *] T[0-9]'; }
 # wait_exit STATUS: mdat's exit status once it ends.
