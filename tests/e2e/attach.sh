@@ -159,6 +159,14 @@ wait_for_screen() {
 wait_screen() { wait_for_screen F "$1" "${2:-10}" "$1"; }
 # wait_screen_re REGEX [SECONDS]: as wait_screen, an extended regular expression.
 wait_screen_re() { wait_for_screen E "$1" "${2:-10}" "/$1/"; }
+# take_over TEXT [SECONDS]: the TUI attached to $PID, once its live view
+# shows TEXT, takes the schedule over (key t).
+take_over() {
+    tui_open "$PID"
+    wait_screen "$1" "${2:-10}" || { tui_close; finish; }
+    keys t
+    wait_screen "TAKEN OVER since" || { tui_close; finish; }
+}
 # The take-over's step lines (a run's trace lines: "     3 * T2   lock lock_b ...").
 step_lines() { screen | grep -E '^ +[0-9]+ [ *] T[0-9]'; }
 # wait_exit STATUS: mdat's exit status once it ends.
@@ -498,10 +506,7 @@ tui_takeover)
     tick=$(line_of attach/takeover.c "TICK:")
     nap=$(line_of attach/takeover.c "NAP:")
     count=$(line_of attach/takeover.c "ticks++;")
-    tui_open "$PID"
-    wait_screen "deadlock: T2 waits on mutex b held by T3" || { tui_close; finish; }
-    keys t
-    wait_screen "TAKEN OVER since" || { tui_close; finish; }
+    take_over "deadlock: T2 waits on mutex b held by T3"
     grep -q "TracerPid:[[:space:]]*$MDAT_PID" /proc/"$PID"/status || fail "the process is not held during the take-over"
     keys 4
     for i in 1 2 3 4 5 6; do
@@ -551,10 +556,7 @@ tui_takeover_killed)
     wait_stuck "$PID" 4 || finish
     before=$(snapshot "$PID")
     for sig in TERM INT HUP KILL; do
-        tui_open "$PID"
-        wait_screen "deadlock: T2 waits" 30 || { tui_close; finish; }
-        keys t
-        wait_screen "TAKEN OVER since" || { tui_close; finish; }
+        take_over "deadlock: T2 waits" 30
         keys 4 s s s
         # Between steps (a SIGKILL in the middle of one is README's known limit).
         wait_screen_re "^ +3   T4 " || { tui_close; finish; }
@@ -580,10 +582,7 @@ tui_takeover_user)
     wait_stuck "$PID" 4 || finish
     before=$(snapshot "$PID")
     tick=$(line_of attach/takeover.c "TICK:")
-    tui_open "$PID"
-    wait_screen "deadlock: T2 waits on mutex b held by T3" || { tui_close; finish; }
-    keys t
-    wait_screen "TAKEN OVER since" || { tui_close; finish; }
+    take_over "deadlock: T2 waits on mutex b held by T3"
     keys 4
     for i in $(seq 12); do
         step_lines | tail -n 1 | grep -qE "T4 +enters write\(" && break
@@ -615,10 +614,7 @@ tui_takeover_deadlock)
     src=attach/gated_deadlock.c
     fa=$(line_of $src "FORWARD_A:") fbal=$(line_of $src "FORWARD_BALANCE:") fb=$(line_of $src "FORWARD_B:")
     bb=$(line_of $src "BACKWARD_B:") ba=$(line_of $src "BACKWARD_A:")
-    tui_open "$PID"
-    wait_screen "no deadlock" 30 || { tui_close; finish; }
-    keys t
-    wait_screen "TAKEN OVER since" || { tui_close; finish; }
+    take_over "no deadlock" 30
     keys 2 s s s s
     wait_screen_re "T2 +W balance := 1 +gated_deadlock.c:$fbal forward" || { tui_close; finish; }
     wait_screen_re "^ +1   T2 +sleep +gated_deadlock.c:[0-9]+ forward"
@@ -663,10 +659,7 @@ tui_takeover_counter)
     for way in q TERM KILL; do
         start attach_gated_counter
         wait_stuck "$PID" 3 || finish
-        tui_open "$PID"
-        wait_screen "no deadlock" 30 || { tui_close; finish; }
-        keys t
-        wait_screen "TAKEN OVER since" || { tui_close; finish; }
+        take_over "no deadlock" 30
         keys 2 s s s s
         wait_screen_re "T2 +R counter -> 1 +gated_counter.c:$add adder" || { tui_close; finish; }
         wait_screen_re "T2 +R counter -> 0 +gated_counter.c:$add adder"
@@ -692,10 +685,7 @@ tui_takeover_cxx)
     src=attach/gated_cxx_deadlock.cpp
     fa=$(line_of $src "CXX_FORWARD_A:") tot=$(line_of $src "CXX_TOTAL:") fb=$(line_of $src "CXX_FORWARD_B:")
     bb=$(line_of $src "CXX_BACKWARD_B:")
-    tui_open "$PID"
-    wait_screen "no deadlock" 30 || { tui_close; finish; }
-    keys t
-    wait_screen "TAKEN OVER since" || { tui_close; finish; }
+    take_over "no deadlock" 30
     keys 2 s s s s
     wait_screen_re "T2 +lock mb +gated_cxx_deadlock.cpp:$fb forward" || { tui_close; finish; }
     wait_screen_re "T2 +lock ma +gated_cxx_deadlock.cpp:$fa forward"
@@ -717,10 +707,7 @@ tui_takeover_spawn)
     # program goes on making workers, nothing stopped or traced.
     start attach_takeover_spawn
     worker=$(line_of attach/takeover_spawn.c "WORKER:")
-    tui_open "$PID"
-    wait_screen "no deadlock" || { tui_close; finish; }
-    keys t
-    wait_screen "TAKEN OVER since" || { tui_close; finish; }
+    take_over "no deadlock"
     keys 1
     for i in $(seq 40); do
         # clone3, or clone where the kernel has no clone3.
