@@ -20,7 +20,10 @@ struct written_word {
  * in a register, as pthread_join's futex wait keeps it) changes every
  * hash, and with a forgetful table it changed which states were forgotten:
  * a replay met the livelock at another step than its run, or not at all. */
-enum { RECENT_STEPS = 1u << 16, RECENT_SLOTS = 2 * RECENT_STEPS };
+/* Both tables start small and grow with the execution: most executions
+ * are a few thousand steps long, and zeroing 3.6 MB for each of them cost
+ * more than the rest of the livelock watch. */
+enum { RECENT_STEPS = 1u << 16, FIRST_RING = 1u << 10 };
 
 struct seen_state {
     uint64_t hash;              /* 0: an empty slot */
@@ -29,9 +32,12 @@ struct seen_state {
 };
 
 struct recent_states {
-    struct seen_state slots[RECENT_SLOTS];      /* open addressing, linear probing */
-    uint64_t ring[RECENT_STEPS];                /* the states in step order */
-    size_t next;                                /* the ring's oldest entry once it is full */
+    struct seen_state *slots;   /* open addressing, linear probing, at most half full */
+    size_t n_slots;             /* a power of two */
+    size_t n_used;              /* distinct states among the recent steps */
+    uint64_t *ring;             /* the states in step order */
+    size_t ring_cap;            /* grows to RECENT_STEPS */
+    size_t next;                /* the ring's oldest entry once it is full */
     bool full;
 };
 
@@ -50,6 +56,10 @@ void livelock_init(struct livelock *l)
 void livelock_free(struct livelock *l)
 {
     free(l->words);
+    if (l->recent) {
+        free(l->recent->slots);
+        free(l->recent->ring);
+    }
     free(l->recent);
     free(l->last_ran);
     free(l->thread_hash);
@@ -166,16 +176,16 @@ static bool everyone_ran_since(const struct livelock *l, struct execution *ex, u
 }
 
 /* Hashes are odd (0 marks an empty slot): their low bit says nothing. */
-static size_t home_of(uint64_t hash)
+static size_t home_of(const struct recent_states *r, uint64_t hash)
 {
-    return (size_t)(hash >> 1) & (RECENT_SLOTS - 1);
+    return (size_t)(hash >> 1) & (r->n_slots - 1);
 }
 
 static size_t slot_of(const struct recent_states *r, uint64_t hash)
 {
-    size_t i = home_of(hash);
+    size_t i = home_of(r, hash);
     while (r->slots[i].hash && r->slots[i].hash != hash)
-        i = (i + 1) & (RECENT_SLOTS - 1);
+        i = (i + 1) & (r->n_slots - 1);
     return i;
 }
 
@@ -183,9 +193,9 @@ static size_t slot_of(const struct recent_states *r, uint64_t hash)
  * gap, so that every entry stays reachable from its home slot. */
 static void remove_slot(struct recent_states *r, size_t i)
 {
-    size_t gap = i;
-    for (size_t j = (i + 1) & (RECENT_SLOTS - 1); r->slots[j].hash; j = (j + 1) & (RECENT_SLOTS - 1)) {
-        size_t home = home_of(r->slots[j].hash);
+    size_t gap = i, mask = r->n_slots - 1;
+    for (size_t j = (i + 1) & mask; r->slots[j].hash; j = (j + 1) & mask) {
+        size_t home = home_of(r, r->slots[j].hash);
         /* j may fill the gap when its home is not cyclically in (gap, j]. */
         bool home_after_gap = gap <= j ? (home > gap && home <= j) : (home > gap || home <= j);
         if (!home_after_gap) {
@@ -194,6 +204,30 @@ static void remove_slot(struct recent_states *r, size_t i)
         }
     }
     r->slots[gap] = (struct seen_state){0};
+    r->n_used--;
+}
+
+static void *zeroed(size_t n, size_t size)
+{
+    void *p = calloc(n, size);
+    if (!p)
+        abort();
+    return p;
+}
+
+/* Room for one more distinct state, the table at most half full. */
+static void make_room(struct recent_states *r)
+{
+    if ((r->n_used + 1) * 2 <= r->n_slots)
+        return;
+    struct recent_states bigger = *r;
+    bigger.n_slots = r->n_slots ? r->n_slots * 2 : 2 * FIRST_RING;
+    bigger.slots = zeroed(bigger.n_slots, sizeof *bigger.slots);
+    for (size_t i = 0; i < r->n_slots; i++)
+        if (r->slots[i].hash)
+            bigger.slots[slot_of(&bigger, r->slots[i].hash)] = r->slots[i];
+    free(r->slots);
+    *r = bigger;
 }
 
 /* Step `step` is in state hash: the oldest step leaves the window. Returns
@@ -204,12 +238,20 @@ static struct seen_state remember(struct recent_states *r, uint64_t hash, uint64
         size_t old = slot_of(r, r->ring[r->next]);
         if (--r->slots[old].count == 0)
             remove_slot(r, old);
+    } else if (r->next == r->ring_cap) {
+        /* Not full yet: the ring holds steps 0..next-1 in order. */
+        r->ring_cap = r->ring_cap ? r->ring_cap * 2 : FIRST_RING;
+        r->ring = realloc(r->ring, r->ring_cap * sizeof *r->ring);
+        if (!r->ring)
+            abort();
     }
     r->ring[r->next] = hash;
     r->next = (r->next + 1) % RECENT_STEPS;
     r->full = r->full || r->next == 0;
+    make_room(r);
     struct seen_state *s = &r->slots[slot_of(r, hash)];
     struct seen_state before = *s;
+    r->n_used += !before.hash;
     *s = (struct seen_state){.hash = hash, .step = step, .count = before.count + 1};
     return before;
 }
