@@ -217,6 +217,11 @@ struct code_map {
      * relocations written): an instruction decoded before is decoded
      * again, from memory. */
     uint32_t decode_epoch;
+    /* Ranges that hold no byte a breakpoint of the map's was planted in,
+     * good for planted_generation: reads of the program's data (a stack
+     * and a global, over and over) need no search for breakpoints to hide. */
+    struct clean_range { uint64_t lo, hi; uint32_t generation; } clean[2];
+    unsigned clean_next;
 
     /* Code the program changes, in this execution (code_map_exec_mapping):
      * it changed some (the next execution starts from the original code
@@ -960,17 +965,26 @@ static void hide_sites(const struct site_table *st, uint64_t bias, uint64_t addr
     }
 }
 
-void code_map_hide_breakpoints(const code_map *cm, uint64_t addr, void *buf, size_t n)
+/* Narrows [*lo, *hi) around [addr, addr + n) by the planted bytes of st's
+ * patched sections; false when one of them overlaps it. */
+static bool clear_of_sites(const struct site_table *st, uint64_t bias, uint64_t addr, size_t n, uint64_t *lo,
+                           uint64_t *hi)
 {
-    uint8_t *bytes = buf;
-    if (addr + n < addr)
-        return;
-    hide_sites(&cm->exe_sites, cm->bias, addr, bytes, n);
-    for (size_t i = 0; i < cm->n_libs; i++) {
-        const struct lib_cache *lc = &cm->libs[i];
-        if (lc->sites && lc->hi && addr < lc->hi && addr + n > lc->lo)
-            hide_sites(lc->sites, lc->bias, addr, bytes, n);
+    for (size_t i = 0; i < st->n_patched; i++) {
+        uint64_t start = bias + st->patched[i].vaddr, end = start + st->patched[i].size;
+        if (end <= addr)
+            *lo = end > *lo ? end : *lo;
+        else if (start >= addr + n)
+            *hi = start < *hi ? start : *hi;
+        else
+            return false;
     }
+    return true;
+}
+
+/* The first entry breakpoint at or after addr. */
+static size_t entry_from(const code_map *cm, uint64_t addr)
+{
     size_t lo = 0, hi = cm->n_entries;     /* sorted by address */
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
@@ -979,7 +993,58 @@ void code_map_hide_breakpoints(const code_map *cm, uint64_t addr, void *buf, siz
         else
             hi = mid;
     }
-    for (size_t i = lo; i < cm->n_entries && cm->entries[i].addr < addr + n; i++)
+    return lo;
+}
+
+/* Whether [addr, addr + n) holds no planted byte; then remembers the
+ * widest range around it that holds none either. */
+static bool learn_clean(code_map *cm, uint64_t addr, size_t n)
+{
+    uint64_t lo = 0, hi = UINT64_MAX;
+    if (!clear_of_sites(&cm->exe_sites, cm->bias, addr, n, &lo, &hi))
+        return false;
+    for (size_t i = 0; i < cm->n_libs; i++) {
+        const struct lib_cache *lc = &cm->libs[i];
+        if (lc->sites && lc->hi && !clear_of_sites(lc->sites, lc->bias, addr, n, &lo, &hi))
+            return false;
+    }
+    size_t e = entry_from(cm, addr);
+    if (e < cm->n_entries && cm->entries[e].addr < addr + n)
+        return false;
+    if (e < cm->n_entries && cm->entries[e].addr < hi)
+        hi = cm->entries[e].addr;
+    if (e > 0 && cm->entries[e - 1].addr + 1 > lo)
+        lo = cm->entries[e - 1].addr + 1;
+    if (cm->entry_planted) {
+        if (cm->entry_addr >= addr && cm->entry_addr < addr + n)
+            return false;
+        if (cm->entry_addr >= addr + n && cm->entry_addr < hi)
+            hi = cm->entry_addr;
+        if (cm->entry_addr < addr && cm->entry_addr + 1 > lo)
+            lo = cm->entry_addr + 1;
+    }
+    cm->clean[cm->clean_next] = (struct clean_range){lo, hi, cm->planted_generation};
+    cm->clean_next = (cm->clean_next + 1) % 2;
+    return true;
+}
+
+void code_map_hide_breakpoints(code_map *cm, uint64_t addr, void *buf, size_t n)
+{
+    uint8_t *bytes = buf;
+    if (addr + n < addr)
+        return;
+    for (int i = 0; i < 2; i++)
+        if (cm->clean[i].generation == cm->planted_generation && addr >= cm->clean[i].lo && addr + n <= cm->clean[i].hi)
+            return;
+    if (learn_clean(cm, addr, n))
+        return;
+    hide_sites(&cm->exe_sites, cm->bias, addr, bytes, n);
+    for (size_t i = 0; i < cm->n_libs; i++) {
+        const struct lib_cache *lc = &cm->libs[i];
+        if (lc->sites && lc->hi && addr < lc->hi && addr + n > lc->lo)
+            hide_sites(lc->sites, lc->bias, addr, bytes, n);
+    }
+    for (size_t i = entry_from(cm, addr); i < cm->n_entries && cm->entries[i].addr < addr + n; i++)
         if (bytes[cm->entries[i].addr - addr] == 0xcc)
             bytes[cm->entries[i].addr - addr] = cm->entries[i].orig;
     if (cm->entry_planted && cm->entry_addr >= addr && cm->entry_addr < addr + n &&

@@ -147,7 +147,7 @@ size_t code_map_unseen_code(const code_map *cm, uint64_t *first);
  * int3s there become the bytes they replaced. For the reads mdat carries
  * out for the program (its own code reading itself); a read the CPU makes
  * sees the int3s (README, "Known limits"). */
-void code_map_hide_breakpoints(const code_map *cm, uint64_t addr, void *buf, size_t n);
+void code_map_hide_breakpoints(code_map *cm, uint64_t addr, void *buf, size_t n);
 /* Which user-code sites carry an int3 from the next planting on (SITES_ALL
  * by default; SITES_ATOMIC while page ownership finds the shared accesses,
  * exec_pages.h). A site without its int3 is no breakpoint for
