@@ -41,6 +41,7 @@ struct streak {
 struct spin_watch {
     struct streak *by_id;
     size_t cap;
+    size_t n_spinning;      /* streaks judged spinning: with none, no candidate needs a look */
 };
 
 struct spin_watch *spin_watch_new(void)
@@ -76,9 +77,10 @@ static struct streak *streak_of(struct spin_watch *w, int id)
     return &w->by_id[id];
 }
 
-static void streak_reset(struct streak *s)
+static void streak_reset(struct spin_watch *w, struct streak *s)
 {
     s->n_reads = s->n_states = 0;
+    w->n_spinning -= s->spinning;
     s->spinning = false;
     s->rounds = 0;
     s->steps = 0;
@@ -174,7 +176,7 @@ static uint64_t stack_hash(struct execution *ex, const struct mthread *t, struct
  * is a whole round that changed nothing: it spins (one round suffices, as
  * GenMC's spin-assume needs one iteration). Registers are compared first:
  * the stack is read again only when they came back. */
-static void passed_state(struct execution *ex, const struct mthread *t, struct streak *s)
+static void passed_state(struct spin_watch *w, struct execution *ex, const struct mthread *t, struct streak *s)
 {
     uint64_t h = regs_hash(t);
     for (int i = 0; i < s->n_states; i++) {
@@ -182,6 +184,7 @@ static void passed_state(struct execution *ex, const struct mthread *t, struct s
             continue;
         uint64_t sh = stack_hash(ex, t, s);
         if (sh && sh == s->stacks[i]) {
+            w->n_spinning += !s->spinning;
             s->spinning = true;
             s->rounds++;
         }
@@ -216,22 +219,27 @@ void spin_watch_after_step(struct spin_watch *w, struct execution *ex, const str
         /* A streak begins here: where the thread stands now (before the
          * first read of a loop) is its first state, so coming back to it
          * after one round is spinning. */
-        streak_reset(s);
+        streak_reset(w, s);
         if (t->state == TS_RUNNABLE && t->op == OP_ACCESS)
-            passed_state(ex, t, s);
+            passed_state(w, ex, t, s);
         return;
     }
     if (!note_read(s, op->addr, op->size, value)) {
         /* What it read changed since the streak began: a new one begins. */
-        streak_reset(s);
+        streak_reset(w, s);
         note_read(s, op->addr, op->size, value);
     }
     if (t->state != TS_RUNNABLE || t->op != OP_ACCESS) {
-        streak_reset(s);
+        streak_reset(w, s);
         return;
     }
     s->steps++;
-    passed_state(ex, t, s);
+    passed_state(w, ex, t, s);
+}
+
+bool spin_watch_any(const struct spin_watch *w)
+{
+    return w->n_spinning > 0;
 }
 
 bool spin_watch_spinning(struct spin_watch *w, struct execution *ex, const struct mthread *t)
@@ -240,7 +248,7 @@ bool spin_watch_spinning(struct spin_watch *w, struct execution *ex, const struc
     if (!s || !s->spinning)
         return false;
     if (t->state != TS_RUNNABLE || t->op != OP_ACCESS) {
-        streak_reset(s);
+        streak_reset(w, s);
         return false;
     }
     /* Another thread (or code mdat does not see) changed what it reads:
@@ -248,7 +256,7 @@ bool spin_watch_spinning(struct spin_watch *w, struct execution *ex, const struc
     for (int i = 0; i < s->n_reads; i++) {
         uint64_t now;
         if (!read_word(ex, s->reads[i].addr, s->reads[i].size, &now) || now != s->reads[i].value) {
-            streak_reset(s);
+            streak_reset(w, s);
             return false;
         }
     }

@@ -36,6 +36,9 @@ void spin_watch_before_step(struct spin_watch *w, struct execution *ex, const st
 void spin_watch_after_step(struct spin_watch *w, struct execution *ex, const struct mthread *t,
                            const struct visible_op *op);
 /* t spins now: checked again against the memory it read. */
+/* Whether any thread is judged spinning now: when none is, no candidate
+ * need be looked at (spin_watch_spinning is false for each). */
+bool spin_watch_any(const struct spin_watch *w);
 bool spin_watch_spinning(struct spin_watch *w, struct execution *ex, const struct mthread *t);
 /* A verdict needs more than a preference: a loop whose progress is in
  * memory no step shows (code mdat does not follow) could look the same a
