@@ -16,12 +16,22 @@
  * reorder_10 hide need one preemption at one place to the one thread that
  * differs, which the classes make the second choice of the point.
  *
- * Member index 0 runs the default schedule; index m in 1..L preempts at
- * offer m - 1 (every schedule with one preemption, in order from the start,
- * while there are that many offers); past L, executions preempt once or
+ * A program's loops make most offers repeat one made before: main
+ * creating its hundredth thread offers what it offered at its first, and
+ * the hundredth alike worker what the first did. So two walks take turns:
+ * one through the novel offers only (the first at each pair of the last
+ * thread's next operation and the class offered), which reaches the
+ * interesting places of a program of many alike threads in tens of
+ * executions, and one through all of them.
+ *
+ * Member index 0 runs the default schedule; index m >= 1 preempts at offer
+ * (m - 1) / 2 of the novel walk when m is odd, of the whole walk when even
+ * (every schedule with one preemption, in order from the start, while
+ * there are that many offers); past L offers, executions preempt once or
  * twice at offers drawn from the execution's seed. L is twice the choice
  * points execution 0 took (strategy_profile), or FALLBACK_OFFERS without
- * a profile.
+ * a profile: a walk that has run out of offers before L runs the default
+ * schedule again until then.
  *
  * A thread that yields, sleeps or has run SPIN_LIMIT choice points in a row
  * while others could run is switched away from for free, as strategy_dfs
@@ -41,6 +51,9 @@ struct bounded_state {
     struct rng rng;
     uint64_t offer[MAX_PREEMPTIONS];    /* offers to pass before each preemption */
     size_t n_offers, next;
+    bool novel_only;            /* the first preemption counts novel offers only */
+    uint64_t *seen;             /* offers made (keys, 0 empty), open addressing */
+    size_t cap_seen, n_seen;
     int run_thread;
     uint64_t run_length;
 };
@@ -64,11 +77,17 @@ static void bounded_begin(struct strategy *s, uint64_t exec_seed, uint64_t estim
     b->next = 0;
     b->run_thread = 0;
     b->run_length = 0;
+    b->novel_only = false;
+    if (b->seen)
+        memset(b->seen, 0, b->cap_seen * sizeof *b->seen);
+    b->n_seen = 0;
     uint64_t limit = offers_limit(b);
     if (b->member_index == 0)
         return;
-    if (b->member_index <= limit) {
-        b->offer[b->n_offers++] = b->member_index - 1;
+    uint64_t k = (b->member_index - 1) / 2;
+    if (k < limit) {
+        b->novel_only = b->member_index % 2 == 1;
+        b->offer[b->n_offers++] = k;
         return;
     }
     size_t n = 1 + (size_t)rng_below(&b->rng, MAX_PREEMPTIONS);
@@ -120,6 +139,49 @@ static size_t class_leaders(const struct choice_point *cp, const size_t *order, 
     return n_leaders;
 }
 
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    return h;
+}
+
+/* The offer of switching from the last thread (at its next operation
+ * last) to candidate c's class. */
+static uint64_t offer_key(const struct visible_op *last, const struct visible_op *c)
+{
+    uint64_t h = mix(mix(mix(0, last->kind), last->pc), c->kind);
+    h = mix(mix(h, c->pc), c->kind == VIS_START ? c->addr : 0);
+    return h ? h : 1;
+}
+
+/* Adds key to the offers made; whether it was new. */
+static bool first_seen(struct bounded_state *b, uint64_t key)
+{
+    if (2 * (b->n_seen + 1) > b->cap_seen) {
+        uint64_t *old = b->seen;
+        size_t old_cap = b->cap_seen;
+        b->cap_seen = old_cap ? 2 * old_cap : 256;
+        b->seen = calloc(b->cap_seen, sizeof *b->seen);
+        if (!b->seen)
+            abort();
+        b->n_seen = 0;
+        for (size_t i = 0; i < old_cap; i++)
+            if (old[i])
+                first_seen(b, old[i]);
+        free(old);
+    }
+    size_t mask = b->cap_seen - 1;
+    for (size_t i = key & mask;; i = (i + 1) & mask) {
+        if (b->seen[i] == key)
+            return false;
+        if (!b->seen[i]) {
+            b->seen[i] = key;
+            b->n_seen++;
+            return true;
+        }
+    }
+}
+
 static size_t bounded_pick_thread(struct strategy *s, const struct choice_point *cp)
 {
     struct bounded_state *b = s->state;
@@ -135,6 +197,13 @@ static size_t bounded_pick_thread(struct strategy *s, const struct choice_point 
     if (goes_on && n_others > 0 && b->next < b->n_offers && cp->ops) {
         size_t leader[n_others];
         size_t n_leaders = class_leaders(cp, order, n_others, leader);
+        if (b->novel_only && b->next == 0) {
+            size_t n_novel = 0;
+            for (size_t i = 0; i < n_leaders; i++)
+                if (first_seen(b, offer_key(&cp->ops[prev], &cp->ops[leader[i]])))
+                    leader[n_novel++] = leader[i];
+            n_leaders = n_novel;
+        }
         if (b->offer[b->next] < n_leaders) {
             pick = leader[b->offer[b->next]];
             b->next++;
@@ -172,7 +241,9 @@ static void bounded_use_profile(struct strategy *s, const struct strategy_profil
 
 static void bounded_destroy(struct strategy *s)
 {
-    free(s->state);
+    struct bounded_state *b = s->state;
+    free(b->seen);
+    free(b);
 }
 
 static const struct strategy_ops bounded_ops = {
