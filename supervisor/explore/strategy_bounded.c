@@ -58,10 +58,10 @@ struct bounded_state {
     uint64_t run_length;
 };
 
-static void bounded_set_index(struct strategy *s, uint64_t index)
+void strategy_bounded_set_turn(struct strategy *s, uint64_t turn)
 {
     struct bounded_state *b = s->state;
-    b->member_index = index;
+    b->member_index = turn;
 }
 
 static uint64_t offers_limit(const struct bounded_state *b)
@@ -137,6 +137,12 @@ static size_t class_leaders(const struct choice_point *cp, const size_t *order, 
             leader[n_leaders++] = order[i];
     }
     return n_leaders;
+}
+
+bool strategy_bounded_preempted(const struct strategy *s)
+{
+    const struct bounded_state *b = s->state;
+    return b->next > 0;
 }
 
 static uint64_t mix(uint64_t h, uint64_t v)
@@ -254,7 +260,6 @@ static const struct strategy_ops bounded_ops = {
     .thread_created = bounded_thread_created,
     .destroy = bounded_destroy,
     .use_profile = bounded_use_profile,
-    .set_index = bounded_set_index,
 };
 
 struct strategy *strategy_bounded_new(void)

@@ -46,7 +46,7 @@ static void portfolio_set_index(struct strategy *s, uint64_t index)
     int m = SLOTS[index % N_SLOTS];
     p->current = p->member[m];
     if (m == BOUNDED)
-        p->current->ops->set_index(p->current, index / N_SLOTS);
+        strategy_bounded_set_turn(p->current, index / N_SLOTS);
 }
 
 static void portfolio_begin(struct strategy *s, uint64_t exec_seed, uint64_t estimated_steps)
