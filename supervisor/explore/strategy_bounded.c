@@ -1,7 +1,8 @@
 /* strategy_bounded: preemption-bounded search (CHESS's iterative context
- * bounding, Musuvathi and Qadeer, PLDI 2007) made a function of the
- * execution's index, so that it can take turns in the portfolio (where
- * execution i must stay a function of (seed, i) under any -j and shard).
+ * bounding, Musuvathi and Qadeer, PLDI 2007) made a function of its turn
+ * (strategy_bounded_set_turn), so that it can take turns in the portfolio
+ * (where execution i must stay a function of (seed, i) under any -j and
+ * shard: the portfolio gives it i / 8) and walk for shrinking.
  *
  * Every execution follows the default schedule (the thread that ran last
  * goes on; when it cannot, the next by id after it) except at the points
@@ -24,7 +25,7 @@
  * interesting places of a program of many alike threads in tens of
  * executions, and one through all of them.
  *
- * Member index 0 runs the default schedule; index m >= 1 preempts at offer
+ * Turn 0 runs the default schedule; turn m >= 1 preempts at offer
  * (m - 1) / 2 of the novel walk when m is odd, of the whole walk when even
  * (every schedule with one preemption, in order from the start, while
  * there are that many offers); past L offers, executions preempt once or
@@ -45,7 +46,7 @@
 enum { SPIN_LIMIT = 1000, MAX_PREEMPTIONS = 2, FALLBACK_OFFERS = 1000 };
 
 struct bounded_state {
-    uint64_t member_index;
+    uint64_t member_index;      /* the turn */
     uint64_t profile_points;    /* choice points of execution 0 (0: no profile) */
     /* This execution. */
     struct rng rng;
