@@ -40,6 +40,7 @@ static void next_visible_op(const struct mthread *t, struct visible_op *op)
     *op = (struct visible_op){.kind = VIS_START, .fn = -1, .pc = t->regs.rip};
     switch (t->op) {
     case OP_START:
+        op->addr = t->start_routine;
         break;
     case OP_ACCESS: {
         const struct x86_insn *in = &t->site->insn;

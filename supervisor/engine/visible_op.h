@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 enum visible_kind {
-    VIS_START,      /* the thread's first step */
+    VIS_START,      /* the thread's first step; addr is its start routine (0 unknown) */
     VIS_READ,       /* a load from shared memory */
     VIS_WRITE,      /* a store to shared memory */
     VIS_UPDATE,     /* read and write in one instruction (atomic: LOCK prefix, xchg) */

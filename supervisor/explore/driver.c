@@ -74,9 +74,9 @@ void strategy_settings_text(const char *name, int depth, char *buf, size_t len)
     if (strcmp(name, "pct") == 0)
         snprintf(buf, len, depth ? " (depth %d)" : " (depth chosen per execution)", depth);
     else if (strcmp(name, "portfolio") == 0 && depth)
-        snprintf(buf, len, " (pct, pos, surw and random in turn; pct depth %d)", depth);
+        snprintf(buf, len, " (pct, pos, surw, random and bounded in turn; pct depth %d)", depth);
     else if (strcmp(name, "portfolio") == 0)
-        snprintf(buf, len, " (pct, pos, surw and random in turn; pct depth chosen per execution)");
+        snprintf(buf, len, " (pct, pos, surw, random and bounded in turn; pct depth chosen per execution)");
     else if (len)
         buf[0] = '\0';
 }

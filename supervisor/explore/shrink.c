@@ -8,10 +8,16 @@
  *   2. each remaining preemption replaced by letting the preempted thread
  *      go on, the rest of the plan kept;
  *   3. each choice replaced by each other candidate it had, for fewer steps;
- *   4. when a preemption is left (the edits above stop at a local
- *      minimum), a preemption-bounded dfs from the start with bounds
- *      0, 1, ... below it, for the same failure kind and location; its
- *      first hit is re-run as a plan, so what is kept replays like the rest.
+ *   4. (between 2 and 3, which costs a run per choice and candidate) when
+ *      more than one preemption is left, the schedules with one preemption
+ *      as the portfolio's bounded member walks them (the novel places
+ *      first, then all), with at most half the re-executions left: among
+ *      many alike threads dfs reaches the one place late;
+ *   5. when a preemption is still left, a preemption-bounded dfs from the
+ *      start with bounds 0, 1, ... below it, for the same failure kind and
+ *      location.
+ * The hits of 4 and 5 are re-run as plans, so what is kept replays like the
+ * rest.
  * A candidate replaces the best when it fails the same way with fewer
  * preemptions, or as many and fewer steps. */
 #include "supervisor/explore/shrink.h"
@@ -19,6 +25,7 @@
 #include "supervisor/explore/strategies.h"
 #include "supervisor/process/tracee.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -249,7 +256,55 @@ static void try_alternatives(struct shrinker *k)
     choice_list_free(&plan);
 }
 
-/* Pass 4: the fewest preemptions by search rather than by edits. dfs
+/* Runs one execution of a search strategy; a hit (the same failure) is
+ * re-run as a plan and kept when it has fewer preemptions. false when mdat
+ * failed. */
+static bool search_run(struct shrinker *k, struct strategy *s, uint64_t index)
+{
+    k->out->runs++;
+    struct explore_options bounded = bounded_options(k);
+    struct exec_result res;
+    if (!run_one(k->prog, &bounded, s, index, FIRST_ESTIMATE, &k->io, NULL, &res)) {
+        snprintf(k->err, k->errlen, "%s", res.error_message);
+        k->fatal = true;
+        exec_result_free(&res);
+        return false;
+    }
+    bool same = fails_the_same(k, &bounded, &res);
+    struct choice_list hit = {0};
+    if (same)
+        choice_list_move(&hit, &res.choices);
+    exec_result_free(&res);
+    /* Kept only if it fails again as a plan with fewer preemptions as the
+     * guided strategy counts them (which is what the file shows). */
+    if (same)
+        try_plan(k, &hit);
+    choice_list_free(&hit);
+    return true;
+}
+
+/* Pass 4: the schedules with at most one preemption, in bounded's order:
+ * its turn 0 (none), then the novel walk (odd turns), then the whole walk
+ * (even turns), each until a turn finds no place left to preempt. */
+static void walk_one_preemption(struct shrinker *k)
+{
+    if (k->best.preemptions <= 1 || !budget_left(k))
+        return;
+    uint64_t stop = k->out->runs + (k->max_runs - k->out->runs) / 2;
+    struct strategy *b = strategy_bounded_new();
+    bool go = search_run(k, b, k->index);
+    for (uint64_t first = 1; first <= 2 && go; first++)
+        for (uint64_t turn = first; go && k->best.preemptions > 1 && k->out->runs < stop && budget_left(k);
+             turn += 2) {
+            strategy_bounded_set_turn(b, turn);
+            go = search_run(k, b, k->index);
+            if (go && !strategy_bounded_preempted(b))
+                break;
+        }
+    strategy_free(b);
+}
+
+/* Pass 5: the fewest preemptions by search rather than by edits. dfs
  * raises its bound one at a time, so its first schedule that fails the same
  * way has the fewest preemptions it can find below the best's. */
 static void search_fewer_preemptions(struct shrinker *k)
@@ -307,6 +362,7 @@ bool shrink_failure(struct program *prog, const struct explore_options *opt, uin
         out->original_preemptions = k.best.preemptions;
         cut_at_preemptions(&k);
         drop_preemptions(&k);
+        walk_one_preemption(&k);
         try_alternatives(&k);
         uint64_t edited = k.best.preemptions;
         search_fewer_preemptions(&k);

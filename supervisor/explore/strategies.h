@@ -20,9 +20,19 @@ struct strategy *strategy_pos_new(void);
 uint64_t strategy_pos_priority(const struct strategy *s, int thread);
 /* Selectively uniform random walk (learns from execution 0: learn/use_profile). */
 struct strategy *strategy_surw_new(void);
-/* The randomized strategies taking turns: execution i is run by member
- * strategy_portfolio_member(i) (pct with this depth and budget, pos, surw,
- * random). */
+/* Preemption-bounded search as a function of its turn (0: the default
+ * schedule, then one preemption at each place in turn, then one or two
+ * drawn from the seed); a portfolio member, which numbers its own turns. */
+struct strategy *strategy_bounded_new(void);
+/* The turn the next execution is (not the execution's index: the
+ * portfolio's i / 8, shrinking's walk). */
+void strategy_bounded_set_turn(struct strategy *s, uint64_t turn);
+/* Whether this execution of bounded preempted where its turn said (false:
+ * its walk had no place left that far). */
+bool strategy_bounded_preempted(const struct strategy *s);
+/* The randomized strategies and bounded taking turns: execution i is run by
+ * member strategy_portfolio_member(i) (pct with this depth and budget, pos,
+ * surw, random, bounded). */
 struct strategy *strategy_portfolio_new(int depth, uint64_t budget);
 const char *strategy_portfolio_member(uint64_t index);
 /* Depth-first search bounded by preemptions or delays, iteratively up to

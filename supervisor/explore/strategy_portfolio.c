@@ -1,8 +1,14 @@
-/* strategy_portfolio: the randomized strategies taking turns, execution by
- * execution. Execution i is run by member i mod n (pct, pos, surw, random),
- * seeded as that execution always is, so it stays a function of (seed, i)
- * under any -j; the failure's schedule names the member that chose it
- * (strategy_portfolio_member).
+/* strategy_portfolio: the randomized strategies and a preemption-bounded
+ * search taking turns, execution by execution. Execution i is run by the
+ * member in slot i mod 8 of pct, pos, surw, random, pct, pos, surw,
+ * bounded, seeded as that execution always is, so it stays a function of
+ * (seed, i) under any -j; the failure's schedule names the member that
+ * chose it (strategy_portfolio_member). bounded numbers its own turns
+ * (i / 8) and walks the schedules with one preemption in order from the
+ * start (strategy_bounded.c): the bugs that need one preemption at one
+ * place among a hundred alike threads, which the randomized members hit
+ * once in tens of thousands of executions. It takes random's second turn:
+ * a uniform walk is the member the others most often do better than.
  *
  * No single strategy is best on every program (the bench in
  * scripts/search-bench shows each winning some cases); taking turns costs
@@ -17,8 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const MEMBERS[] = {"pct", "pos", "surw", "random"};
+static const char *const MEMBERS[] = {"pct", "pos", "surw", "random", "bounded"};
 enum { N_MEMBERS = sizeof MEMBERS / sizeof *MEMBERS };
+/* The member of each slot of a round (indexes into MEMBERS). */
+static const int SLOTS[] = {0, 1, 2, 3, 0, 1, 2, 4};
+enum { N_SLOTS = sizeof SLOTS / sizeof *SLOTS, BOUNDED = 4 };
 
 struct portfolio_state {
     struct strategy *member[N_MEMBERS];
@@ -28,13 +37,16 @@ struct portfolio_state {
 
 const char *strategy_portfolio_member(uint64_t index)
 {
-    return MEMBERS[index % N_MEMBERS];
+    return MEMBERS[SLOTS[index % N_SLOTS]];
 }
 
 static void portfolio_set_index(struct strategy *s, uint64_t index)
 {
     struct portfolio_state *p = s->state;
-    p->current = p->member[index % N_MEMBERS];
+    int m = SLOTS[index % N_SLOTS];
+    p->current = p->member[m];
+    if (m == BOUNDED)
+        strategy_bounded_set_turn(p->current, index / N_SLOTS);
 }
 
 static void portfolio_begin(struct strategy *s, uint64_t exec_seed, uint64_t estimated_steps)
@@ -116,11 +128,12 @@ struct strategy *strategy_portfolio_new(int depth, uint64_t budget)
 {
     struct strategy *s = calloc(1, sizeof *s);
     struct portfolio_state *p = calloc(1, sizeof *p);
-    /* pct runs one execution in N_MEMBERS: that is its budget. */
-    p->member[0] = strategy_pct_new(depth, budget / N_MEMBERS);
+    /* pct runs two executions in N_SLOTS: that is its budget. */
+    p->member[0] = strategy_pct_new(depth, budget / (N_SLOTS / 2));
     p->member[1] = strategy_pos_new();
     p->member[2] = strategy_surw_new();
     p->member[3] = strategy_random_new();
+    p->member[4] = strategy_bounded_new();
     s->ops = &portfolio_ops;
     s->prefers_progress = true;
     s->state = p;

@@ -92,6 +92,17 @@ fewest_preemptions)
         run_mdat run -n 2000 --strategy dfs --preemption-bound $bound "$TARGETS/barrier_lost_wakeup"
         expect_status $((bound == 0 ? 0 : 1))
     done
+    # One preemption at one place among twenty alike writers (pct's find has
+    # 15): the edits and dfs within the budget stopped at 15, the walk of
+    # one-preemption schedules reaches the place.
+    rm -rf out-dir
+    run_mdat run -n 1000 -s 2 --strategy pct --races off --shrink-time 0 -o out-dir "$TARGETS/search_two_stages"
+    expect_status 1
+    expect_out "FAILURE assertion in execution 127"
+    read -r s0 p0 s1 p1 <<<"$(shrunk_figures)"
+    [ "${p0:-0}" -gt 1 ] || fail "pct's schedule has only ${p0:-?} preemptions: nothing to search for"
+    [ "${p1:-}" = 1 ] || fail "two_stages shrunk to ${p1:-?} preemptions, not the minimum 1"
+    expect_replay_identical "$(first_sched)"
     ;;
 no_shrink)
     run_mdat run -n 300 -s 1 --strategy random --no-shrink -o out-dir --json run.json "$TARGETS/deadlock_lock_order"

@@ -254,6 +254,44 @@ static void test_surw_learns_counts(void **state)
 
 /* Execution i is run by member i mod 4 (pct, pos, surw, random): the same
  * choices as that strategy alone with the same seed. */
+/* bounded: turn 0 is the default schedule (the last thread goes on, then
+ * the next by id); the whole walk (even turns) takes the offers in order,
+ * alike threads (2 and 3) one class; the novel walk (odd turns) skips an
+ * offer made before and runs out. */
+static void test_bounded_walks(void **state)
+{
+    (void)state;
+    struct program_sketch p = {3, {0, 2, 3, 3}};
+    for (int i = 0; i < 2; i++)
+        p.ops[1][i] = op_of(VIS_READ, 0x1000);
+    for (int t = 2; t <= 3; t++)
+        for (int i = 0; i < 3; i++)
+            p.ops[t][i] = op_of(VIS_WRITE, 0x2000);
+    static const struct {
+        uint64_t turn;
+        bool preempted;
+        int sched[8];
+    } want[] = {
+        {0, false, {1, 1, 2, 2, 2, 3, 3, 3}},
+        {2, true, {1, 2, 2, 2, 3, 3, 3, 1}},     /* offer 0: 1 to the class of 2 and 3 */
+        {4, true, {1, 1, 2, 3, 3, 3, 2, 2}},     /* offer 1: 2 to 3 */
+        {6, true, {1, 1, 2, 2, 3, 3, 3, 2}},     /* offer 2: 2 to 3 again, a step later */
+        {1, true, {1, 2, 2, 2, 3, 3, 3, 1}},
+        {3, true, {1, 1, 2, 3, 3, 3, 2, 2}},
+        {5, false, {1, 1, 2, 2, 2, 3, 3, 3}},    /* 2 to 3 was offered: none new left */
+    };
+    struct strategy *b = strategy_bounded_new();
+    for (size_t k = 0; k < sizeof want / sizeof *want; k++) {
+        int sched[32], len;
+        strategy_bounded_set_turn(b, want[k].turn);
+        simulate(b, &p, 1, sched, &len);
+        assert_int_equal(len, 8);
+        assert_memory_equal(sched, want[k].sched, sizeof want[k].sched);
+        assert_int_equal(strategy_bounded_preempted(b), want[k].preempted);
+    }
+    strategy_free(b);
+}
+
 static void test_portfolio_members_take_turns(void **state)
 {
     (void)state;
@@ -261,14 +299,18 @@ static void test_portfolio_members_take_turns(void **state)
     for (int t = 1; t <= 3; t++)
         for (int i = 0; i < 3; i++)
             p.ops[t][i] = op_of(i == 1 ? VIS_READ : VIS_WRITE, 0x1000 + 8 * (uint64_t)((t + i) % 2));
-    const char *names[] = {"pct", "pos", "surw", "random"};
+    const char *names[] = {"pct", "pos", "surw", "random", "pct", "pos", "surw", "bounded"};
     struct strategy *port = strategy_portfolio_new(3, 0);
-    for (uint64_t index = 0; index < 8; index++) {
-        assert_string_equal(strategy_portfolio_member(index), names[index % 4]);
-        struct strategy *alone = index % 4 == 0 ? strategy_pct_new(3, 0)
-                                 : index % 4 == 1 ? strategy_pos_new()
-                                 : index % 4 == 2 ? strategy_surw_new()
-                                                  : strategy_random_new();
+    for (uint64_t index = 0; index < 24; index++) {
+        const char *name = names[index % 8];
+        assert_string_equal(strategy_portfolio_member(index), name);
+        struct strategy *alone = strcmp(name, "pct") == 0    ? strategy_pct_new(3, 0)
+                                 : strcmp(name, "pos") == 0  ? strategy_pos_new()
+                                 : strcmp(name, "surw") == 0 ? strategy_surw_new()
+                                 : strcmp(name, "random") == 0 ? strategy_random_new()
+                                                               : strategy_bounded_new();
+        if (strcmp(name, "bounded") == 0)
+            strategy_bounded_set_turn(alone, index / 8);
         int a[32], b[32], la, lb;
         port->ops->set_index(port, index);
         simulate(port, &p, 100 + index, a, &la);
@@ -513,6 +555,7 @@ int main(void)
         cmocka_unit_test(test_surw_weights_by_remaining_events),
         cmocka_unit_test(test_surw_uniform_over_interleavings),
         cmocka_unit_test(test_surw_learns_counts),
+        cmocka_unit_test(test_bounded_walks),
         cmocka_unit_test(test_portfolio_members_take_turns),
         cmocka_unit_test(test_dfs_preemption_bounds),
         cmocka_unit_test(test_dfs_delay_bounds),
