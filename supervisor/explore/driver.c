@@ -273,6 +273,7 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
         page_list_add(&learned_read, shared->learned_read[i]);
     judged.observed = &learned;
     judged.read_shared = &learned_read;
+    judged.observe_all = shared->learned_all;
     uint64_t start = opt->first > 1 ? opt->first : first_after_zero(opt);
     if (ok && !systematic && opt->schedules > start && !tally.have_error && (keeps_going(opt) || tally.n_found == 0)) {
         if (opt->jobs <= 1)

@@ -328,7 +328,7 @@ bool run_one(struct program *prog, const struct explore_options *opt, struct str
     struct page_list observed = {0}, read_shared = {0};
     page_list_copy(&observed, follows ? &follows->observed : index == 0 ? NULL : opt->observed);
     page_list_copy(&read_shared, follows ? &follows->read_shared : index == 0 ? NULL : opt->read_shared);
-    cfg.own_pages = follows ? follows->pages == PAGES_OWN : opt->own_pages;
+    cfg.own_pages = follows ? follows->pages == PAGES_OWN : opt->own_pages && !(index > 0 && opt->observe_all);
     cfg.judge_spins = follows ? follows->spins_judged : true;
 
     if (cfg.own_pages && !(io->tmpl && io->tmpl->pages)) {

@@ -43,6 +43,7 @@ static void learn_pages(struct shared_state *shared, const struct exec_result *r
         memcpy(shared->learned_read, read->at, n * sizeof *shared->learned_read);
 
     shared->n_learned_read = (uint32_t)n;
+    shared->learned_all = res->choices.pages == PAGES_OBSERVE_ALL;
 }
 
 void save_at_once(

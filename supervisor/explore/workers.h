@@ -55,6 +55,10 @@ struct shared_state {
      * is forked, read by all). */
     uint32_t n_learned, n_learned_read;
     uint64_t learned[LEARNED_PAGES_MAX], learned_read[LEARNED_PAGES_MAX];
+    /* Execution 0 ended observing every access (page ownership gave up on
+     * it: too many carried faults, or keys ran out): so does every later
+     * one from its start, instead of paying for giving up again. */
+    bool learned_all;
 };
 
 
