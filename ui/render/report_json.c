@@ -119,10 +119,7 @@ static void write_shard_settings(struct json_writer *w, const struct run_descrip
     const struct explore_options *o = run->opt;
     json_begin_object(w, "settings");
     json_string(w, "program_sha256", run->prog->sha256);
-    json_begin_array(w, "args");
-    for (int i = 1; i < o->argc; i++)
-        json_string(w, NULL, o->argv[i]);
-    json_end_array(w);
+    json_string_array(w, "args", (const char *const *)o->argv + 1, o->argc - 1);
     json_uint(w, "schedules", o->schedules);
     json_uint(w, "seed", o->seed);
     json_string(w, "strategy", o->strategy);
@@ -135,14 +132,8 @@ static void write_shard_settings(struct json_writer *w, const struct run_descrip
     json_string_or_null(w, "check", o->check_cmd);
     json_bool(w, "fail_on_exit", o->fail_on_exit);
     json_int(w, "races", (int)o->detect.races);
-    json_begin_array(w, "invariants");
-    for (int i = 0; i < o->detect.n_invariants; i++)
-        json_string(w, NULL, o->detect.invariants[i]);
-    json_end_array(w);
-    json_begin_array(w, "watches");
-    for (int i = 0; i < o->n_watches; i++)
-        json_string(w, NULL, o->watches[i]);
-    json_end_array(w);
+    json_string_array(w, "invariants", o->detect.invariants, o->detect.n_invariants);
+    json_string_array(w, "watches", o->watches, o->n_watches);
     json_int(w, "preempt", (int)o->preempt);
     json_bool(w, "tso", o->tso);
     json_bool(w, "keep_going", o->keep_going);

@@ -88,6 +88,14 @@ void json_string(struct json_writer *w, const char *key, const char *value)
     write_escaped(w->f, value);
 }
 
+void json_string_array(struct json_writer *w, const char *key, const char *const *values, int n)
+{
+    json_begin_array(w, key);
+    for (int i = 0; i < n; i++)
+        json_string(w, NULL, values[i]);
+    json_end_array(w);
+}
+
 void json_string_or_null(struct json_writer *w, const char *key, const char *value)
 {
     if (value)

@@ -22,6 +22,8 @@ void json_end_array(struct json_writer *w);
 /* Bytes that are not valid UTF-8 are written as U+FFFD: the output is
  * always valid JSON in valid UTF-8, whatever the program's names hold. */
 void json_string(struct json_writer *w, const char *key, const char *value);
+/* An array of the n strings values[0..n). */
+void json_string_array(struct json_writer *w, const char *key, const char *const *values, int n);
 /* value as a string, or null when value is NULL. */
 void json_string_or_null(struct json_writer *w, const char *key, const char *value);
 void json_uint(struct json_writer *w, const char *key, uint64_t value);

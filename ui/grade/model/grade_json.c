@@ -13,10 +13,7 @@
 void grade_json_settings(struct json_writer *w, const struct grade_settings *s)
 {
     json_begin_object(w, "settings");
-    json_begin_array(w, "submissions");
-    for (int i = 0; i < s->n_submissions; i++)
-        json_string(w, NULL, s->submissions[i]);
-    json_end_array(w);
+    json_string_array(w, "submissions", s->submissions, s->n_submissions);
     json_uint(w, "schedules", s->schedules);
     json_uint(w, "seed", s->seed);
     json_string(w, "strategy", s->strategy);
@@ -39,10 +36,7 @@ void grade_json_settings(struct json_writer *w, const struct grade_settings *s)
     json_bool(w, "sandbox", s->sandbox);
     json_uint(w, "max_disk_bytes", s->max_disk);
     json_bool(w, "outcomes", s->outcomes);
-    json_begin_array(w, "watches");
-    for (int i = 0; i < s->n_watches; i++)
-        json_string(w, NULL, s->watches[i]);
-    json_end_array(w);
+    json_string_array(w, "watches", s->watches, s->n_watches);
     /* Only with --lincheck: the files of a grading without it stay as they were. */
     if (s->lincheck_spec) {
         json_string(w, "lincheck", s->lincheck_spec);
