@@ -48,7 +48,7 @@ enum { STOP_COST = 256, PAGE_READ_COST = 32, AHEAD_TRIES = 3 };
 
 /* Through the program's own page rights, and page_cache.c: while the
  * thread runs ahead, nothing else runs, so what was read stays true. */
-static bool read_memory(void *ctx, uint64_t addr, void *buf, size_t n)
+bool exec_read_as_program(void *ctx, uint64_t addr, void *buf, size_t n)
 {
     struct execution *ex = ctx;
     if (!tracee_read_as_program(ex->vm_pid, addr, buf, n))
@@ -176,7 +176,7 @@ enum ahead_end exec_run_ahead(struct execution *ex, struct mthread *t, uint64_t 
     bool planted;
     if (turned_off() || refused(ex, start) || !code_map_insn_at(ex->cfg->code, ex->mem_fd, start, &planted))
         return AHEAD_NATIVE;
-    struct x86_memory mem = {read_memory, write_memory, ex, vector_regs_fetch, vector_regs_mark_changed};
+    struct x86_memory mem = {exec_read_as_program, write_memory, ex, vector_regs_fetch, vector_regs_mark_changed};
     struct user_regs_struct regs = t->regs;
     vector_regs_set_thread(t->tid);
     bool arrived = false, at_futex = false;

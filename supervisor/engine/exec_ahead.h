@@ -4,6 +4,8 @@
 #ifndef MDAT_ENGINE_EXEC_AHEAD_H
 #define MDAT_ENGINE_EXEC_AHEAD_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "supervisor/engine/exec_core.h"
@@ -21,5 +23,9 @@ enum ahead_end {
  * system call mdat carried out. t->regs_dirty when t->regs moved on: the
  * kernel's are stale until the engine writes them. */
 enum ahead_end exec_run_ahead(struct execution *ex, struct mthread *t, uint64_t *at);
+/* The emulator's reads (ctx: the execution): through the program's own
+ * page rights and page_cache.c, with mdat's planted int3 bytes hidden, so
+ * that code reading itself sees its own bytes. */
+bool exec_read_as_program(void *ctx, uint64_t addr, void *buf, size_t n);
 
 #endif

@@ -26,8 +26,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <linux/futex.h>
 #include <linux/kcmp.h>
 #include <signal.h>
@@ -67,16 +65,8 @@ enum { SIGRTMIN_KERNEL = 32 };
 
 /* ---------- carrying out the operation at a breakpoint ---------- */
 
-/* Emulated accesses go through the program's own page protections. */
-static bool read_memory(void *ctx, uint64_t addr, void *buf, size_t n)
-{
-    struct execution *ex = ctx;
-    if (!tracee_read_as_program(ex->vm_pid, addr, buf, n))
-        return false;
-    code_map_hide_breakpoints(ex->cfg->code, addr, buf, n);     /* code that reads itself */
-    return true;
-}
-
+/* Emulated accesses go through the program's own page protections
+ * (reads: exec_read_as_program). */
 static bool write_memory(void *ctx, uint64_t addr, const void *buf, size_t n)
 {
     struct execution *ex = ctx;
@@ -93,7 +83,7 @@ static bool write_memory(void *ctx, uint64_t addr, const void *buf, size_t n)
 
 static struct x86_memory program_memory(struct execution *ex)
 {
-    return (struct x86_memory){read_memory, write_memory, ex, vector_regs_fetch, vector_regs_mark_changed};
+    return (struct x86_memory){exec_read_as_program, write_memory, ex, vector_regs_fetch, vector_regs_mark_changed};
 }
 
 /* t stands before its operation's instruction, still to be carried out:
