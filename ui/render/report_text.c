@@ -132,8 +132,9 @@ static void systematic_table_extent(FILE *out, const struct explore_summary *sum
                 "every one: other outcomes may be reachable\n",
                 sum->schedules_run < opt->schedules ? "was stopped after" : "stopped at -n", sum->schedules_run);
     else if (!dpor && opt->max_bound >= 0)
-        fprintf(out, "  exact within %s bound %d: all %" PRIu64 " schedules with at most %d %ss explored; more "
-                "%ss may reach other outcomes\n", bound, opt->max_bound, sum->classes, sum->bound, bound, bound);
+        fprintf(out, "  exact within %s bound %d: all %" PRIu64 " schedules with at most %d %s%s explored; more "
+                "%ss may reach other outcomes\n", bound, opt->max_bound, sum->classes, sum->bound, bound,
+                sum->bound == 1 ? "" : "s", bound);
     else
         fprintf(out, "  exact: all %" PRIu64 " %s explored\n", sum->classes, what);
 }
