@@ -35,6 +35,11 @@ struct exec_config {
     double time_limit_sec;          /* the whole execution; reached: incomplete; 0: none */
     bool detect_livelock;           /* judge repeated states (engine/livelock.h) */
     bool judge_spins;               /* and spinning threads at once (spin_watch.h; choices.spins_judged) */
+    /* A strategy that prefers progress is offered only the threads that do
+     * not spin (strategy.prefers_progress). False: every thread, always
+     * (MDAT_NO_SPIN_PREFERENCE=1): a search that trusts no spin judgement,
+     * the other side of scripts/dpor-vs-dfs. Choices replay either way. */
+    bool spin_preference;
 
     /* Record no choices in exec_result.choices: the caller finds a failing
      * execution again from its seed and index, and a long execution's

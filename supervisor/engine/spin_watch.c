@@ -234,7 +234,12 @@ void spin_watch_after_step(struct spin_watch *w, struct execution *ex, const str
         return;
     }
     s->steps++;
-    passed_state(w, ex, t, s);
+    /* The load of a read-modify-write made two steps leaves the thread
+     * in the middle of that instruction: its registers are the ones it
+     * had before the load, yet it has gone nowhere round a loop. Its
+     * state is the one after the store. */
+    if (!t->rmw_loaded)
+        passed_state(w, ex, t, s);
 }
 
 bool spin_watch_any(const struct spin_watch *w)

@@ -330,6 +330,8 @@ bool run_one(struct program *prog, const struct explore_options *opt, struct str
     page_list_copy(&read_shared, follows ? &follows->read_shared : index == 0 ? NULL : opt->read_shared);
     cfg.own_pages = follows ? follows->pages == PAGES_OWN : opt->own_pages && !(index > 0 && opt->observe_all);
     cfg.judge_spins = follows ? follows->spins_judged : true;
+    const char *no_preference = getenv("MDAT_NO_SPIN_PREFERENCE");
+    cfg.spin_preference = !(no_preference && strcmp(no_preference, "1") == 0);
 
     if (cfg.own_pages && !(io->tmpl && io->tmpl->pages)) {
         if (follows) {

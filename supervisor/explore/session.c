@@ -855,6 +855,7 @@ bool session_run(struct session *s, const struct session_frontend *fe, char *err
             .want_state = true,
             .detect_livelock = true,
             .judge_spins = s->path.choices.spins_judged,
+            .spin_preference = true,
             .watches = (const char *const *)s->watches,
 
             .n_watches = s->n_watches,

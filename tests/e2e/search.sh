@@ -312,6 +312,44 @@ t_spin_differential() {
     [ "$(grep -c " dpor covers$" "$WORK/out")" -eq 6 ] || fail "dpor did not cover dfs: $(cat "$WORK/out")"
 }
 
+# Issue 23's false proof: a check-then-act on an atomic stock, the sales
+# counted with `sold++' under a mutex (differential/stock_check_take.c and
+# cxx_stock.cpp). A thread between that add's load and store (two steps,
+# the same registers) was taken for a spinner, and dpor and dfs stopped
+# branching there: "exact: all 16 classes", one outcome, at -O2. Every
+# build, dpor and dfs within two preemptions find the failure and replay
+# it; the correct variants are proved; the differential on them (its
+# third search trusts no spin judgement) has no disagreement.
+t_check_then_act() {
+    local program build strategy sched
+    for program in stock_check_take cxx_stock; do
+        for build in o0 o2; do
+            for strategy in "dpor" "dfs --preemption-bound 2"; do
+                rm -rf "$WORK/out-dir"
+                # shellcheck disable=SC2086  # the strategy and its option
+                run_mdat run --strategy $strategy -n 3000 -o out-dir --fail-on-exit \
+                    "$TARGETS/diff_${program}_$build" racy
+                expect_status 1 "$program $build $strategy"
+                expect_out "FAILURE exit-status"
+                sched=$(first_sched)
+                run_mdat replay "$sched"
+                expect_status 1 "$program $build $strategy replay"
+                expect_out "reproduced FAILURE exit-status"
+            done
+            run_mdat run --strategy dpor -n 3000 -o out-dir --fail-on-exit --outcomes "$TARGETS/diff_${program}_$build"
+            expect_status 0 "$program $build correct"
+            expect_out "exact: all "
+            expect_out "mdat: 1 outcome of"
+        done
+    done
+    local script="$SOURCES/../../scripts/dpor-vs-dfs"
+    status=0
+    "$script" --mdat "$MDAT" --targets "$TARGETS" -n 300 --only stock >"$WORK/out" 2>"$WORK/err" || status=$?
+    expect_status 0
+    expect_out ", 0 disagreements;"
+    [ "$(grep -c " O[02] " "$WORK/out")" -eq 8 ] || fail "not every stock program ran: $(cat "$WORK/out")"
+}
+
 t_check_stopped() {
     # dpor stops an execution early once it is equivalent to one already
     # run: that execution has no whole output, and the checker must not
