@@ -131,6 +131,10 @@ void exec_step_progressed(struct execution *ex);
 /* Page ownership: the next look at the running step is due at at_ns (by
  * the clock; exec_threads.c then asks the thread's CPU time). */
 void exec_arm_spin_check(struct execution *ex, uint64_t at_ns);
+/* When the running step's whole --timeout has passed by the clock (or
+ * the execution's --time-limit, if sooner): how long a wait on the world
+ * outside the program may take. */
+uint64_t exec_step_timeout_end(const struct execution *ex);
 
 /* exec_signals.c */
 /* A signal the thread does not block is pending for it (or its process). */

@@ -885,6 +885,9 @@ struct execution *ex, struct mthread *t, int *status)
         if (!in || planted || (in->flags & X86_SYSCALL))
             break;
         note_reads(p, t, in, &reads);
+        /* A second for each single step, not for all of them: a loaded
+         * machine may take that long to run 4,096. */
+        ex->deadline_ns = monotonic_ns() + 1000000000ull;
         if (!tracee_step(t->tid, 0) || exec_wait_thread(ex, t->tid, status) <= 0) {
             page_list_free(&reads);
             v = SPIN_LOST;

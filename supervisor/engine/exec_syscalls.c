@@ -188,7 +188,7 @@ bool exec_syscall_wait_outside(struct execution *ex, bool *inside)
     /* The outside world (a child process, a peer on a socket) may still
      * complete a call: wait for it in real time, looking every 20 ms and
      * letting children's stops through, until the step's deadline. */
-    uint64_t deadline = ex->deadline_ns ? ex->deadline_ns : monotonic_ns() + 10000000000ull;
+    uint64_t deadline = exec_step_timeout_end(ex);
     while (monotonic_ns() < deadline) {
         uint64_t slice = monotonic_ns() + 20000000u;
         uint64_t saved = ex->deadline_ns;

@@ -9,6 +9,7 @@
 #include "supervisor/engine/exec_pages.h"
 #include "supervisor/launch/exec_template.h"
 #include "supervisor/process/page_cache.h"
+#include "supervisor/process/proc_stat.h"
 #include "supervisor/process/thread_cpu.h"
 #include "supervisor/process/vector_regs.h"
 
@@ -21,6 +22,7 @@
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static void *resized(void *array, size_t cap, size_t elem)
@@ -370,6 +372,58 @@ static enum watch_due spin_watch_due(struct execution *ex, pid_t tid)
     return WATCH_NOW;
 }
 
+/* The CPU time the thread tid and mdat's own process have used. */
+static bool step_cpu_ns(struct execution *ex, pid_t tid, uint64_t *ns)
+{
+    struct timespec self;
+    uint64_t thread;
+    if (!thread_cpu_ns(ex->pid, tid, &thread) || clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &self) != 0)
+        return false;
+    *ns = thread + (uint64_t)self.tv_sec * 1000000000u + (uint64_t)self.tv_nsec;
+    return true;
+}
+
+static void arm_step_deadline(struct execution *ex, uint64_t at_ns)
+{
+    ex->step_deadline_ns = ex->end_ns && ex->end_ns < at_ns ? ex->end_ns : at_ns;
+    ex->deadline_ns = ex->step_deadline_ns;
+    if (ex->spin_check_ns && ex->spin_check_ns < ex->deadline_ns)
+        ex->deadline_ns = ex->spin_check_ns;
+}
+
+/* The step's deadline has passed (STEP_FIRST_LOOK by the clock, or a
+ * later look): true when the wait goes on, re-armed; false when the step
+ * is a hang. --timeout is what the step may use, not what a busy machine
+ * takes from it: a thread that runs must have used that much CPU time,
+ * it and mdat together (mdat stepping it), counted from the first look;
+ * a correct program kept from the CPU is no hang on a loaded machine. A
+ * thread asleep in the kernel uses none: it hangs once the timeout has
+ * passed by the clock. Eight timeouts by the clock end any step. */
+static bool step_overdue(struct execution *ex, pid_t tid)
+{
+    uint64_t now = monotonic_ns(), timeout = ex->hang_cpu_ns;
+    if (tid <= 0 || !timeout || ex->deadline_ns != ex->step_deadline_ns || now < ex->step_deadline_ns ||
+        (ex->end_ns && now >= ex->end_ns) || now >= ex->step_started_ns + 8 * timeout)
+        return false;
+    uint64_t cpu;
+    struct proc_stat st;
+    if (!step_cpu_ns(ex, tid, &cpu) || !proc_stat_read(ex->pid, tid, &st))
+        return false;
+    if (!ex->hang_cpu_base)
+        ex->hang_cpu_base = cpu | 1;
+    if (st.state == 'S' || st.state == 'D') {
+        if (now >= ex->step_started_ns + timeout)
+            return false;
+        arm_step_deadline(ex, ex->step_started_ns + timeout);
+        return true;
+    }
+    uint64_t used = cpu > ex->hang_cpu_base ? cpu - ex->hang_cpu_base : 0;
+    if (used >= timeout)
+        return false;
+    arm_step_deadline(ex, now + (timeout - used) + 1000000);
+    return true;
+}
+
 static enum spin_verdict look_for_spin(struct execution *ex, pid_t tid, int *status)
 {
     struct mthread *t = exec_thread_by_tid(ex, tid);
@@ -422,6 +476,8 @@ int exec_wait_thread(struct execution *ex, pid_t tid, int *status)
                 return -1;
             }
         }
+        if (r == 0 && step_overdue(ex, tid))
+            continue;
         if (r <= 0)
             return r;
         ex->res->ptrace_stops++;

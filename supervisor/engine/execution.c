@@ -459,7 +459,13 @@ static void set_step_deadline(struct execution *ex)
 {
     uint64_t now = monotonic_ns();
     ex->step_started_ns = now;
-    uint64_t step_end = ex->cfg->timeout_sec > 0 ? now + (uint64_t)(ex->cfg->timeout_sec * 1e9) : 0;
+    /* The first look at a long step comes soon; from there it is judged
+     * by the CPU time it uses (exec_threads.c step_overdue). */
+    ex->hang_cpu_ns = ex->cfg->timeout_sec > 0 ? (uint64_t)(ex->cfg->timeout_sec * 1e9) : 0;
+    ex->hang_cpu_base = 0;
+    uint64_t step_end = ex->hang_cpu_ns ? now + (ex->hang_cpu_ns < STEP_FIRST_LOOK_NS ? ex->hang_cpu_ns
+                                                                                     : STEP_FIRST_LOOK_NS)
+                                        : 0;
     ex->deadline_ns = step_end;
     if (ex->end_ns && (!step_end || ex->end_ns < step_end))
         ex->deadline_ns = ex->end_ns;
@@ -486,6 +492,13 @@ void exec_arm_spin_check(struct execution *ex, uint64_t at_ns)
     ex->deadline_ns = ex->step_deadline_ns;
     if (!ex->deadline_ns || ex->spin_check_ns < ex->deadline_ns)
         ex->deadline_ns = ex->spin_check_ns;
+}
+
+uint64_t exec_step_timeout_end(const struct execution *ex)
+{
+    uint64_t end = ex->step_started_ns + (ex->cfg->timeout_sec > 0 ? (uint64_t)(ex->cfg->timeout_sec * 1e9)
+                                                                   : 10000000000u);
+    return ex->end_ns && ex->end_ns < end ? ex->end_ns : end;
 }
 
 void exec_step_progressed(struct execution *ex)

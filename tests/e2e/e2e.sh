@@ -230,6 +230,25 @@ timeout)
     [ $? -eq 1 ] || fail "replaying the hang did not exit 1: $(cat replay.out)"
     grep -q "FAILURE hang\|reproduced" replay.out || fail "replay did not reproduce the hang: $(cat replay.out)"
     ;;
+timeout_loaded)
+    # A correct program's long step (about 0.5 s of CPU time natively) on a
+    # CPU it shares with three busy loops: it takes longer than --timeout
+    # by the clock, yet uses less CPU time than that, so it is no hang
+    # (a wall-clock timeout reported one). A real hang is still one.
+    taskset -pc 0 $$ >/dev/null || fail "cannot pin the test to CPU 0"
+    loops=()
+    for _ in 1 2 3; do
+        sh -c 'while :; do :; done' &
+        loops+=($!)
+    done
+    run_mdat run -n 2 -s 1 --timeout 1 --no-shrink -o out-dir "$TARGETS/long_compute" 300
+    expect_status 0 "long_compute"
+    expect_out "no failure in 2 executions"
+    run_mdat run -n 1 -s 1 --timeout 1 --no-shrink -o out-dir "$TARGETS/spin_forever"
+    kill "${loops[@]}"
+    expect_status 1 "spin_forever"
+    expect_out "FAILURE hang"
+    ;;
 step_limit)
     # Spinning on a flag nobody sets: a livelock, found from the execution
     # itself (states repeat), with or without a step limit.
