@@ -391,14 +391,15 @@ static void arm_step_deadline(struct execution *ex, uint64_t at_ns)
         ex->deadline_ns = ex->spin_check_ns;
 }
 
-/* The step's deadline has passed (STEP_FIRST_LOOK by the clock, or a
+/* The step's deadline has passed (STEP_FIRST_LOOK_NS by the clock, or a
  * later look): true when the wait goes on, re-armed; false when the step
  * is a hang. --timeout is what the step may use, not what a busy machine
- * takes from it: a thread that runs must have used that much CPU time,
- * it and mdat together (mdat stepping it), counted from the first look;
- * a correct program kept from the CPU is no hang on a loaded machine. A
- * thread asleep in the kernel uses none: it hangs once the timeout has
- * passed by the clock. Eight timeouts by the clock end any step. */
+ * takes from it: a thread that runs (or waits for a CPU) must have used
+ * that much CPU time, it and mdat together (mdat stepping it), counted
+ * from the first look; a correct program kept from the CPU is no hang on a
+ * loaded machine. A thread that does not run (asleep in the kernel,
+ * stopped) uses none: it hangs once the timeout has passed by the clock.
+ * Eight timeouts by the clock end any step. */
 static bool step_overdue(struct execution *ex, pid_t tid)
 {
     uint64_t now = monotonic_ns(), timeout = ex->hang_cpu_ns;
@@ -411,7 +412,7 @@ static bool step_overdue(struct execution *ex, pid_t tid)
         return false;
     if (!ex->hang_cpu_base)
         ex->hang_cpu_base = cpu | 1;
-    if (st.state == 'S' || st.state == 'D') {
+    if (st.state != 'R') {
         if (now >= ex->step_started_ns + timeout)
             return false;
         arm_step_deadline(ex, ex->step_started_ns + timeout);

@@ -189,7 +189,8 @@ static size_t ask_strategy(struct execution *ex, char kind, const int *ids, cons
                            bool from_view)
 {
     struct strategy *s = ex->cfg->strategy;
-    if (kind != CHOICE_THREAD || !ex->spin || !s->prefers_progress || !ex->cfg->spin_preference || n < 2 || !spin_watch_any(ex->spin))
+    if (kind != CHOICE_THREAD || !ex->spin || !s->prefers_progress || !ex->cfg->spin_preference || n < 2 ||
+        !spin_watch_any(ex->spin))
         return ask_among(ex, kind, ids, yielded, n, from_view, n, NULL);
     int ids_small[16], *some = n <= 16 ? ids_small : malloc(n * sizeof *some);
     bool yielded_small[16], *some_yielded = n <= 16 ? yielded_small : malloc(n * sizeof *some_yielded);
