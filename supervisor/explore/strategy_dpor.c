@@ -41,7 +41,13 @@
  * is with the acquisition the release ended (the source-DPOR treatment of
  * locks, as Nidhugg's), reversed at the state before that acquisition,
  * where the lock was free. So a program whose threads share only locks
- * has as many classes as orders of acquisitions.
+ * has as many classes as orders of acquisitions. A semaphore has no
+ * owner, so a wait after a post races with the post and, when the poster
+ * had taken a unit itself (a semaphore used as a lock), with that taking
+ * too (matching_sem_wait).
+ * The process's end (its exit, or a failure that kills it) in the last
+ * step races with the next step of every thread that could still run
+ * there, which the trace does not hold (race_with_end).
  * Spin loops (spin-assume, as GenMC's): a thread seen to spin is not
  * offered while another can run (strategy.prefers_progress), and the
  * rounds it went until then are no-ops (mark_spins): their steps race with
@@ -689,12 +695,30 @@ static bool next_branch(struct dpor_state *d)
     return false;
 }
 
+/* The execution ended in its last step (the process's exit, or a failure
+ * that killed it: a failed assertion, a crash) while other threads could
+ * still have run there. What each would have done next is lost with the
+ * process, so the end races with every one of their next steps, which are
+ * no events of the trace (a thread that never ran at all has none): each is
+ * tried before it. Without this a worker that had not started when main
+ * failed (or returned) would never run before that end. */
+static void race_with_end(struct dpor_state *d)
+{
+    if (d->blocked || d->n_nodes == 0)
+        return;
+    struct dpor_node *n = &d->nodes[d->n_nodes - 1];
+    for (size_t i = 0; i < n->enabled.n; i++)
+        if (n->enabled.at[i] != n->chosen)
+            idset_add(&n->backtrack, n->enabled.at[i]);
+}
+
 static bool dpor_advance(struct strategy *s)
 {
     struct dpor_state *d = s->state;
     if (!d->blocked)
         d->classes++;
     dpor_find_races(d);
+    race_with_end(d);
     s->stop = false;
     return next_branch(d);
 }
@@ -827,6 +851,27 @@ static int matching_acquisition(const struct dpor_event *ev, size_t i, uint64_t 
     return -1;
 }
 
+static bool is_sem_call(const struct visible_op *op, bool post)
+{
+    if (op->kind != VIS_SYNC)
+        return false;
+    if (post)
+        return op->fn == MF_SEM_POST;
+    return op->fn == MF_SEM_WAIT || op->fn == MF_SEM_TRYWAIT || op->fn == MF_SEM_TIMEDWAIT;
+}
+
+/* The event with which the thread of event i (a sem_post) last took a
+ * unit of the same semaphore (its wait, or the resume inside one), -1 if
+ * none: a semaphore used as a lock. */
+static int matching_sem_wait(const struct dpor_event *ev, size_t i)
+{
+    for (size_t k = i; k-- > 0;)
+        if (ev[k].thread == ev[i].thread && ev[k].op.addr == ev[i].op.addr &&
+            (ev[k].op.kind == VIS_RESUME || is_sem_call(&ev[k].op, false)))
+            return (int)k;
+    return -1;
+}
+
 static void join_clock(uint32_t *into, const uint32_t *from, size_t width)
 {
     for (size_t u = 0; u < width; u++)
@@ -878,6 +923,14 @@ void dpor_find_races(struct dpor_state *d)
                 if (a < 0)
                     reverse_race(d, vc, width, i, j);
                 else if (!before(ev, vj, a))
+                    reverse_race(d, vc, width, (size_t)a, j);
+                /* A wait on a semaphore after a post could not have come
+                 * before it when it would have blocked there; when the
+                 * poster had taken a unit itself (a semaphore used as a
+                 * lock), the wait races with that taking too, which is
+                 * no race of the trace once the post orders them. */
+                a = is_sem_call(&ev[j].op, false) && is_sem_call(&ev[i].op, true) ? matching_sem_wait(ev, i) : -1;
+                if (a >= 0 && !before(ev, vj, a))
                     reverse_race(d, vc, width, (size_t)a, j);
             }
             join_clock(vj, vc + i * width, width);

@@ -350,6 +350,32 @@ t_check_then_act() {
     [ "$(grep -c " O[02] " "$WORK/out")" -eq 8 ] || fail "not every stock program ran: $(cat "$WORK/out")"
 }
 
+# Two more false proofs dpor gave (each "exact: all 1 classes"): a
+# semaphore used as a lock, whose later waits were never moved before an
+# earlier holder's wait, and a process that ends (main returns, or fails an
+# assertion) before a thread it started has run, whose next step is no
+# event of the trace. Every order of turns, and both outcomes of the end,
+# are classes now; the buggy variants fail under dpor.
+t_dpor_blind_spots() {
+    local build
+    for build in o0 o2; do
+        run_mdat run --strategy dpor -n 500 -o out-dir --outcomes "$TARGETS/diff_sem_lock_order_$build"
+        expect_status 0 "sem_lock_order $build"
+        expect_out "mdat: 6 outcomes of 6 distinct interleavings (classes)"
+        expect_out "exact: all 6 distinct"
+        run_mdat run --strategy dpor -n 500 -o out-dir "$TARGETS/diff_sem_lock_order_$build" buggy
+        expect_status 1 "sem_lock_order buggy $build"
+        expect_out "FAILURE assertion"
+        run_mdat run --strategy dpor -n 500 -o out-dir --outcomes "$TARGETS/diff_exit_before_worker_$build"
+        expect_status 0 "exit_before_worker $build"
+        expect_out "mdat: 2 outcomes of"
+        expect_out "exact: all "
+        run_mdat run --strategy dpor -n 500 -o out-dir "$TARGETS/diff_exit_before_worker_$build" fail
+        expect_status 1 "exit_before_worker fail $build"
+        expect_out "FAILURE assertion"
+    done
+}
+
 t_check_stopped() {
     # dpor stops an execution early once it is equivalent to one already
     # run: that execution has no whole output, and the checker must not
