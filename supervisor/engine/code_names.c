@@ -145,6 +145,8 @@ static uint64_t search_user_return(struct execution *ex, const struct mthread *t
     for (size_t i = 0; i < n; i++) {
         if (tail && sp + 8 * i >= t->tail_slot)
             return tail;    /* past the callee's frame: the jump was the user's last place */
+        if (t->exit_slot && sp + 8 * i >= t->exit_slot)
+            return t->exit_call;    /* past exit's handlers: what called exit (none after main) */
         if (code_map_is_user_code(ex->cfg->code, words[i]) && in_users_frame(ex, words[i] - 1) &&
             exec_follows_call(ex, words[i]))
             return words[i] - 1;
@@ -178,9 +180,10 @@ uint64_t exec_user_frame_pc(struct execution *ex, const struct mthread *t, uint6
         uint64_t link[2];   /* saved rbp, return address */
         if (!frame || !tracee_read(ex->mem_fd, frame, link, sizeof link) ||
             !code_map_is_user_code(ex->cfg->code, link[1]) ||
-            (t->tail_jmp && frame + 8 >= t->tail_slot)) {
-            /* (A frame at or past a tail call's slot: the search decides
-             * which of the two is nearer.) */
+            (t->tail_jmp && frame + 8 >= t->tail_slot) || (t->exit_slot && frame + 8 >= t->exit_slot)) {
+            /* (A frame at or past a tail call's or exit's slot: the search
+             * decides which is nearer; above exit's slot, after main
+             * returned, lie only stale words of the frames main had.) */
             uint64_t found = search_user_return(ex, t);
             return found ? found : pc;
         }
@@ -188,6 +191,39 @@ uint64_t exec_user_frame_pc(struct execution *ex, const struct mthread *t, uint6
         frame = link[0];
     }
     return in_users_frame(ex, at) ? at : pc;
+}
+
+bool exec_is_users_place(struct execution *ex, uint64_t pc)
+{
+    return in_users_frame(ex, pc);
+}
+
+/* How far above rsp a frame of the runtime's own code may lie. */
+enum { RUNTIME_FRAME_BYTES = 65536 };
+
+void exec_runtime_function(struct execution *ex, const struct mthread *t, uint64_t pc, char *buf, size_t len)
+{
+    /* Code compiled without frame pointers (-O2) is one function with
+     * what it inlined, or calls others whose frames cannot be walked:
+     * its own function is named then. The chain is followed only while
+     * it stays on the stack and returns into the program's code. */
+    uint64_t frame = t->regs.rbp, at = pc, sp = t->regs.rsp;
+    for (int depth = 0; depth < 32; depth++) {
+        uint64_t link[2];   /* saved rbp, return address */
+        if (frame < sp || frame - sp > RUNTIME_FRAME_BYTES || (t->exit_slot && frame + 8 >= t->exit_slot) ||
+            !tracee_read(ex->mem_fd, frame, link, sizeof link) || !code_map_in_exe(ex->cfg->code, link[1]) ||
+            !exec_follows_call(ex, link[1]))
+            break;
+        at = link[1] - 1;
+        sp = frame + sizeof link;   /* (a leaf's frame may be at rsp itself; a caller's lies above) */
+        frame = link[0];
+    }
+    struct src_loc loc;
+    buf[0] = '\0';
+    if (exec_code_location(ex, at, &loc) && (loc.inlined_into || loc.function))
+        snprintf(buf, len, "%s", loc.inlined_into ? loc.inlined_into : loc.function);
+    else
+        exec_format_function_or_addr(ex, at, buf, len);
 }
 
 uint64_t exec_user_pc(struct execution *ex, const struct mthread *t)

@@ -80,6 +80,11 @@ struct mthread {
      * user's frame while the slot still holds it (code_names.c); tail_jmp
      * 0: none. */
     uint64_t tail_jmp, tail_slot, tail_ret;
+    /* exit() called (exit_slot: the stack slot of its return address, 0
+     * before) and the user's call of it (0: the runtime called it, as
+     * libc does when main returns). The handlers it runs (destructors of
+     * globals) lie below the slot; what lies above is no frame of theirs. */
+    uint64_t exit_slot, exit_call;
     uint64_t start_routine;
     uint64_t pending_start;         /* set by pthread_create, given to the clone */
     uint64_t ctid;                  /* CLONE_CHILD_CLEARTID word */
