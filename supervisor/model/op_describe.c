@@ -26,16 +26,22 @@ static void set_where(struct model *m, struct trace_event *ev, uint64_t pc)
 }
 
 /* No frame of the user's on t's stack: the runtime runs code compiled
- * into the program (the function) after the user's own: after main
- * returned, exit() runs the destructors of globals. */
+ * into the program (the function) before or after the user's own. After
+ * main returned, exit() runs the destructors of globals; a thread of
+ * std::thread runs its start and end around the callable (moving the
+ * arguments in, destroying them after). */
 static void format_outside(struct model *m, const struct mthread *t, const char *function, char *buf, size_t len)
 {
     uint64_t start_pc;
     const char *label = model_thread_label(m, t, &start_pc);
-    if (strcmp(function, "exit") == 0)
-        snprintf(buf, len, "after %s: exit", label);
-    else
-        snprintf(buf, len, "after %s: %s (run by exit)", label, function);
+    if (t->exit_slot && !t->exit_call) {
+        if (strcmp(function, "exit") == 0)
+            snprintf(buf, len, "after %s: exit", label);
+        else
+            snprintf(buf, len, "after %s: %s (run by exit)", label, function);
+    } else {
+        snprintf(buf, len, "around %s: %s", label, function);
+    }
 }
 
 /* pc resolved to the user's frame (*at); false when no frame of the
@@ -52,7 +58,7 @@ static bool users_place(struct model *m, const struct mthread *t, uint64_t pc, u
         return false;
     }
     *at = pc ? exec_user_frame_pc(m->ex, t, pc) : 0;
-    if (!exiting || !*at || exec_is_users_place(m->ex, *at))
+    if (!*at || exec_is_users_place(m->ex, *at))
         return true;
     exec_runtime_function(m->ex, t, *at, function, flen);
     return false;
