@@ -14,18 +14,20 @@ source "$(dirname "$0")/lib.sh"
 CHECK="$SOURCES/../../scripts/check-locations"
 
 PROGRAMS="start_signal future_pool shared_readers latch_barrier jthread_stop atomic_wait shared_handoff
-          use_after_free double_free latch_deadlock semaphore_deadlock atomic_flag_wait barrier_deadlock future_values"
+          use_after_free double_free latch_deadlock semaphore_deadlock atomic_flag_wait barrier_deadlock future_values
+          barrier_plain_race"
 # Correct programs whose every schedule mdat must pass. latch_barrier's
 # std::barrier keeps its phase in a plain member that libstdc++ reads and
 # writes through std::__atomic_ref: those accesses are the library's
 # atomics, known by their code (docs/architecture.md, "Atomic or plain").
-# Programs every step and thread of which is placed at the user's line
-# (check-locations --user-only). Not yet the others: the destructors of
-# globals run by exit() after main (~thread, ~barrier, ~shared_ptr: no user
-# code on the stack, yet not told as such), a future's wake-up told inside
-# _M_get_result (atomic_futex.h), the end of a std::jthread's thread
-# (_M_release_ownership), std::deque's iterator in ~deque.
-USER_ONLY="use_after_free latch_deadlock semaphore_deadlock atomic_flag_wait barrier_deadlock"
+# Programs every step and thread of which is placed at the user's line, or
+# told as having no code of the user's on the stack (check-locations
+# --user-only): all of them. The destructors of globals that exit() runs
+# after main (~barrier, ~deque, ~promise, ~stop_source) are `after main:
+# ~barrier (run by exit)`, the end itself `after main: exit`, std::thread's
+# own start and end `around poller: _M_run` (docs/architecture.md, "Places
+# outside the user's code").
+USER_ONLY=${PROGRAMS//$'\n'/ }
 CORRECT="future_pool shared_readers latch_barrier jthread_stop atomic_wait shared_handoff"
 
 builds_of() {
@@ -36,9 +38,8 @@ builds_of() {
 }
 
 # Every file:line mdat wrote about one build is real and the user's, and
-# every step and thread is placed at the user's line (--user-only: each
-# thread of these programs runs the user's code, std::thread's own start
-# and end aside), a library's beside it.
+# every step and thread is placed at the user's line, a library's beside
+# it, or said to be outside the user's code (--user-only).
 check_locations() {
     local program=$1 build=$2
     local texts=("$WORK/$build.trace.out" "$WORK/$build.run.out")
