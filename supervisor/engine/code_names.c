@@ -208,7 +208,8 @@ void exec_runtime_function(struct execution *ex, const struct mthread *t, uint64
      * its own function is named then. The chain is followed only while
      * it stays on the stack and returns into the program's code. */
     uint64_t frame = t->regs.rbp, at = pc, sp = t->regs.rsp;
-    for (int depth = 0; depth < 32; depth++) {
+    /* (rbp is pc's frame only when pc is where t stands.) */
+    for (int depth = 0; depth < 32 && pc == t->regs.rip; depth++) {
         uint64_t link[2];   /* saved rbp, return address */
         if (frame < sp || frame - sp > RUNTIME_FRAME_BYTES || (t->exit_slot && frame + 8 >= t->exit_slot) ||
             !tracee_read(ex->mem_fd, frame, link, sizeof link) || !code_map_in_exe(ex->cfg->code, link[1]) ||
@@ -232,6 +233,8 @@ uint64_t exec_user_pc(struct execution *ex, const struct mthread *t)
         return t->start_routine;    /* not run yet: where it will begin */
     if (t->in_call && t->call_site)
         return t->call_site - 1;    /* the call instruction, not the line after */
+    if (t->in_call && t->call_program)
+        return t->call_program - 1;
     if (t->regs.rip && code_map_is_user_code(ex->cfg->code, t->regs.rip))
         return t->regs.rip;
     return t->last_user_pc ? t->last_user_pc : t->regs.rip;
@@ -239,6 +242,24 @@ uint64_t exec_user_pc(struct execution *ex, const struct mthread *t)
 
 /* The stack searched for the user's call into a library. */
 enum { CALL_SEARCH_BYTES = 4096 };
+
+uint64_t exec_program_return_on_stack(struct execution *ex, const struct mthread *t)
+{
+    uint64_t words[CALL_SEARCH_BYTES / 8];
+    uint64_t sp = t->regs.rsp & ~7ull;
+    size_t n = sizeof words / 8;
+    if (t->stack_hi > sp && (t->stack_hi - sp) / 8 < n)
+        n = (size_t)((t->stack_hi - sp) / 8);
+    while (n > 0 && !tracee_read(ex->mem_fd, sp, words, n * 8))
+        n /= 2;     /* the main thread's stack ends sooner */
+    for (size_t i = 0; i < n; i++) {
+        if (t->exit_slot && sp + 8 * i >= t->exit_slot)
+            break;  /* (above exit's frame: stale words of main's) */
+        if (code_map_in_exe(ex->cfg->code, words[i]) && exec_follows_call(ex, words[i]))
+            return words[i];
+    }
+    return 0;
+}
 
 const char *exec_library_call(struct execution *ex, const struct mthread *t, uint64_t *call_pc)
 {

@@ -72,6 +72,10 @@ struct mthread {
     enum model_fn call_fn;
     uint64_t call_arg[2];
     uint64_t call_site;             /* return address of that call */
+    /* With no user's call on the stack (a destructor exit runs calls
+     * std::thread::join): the nearest return address into the program's
+     * own code, which names the call (never scheduling: call_site does). */
+    uint64_t call_program;
 
     uint64_t last_user_pc;          /* last place in user code, for crash reports */
     /* The last jump the user's code made into a library (a tail call, when

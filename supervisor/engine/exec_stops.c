@@ -704,6 +704,7 @@ static void enter_call(struct mthread *t, enum model_fn fn, uint64_t call_site)
     t->call_arg[0] = t->regs.rdi;
     t->call_arg[1] = t->regs.rsi;
     t->call_site = call_site;
+    t->call_program = 0;
 }
 
 static void tell_call_within_step(struct execution *ex, const struct mthread *t, enum model_fn fn)
@@ -821,6 +822,8 @@ static enum run_outcome on_model_entry(struct execution *ex, struct mthread *t, 
     enter_call(t, fn, user_ret);
     if (user_ret)
         t->last_user_pc = user_ret - 1;
+    else
+        t->call_program = exec_program_return_on_stack(ex, t);
     t->op = OP_CALL;
     t->fn = fn;
     return RUN_NEXT_OP;
