@@ -15,7 +15,7 @@ CHECK="$SOURCES/../../scripts/check-locations"
 
 PROGRAMS="start_signal future_pool shared_readers latch_barrier jthread_stop atomic_wait shared_handoff
           use_after_free double_free latch_deadlock semaphore_deadlock atomic_flag_wait barrier_deadlock future_values
-          barrier_plain_race"
+          barrier_plain_race exit_join"
 # Correct programs whose every schedule mdat must pass. latch_barrier's
 # std::barrier keeps its phase in a plain member that libstdc++ reads and
 # writes through std::__atomic_ref: those accesses are the library's
@@ -251,6 +251,45 @@ t_tail_calls() {
             grep -qE "tail_lock.c:($forward|$backward) " "$WORK/out" &&
                 fail "$build ($strategy): a lock told at its caller's line: $(grep -E "tail_lock.c:($forward|$backward) " "$WORK/out" | head -2)"
         done
+    done
+}
+
+# A step with no code of the user's on the stack is told so, never at a
+# library's line: the destructors of globals exit() runs after main
+# returned, the end itself, std::thread's own start and end around the
+# callable; in the text trace, the json trace and a failure's thread table.
+t_outside() {
+    for build in $(builds_of latch_barrier); do
+        run_mdat run -n 1 -s 1 --trace "$TARGETS/$build"
+        expect_status 0
+        expect_out "R meet (arrival tree) -> 0x"
+        grep -qE "^ +[0-9]+ +T1 +[RW] meet \(arrival tree\) .* after main: ~barrier \(run by exit\)$" "$WORK/out" ||
+            fail "$build: ~barrier after main is not told as run by exit: $(grep 'meet (arrival tree)' "$WORK/out" | tail -2)"
+        grep -qE "^ +[0-9]+ +T1 +exit status 0 +after main: exit  -> program ends$" "$WORK/out" ||
+            fail "$build: the end after main is not 'after main: exit': $(grep 'exit status' "$WORK/out")"
+        run_mdat run -n 1 -s 1 --trace=json "$TARGETS/$build"
+        grep -q '"file":"","line":0,"column":0,"function":"~barrier","where":"after main: ~barrier (run by exit)"' \
+            "$WORK/out" || fail "$build: the json trace does not tell ~barrier after main as run by exit"
+    done
+    for build in $(builds_of jthread_stop); do
+        run_mdat run -n 1 -s 1 --trace "$TARGETS/$build"
+        grep -qE "^ +[0-9]+ +T2 +R heap#[0-9]+ .* around poller: _M_run$" "$WORK/out" ||
+            fail "$build: std::thread's start is not told around poller: $(grep ' T2 ' "$WORK/out" | head -3)"
+        grep -qE "^ +[0-9]+ +T2 .* around poller: ~_State_impl  -> then the thread ends$" "$WORK/out" ||
+            fail "$build: std::thread's end is not told around poller: $(grep ' T2 ' "$WORK/out" | tail -2)"
+    done
+    # A global std::jthread's destructor joins, after main, a thread that
+    # waits for ever: the deadlock names the waiter's line, and main's
+    # thread as what it is, exit's destructor.
+    for build in $(builds_of exit_join); do
+        run_mdat run --strategy dfs -n 200 -o out-dir "$TARGETS/$build"
+        expect_status 1
+        expect_out "FAILURE deadlock"
+        expect_out "T2 waits on atomic go (== false)"
+        expect_out "exit_join.cpp:$(line_of cxx/exit_join.cpp 'WAIT:') waiter"
+        expect_thread_row "$build" "T1 +waiting-join +main +after main: [~A-Za-z_]+ \(run by exit\)  waiting on join T2"
+        grep -qE "^ +[0-9]+ +T1 +join T2 +after main: [~A-Za-z_]+ \(run by exit\)  -> blocks on join T2$" "$WORK/out" ||
+            fail "$build: the join after main is not told as exit's: $(grep 'join T2' "$WORK/out" | head -2)"
     done
 }
 
