@@ -15,7 +15,7 @@ CHECK="$SOURCES/../../scripts/check-locations"
 
 PROGRAMS="start_signal future_pool shared_readers latch_barrier jthread_stop atomic_wait shared_handoff
           use_after_free double_free latch_deadlock semaphore_deadlock atomic_flag_wait barrier_deadlock future_values
-          barrier_plain_race exit_join"
+          barrier_plain_race exit_join exit_cycle"
 # Correct programs whose every schedule mdat must pass. latch_barrier's
 # std::barrier keeps its phase in a plain member that libstdc++ reads and
 # writes through std::__atomic_ref: those accesses are the library's
@@ -290,6 +290,22 @@ t_outside() {
         expect_thread_row "$build" "T1 +waiting-join +main +after main: [~A-Za-z_]+ \(run by exit\)  waiting on join T2"
         grep -qE "^ +[0-9]+ +T1 +join T2 +after main: [~A-Za-z_]+ \(run by exit\)  -> blocks on join T2$" "$WORK/out" ||
             fail "$build: the join after main is not told as exit's: $(grep 'join T2' "$WORK/out" | head -2)"
+    done
+    # The same destructor in a wait cycle (main returned holding a mutex
+    # the worker waits for): the failure is located at T1, which has no
+    # line of the user's: the report's location is empty, never a
+    # library's line, its function exit's destructor.
+    for build in $(builds_of exit_cycle); do
+        run_mdat run --strategy dfs -n 200 --json "$WORK/report.json" -o out-dir "$TARGETS/$build"
+        expect_status 1
+        expect_out "wait cycle T1 -> T2 -> T1"
+        expect_thread_row "$build" "T1 +waiting-join +main +after main: [~A-Za-z_]+ \(run by exit\)  waiting on join T2"
+        expect_out "exit_cycle.cpp:$(line_of cxx/exit_cycle.cpp 'WAIT:') take"
+        local located
+        located=$(python3 -c 'import json, sys; f = json.load(open(sys.argv[1]))["failures"][0]
+print(f["kind"], repr(f["location"]), f.get("function"))' "$WORK/report.json")
+        [[ $located =~ ^deadlock\ \'\'\ [~A-Za-z_]+$ ]] ||
+            fail "$build: the deadlock after main is located at a line of the library's: $located"
     done
 }
 
