@@ -56,6 +56,7 @@ static const struct {
     [MF_OMP_PARALLEL_LOOP_RUNTIME] = {"GOMP_parallel_loop_maybe_nonmonotonic_runtime", "omp_parallel"},
     [MF_OMP_PARALLEL_SECTIONS] = {"GOMP_parallel_sections", "omp_parallel"},
     [MF_ASSERT_FAIL] = {"__assert_fail", "assert_fail"},
+    [MF_EXIT] = {"exit", "exit"},
     [MF_MALLOC] = {"malloc", "malloc"},
     [MF_CALLOC] = {"calloc", "calloc"},
     [MF_REALLOC] = {"realloc", "realloc"},

@@ -33,6 +33,9 @@ enum model_fn {
     MF_OMP_PARALLEL, MF_OMP_PARALLEL_LOOP_DYNAMIC, MF_OMP_PARALLEL_LOOP_GUIDED, MF_OMP_PARALLEL_LOOP_RUNTIME,
     MF_OMP_PARALLEL_SECTIONS,
     MF_ASSERT_FAIL,
+    /* exit(): observed, never a step: whose code called it (after main
+     * returned, libc's) bounds the frames its handlers run in. */
+    MF_EXIT,
     /* Heap allocation, observed only when events are described (heap names). */
     MF_MALLOC, MF_CALLOC, MF_REALLOC, MF_FREE,
     MF_NEW, MF_NEW_ARRAY, MF_DELETE, MF_DELETE_SIZED, MF_DELETE_ARRAY, MF_DELETE_ARRAY_SIZED,

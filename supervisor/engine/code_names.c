@@ -145,6 +145,8 @@ static uint64_t search_user_return(struct execution *ex, const struct mthread *t
     for (size_t i = 0; i < n; i++) {
         if (tail && sp + 8 * i >= t->tail_slot)
             return tail;    /* past the callee's frame: the jump was the user's last place */
+        if (t->exit_slot && sp + 8 * i >= t->exit_slot)
+            return t->exit_call;    /* past exit's handlers: what called exit (none after main) */
         if (code_map_is_user_code(ex->cfg->code, words[i]) && in_users_frame(ex, words[i] - 1) &&
             exec_follows_call(ex, words[i]))
             return words[i] - 1;
@@ -178,9 +180,10 @@ uint64_t exec_user_frame_pc(struct execution *ex, const struct mthread *t, uint6
         uint64_t link[2];   /* saved rbp, return address */
         if (!frame || !tracee_read(ex->mem_fd, frame, link, sizeof link) ||
             !code_map_is_user_code(ex->cfg->code, link[1]) ||
-            (t->tail_jmp && frame + 8 >= t->tail_slot)) {
-            /* (A frame at or past a tail call's slot: the search decides
-             * which of the two is nearer.) */
+            (t->tail_jmp && frame + 8 >= t->tail_slot) || (t->exit_slot && frame + 8 >= t->exit_slot)) {
+            /* (A frame at or past a tail call's or exit's slot: the search
+             * decides which is nearer; above exit's slot, after main
+             * returned, lie only stale words of the frames main had.) */
             uint64_t found = search_user_return(ex, t);
             return found ? found : pc;
         }
@@ -190,12 +193,48 @@ uint64_t exec_user_frame_pc(struct execution *ex, const struct mthread *t, uint6
     return in_users_frame(ex, at) ? at : pc;
 }
 
+bool exec_is_users_place(struct execution *ex, uint64_t pc)
+{
+    return in_users_frame(ex, pc);
+}
+
+/* How far above rsp a frame of the runtime's own code may lie. */
+enum { RUNTIME_FRAME_BYTES = 65536 };
+
+void exec_runtime_function(struct execution *ex, const struct mthread *t, uint64_t pc, char *buf, size_t len)
+{
+    /* Code compiled without frame pointers (-O2) is one function with
+     * what it inlined, or calls others whose frames cannot be walked:
+     * its own function is named then. The chain is followed only while
+     * it stays on the stack and returns into the program's code. */
+    uint64_t frame = t->regs.rbp, at = pc, sp = t->regs.rsp;
+    /* (rbp is pc's frame only when pc is where t stands.) */
+    for (int depth = 0; depth < 32 && pc == t->regs.rip; depth++) {
+        uint64_t link[2];   /* saved rbp, return address */
+        if (frame < sp || frame - sp > RUNTIME_FRAME_BYTES || (t->exit_slot && frame + 8 >= t->exit_slot) ||
+            !tracee_read(ex->mem_fd, frame, link, sizeof link) || !code_map_in_exe(ex->cfg->code, link[1]) ||
+            !exec_follows_call(ex, link[1]))
+            break;
+        at = link[1] - 1;
+        sp = frame + sizeof link;   /* (a leaf's frame may be at rsp itself; a caller's lies above) */
+        frame = link[0];
+    }
+    struct src_loc loc;
+    buf[0] = '\0';
+    if (exec_code_location(ex, at, &loc) && (loc.inlined_into || loc.function))
+        snprintf(buf, len, "%s", loc.inlined_into ? loc.inlined_into : loc.function);
+    else
+        exec_format_function_or_addr(ex, at, buf, len);
+}
+
 uint64_t exec_user_pc(struct execution *ex, const struct mthread *t)
 {
     if (t->op == OP_START && t->id != 1 && t->start_routine)
         return t->start_routine;    /* not run yet: where it will begin */
     if (t->in_call && t->call_site)
         return t->call_site - 1;    /* the call instruction, not the line after */
+    if (t->in_call && t->call_program)
+        return t->call_program - 1;
     if (t->regs.rip && code_map_is_user_code(ex->cfg->code, t->regs.rip))
         return t->regs.rip;
     return t->last_user_pc ? t->last_user_pc : t->regs.rip;
@@ -203,6 +242,24 @@ uint64_t exec_user_pc(struct execution *ex, const struct mthread *t)
 
 /* The stack searched for the user's call into a library. */
 enum { CALL_SEARCH_BYTES = 4096 };
+
+uint64_t exec_program_return_on_stack(struct execution *ex, const struct mthread *t)
+{
+    uint64_t words[CALL_SEARCH_BYTES / 8];
+    uint64_t sp = t->regs.rsp & ~7ull;
+    size_t n = sizeof words / 8;
+    if (t->stack_hi > sp && (t->stack_hi - sp) / 8 < n)
+        n = (size_t)((t->stack_hi - sp) / 8);
+    while (n > 0 && !tracee_read(ex->mem_fd, sp, words, n * 8))
+        n /= 2;     /* the main thread's stack ends sooner */
+    for (size_t i = 0; i < n; i++) {
+        if (t->exit_slot && sp + 8 * i >= t->exit_slot)
+            break;  /* (above exit's frame: stale words of main's) */
+        if (code_map_in_exe(ex->cfg->code, words[i]) && exec_follows_call(ex, words[i]))
+            return words[i];
+    }
+    return 0;
+}
 
 const char *exec_library_call(struct execution *ex, const struct mthread *t, uint64_t *call_pc)
 {

@@ -40,6 +40,21 @@ uint64_t exec_user_return_on_stack(struct execution *ex, const struct mthread *t
  * memory): a return address, not a stale code pointer (a function's
  * address kept on the stack, as libc keeps main's). */
 bool exec_follows_call(struct execution *ex, uint64_t ret);
+/* pc is a place in the user's terms: the user's own source, library code
+ * inlined into it, or code without source lines (a library's); false for
+ * a system header's code compiled into the program (a C++ template) that
+ * no user call site stands for. */
+bool exec_is_users_place(struct execution *ex, uint64_t pc);
+/* When exec_user_frame_pc found no frame of the user's (t runs code the
+ * runtime called: exit's destructors of globals, std::thread's start and
+ * end around the callable): the outermost function of the program's on
+ * the frame-pointer chain from pc, below exit's frame ("~barrier" for the
+ * ~unique_ptr it calls), or pc's own function. */
+void exec_runtime_function(struct execution *ex, const struct mthread *t, uint64_t pc, char *buf, size_t len);
+/* The nearest return address into the executable on t's stack (below
+ * exit's frame when it is in exit), user code or not: the program's call
+ * into a library when no call of the user's is on the stack; 0 if none. */
+uint64_t exec_program_return_on_stack(struct execution *ex, const struct mthread *t);
 /* Where a thread is, in user terms (the call line while inside a modeled call). */
 uint64_t exec_user_pc(struct execution *ex, const struct mthread *t);
 /* The library function t is inside as the user called it ("GOMP_barrier",

@@ -72,6 +72,10 @@ struct mthread {
     enum model_fn call_fn;
     uint64_t call_arg[2];
     uint64_t call_site;             /* return address of that call */
+    /* With no user's call on the stack (a destructor exit runs calls
+     * std::thread::join): the nearest return address into the program's
+     * own code, which names the call (never scheduling: call_site does). */
+    uint64_t call_program;
 
     uint64_t last_user_pc;          /* last place in user code, for crash reports */
     /* The last jump the user's code made into a library (a tail call, when
@@ -80,6 +84,11 @@ struct mthread {
      * user's frame while the slot still holds it (code_names.c); tail_jmp
      * 0: none. */
     uint64_t tail_jmp, tail_slot, tail_ret;
+    /* exit() called (exit_slot: the stack slot of its return address, 0
+     * before) and the user's call of it (0: the runtime called it, as
+     * libc does when main returns). The handlers it runs (destructors of
+     * globals) lie below the slot; what lies above is no frame of theirs. */
+    uint64_t exit_slot, exit_call;
     uint64_t start_routine;
     uint64_t pending_start;         /* set by pthread_create, given to the clone */
     uint64_t ctid;                  /* CLONE_CHILD_CLEARTID word */

@@ -35,6 +35,20 @@ static void locate(struct execution *ex, uint64_t pc)
     exec_format_function(ex, pc, ex->res->function, sizeof ex->res->function);
 }
 
+/* The failure happened where t stands, pc being its user's frame
+ * (exec_user_frame_pc). With no frame of the user's on its stack (a
+ * destructor exit runs after main): no line of the user's, and the
+ * program's function the runtime runs. */
+static void locate_thread(struct execution *ex, const struct mthread *t, uint64_t pc)
+{
+    if (exec_is_users_place(ex, pc)) {
+        locate(ex, pc);
+        return;
+    }
+    ex->res->location[0] = '\0';
+    exec_runtime_function(ex, t, pc, ex->res->function, sizeof ex->res->function);
+}
+
 /* The function as assert names it, once: C gives "main" ("main()" then),
  * C++ its signature with the return type first ("int main(int, char**)":
  * "main(int, char**)" then). */
@@ -190,7 +204,7 @@ void exec_report_deadlock(struct execution *ex)
     char wait[200] = "";
     if (t) {
         int waits_for;
-        locate(ex, exec_user_frame_pc(ex, t, exec_user_pc(ex, t)));
+        locate_thread(ex, t, exec_user_frame_pc(ex, t, exec_user_pc(ex, t)));
         exec_describe_wait(ex, t, wait, sizeof wait, &waits_for);
     }
     if (cycle[0])
@@ -288,7 +302,7 @@ void exec_report_io_hang(struct execution *ex)
         io_describe(ex->pid, t->sys_nr, t->sys_args, call, sizeof call);
         uint64_t pc = exec_user_frame_pc(ex, t, t->sys_caller ? t->sys_caller : t->last_user_pc);
         exec_format_code(ex, pc, where, sizeof where);
-        locate(ex, pc);
+        locate_thread(ex, t, pc);
         res->thread = t->id;
         snprintf(res->message, sizeof res->message,
                  "no thread can run: T%d waits in %s at %s, and nothing completed it within %.0f s", t->id, call,
@@ -304,7 +318,7 @@ void exec_report_livelock(struct execution *ex)
     struct mthread *t = exec_thread_by_id(ex, ex->last_thread);
     if (t) {
         res->thread = t->id;
-        locate(ex, exec_user_frame_pc(ex, t, exec_user_pc(ex, t)));
+        locate_thread(ex, t, exec_user_frame_pc(ex, t, exec_user_pc(ex, t)));
     }
     char who[128] = "";
     size_t used = 0;
@@ -333,7 +347,7 @@ void exec_report_spin_livelock(struct execution *ex, struct mthread *t)
     struct exec_result *res = ex->res;
     res->kind = FAIL_LIVELOCK;
     res->thread = t->id;
-    locate(ex, exec_user_frame_pc(ex, t, exec_user_pc(ex, t)));
+    locate_thread(ex, t, exec_user_frame_pc(ex, t, exec_user_pc(ex, t)));
     uint64_t addr = spin_watch_location(ex->spin, t);
     char name[128] = "";
     if (ex->model_state && addr)

@@ -432,7 +432,11 @@ static enum run_outcome on_syscall(struct execution *ex, struct mthread *t)
          * runs, the syscall goes on (the thread is resumed from this stop). */
         t->op = OP_EXIT;
         t->stop = STOP_PLAIN;
-        if (code_map_is_user_code(ex->cfg->code, t->regs.rip)) {
+        if (t->exit_slot) {
+            /* exit()'s end: its place is the user's call of it, if any
+             * (none when main returned: the runtime called it). */
+            t->last_user_pc = t->exit_call;
+        } else if (code_map_is_user_code(ex->cfg->code, t->regs.rip)) {
             t->last_user_pc = t->regs.rip;
         } else {
             /* Its place is the user's call of exit(), not the last
@@ -700,6 +704,7 @@ static void enter_call(struct mthread *t, enum model_fn fn, uint64_t call_site)
     t->call_arg[0] = t->regs.rdi;
     t->call_arg[1] = t->regs.rsi;
     t->call_site = call_site;
+    t->call_program = 0;
 }
 
 static void tell_call_within_step(struct execution *ex, const struct mthread *t, enum model_fn fn)
@@ -738,6 +743,13 @@ static enum run_outcome on_model_entry(struct execution *ex, struct mthread *t, 
         return RUNS_ON;
     }
     bool from_user = code_map_is_user_code(ex->cfg->code, ret);
+    if (fn == MF_EXIT) {
+        /* (Jumped to by the user's code: the jump is the user's call.) */
+        bool jumped = t->tail_jmp && t->tail_slot == t->regs.rsp && t->tail_ret == ret;
+        t->exit_slot = t->regs.rsp;
+        t->exit_call = jumped ? t->tail_jmp : from_user && exec_follows_call(ex, ret) ? ret - 1 : 0;
+        return RUNS_ON;
+    }
     if (model_fn_is_clock(fn) && exec_answer_clock(ex, t, fn, ret))
         return RUNS_ON;
     /* Jumped to by the user's code (a tail call noted at its jump, the
@@ -810,6 +822,8 @@ static enum run_outcome on_model_entry(struct execution *ex, struct mthread *t, 
     enter_call(t, fn, user_ret);
     if (user_ret)
         t->last_user_pc = user_ret - 1;
+    else
+        t->call_program = exec_program_return_on_stack(ex, t);
     t->op = OP_CALL;
     t->fn = fn;
     return RUN_NEXT_OP;

@@ -49,9 +49,12 @@ uint64_t exec_syscall_caller(struct execution *ex, const struct mthread *t)
     uint64_t words[64];
     if (!tracee_read(ex->mem_fd, t->regs.rsp, words, sizeof words))
         return 0;
-    for (size_t i = 0; i < 64; i++)
+    for (size_t i = 0; i < 64; i++) {
+        if (t->exit_slot && t->regs.rsp + 8 * i >= t->exit_slot)
+            return t->exit_call;    /* in exit's handlers: above them, nothing of theirs */
         if (code_map_is_user_code(ex->cfg->code, words[i]) && exec_follows_call(ex, words[i]))
             return words[i] - 1;
+    }
     return 0;
 }
 

@@ -99,6 +99,15 @@ uint64_t model_thread_pointer(const struct mthread *t);
  * the object it accesses, when known. */
 void model_describe_next(struct model *m, const struct mthread *t, struct trace_event *ev,
                          const struct dwarf_type **type);
+/* Where t stands in the user's terms, pc being where it is: pc itself,
+ * the user's frame below library code (exec_user_frame_pc), or, with no
+ * frame of the user's on the stack, said so: "after main: ~barrier (run
+ * by exit)" (a destructor of a global, run by exit() after main returned),
+ * "after main: exit", "around poller: ~_State_impl" (std::thread's own
+ * code before or after the callable). *place_pc gets the address named;
+ * function (may be NULL) the function, "" when none is known. */
+void model_format_place(struct model *m, const struct mthread *t, uint64_t pc, char *buf, size_t len,
+                        uint64_t *place_pc, char *function, size_t flen);
 /* The hooks: the step's own event (its type kept for the value written). */
 void model_describe_op(void *m, const struct mthread *t, struct trace_event *ev);
 void model_op_done(void *m, const struct mthread *t, struct trace_event *ev);

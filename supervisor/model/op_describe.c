@@ -25,6 +25,73 @@ static void set_where(struct model *m, struct trace_event *ev, uint64_t pc)
     }
 }
 
+/* No frame of the user's on t's stack: the runtime runs code compiled
+ * into the program (the function) before or after the user's own. After
+ * main returned, exit() runs the destructors of globals; a thread of
+ * std::thread runs its start and end around the callable (moving the
+ * arguments in, destroying them after). */
+static void format_outside(struct model *m, const struct mthread *t, const char *function, char *buf, size_t len)
+{
+    uint64_t start_pc;
+    const char *label = model_thread_label(m, t, &start_pc);
+    if (t->exit_slot && !t->exit_call) {
+        if (strcmp(function, "exit") == 0)
+            snprintf(buf, len, "after %s: exit", label);
+        else
+            snprintf(buf, len, "after %s: %s (run by exit)", label, function);
+    } else {
+        snprintf(buf, len, "around %s: %s", label, function);
+    }
+}
+
+/* pc resolved to the user's frame (*at); false when no frame of the
+ * user's is on t's stack, function then naming the runtime's code it is
+ * in ("exit" for exit's own, after main returned). */
+static bool users_place(struct model *m, const struct mthread *t, uint64_t pc, uint64_t *at, char *function,
+                        size_t flen)
+{
+    bool exiting = t->exit_slot && !t->exit_call;
+    if (exiting && (!pc || !code_map_in_exe(m->ex->cfg->code, pc))) {
+        /* (Inside libc's exit itself: flushing stdio, _exit.) */
+        *at = pc;
+        snprintf(function, flen, "exit");
+        return false;
+    }
+    *at = pc ? exec_user_frame_pc(m->ex, t, pc) : 0;
+    if (!*at || exec_is_users_place(m->ex, *at))
+        return true;
+    exec_runtime_function(m->ex, t, *at, function, flen);
+    return false;
+}
+
+void model_format_place(struct model *m, const struct mthread *t, uint64_t pc, char *buf, size_t len,
+                        uint64_t *place_pc, char *function, size_t flen)
+{
+    char name[sizeof ((struct trace_event *)0)->function];
+    if (users_place(m, t, pc, place_pc, name, sizeof name)) {
+        exec_format_code(m->ex, *place_pc, buf, len);
+        if (function)
+            exec_format_function(m->ex, *place_pc, function, flen);
+        return;
+    }
+    format_outside(m, t, name, buf, len);
+    if (function)
+        snprintf(function, flen, "%s", name);
+}
+
+/* The place of t's step, pc being where it is (model_format_place). */
+static void set_place(struct model *m, struct trace_event *ev, const struct mthread *t, uint64_t pc)
+{
+    uint64_t at;
+    if (users_place(m, t, pc, &at, ev->function, sizeof ev->function)) {
+        if (at)
+            set_where(m, ev, at);
+        return;
+    }
+    ev->pc = at;
+    format_outside(m, t, ev->function, ev->where, sizeof ev->where);
+}
+
 /* An untyped 8-byte value that is an address the program can read (the
  * canonical user half of x86-64, above the first pages): a pointer, shown
  * in hex. An integer that large is rare; one the program's memory holds
@@ -174,7 +241,7 @@ static void describe_access(struct model *m, const struct mthread *t, struct tra
         format_access_value(m, t, type, "->", ev->value, sizeof ev->value);
     else if (wr && !rd && t->access_size <= 8 && x86_store_value(in, &t->regs, &stored))
         format_sized(m, type, stored, t->access_size, ":=", ev->value, sizeof ev->value);
-    set_where(m, ev, exec_user_frame_pc(m->ex, t, t->regs.rip));
+    set_place(m, ev, t, t->regs.rip);
 }
 
 void model_describe_next(struct model *m, const struct mthread *t, struct trace_event *ev,
@@ -208,7 +275,7 @@ void model_describe_next(struct model *m, const struct mthread *t, struct trace_
             snprintf(ev->value, sizeof ev->value, "(nobody waits: no effect)");
         /* (A call library code made after tail calls has no call site of
          * the user's: the user's last place.) */
-        set_where(m, ev, exec_user_frame_pc(m->ex, t, exec_user_pc(m->ex, t)));
+        set_place(m, ev, t, exec_user_pc(m->ex, t));
         break;
     case OP_YIELD:
     case OP_SLEEP:
@@ -216,7 +283,7 @@ void model_describe_next(struct model *m, const struct mthread *t, struct trace_
         /* (Library code yields too: libstdc++'s atomic waits spin with
          * sched_yield. The user's frame, not the library's last access.) */
         if (t->last_user_pc)
-            set_where(m, ev, exec_user_frame_pc(m->ex, t, t->last_user_pc));
+            set_place(m, ev, t, t->last_user_pc);
         break;
     case OP_SYSCALL: {
         snprintf(ev->op, sizeof ev->op, "%s", io_verb(t->sys_nr));
@@ -225,14 +292,17 @@ void model_describe_next(struct model *m, const struct mthread *t, struct trace_
         /* "read(fd 3: pipe)": the object is what is inside the parentheses. */
         const char *open = strchr(what, '(');
         snprintf(ev->object, sizeof ev->object, "%.*s", open ? (int)(strlen(open + 1) - 1) : 0, open ? open + 1 : "");
-        if (t->sys_caller)
-            set_where(m, ev, exec_user_frame_pc(m->ex, t, t->sys_caller));
+        set_place(m, ev, t, t->sys_caller);
         break;
     }
     case OP_EXIT:
         snprintf(ev->op, sizeof ev->op, "exit");
         snprintf(ev->value, sizeof ev->value, "status %d", (int)(t->regs.rdi & 0xff));
-        if (t->last_user_pc)
+        /* (Ended by exit(): the user's call of it, or none when main
+         * returned and the runtime called it.) */
+        if (t->exit_slot)
+            set_place(m, ev, t, t->exit_call);
+        else if (t->last_user_pc)
             set_where(m, ev, t->last_user_pc);
         break;
     case OP_WOKEN:
@@ -259,11 +329,11 @@ void model_describe_next(struct model *m, const struct mthread *t, struct trace_
             if (!code_map_is_user_code(m->ex->cfg->code, t->regs.rip) && exec_library_call(m->ex, t, &call_pc)) {
                 /* (The call may be a header's template compiled into the
                  * program: libstdc++'s __platform_wait. The user's frame.) */
-                set_where(m, ev, exec_user_frame_pc(m->ex, t, call_pc));
+                set_place(m, ev, t, call_pc);
                 break;
             }
         }
-        set_where(m, ev, exec_user_frame_pc(m->ex, t, exec_user_pc(m->ex, t)));
+        set_place(m, ev, t, exec_user_pc(m->ex, t));
         break;
     }
 }

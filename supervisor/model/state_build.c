@@ -92,9 +92,10 @@ static void fill_thread(struct model *m, const struct mthread *t, struct state_t
     uint64_t pc = unstarted ? start_pc : exec_user_pc(ex, t);
     /* Inside the C++ library (blocked in std::latch::wait, spinning in a
      * semaphore's acquire): at the user's line that called it. */
-    if (!unstarted)
-        pc = exec_user_frame_pc(ex, t, pc);
-    exec_format_code(ex, pc, st->location, sizeof st->location);
+    if (unstarted)
+        exec_format_code(ex, pc, st->location, sizeof st->location);
+    else
+        model_format_place(m, t, pc, st->location, sizeof st->location, &pc, NULL, 0);
     if (t->state == TS_BLOCKED) {
         model_describe_wait(m, t, st->waiting_on, sizeof st->waiting_on, &st->waits_for);
     } else {

@@ -14,18 +14,20 @@ source "$(dirname "$0")/lib.sh"
 CHECK="$SOURCES/../../scripts/check-locations"
 
 PROGRAMS="start_signal future_pool shared_readers latch_barrier jthread_stop atomic_wait shared_handoff
-          use_after_free double_free latch_deadlock semaphore_deadlock atomic_flag_wait barrier_deadlock future_values"
+          use_after_free double_free latch_deadlock semaphore_deadlock atomic_flag_wait barrier_deadlock future_values
+          barrier_plain_race exit_join exit_cycle"
 # Correct programs whose every schedule mdat must pass. latch_barrier's
 # std::barrier keeps its phase in a plain member that libstdc++ reads and
 # writes through std::__atomic_ref: those accesses are the library's
 # atomics, known by their code (docs/architecture.md, "Atomic or plain").
-# Programs every step and thread of which is placed at the user's line
-# (check-locations --user-only). Not yet the others: the destructors of
-# globals run by exit() after main (~thread, ~barrier, ~shared_ptr: no user
-# code on the stack, yet not told as such), a future's wake-up told inside
-# _M_get_result (atomic_futex.h), the end of a std::jthread's thread
-# (_M_release_ownership), std::deque's iterator in ~deque.
-USER_ONLY="use_after_free latch_deadlock semaphore_deadlock atomic_flag_wait barrier_deadlock"
+# Programs every step and thread of which is placed at the user's line, or
+# told as having no code of the user's on the stack (check-locations
+# --user-only): all of them. The destructors of globals that exit() runs
+# after main (~barrier, ~deque, ~promise, ~stop_source) are `after main:
+# ~barrier (run by exit)`, the end itself `after main: exit`, std::thread's
+# own start and end `around poller: _M_run` (docs/architecture.md, "Places
+# outside the user's code").
+USER_ONLY=${PROGRAMS//$'\n'/ }
 CORRECT="future_pool shared_readers latch_barrier jthread_stop atomic_wait shared_handoff"
 
 builds_of() {
@@ -36,9 +38,8 @@ builds_of() {
 }
 
 # Every file:line mdat wrote about one build is real and the user's, and
-# every step and thread is placed at the user's line (--user-only: each
-# thread of these programs runs the user's code, std::thread's own start
-# and end aside), a library's beside it.
+# every step and thread is placed at the user's line, a library's beside
+# it, or said to be outside the user's code (--user-only).
 check_locations() {
     local program=$1 build=$2
     local texts=("$WORK/$build.trace.out" "$WORK/$build.run.out")
@@ -250,6 +251,61 @@ t_tail_calls() {
             grep -qE "tail_lock.c:($forward|$backward) " "$WORK/out" &&
                 fail "$build ($strategy): a lock told at its caller's line: $(grep -E "tail_lock.c:($forward|$backward) " "$WORK/out" | head -2)"
         done
+    done
+}
+
+# A step with no code of the user's on the stack is told so, never at a
+# library's line: the destructors of globals exit() runs after main
+# returned, the end itself, std::thread's own start and end around the
+# callable; in the text trace, the json trace and a failure's thread table.
+t_outside() {
+    for build in $(builds_of latch_barrier); do
+        run_mdat run -n 1 -s 1 --trace "$TARGETS/$build"
+        expect_status 0
+        expect_out "R meet (arrival tree) -> 0x"
+        grep -qE "^ +[0-9]+ +T1 +[RW] meet \(arrival tree\) .* after main: ~barrier \(run by exit\)$" "$WORK/out" ||
+            fail "$build: ~barrier after main is not told as run by exit: $(grep 'meet (arrival tree)' "$WORK/out" | tail -2)"
+        grep -qE "^ +[0-9]+ +T1 +exit status 0 +after main: exit  -> program ends$" "$WORK/out" ||
+            fail "$build: the end after main is not 'after main: exit': $(grep 'exit status' "$WORK/out")"
+        run_mdat run -n 1 -s 1 --trace=json "$TARGETS/$build"
+        grep -q '"file":"","line":0,"column":0,"function":"~barrier","where":"after main: ~barrier (run by exit)"' \
+            "$WORK/out" || fail "$build: the json trace does not tell ~barrier after main as run by exit"
+    done
+    for build in $(builds_of jthread_stop); do
+        run_mdat run -n 1 -s 1 --trace "$TARGETS/$build"
+        grep -qE "^ +[0-9]+ +T2 +R heap#[0-9]+ .* around poller: _M_run$" "$WORK/out" ||
+            fail "$build: std::thread's start is not told around poller: $(grep ' T2 ' "$WORK/out" | head -3)"
+        grep -qE "^ +[0-9]+ +T2 .* around poller: ~_State_impl  -> then the thread ends$" "$WORK/out" ||
+            fail "$build: std::thread's end is not told around poller: $(grep ' T2 ' "$WORK/out" | tail -2)"
+    done
+    # A global std::jthread's destructor joins, after main, a thread that
+    # waits for ever: the deadlock names the waiter's line, and main's
+    # thread as what it is, exit's destructor.
+    for build in $(builds_of exit_join); do
+        run_mdat run --strategy dfs -n 200 -o out-dir "$TARGETS/$build"
+        expect_status 1
+        expect_out "FAILURE deadlock"
+        expect_out "T2 waits on atomic go (== false)"
+        expect_out "exit_join.cpp:$(line_of cxx/exit_join.cpp 'WAIT:') waiter"
+        expect_thread_row "$build" "T1 +waiting-join +main +after main: [~A-Za-z_]+ \(run by exit\)  waiting on join T2"
+        grep -qE "^ +[0-9]+ +T1 +join T2 +after main: [~A-Za-z_]+ \(run by exit\)  -> blocks on join T2$" "$WORK/out" ||
+            fail "$build: the join after main is not told as exit's: $(grep 'join T2' "$WORK/out" | head -2)"
+    done
+    # The same destructor in a wait cycle (main returned holding a mutex
+    # the worker waits for): the failure is located at T1, which has no
+    # line of the user's: the report's location is empty, never a
+    # library's line, its function exit's destructor.
+    for build in $(builds_of exit_cycle); do
+        run_mdat run --strategy dfs -n 200 --json "$WORK/report.json" -o out-dir "$TARGETS/$build"
+        expect_status 1
+        expect_out "wait cycle T1 -> T2 -> T1"
+        expect_thread_row "$build" "T1 +waiting-join +main +after main: [~A-Za-z_]+ \(run by exit\)  waiting on join T2"
+        expect_out "exit_cycle.cpp:$(line_of cxx/exit_cycle.cpp 'WAIT:') take"
+        local located
+        located=$(python3 -c 'import json, sys; f = json.load(open(sys.argv[1]))["failures"][0]
+print(f["kind"], repr(f["location"]), f.get("function"))' "$WORK/report.json")
+        [[ $located =~ ^deadlock\ \'\'\ [~A-Za-z_]+$ ]] ||
+            fail "$build: the deadlock after main is located at a line of the library's: $located"
     done
 }
 
