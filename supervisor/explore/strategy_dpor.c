@@ -47,7 +47,9 @@
  * too (matching_sem_wait).
  * The process's end (its exit, or a failure that kills it) in the last
  * step races with the next step of every thread that could still run
- * there, which the trace does not hold (race_with_end).
+ * there, which the trace does not hold (race_with_end); an acquisition
+ * still blocked at the end is put after the trace as an event of its own
+ * (races_of_blocked).
  * Spin loops (spin-assume, as GenMC's): a thread seen to spin is not
  * offered while another can run (strategy.prefers_progress), and the
  * rounds it went until then are no-ops (mark_spins): their steps race with
@@ -159,6 +161,12 @@ struct dpor_state {
     /* Some execution ran past MAX_EVENTS: its later steps were not
      * analysed, so the end of the search proves nothing. */
     bool too_long;
+    /* The latest thread choice's candidates that would have blocked, and
+     * their operations: at the end of the execution, the acquisitions
+     * they never made (race_with_blocked). */
+    int *end_threads;
+    struct visible_op *end_ops;
+    size_t n_end, cap_end;
 };
 
 static bool idset_has(const struct idset *s, int id)
@@ -386,6 +394,7 @@ static void dpor_begin(struct strategy *s, uint64_t exec_seed, uint64_t estimate
     d->blocked = false;
     d->run_thread = 0;
     d->run_length = 0;
+    d->n_end = 0;
     d->step_fp = (struct footprint){0};
     for (size_t i = 0; i < d->cap_th; i++)
         d->th[i] = (struct thread_info){{-1, -1}, -1, 0, 0, -1};
@@ -465,11 +474,30 @@ static void mark_spins(struct dpor_state *d, const struct choice_point *cp)
     }
 }
 
+static void note_blocked(struct dpor_state *d, const struct choice_point *cp)
+{
+    d->n_end = 0;
+    for (size_t i = 0; i < cp->n; i++) {
+        if (!waits_to_acquire(cp, i))
+            continue;
+        if (d->n_end == d->cap_end) {
+            d->cap_end = d->cap_end ? 2 * d->cap_end : 16;
+            d->end_threads = realloc(d->end_threads, d->cap_end * sizeof *d->end_threads);
+            d->end_ops = realloc(d->end_ops, d->cap_end * sizeof *d->end_ops);
+            if (!d->end_threads || !d->end_ops)
+                abort();
+        }
+        d->end_threads[d->n_end] = cp->threads[i];
+        d->end_ops[d->n_end++] = cp->ops[i];
+    }
+}
+
 static size_t dpor_pick_thread(struct strategy *s, const struct choice_point *cp)
 {
     struct dpor_state *d = s->state;
     size_t k = d->n_ev;
     d->wpos = 0;
+    note_blocked(d, cp);
     mark_spins(d, cp);
     if (k >= MAX_EVENTS) {
         d->too_long = true;
@@ -742,6 +770,8 @@ static void dpor_destroy(struct strategy *s)
     free(d->nodes);
     free(d->ev);
     free(d->th);
+    free(d->end_threads);
+    free(d->end_ops);
     free(d);
 }
 
@@ -879,65 +909,103 @@ static void join_clock(uint32_t *into, const uint32_t *from, size_t width)
             into[u] = from[u];
 }
 
+/* Event j's clock (its thread's last event, what it came after, the
+ * thread a join waited for) and its races with the events before it,
+ * each reversed. */
+static void races_of(struct dpor_state *d, uint32_t *vc, size_t width, const int *last, size_t j)
+{
+    const struct dpor_event *ev = d->ev;
+    uint32_t *vj = vc + j * width;
+    int t = ev[j].thread;
+    if (last[t] >= 0)
+        join_clock(vj, vc + (size_t)last[t] * width, width);
+    for (int p = 0; p < 2; p++)
+        if (ev[j].pred[p] >= 0 && (size_t)ev[j].pred[p] < j)
+            join_clock(vj, vc + (size_t)ev[j].pred[p] * width, width);
+    if (ev[j].op.kind == VIS_JOIN) {
+        for (size_t u = 0; u < d->cap_th && u < width; u++)
+            if (d->th[u].pthread == ev[j].op.addr && ev[j].op.addr && d->th[u].exited_at >= 0 &&
+                (size_t)d->th[u].exited_at <= j && last[u] >= 0)
+                join_clock(vj, vc + (size_t)last[u] * width, width);
+    }
+    /* The latest dependent events first: one already ordered before a
+     * later one's clock is no race with j. */
+    bool acquires = is_lock_acquisition(&ev[j].op);
+    for (size_t i = j; i-- > 0;) {
+        if (ev[i].thread == t || ev[i].no_op || !dependent(&ev[i].op, &ev[i].fp, &ev[j].op, &ev[j].fp))
+            continue;
+        if (!before(ev, vj, (int)i) && j >= d->changed) {
+            /* An acquisition after a release of its lock could not
+             * have come before it: the race is with the acquisition
+             * the release ended. */
+            int a = acquires && !is_lock_acquisition(&ev[i].op) ? matching_acquisition(ev, i, ev[j].op.addr) : -1;
+            if (a < 0)
+                reverse_race(d, vc, width, i, j);
+            else if (!before(ev, vj, a))
+                reverse_race(d, vc, width, (size_t)a, j);
+            /* A wait on a semaphore after a post could not have come
+             * before it when it would have blocked there; when the
+             * poster had taken a unit itself (a semaphore used as a
+             * lock), the wait races with that taking too, which is
+             * no race of the trace once the post orders them. */
+            a = is_sem_call(&ev[j].op, false) && is_sem_call(&ev[i].op, true) ? matching_sem_wait(ev, i) : -1;
+            if (a >= 0 && !before(ev, vj, a))
+                reverse_race(d, vc, width, (size_t)a, j);
+        }
+        join_clock(vj, vc + i * width, width);
+    }
+    vj[t] = ev[j].local;
+}
+
+/* The acquisitions the execution's last choice found blocked (a lock
+ * held to the end, a semaphore at 0) were never made, so they are no
+ * events: each is put after the trace as the next step of its thread and
+ * its races are reversed like any other's (a main that returned holding a
+ * lock another thread wanted: that thread taking it first is a class). */
+static void races_of_blocked(struct dpor_state *d, uint32_t *vc, size_t width, const int *last, size_t n)
+{
+    for (size_t b = 0; b < d->n_end; b++) {
+        int q = d->end_threads[b];
+        if (q < 0 || (size_t)q >= width || (size_t)q >= d->cap_th)
+            continue;
+        if (n == d->cap_ev) {
+            d->cap_ev = d->cap_ev ? 2 * d->cap_ev : 1024;
+            d->ev = realloc(d->ev, d->cap_ev * sizeof *d->ev);
+            if (!d->ev)
+                abort();
+        }
+        const struct thread_info *t = &d->th[q];
+        d->ev[n] = (struct dpor_event){q, d->end_ops[b], {0}, {t->pending[0], t->pending[1]}, t->count + 1, false};
+        memset(vc + n * width, 0, width * sizeof *vc);
+        races_of(d, vc, width, last, n);
+    }
+}
+
 void dpor_find_races(struct dpor_state *d)
 {
     size_t n = d->n_ev < d->n_nodes ? d->n_ev : d->n_nodes;
     if (n == 0)
         return;
+    bool blocked_too = !d->blocked && !d->too_long && n == d->n_ev && d->n_end > 0;
     size_t width = 1;
     for (size_t k = 0; k < n; k++)
         if ((size_t)d->ev[k].thread + 1 > width)
             width = (size_t)d->ev[k].thread + 1;
-    uint32_t *vc = calloc(n * width, sizeof *vc);
+    for (size_t b = 0; blocked_too && b < d->n_end; b++)
+        if ((size_t)d->end_threads[b] + 1 > width)
+            width = (size_t)d->end_threads[b] + 1;
+    uint32_t *vc = calloc((n + 1) * width, sizeof *vc);
     int *last = malloc(width * sizeof *last);
     if (!vc || !last)
         abort();
     for (size_t u = 0; u < width; u++)
         last[u] = -1;
-    const struct dpor_event *ev = d->ev;
     for (size_t j = 0; j < n; j++) {
-        uint32_t *vj = vc + j * width;
-        int t = ev[j].thread;
-        if (last[t] >= 0)
-            join_clock(vj, vc + (size_t)last[t] * width, width);
-        for (int p = 0; p < 2; p++)
-            if (ev[j].pred[p] >= 0 && (size_t)ev[j].pred[p] < j)
-                join_clock(vj, vc + (size_t)ev[j].pred[p] * width, width);
-        if (ev[j].op.kind == VIS_JOIN) {
-            for (size_t u = 0; u < d->cap_th && u < width; u++)
-                if (d->th[u].pthread == ev[j].op.addr && ev[j].op.addr && d->th[u].exited_at >= 0 &&
-                    (size_t)d->th[u].exited_at <= j && last[u] >= 0)
-                    join_clock(vj, vc + (size_t)last[u] * width, width);
-        }
-        /* The latest dependent events first: one already ordered before a
-         * later one's clock is no race with j. */
-        bool acquires = is_lock_acquisition(&ev[j].op);
-        for (size_t i = j; i-- > 0;) {
-            if (ev[i].thread == t || ev[i].no_op || !dependent(&ev[i].op, &ev[i].fp, &ev[j].op, &ev[j].fp))
-                continue;
-            if (!before(ev, vj, (int)i) && j >= d->changed) {
-                /* An acquisition after a release of its lock could not
-                 * have come before it: the race is with the acquisition
-                 * the release ended. */
-                int a = acquires && !is_lock_acquisition(&ev[i].op) ? matching_acquisition(ev, i, ev[j].op.addr) : -1;
-                if (a < 0)
-                    reverse_race(d, vc, width, i, j);
-                else if (!before(ev, vj, a))
-                    reverse_race(d, vc, width, (size_t)a, j);
-                /* A wait on a semaphore after a post could not have come
-                 * before it when it would have blocked there; when the
-                 * poster had taken a unit itself (a semaphore used as a
-                 * lock), the wait races with that taking too, which is
-                 * no race of the trace once the post orders them. */
-                a = is_sem_call(&ev[j].op, false) && is_sem_call(&ev[i].op, true) ? matching_sem_wait(ev, i) : -1;
-                if (a >= 0 && !before(ev, vj, a))
-                    reverse_race(d, vc, width, (size_t)a, j);
-            }
-            join_clock(vj, vc + i * width, width);
-        }
-        vj[t] = ev[j].local;
-        last[t] = (int)j;
+        races_of(d, vc, width, last, j);
+        last[d->ev[j].thread] = (int)j;
     }
+    if (blocked_too)
+        races_of_blocked(d, vc, width, last, n);
     free(vc);
     free(last);
 }
