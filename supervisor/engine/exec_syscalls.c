@@ -58,11 +58,37 @@ uint64_t exec_syscall_caller(struct execution *ex, const struct mthread *t)
     return 0;
 }
 
+/* A call that reads or writes a descriptor is part of the step that
+ * makes it, and two of them on one descriptor do not commute: two
+ * threads' raw writes to stdout (no libc lock orders them) come out in the
+ * order they ran. Listeners that keep a step's footprint (dpor) hear of a
+ * word per descriptor, outside the address space, so that no memory
+ * access matches it. */
+static const uint64_t DESCRIPTOR_WORD_BASE = 0xfffe000000000000ull;
+
+static void tell_descriptor(struct execution *ex, const struct mthread *t, long nr, const uint64_t args[6])
+{
+    switch (nr) {
+    case SYS_read: case SYS_write: case SYS_readv: case SYS_writev:
+    case SYS_recvfrom: case SYS_recvmsg: case SYS_sendto: case SYS_sendmsg:
+        break;
+    default:
+        return;
+    }
+    uint64_t word = DESCRIPTOR_WORD_BASE | (args[0] & 0xffffffffu) << 3;
+    for (int i = 0; i < ex->cfg->n_listeners; i++) {
+        const struct exec_listener *l = &ex->cfg->listeners[i];
+        if (l->ops->touched_word)
+            l->ops->touched_word(l->self, t->id, word);
+    }
+}
+
 enum run_outcome exec_syscall_stop(struct execution *ex, struct mthread *t)
 {
     long nr = (long)t->regs.orig_rax;
     uint64_t args[6];
     call_args(t, args);
+    tell_descriptor(ex, t, nr, args);
     if (nr == SYS_clone3) {
         /* Its flags are in the struct it points to. */
         uint64_t flags = 0;

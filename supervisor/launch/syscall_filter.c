@@ -5,7 +5,7 @@
  * refuses them when the process is mdat's). Through another ABI mdat
  * models nothing (the numbers and registers are not x86-64's), so every
  * call of either list stops marked with its ABI and is refused there;
- * the rest (getpid through int $0x80, a write to stdout) runs. */
+ * the rest (getpid through int $0x80, a 32-bit write to stdout) runs. */
 #include "supervisor/launch/syscall_filter.h"
 
 #include "supervisor/launch/pages_setup.h"
@@ -29,7 +29,12 @@
 /* Which arguments make a call stop (on every ABI alike, except CLONE). */
 enum stop_when {
     ALWAYS,
-    FD_ABOVE_STDIO,     /* a0 > 2: stdin (mdat's input) never waits, stdout and stderr are captured */
+    /* Natively always; through another ABI only a0 > 2 (a 32-bit write to
+     * stdout runs, as it did). Standard input never waits (mdat's input)
+     * and the standard outputs are captured, but the order in which two
+     * threads write them is part of what the program does (exec_syscalls.c
+     * tells the step's descriptor to dpor). */
+    FD_ABOVE_STDIO,
     MAKES_PROCESS,      /* clone without CLONE_THREAD (a thread is seen through ptrace's clone event) */
     A1_IS,              /* a1 == value (an fcntl or ioctl command) */
     A0_NOT_SELF,        /* a0 (a pid) != 0 */
@@ -122,7 +127,10 @@ static int add_rule(scmp_filter_ctx ctx, uint32_t action, const struct stop_rule
         n = 0;
         break;
     case FD_ABOVE_STDIO:
-        cmp[0] = SCMP_A0_32(SCMP_CMP_GT, 2);
+        if (native)
+            n = 0;
+        else
+            cmp[0] = SCMP_A0_32(SCMP_CMP_GT, 2);
         break;
     case MAKES_PROCESS:
         if (native)

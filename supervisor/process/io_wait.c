@@ -30,8 +30,9 @@ enum io_call io_call_of(long nr, const uint64_t args[6])
     case SYS_read: case SYS_write: case SYS_readv: case SYS_writev:
         /* Standard input never waits (mdat's input file or /dev/null) and
          * the standard outputs are files mdat captures, or the terminal:
-         * the filter stops these calls only above fd 2, or for page
-         * ownership's sake (their buffers), which is no wait. */
+         * their calls stop only for the order of the steps that make them
+         * (exec_syscalls.c tell_descriptor) and, with page ownership, for
+         * their buffers, which is no wait. */
         return args[0] > 2 ? IO_FD : IO_NONE;
     case SYS_recvfrom:
  case SYS_recvmsg: case SYS_sendto: case SYS_sendmsg:
