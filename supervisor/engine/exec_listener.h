@@ -54,6 +54,11 @@ struct exec_listener_ops {
      * part of what the step did: a search that reorders steps orders two
      * steps that touched one word. */
     void (*touched_word)(void *self, int thread, uint64_t addr);
+    /* The running step of `thread` made a system call that reads or
+     * writes the memory [lo, hi) (a read's buffer, which the kernel fills;
+     * [0, UINT64_MAX) when where is not known): no step's operation, yet
+     * ordered against every access inside it. */
+    void (*touched_range)(void *self, int thread, uint64_t lo, uint64_t hi);
     /* `thread` called the modeled function fn (with its first two
      * arguments, and its stack pointer at the entry: the call has returned
      * once the stack is above it) during its current step without the call

@@ -59,27 +59,35 @@ uint64_t exec_syscall_caller(struct execution *ex, const struct mthread *t)
 }
 
 /* A call that reads or writes a descriptor is part of the step that
- * makes it, and two of them on one descriptor do not commute: two
- * threads' raw writes to stdout (no libc lock orders them) come out in the
- * order they ran. Listeners that keep a step's footprint (dpor) hear of a
- * word per descriptor, outside the address space, so that no memory
- * access matches it. */
-static const uint64_t DESCRIPTOR_WORD_BASE = 0xfffe000000000000ull;
+ * makes it, and does not commute with another thread's: two raw writes to
+ * stdout (no libc lock orders them) come out in the order they ran, a
+ * write to a pipe and the read at its other end meet in the kernel. So
+ * every such call touches one word outside the address space (one for
+ * all descriptors: two of them may name one file), and the memory it
+ * reads or the kernel fills: for the calls that take one buffer, that
+ * buffer; for the vectored ones, whose buffers are in memory, anything.
+ * Told to the listeners that keep a step's footprint (dpor). */
+static const uint64_t DESCRIPTOR_WORD = 0xfffe000000000000ull;
 
 static void tell_descriptor(struct execution *ex, const struct mthread *t, long nr, const uint64_t args[6])
 {
+    uint64_t lo = 0, hi = UINT64_MAX;
     switch (nr) {
-    case SYS_read: case SYS_write: case SYS_readv: case SYS_writev:
-    case SYS_recvfrom: case SYS_recvmsg: case SYS_sendto: case SYS_sendmsg:
+    case SYS_read: case SYS_write: case SYS_recvfrom: case SYS_sendto:
+        lo = args[1];
+        hi = args[1] + args[2];
+        break;
+    case SYS_readv: case SYS_writev: case SYS_recvmsg: case SYS_sendmsg:
         break;
     default:
         return;
     }
-    uint64_t word = DESCRIPTOR_WORD_BASE | (args[0] & 0xffffffffu) << 3;
     for (int i = 0; i < ex->cfg->n_listeners; i++) {
         const struct exec_listener *l = &ex->cfg->listeners[i];
         if (l->ops->touched_word)
-            l->ops->touched_word(l->self, t->id, word);
+            l->ops->touched_word(l->self, t->id, DESCRIPTOR_WORD);
+        if (l->ops->touched_range && hi > lo)
+            l->ops->touched_range(l->self, t->id, lo, hi);
     }
 }
 

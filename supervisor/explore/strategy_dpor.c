@@ -87,9 +87,11 @@ enum { MAX_EVENTS = STRATEGY_DPOR_MAX_STEPS };
 enum { SPIN_LIMIT = 1000 };
 
 /* Words a step touched besides its operation; more than fit: every
- * other step depends on it. And the heap blocks it freed ([freed_lo,
- * freed_hi), their hull when more than one): the allocator writes into a
- * block it takes back, so the free is ordered against every use of it. */
+ * other step depends on it. And the memory it wrote outside its operation
+ * ([freed_lo, freed_hi), the hull when more than one range): the heap
+ * blocks it freed (the allocator writes into a block it takes back) and
+ * the buffers its system calls read or filled, each ordered against every
+ * access inside. */
 enum { FOOTPRINT_WORDS = 6 };
 struct footprint {
     uint8_t n;
@@ -669,6 +671,13 @@ static bool on_freeing(void *self, struct execution *ex, int thread, uint64_t ad
     return true;
 }
 
+static void on_touched_range(void *self, int thread, uint64_t lo, uint64_t hi)
+{
+    struct dpor_state *d = self;
+    (void)thread;
+    footprint_add_freed(&d->step_fp, lo, hi > lo ? hi : lo + 1);
+}
+
 static void on_futex_call(void *self, int thread, uint64_t addr, bool wakes)
 {
     struct dpor_state *d = self;
@@ -680,6 +689,7 @@ static const struct exec_listener_ops dpor_listener_ops = {
     .touched_word = on_touched_word,
     .futex_call = on_futex_call,
     .freeing = on_freeing,
+    .touched_range = on_touched_range,
     .thread_created = on_created,
     .woke = on_woke,
     .thread_exited = on_exited,

@@ -350,15 +350,16 @@ t_check_then_act() {
     [ "$(grep -c " O[02] " "$WORK/out")" -eq 8 ] || fail "not every stock program ran: $(cat "$WORK/out")"
 }
 
-# Four more false proofs dpor gave (each "exact: all 1 classes"): a
+# Five more false proofs dpor gave (each "exact: all 1 classes"): a
 # semaphore used as a lock, whose later waits were never moved before an
 # earlier holder's wait; a process that ends (main returns, or fails an
 # assertion) before a thread it started has run, whose next step is no
 # event of the trace; one that ends holding a lock another thread
-# waits for, whose acquisition is never made; and two threads' write(2)
-# calls to stdout, which made no stop. Every order of turns, both outcomes
-# of each end and both orders of the lines are classes now; the buggy
-# variants fail.
+# waits for, whose acquisition is never made; two threads' write(2)
+# calls to stdout, which made no stop; and a buffer the kernel fills in a
+# read(2) while another thread looks at it. Every order of turns, both
+# outcomes of each end, both orders of the lines and both values seen are
+# classes now; the buggy variants fail.
 t_dpor_blind_spots() {
     local build
     for build in o0 o2; do
@@ -386,6 +387,10 @@ t_dpor_blind_spots() {
         run_mdat run --strategy dpor -n 500 -o out-dir --outcomes "$TARGETS/diff_raw_writes_$build"
         expect_status 0 "raw_writes $build"
         expect_out "mdat: 2 outcomes of 2 distinct interleavings (classes)"
+        run_mdat run --strategy dpor -n 500 -o out-dir --races off --outcomes "$TARGETS/diff_kernel_fills_$build"
+        expect_status 0 "kernel_fills $build"
+        expect_out "mdat: 2 outcomes of"
+        expect_out "exact: all "
     done
 }
 
