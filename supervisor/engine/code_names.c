@@ -127,6 +127,22 @@ static uint64_t standing_tail_call(struct execution *ex, const struct mthread *t
     return t->tail_jmp;
 }
 
+/* Up to max words of t's stack from rsp into words; how many could be
+ * read (the main thread's stack may end sooner than max words above rsp,
+ * its top unknown: what can be read of it is taken). *sp: where they
+ * begin. */
+static size_t read_stack_words(struct execution *ex, const struct mthread *t, uint64_t *words, size_t max,
+                               uint64_t *sp)
+{
+    *sp = t->regs.rsp & ~7ull;
+    size_t n = max;
+    if (t->stack_hi > *sp && (t->stack_hi - *sp) / 8 < n)
+        n = (size_t)((t->stack_hi - *sp) / 8);
+    while (n > 0 && !tracee_read(ex->mem_fd, *sp, words, n * 8))
+        n /= 2;
+    return n;
+}
+
 /* The nearest return address on t's stack into user code outside system
  * headers (library code without frame pointers lies in between), or the
  * user's tail call standing nearer; 0 if none. */
@@ -134,14 +150,8 @@ static uint64_t search_user_return(struct execution *ex, const struct mthread *t
 {
     static uint64_t words[USER_FRAME_SEARCH_BYTES / 8];
     uint64_t tail = standing_tail_call(ex, t);
-    uint64_t sp = t->regs.rsp & ~7ull;
-    size_t n = sizeof words / 8;
-    if (t->stack_hi > sp && (t->stack_hi - sp) / 8 < n)
-        n = (size_t)((t->stack_hi - sp) / 8);
-    /* (The main thread's stack may end less than the whole search above
-     * sp, its top unknown: what can be read of it is searched.) */
-    while (n > 0 && !tracee_read(ex->mem_fd, sp, words, n * 8))
-        n /= 2;
+    uint64_t sp;
+    size_t n = read_stack_words(ex, t, words, sizeof words / 8, &sp);
     for (size_t i = 0; i < n; i++) {
         if (tail && sp + 8 * i >= t->tail_slot)
             return tail;    /* past the callee's frame: the jump was the user's last place */
@@ -246,12 +256,8 @@ enum { CALL_SEARCH_BYTES = 4096 };
 uint64_t exec_program_return_on_stack(struct execution *ex, const struct mthread *t)
 {
     uint64_t words[CALL_SEARCH_BYTES / 8];
-    uint64_t sp = t->regs.rsp & ~7ull;
-    size_t n = sizeof words / 8;
-    if (t->stack_hi > sp && (t->stack_hi - sp) / 8 < n)
-        n = (size_t)((t->stack_hi - sp) / 8);
-    while (n > 0 && !tracee_read(ex->mem_fd, sp, words, n * 8))
-        n /= 2;     /* the main thread's stack ends sooner */
+    uint64_t sp;
+    size_t n = read_stack_words(ex, t, words, sizeof words / 8, &sp);
     for (size_t i = 0; i < n; i++) {
         if (t->exit_slot && sp + 8 * i >= t->exit_slot)
             break;  /* (above exit's frame: stale words of main's) */
@@ -264,12 +270,8 @@ uint64_t exec_program_return_on_stack(struct execution *ex, const struct mthread
 const char *exec_library_call(struct execution *ex, const struct mthread *t, uint64_t *call_pc)
 {
     uint64_t words[CALL_SEARCH_BYTES / 8];
-    uint64_t sp = t->regs.rsp & ~7ull;
-    size_t n = sizeof words / 8;
-    if (t->stack_hi > sp && (t->stack_hi - sp) / 8 < n)
-        n = (size_t)((t->stack_hi - sp) / 8);
-    while (n > 0 && !tracee_read(ex->mem_fd, sp, words, n * 8))
-        n /= 2;     /* the main thread's stack ends sooner */
+    uint64_t sp;
+    size_t n = read_stack_words(ex, t, words, sizeof words / 8, &sp);
     for (size_t i = 0; i < n; i++) {
         uint64_t ret = words[i];
         uint8_t call[5];

@@ -362,35 +362,30 @@ t_check_then_act() {
 # classes now; the buggy variants fail.
 t_dpor_blind_spots() {
     local build
+    # proves PROGRAM EXPECTED [OPTION...]: dpor --outcomes ends, exact,
+    # printing EXPECTED; fails PROGRAM ARG: dpor finds the assertion.
+    proves() {
+        local program=$1 expected=$2
+        shift 2
+        run_mdat run --strategy dpor -n 500 -o out-dir --outcomes "$@" "$TARGETS/diff_${program}_$build"
+        expect_status 0 "$program $build"
+        expect_out "$expected"
+        expect_out "exact: all "
+    }
+    fails() {
+        run_mdat run --strategy dpor -n 500 -o out-dir "$TARGETS/diff_${1}_$build" "$2"
+        expect_status 1 "$1 $2 $build"
+        expect_out "FAILURE assertion"
+    }
     for build in o0 o2; do
-        run_mdat run --strategy dpor -n 500 -o out-dir --outcomes "$TARGETS/diff_sem_lock_order_$build"
-        expect_status 0 "sem_lock_order $build"
-        expect_out "mdat: 6 outcomes of 6 distinct interleavings (classes)"
-        expect_out "exact: all 6 distinct"
-        run_mdat run --strategy dpor -n 500 -o out-dir "$TARGETS/diff_sem_lock_order_$build" buggy
-        expect_status 1 "sem_lock_order buggy $build"
-        expect_out "FAILURE assertion"
-        run_mdat run --strategy dpor -n 500 -o out-dir --outcomes "$TARGETS/diff_exit_before_worker_$build"
-        expect_status 0 "exit_before_worker $build"
-        expect_out "mdat: 2 outcomes of"
-        expect_out "exact: all "
-        run_mdat run --strategy dpor -n 500 -o out-dir "$TARGETS/diff_exit_before_worker_$build" fail
-        expect_status 1 "exit_before_worker fail $build"
-        expect_out "FAILURE assertion"
-        run_mdat run --strategy dpor -n 500 -o out-dir --outcomes "$TARGETS/diff_held_lock_exit_$build"
-        expect_status 0 "held_lock_exit $build"
-        expect_out "mdat: 2 outcomes of"
-        expect_out "exact: all "
-        run_mdat run --strategy dpor -n 500 -o out-dir "$TARGETS/diff_held_lock_exit_$build" fail
-        expect_status 1 "held_lock_exit fail $build"
-        expect_out "FAILURE assertion"
-        run_mdat run --strategy dpor -n 500 -o out-dir --outcomes "$TARGETS/diff_raw_writes_$build"
-        expect_status 0 "raw_writes $build"
-        expect_out "mdat: 2 outcomes of 2 distinct interleavings (classes)"
-        run_mdat run --strategy dpor -n 500 -o out-dir --races off --outcomes "$TARGETS/diff_kernel_fills_$build"
-        expect_status 0 "kernel_fills $build"
-        expect_out "mdat: 2 outcomes of"
-        expect_out "exact: all "
+        proves sem_lock_order "mdat: 6 outcomes of 6 distinct interleavings (classes)"
+        fails sem_lock_order buggy
+        proves exit_before_worker "mdat: 2 outcomes of"
+        fails exit_before_worker fail
+        proves held_lock_exit "mdat: 2 outcomes of"
+        fails held_lock_exit fail
+        proves raw_writes "mdat: 2 outcomes of 2 distinct interleavings (classes)"
+        proves kernel_fills "mdat: 2 outcomes of" --races off
     done
 }
 
