@@ -74,10 +74,12 @@ static void tell_descriptor(struct execution *ex, const struct mthread *t, long 
     uint64_t lo = 0, hi = UINT64_MAX;
     switch (nr) {
     case SYS_read: case SYS_write: case SYS_recvfrom: case SYS_sendto:
+    case SYS_pread64: case SYS_pwrite64:
         lo = args[1];
         hi = args[1] + args[2];
         break;
     case SYS_readv: case SYS_writev: case SYS_recvmsg: case SYS_sendmsg:
+    case SYS_preadv: case SYS_pwritev: case SYS_preadv2: case SYS_pwritev2:
         break;
     default:
         return;

@@ -73,6 +73,10 @@ static const struct stop_rule modeled[] = {
     {"clone", MAKES_PROCESS, 0},
     {"read", FD_ABOVE_STDIO, 0}, {"write", FD_ABOVE_STDIO, 0},
     {"readv", FD_ABOVE_STDIO, 0}, {"writev", FD_ABOVE_STDIO, 0},
+    /* Never a wait (files), but the kernel writes or reads their buffers. */
+    {"pread64", FD_ABOVE_STDIO, 0}, {"pwrite64", FD_ABOVE_STDIO, 0},
+    {"preadv", FD_ABOVE_STDIO, 0}, {"pwritev", FD_ABOVE_STDIO, 0},
+    {"preadv2", FD_ABOVE_STDIO, 0}, {"pwritev2", FD_ABOVE_STDIO, 0},
     /* Memory mapped twice or shared with another process (page_cache.c). */
     {"mremap", ALWAYS, 0}, {"shmat", ALWAYS, 0}, {"mmap", A3_HAS, MAP_SHARED},
     /* Code that appears or changes at run time (a JIT, self-modifying

@@ -357,17 +357,18 @@ t_check_then_act() {
 # event of the trace; one that ends holding a lock another thread
 # waits for, whose acquisition is never made; two threads' write(2)
 # calls to stdout, which made no stop; and a buffer the kernel fills in a
-# read(2) while another thread looks at it. Every order of turns, both
-# outcomes of each end, both orders of the lines and both values seen are
-# classes now; the buggy variants fail.
+# read(2) or pread(2) while another thread looks at it. Every order of
+# turns, both outcomes of each end, both orders of the lines and both
+# values seen are classes now; the buggy variants fail.
 t_dpor_blind_spots() {
     local build
-    # proves PROGRAM EXPECTED [OPTION...]: dpor --outcomes ends, exact,
+    # proves PROGRAM EXPECTED OPTIONS [ARG...]: dpor --outcomes ends, exact,
     # printing EXPECTED; fails PROGRAM ARG: dpor finds the assertion.
     proves() {
-        local program=$1 expected=$2
-        shift 2
-        run_mdat run --strategy dpor -n 500 -o out-dir --outcomes "$@" "$TARGETS/diff_${program}_$build"
+        local program=$1 expected=$2 options=$3
+        shift 3
+        # shellcheck disable=SC2086  # the options, split
+        run_mdat run --strategy dpor -n 500 -o out-dir --outcomes $options "$TARGETS/diff_${program}_$build" "$@"
         expect_status 0 "$program $build"
         expect_out "$expected"
         expect_out "exact: all "
@@ -378,14 +379,15 @@ t_dpor_blind_spots() {
         expect_out "FAILURE assertion"
     }
     for build in o0 o2; do
-        proves sem_lock_order "mdat: 6 outcomes of 6 distinct interleavings (classes)"
+        proves sem_lock_order "mdat: 6 outcomes of 6 distinct interleavings (classes)" ""
         fails sem_lock_order buggy
-        proves exit_before_worker "mdat: 2 outcomes of"
+        proves exit_before_worker "mdat: 2 outcomes of" ""
         fails exit_before_worker fail
-        proves held_lock_exit "mdat: 2 outcomes of"
+        proves held_lock_exit "mdat: 2 outcomes of" ""
         fails held_lock_exit fail
-        proves raw_writes "mdat: 2 outcomes of 2 distinct interleavings (classes)"
-        proves kernel_fills "mdat: 2 outcomes of" --races off
+        proves raw_writes "mdat: 2 outcomes of 2 distinct interleavings (classes)" ""
+        proves kernel_fills "mdat: 2 outcomes of" "--races off"
+        proves kernel_fills "mdat: 2 outcomes of" "--races off" pread
     done
 }
 
