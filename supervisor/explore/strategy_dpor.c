@@ -19,7 +19,9 @@
  * inside libraries (libc's own locks: two printf calls share stdout's FILE
  * lock and nothing else a step shows) and its futex calls, as the engine
  * tells them while the step runs (exec_listener.touched_word, futex_call),
- * and the heap blocks it freed (exec_listener.freeing), against every use.
+ * the file descriptors it read or wrote (one word for all), and the heap
+ * blocks it freed and the buffers its system calls reached
+ * (exec_listener.freeing, touched_range), against every use.
  * A sleeping thread's footprint is that of the step it took from the node
  * where it went to sleep (the same state, the same step).
  * Ordered besides: each thread's own steps, a pthread_create before the new
@@ -87,17 +89,17 @@ enum { MAX_EVENTS = STRATEGY_DPOR_MAX_STEPS };
 enum { SPIN_LIMIT = 1000 };
 
 /* Words a step touched besides its operation; more than fit: every
- * other step depends on it. And the memory it wrote outside its operation
- * ([freed_lo, freed_hi), the hull when more than one range): the heap
- * blocks it freed (the allocator writes into a block it takes back) and
- * the buffers its system calls read or filled, each ordered against every
- * access inside. */
+ * other step depends on it. And the memory it reached outside its
+ * operation ([reached_lo, reached_hi), the hull when more than one range):
+ * the heap blocks it freed (the allocator writes into a block it takes
+ * back) and the buffers its system calls read or the kernel filled, each
+ * ordered against every access inside. */
 enum { FOOTPRINT_WORDS = 6 };
 struct footprint {
     uint8_t n;
     bool overflow;
     uint64_t word[FOOTPRINT_WORDS];
-    uint64_t freed_lo, freed_hi;
+    uint64_t reached_lo, reached_hi;
 };
 
 /* A thread's step from a node, with its footprint. */
@@ -165,7 +167,7 @@ struct dpor_state {
     bool too_long;
     /* The latest thread choice's candidates that would have blocked, and
      * their operations: at the end of the execution, the acquisitions
-     * they never made (race_with_blocked). */
+     * they never made (races_of_blocked). */
     int *end_threads;
     struct visible_op *end_ops;
     size_t n_end, cap_end;
@@ -203,30 +205,31 @@ static void footprint_add(struct footprint *fp, uint64_t word)
         fp->word[fp->n++] = word;
 }
 
-static void footprint_add_freed(struct footprint *fp, uint64_t lo, uint64_t hi)
+static void footprint_add_reached(struct footprint *fp, uint64_t lo, uint64_t hi)
 {
-    if (fp->freed_hi == 0) {
-        fp->freed_lo = lo;
-        fp->freed_hi = hi;
+    if (fp->reached_hi == 0) {
+        fp->reached_lo = lo;
+        fp->reached_hi = hi;
         return;
     }
-    if (lo < fp->freed_lo)
-        fp->freed_lo = lo;
-    if (hi > fp->freed_hi)
-        fp->freed_hi = hi;
+    if (lo < fp->reached_lo)
+        fp->reached_lo = lo;
+    if (hi > fp->reached_hi)
+        fp->reached_hi = hi;
 }
 
-static bool in_freed(const struct footprint *fp, uint64_t lo, uint64_t hi)
+static bool in_reached(const struct footprint *fp, uint64_t lo, uint64_t hi)
 {
-    return fp->freed_hi && lo < fp->freed_hi && fp->freed_lo < hi;
+    return fp->reached_hi && lo < fp->reached_hi && fp->reached_lo < hi;
 }
 
-/* A freed block against an operation: any access or object inside it. */
-static bool freed_conflicts(const struct footprint *fp, const struct visible_op *op)
+/* Memory reached outside the step's operation (a freed block, a call's
+ * buffer) against an operation: any access or object inside it. */
+static bool reached_conflicts(const struct footprint *fp, const struct visible_op *op)
 {
     bool touches = op->kind == VIS_READ || op->kind == VIS_WRITE || op->kind == VIS_UPDATE || op->kind == VIS_SYNC ||
                    op->kind == VIS_RESUME;
-    return touches && op->addr && in_freed(fp, op->addr, op->addr + (op->size ? op->size : 8));
+    return touches && op->addr && in_reached(fp, op->addr, op->addr + (op->size ? op->size : 8));
 }
 
 /* A word of a footprint against an operation: as an atomic update of it. */
@@ -238,13 +241,13 @@ static bool word_conflicts(uint64_t word, const struct visible_op *op)
 
 static bool footprint_conflicts(const struct footprint *a, const struct visible_op *b_op, const struct footprint *b)
 {
-    if (freed_conflicts(a, b_op) || (b && a->freed_hi && in_freed(b, a->freed_lo, a->freed_hi)))
+    if (reached_conflicts(a, b_op) || (b && a->reached_hi && in_reached(b, a->reached_lo, a->reached_hi)))
         return true;
-    for (int k = 0; b && a->freed_hi && k < b->n; k++)
-        if (in_freed(a, b->word[k], b->word[k] + 8))
+    for (int k = 0; b && a->reached_hi && k < b->n; k++)
+        if (in_reached(a, b->word[k], b->word[k] + 8))
             return true;
-    for (int k = 0; b && b->freed_hi && k < a->n; k++)
-        if (in_freed(b, a->word[k], a->word[k] + 8))
+    for (int k = 0; b && b->reached_hi && k < a->n; k++)
+        if (in_reached(b, a->word[k], a->word[k] + 8))
             return true;
     for (int i = 0; i < a->n; i++) {
         if (word_conflicts(a->word[i], b_op))
@@ -665,7 +668,7 @@ static bool on_freeing(void *self, struct execution *ex, int thread, uint64_t ad
 {
     struct dpor_state *d = self;
     if (b)
-        footprint_add_freed(&d->step_fp, b->addr, b->addr + (b->size ? b->size : 1));
+        footprint_add_reached(&d->step_fp, b->addr, b->addr + (b->size ? b->size : 1));
     else
         footprint_add(&d->step_fp, addr);   /* a block mdat did not see handed out: its first word at least */
     return true;
@@ -675,7 +678,7 @@ static void on_touched_range(void *self, int thread, uint64_t lo, uint64_t hi)
 {
     struct dpor_state *d = self;
     (void)thread;
-    footprint_add_freed(&d->step_fp, lo, hi > lo ? hi : lo + 1);
+    footprint_add_reached(&d->step_fp, lo, hi > lo ? hi : lo + 1);
 }
 
 static void on_futex_call(void *self, int thread, uint64_t addr, bool wakes)
