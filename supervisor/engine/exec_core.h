@@ -184,12 +184,11 @@ struct execution {
     bool spin_restart;              /* a spin on owned memory was found: the execution runs again */
     /* --timeout is what a step may use, not what a busy machine takes
      * from it: step_deadline_ns is first STEP_FIRST_LOOK_NS away; from
-     * there the running thread and mdat together must use hang_cpu_ns
-     * (--timeout) of CPU time since hang_cpu_base (what both had used at
-     * the first look; 0: not read yet), or the thread sleep in the kernel
-     * until --timeout has passed, before the step is a hang
-     * (exec_threads.c step_overdue). */
-    uint64_t hang_cpu_ns, hang_cpu_base;
+     * there the running thread and mdat together must use --timeout of
+     * CPU time since hang_cpu_base (what both had used at the first look;
+     * 0: not read yet), or the thread sleep in the kernel until --timeout
+     * has passed, before the step is a hang (exec_threads.c step_overdue). */
+    uint64_t hang_cpu_base;
 
     uint64_t steps;
     int last_thread;

@@ -131,6 +131,11 @@ void exec_step_progressed(struct execution *ex);
 /* Page ownership: the next look at the running step is due at at_ns (by
  * the clock; exec_threads.c then asks the thread's CPU time). */
 void exec_arm_spin_check(struct execution *ex, uint64_t at_ns);
+/* --timeout in nanoseconds, 0 when steps may take any time. */
+uint64_t exec_timeout_ns(const struct execution *ex);
+/* The running step is looked at again at at_ns (0: never), or at the end
+ * of --time-limit if that is sooner (exec_threads.c step_overdue judges). */
+void exec_arm_step_deadline(struct execution *ex, uint64_t at_ns);
 /* When the running step's whole --timeout has passed by the clock (or
  * the execution's --time-limit, if sooner): how long a wait on the world
  * outside the program may take. */

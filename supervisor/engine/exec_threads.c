@@ -383,14 +383,6 @@ static bool step_cpu_ns(struct execution *ex, pid_t tid, uint64_t *ns)
     return true;
 }
 
-static void arm_step_deadline(struct execution *ex, uint64_t at_ns)
-{
-    ex->step_deadline_ns = ex->end_ns && ex->end_ns < at_ns ? ex->end_ns : at_ns;
-    ex->deadline_ns = ex->step_deadline_ns;
-    if (ex->spin_check_ns && ex->spin_check_ns < ex->deadline_ns)
-        ex->deadline_ns = ex->spin_check_ns;
-}
-
 /* The step's deadline has passed (STEP_FIRST_LOOK_NS by the clock, or a
  * later look): true when the wait goes on, re-armed; false when the step
  * is a hang. --timeout is what the step may use, not what a busy machine
@@ -402,7 +394,7 @@ static void arm_step_deadline(struct execution *ex, uint64_t at_ns)
  * Eight timeouts by the clock end any step. */
 static bool step_overdue(struct execution *ex, pid_t tid)
 {
-    uint64_t now = monotonic_ns(), timeout = ex->hang_cpu_ns;
+    uint64_t now = monotonic_ns(), timeout = exec_timeout_ns(ex);
     if (tid <= 0 || !timeout || ex->deadline_ns != ex->step_deadline_ns || now < ex->step_deadline_ns ||
         (ex->end_ns && now >= ex->end_ns) || now >= ex->step_started_ns + 8 * timeout)
         return false;
@@ -415,13 +407,13 @@ static bool step_overdue(struct execution *ex, pid_t tid)
     if (st.state != 'R') {
         if (now >= ex->step_started_ns + timeout)
             return false;
-        arm_step_deadline(ex, ex->step_started_ns + timeout);
+        exec_arm_step_deadline(ex, ex->step_started_ns + timeout);
         return true;
     }
     uint64_t used = cpu > ex->hang_cpu_base ? cpu - ex->hang_cpu_base : 0;
     if (used >= timeout)
         return false;
-    arm_step_deadline(ex, now + (timeout - used) + 1000000);
+    exec_arm_step_deadline(ex, now + (timeout - used) + 1000000);
     return true;
 }
 

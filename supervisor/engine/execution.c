@@ -455,26 +455,53 @@ static void record_final_watches(struct execution *ex)
 /* How the loop goes on after a step that ended in o. */
 enum loop_next { LOOP_ON, LOOP_END, LOOP_FAILED, LOOP_INCOMPLETE, LOOP_ERROR, LOOP_RESTART };
 
+uint64_t exec_timeout_ns(const struct execution *ex)
+{
+    return ex->cfg->timeout_sec > 0 ? (uint64_t)(ex->cfg->timeout_sec * 1e9) : 0;
+}
+
+/* How long a wait for a timer's signal, or for the world outside, may
+ * take: as a step may (10 s without --timeout). */
+static uint64_t step_timeout_ns(const struct execution *ex)
+{
+    uint64_t timeout = exec_timeout_ns(ex);
+    return timeout ? timeout : 10000000000u;
+}
+
+/* Waits end at the sooner of the step's deadline and the look at a long
+ * native run (0: neither). */
+static void sooner_deadline(struct execution *ex)
+{
+    ex->deadline_ns = ex->step_deadline_ns;
+    if (ex->spin_check_ns && (!ex->deadline_ns || ex->spin_check_ns < ex->deadline_ns))
+        ex->deadline_ns = ex->spin_check_ns;
+}
+
+void exec_arm_step_deadline(struct execution *ex, uint64_t at_ns)
+{
+    ex->step_deadline_ns = at_ns && (!ex->end_ns || at_ns < ex->end_ns) ? at_ns : ex->end_ns;
+    sooner_deadline(ex);
+}
+
+void exec_arm_spin_check(struct execution *ex, uint64_t at_ns)
+{
+    ex->spin_check_ns = at_ns;
+    sooner_deadline(ex);
+}
+
 /* The next step may take --timeout, and must end by --time-limit. */
 static void set_step_deadline(struct execution *ex)
 {
-    uint64_t now = monotonic_ns();
+    uint64_t now = monotonic_ns(), timeout = exec_timeout_ns(ex);
     ex->step_started_ns = now;
-    /* The first look at a long step comes soon; from there it is judged
-     * by the CPU time it uses (exec_threads.c step_overdue). */
-    ex->hang_cpu_ns = ex->cfg->timeout_sec > 0 ? (uint64_t)(ex->cfg->timeout_sec * 1e9) : 0;
-    ex->hang_cpu_base = 0;
-    uint64_t step_end = ex->hang_cpu_ns ? now + (ex->hang_cpu_ns < STEP_FIRST_LOOK_NS ? ex->hang_cpu_ns
-                                                                                     : STEP_FIRST_LOOK_NS)
-                                        : 0;
-    ex->deadline_ns = step_end;
-    if (ex->end_ns && (!step_end || ex->end_ns < step_end))
-        ex->deadline_ns = ex->end_ns;
-    /* With page ownership a long native run is looked at first (a spin on
-     * memory it owns, exec_pages_spin), long before --timeout. */
-    ex->step_deadline_ns = ex->deadline_ns;
     ex->spin_check_ns = 0;
     ex->spin_cpu_base = 0;
+    ex->hang_cpu_base = 0;
+    /* The first look at a long step comes soon; from there it is judged
+     * by the CPU time it uses (exec_threads.c step_overdue). */
+    exec_arm_step_deadline(ex, timeout ? now + (timeout < STEP_FIRST_LOOK_NS ? timeout : STEP_FIRST_LOOK_NS) : 0);
+    /* With page ownership a long native run is looked at first (a spin on
+     * memory it owns, exec_pages_spin), long before --timeout. */
     if (ex->pages) {
         uint64_t watch = ex->cfg->timeout_sec > 0 && ex->cfg->timeout_sec < 2 * SPIN_WATCH_SEC
                              ? (uint64_t)(ex->cfg->timeout_sec * 5e8)
@@ -487,30 +514,15 @@ static void set_step_deadline(struct execution *ex)
     }
 }
 
-void exec_arm_spin_check(struct execution *ex, uint64_t at_ns)
-{
-    ex->spin_check_ns = at_ns;
-    ex->deadline_ns = ex->step_deadline_ns;
-    if (!ex->deadline_ns || ex->spin_check_ns < ex->deadline_ns)
-        ex->deadline_ns = ex->spin_check_ns;
-}
-
 uint64_t exec_step_timeout_end(const struct execution *ex)
 {
-    uint64_t end = ex->step_started_ns + (ex->cfg->timeout_sec > 0 ? (uint64_t)(ex->cfg->timeout_sec * 1e9)
-                                                                   : 10000000000u);
+    uint64_t end = ex->step_started_ns + step_timeout_ns(ex);
     return ex->end_ns && ex->end_ns < end ? ex->end_ns : end;
 }
 
 void exec_step_progressed(struct execution *ex)
 {
     set_step_deadline(ex);
-}
-
-/* How long a wait for a timer's signal may take: as a step may. */
-static uint64_t step_timeout_ns(const struct execution *ex)
-{
-    return ex->cfg->timeout_sec > 0 ? (uint64_t)(ex->cfg->timeout_sec * 1e9) : 10000000000u;
 }
 
 static enum loop_next after_step(struct execution *ex, struct mthread *t, enum run_outcome o)
