@@ -181,7 +181,8 @@ static size_t ask_among(struct execution *ex, char kind, const int *ids, const b
 }
 
 /* A strategy that counts spinners (strategy.counts_spinners) chooses among
- * all the candidates, told which of them spin. */
+ * all the candidates, told which of them spin (not when the strategies that
+ * prefer progress are offered spinners too: MDAT_NO_SPIN_PREFERENCE). */
 static size_t ask_counting_spinners(struct execution *ex, const int *ids, const bool *yielded, size_t n,
                                     bool from_view)
 {
@@ -208,7 +209,8 @@ static size_t ask_strategy(struct execution *ex, char kind, const int *ids, cons
                            bool from_view)
 {
     struct strategy *s = ex->cfg->strategy;
-    if (kind == CHOICE_THREAD && ex->spin && s->counts_spinners && n >= 2 && spin_watch_any(ex->spin))
+    if (kind == CHOICE_THREAD && ex->spin && s->counts_spinners && ex->cfg->spin_preference && n >= 2 &&
+        spin_watch_any(ex->spin))
         return ask_counting_spinners(ex, ids, yielded, n, from_view);
     if (kind != CHOICE_THREAD || !ex->spin || !s->prefers_progress || !ex->cfg->spin_preference || n < 2 ||
         !spin_watch_any(ex->spin))

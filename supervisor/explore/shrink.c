@@ -267,9 +267,9 @@ static void drop_preemptions(struct shrinker *k)
  * left: two preemptions may be needless together and not alone (broken
  * Peterson: 5 -> 3 this way, where one at a time stopped at 5).
  * A plan counts only when it fails the same way with fewer preemptions.
- * Only for lists of a readable size: each choice point looks its switch up
- * in the list. */
-enum { MAX_ANCHORED_SWITCHES = 4096 };
+ * Not for lists of more switches than MAX_ANCHORED_SWITCHES (2 MB a list):
+ * a long failure's free switches can be millions. */
+enum { MAX_ANCHORED_SWITCHES = 65536 };
 
 struct anchored {
     struct guided_switches best;    /* the switches of k->best */

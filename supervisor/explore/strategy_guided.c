@@ -28,7 +28,7 @@ struct guided_state {
     bool record;
     struct guided_switches made;
     bool *used;                     /* per switch_plan entry: followed already */
-    size_t first_unused;
+    size_t *by_key;                 /* switch_plan's entries by (from, at, kind), then in order */
     uint64_t *progress;             /* by thread id */
     size_t cap_progress;
     uint64_t last_step;
@@ -46,7 +46,6 @@ static void guided_begin(struct strategy *s, uint64_t exec_seed, uint64_t estima
     g->made.n = 0;
     if (g->switch_plan && g->switch_plan->n)
         memset(g->used, 0, g->switch_plan->n * sizeof *g->used);
-    g->first_unused = 0;
     if (g->cap_progress)
         memset(g->progress, 0, g->cap_progress * sizeof *g->progress);
     g->last_step = 0;
@@ -84,44 +83,43 @@ static uint64_t progress_at(struct guided_state *g, const struct choice_point *c
     return cp->previous > 0 && (size_t)cp->previous < g->cap_progress ? g->progress[cp->previous] : 0;
 }
 
-/* The planned switch at (previous, at), or -1. */
+static int compare_key(const struct guided_switch *a, int from, uint64_t at, char kind)
+{
+    if (a->from != from)
+        return a->from < from ? -1 : 1;
+    if (a->at != at)
+        return a->at < at ? -1 : 1;
+    return a->kind == kind ? 0 : a->kind < kind ? -1 : 1;
+}
+
+static int by_key_order(const void *pa, const void *pb, void *list)
+{
+    const struct guided_switches *l = list;
+    size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+    const struct guided_switch *y = &l->at[b];
+    int c = compare_key(&l->at[a], y->from, y->at, y->kind);
+    return c ? c : a < b ? -1 : a > b;
+}
+
+/* The planned switch at (previous, at) not followed yet, or -1: a binary
+ * search, since a long execution asks at every choice point. */
 static int planned_switch(struct guided_state *g, const struct choice_point *cp, char kind, uint64_t at)
 {
     const struct guided_switches *l = g->switch_plan;
-    while (g->first_unused < l->n && g->used[g->first_unused])
-        g->first_unused++;
-    for (size_t i = g->first_unused; i < l->n; i++) {
-        const struct guided_switch *w = &l->at[i];
-        if (!g->used[i] && w->kind == kind && w->from == cp->previous && w->at == at) {
-            g->used[i] = true;
-            return w->to;
+    size_t lo = 0, hi = l->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (compare_key(&l->at[g->by_key[mid]], cp->previous, at, kind) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < l->n && compare_key(&l->at[g->by_key[lo]], cp->previous, at, kind) == 0; lo++)
+        if (!g->used[g->by_key[lo]]) {
+            g->used[g->by_key[lo]] = true;
+            return l->at[g->by_key[lo]].to;
         }
-    }
     return -1;
-}
-
-static size_t index_of(const struct choice_point *cp, int thread)
-{
-    for (size_t i = 0; i < cp->n; i++)
-        if (cp->threads[i] == thread)
-            return i;
-    return cp->n;
-}
-
-/* Without a plan: the thread that ran last goes on if it can (no
- * preemption), else the first one that can run; a pending store is never
- * flushed by choice (TSO stores wait for a fence or the end). */
-static size_t unplanned(const struct choice_point *cp, char kind)
-{
-    if (kind == CHOICE_THREAD) {
-        size_t last = index_of(cp, cp->previous);
-        if (cp->previous > 0 && last < cp->n)
-            return last;
-        for (size_t i = 0; i < cp->n; i++)
-            if (cp->threads[i] > 0)
-                return i;
-    }
-    return 0;
 }
 
 static void note_point(struct guided_state *g, const struct choice_point *cp, char kind, size_t pick, uint64_t at)
@@ -197,6 +195,7 @@ static void guided_destroy(struct strategy *s)
     guided_points_free(&g->points);
     guided_switches_free(&g->made);
     free(g->used);
+    free(g->by_key);
     free(g->progress);
     free(g);
 }
@@ -242,8 +241,12 @@ struct strategy *strategy_guided_new_switches(const struct guided_switches *plan
     g->switch_plan = plan;
     g->record = true;
     g->used = calloc(plan->n ? plan->n : 1, sizeof *g->used);
-    if (!g->used)
+    g->by_key = malloc((plan->n ? plan->n : 1) * sizeof *g->by_key);
+    if (!g->used || !g->by_key)
         abort();
+    for (size_t i = 0; i < plan->n; i++)
+        g->by_key[i] = i;
+    qsort_r(g->by_key, plan->n, sizeof *g->by_key, by_key_order, (void *)plan);
     return s;
 }
 
