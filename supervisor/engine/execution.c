@@ -101,7 +101,7 @@ struct spinners_left_out {
 };
 
 static size_t ask_among(struct execution *ex, char kind, const int *ids, const bool *yielded, size_t n,
-                        bool from_view, size_t all, const struct spinners_left_out *spun)
+                        bool from_view, size_t all, const struct spinners_left_out *spun, const bool *spinning)
 {
     struct strategy *s = ex->cfg->strategy;
     struct visible_op ops_small[16], *ops = NULL;
@@ -153,6 +153,7 @@ static size_t ask_among(struct execution *ex, char kind, const int *ids, const b
         cp.spin_steps = spun->steps;
         cp.n_spinners = spun->n;
     }
+    cp.spinning = spinning;
     if (kind == CHOICE_WAKE)
         cp.waker = ex->running;
     if (s->wants_state && ex->model_state)
@@ -179,6 +180,25 @@ static size_t ask_among(struct execution *ex, char kind, const int *ids, const b
     return pick;
 }
 
+/* A strategy that counts spinners (strategy.counts_spinners) chooses among
+ * all the candidates, told which of them spin (not when the strategies that
+ * prefer progress are offered spinners too: MDAT_NO_SPIN_PREFERENCE). */
+static size_t ask_counting_spinners(struct execution *ex, const int *ids, const bool *yielded, size_t n,
+                                    bool from_view)
+{
+    bool small[16], *spinning = n <= 16 ? small : malloc(n * sizeof *spinning);
+    if (!spinning)
+        abort();
+    for (size_t i = 0; i < n; i++) {
+        struct mthread *t = ids[i] < 0 ? NULL : exec_thread_by_id(ex, ids[i]);
+        spinning[i] = t && spin_watch_spinning(ex->spin, ex, t);
+    }
+    size_t pick = ask_among(ex, CHOICE_THREAD, ids, yielded, n, from_view, n, NULL, spinning);
+    if (spinning != small)
+        free(spinning);
+    return pick;
+}
+
 /* A strategy that prefers progress (strategy.prefers_progress) chooses
  * among the candidates that do not spin (spin_watch.h), when some do and
  * some do not; the choice is kept by thread id among all of them, as
@@ -189,9 +209,12 @@ static size_t ask_strategy(struct execution *ex, char kind, const int *ids, cons
                            bool from_view)
 {
     struct strategy *s = ex->cfg->strategy;
+    if (kind == CHOICE_THREAD && ex->spin && s->counts_spinners && ex->cfg->spin_preference && n >= 2 &&
+        spin_watch_any(ex->spin))
+        return ask_counting_spinners(ex, ids, yielded, n, from_view);
     if (kind != CHOICE_THREAD || !ex->spin || !s->prefers_progress || !ex->cfg->spin_preference || n < 2 ||
         !spin_watch_any(ex->spin))
-        return ask_among(ex, kind, ids, yielded, n, from_view, n, NULL);
+        return ask_among(ex, kind, ids, yielded, n, from_view, n, NULL, NULL);
     int ids_small[16], *some = n <= 16 ? ids_small : malloc(n * sizeof *some);
     bool yielded_small[16], *some_yielded = n <= 16 ? yielded_small : malloc(n * sizeof *some_yielded);
     int out_small[16], *out = n <= 16 ? out_small : malloc(n * sizeof *out);
@@ -211,12 +234,12 @@ static size_t ask_strategy(struct execution *ex, char kind, const int *ids, cons
     }
     size_t pick;
     if (m == 0 || m == n) {
-        pick = ask_among(ex, kind, ids, yielded, n, from_view, n, NULL);
+        pick = ask_among(ex, kind, ids, yielded, n, from_view, n, NULL, NULL);
     } else {
         size_t k = 0;
         struct spinners_left_out spun = {out, steps, n_out};
         if (m > 1 || s->sees_spinners)
-            k = ask_among(ex, kind, some, some_yielded, m, false, n, s->sees_spinners ? &spun : NULL);
+            k = ask_among(ex, kind, some, some_yielded, m, false, n, s->sees_spinners ? &spun : NULL, NULL);
         else if (!s->diverged && !ex->cfg->forget_choices)
             choice_list_add(&ex->res->choices, ex->steps, kind, some[0]);
         if (k >= m)

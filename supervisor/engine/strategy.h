@@ -47,6 +47,9 @@ struct choice_point {
     const int *spinners;
     const uint32_t *spin_steps;
     size_t n_spinners;
+    /* For a strategy that counts spinners (strategy.counts_spinners): per
+     * entry of a thread choice, the thread spins; NULL when none does. */
+    const bool *spinning;
 };
 
 /* Where id is, or would go, among n ids in ascending order (the runnable
@@ -131,6 +134,10 @@ struct strategy {
      * single thread is left once the spinners are left out (dpor ends an
      * execution there). */
     bool sees_spinners;
+    /* Without prefers_progress: sees every candidate but is told which
+     * spin (choice_point.spinning), to count a switch away from a spinner
+     * as the strategies that prefer progress do, which never offer it. */
+    bool counts_spinners;
     /* A strategy that must see every step (dpor: which thread did what,
      * who created and woke whom) listens to the execution like a detector;
      * ops NULL: it does not. */

@@ -5,6 +5,7 @@
 #define MDAT_EXPLORE_STRATEGIES_H
 
 #include "supervisor/explore/guided_points.h"
+#include "supervisor/explore/guided_switches.h"
 #include "supervisor/engine/choices.h"
 #include "supervisor/engine/strategy.h"
 
@@ -39,6 +40,10 @@ const char *strategy_portfolio_member(uint64_t index);
  * max_bound (-1: until the space is exhausted). */
 enum dfs_bound { DFS_PREEMPTIONS, DFS_DELAYS };
 struct strategy *strategy_dfs_new(enum dfs_bound kind, int max_bound);
+/* The same, preempting a thread only where its next operation is one of
+ * the instructions pcs[0 .. n) (copied): a search near a failure whose
+ * preemptions were there (shrinking). */
+struct strategy *strategy_dfs_new_at(int max_preemptions, const uint64_t *pcs, size_t n);
 /* Source-DPOR with sleep sets: one execution per class of equivalent
  * interleavings (with --preempt all). */
 struct strategy *strategy_dpor_new(void);
@@ -47,6 +52,12 @@ enum { STRATEGY_DPOR_MAX_STEPS = 20000 };
 /* Follows choices, which must outlive the strategy. */
 struct strategy *strategy_replay_new(const struct choice_list *choices);
 
+/* A thread that has run this many choice points in a row while others
+ * could run may be switched away from for free, as from one that yielded
+ * (CHESS's fair scheduler): dfs and bounded do so that spin loops end, and
+ * guided counts no preemption there, so that all three count alike. */
+enum { STRATEGY_SPIN_LIMIT = 1000 };
+
 /* Follows plan (outliving the strategy) by choice number where its choice
  * can be made, else lets the thread that ran last go on (else the first that
  * can run); never diverges. A planned thread 0 means "the thread that ran
@@ -54,11 +65,21 @@ struct strategy *strategy_replay_new(const struct choice_list *choices);
  * which edits plans. */
 struct strategy *strategy_guided_new(const struct choice_list *plan);
 /* Switches away from a thread that could have gone on (and had not
- * yielded) in this execution. */
+ * yielded, nor run STRATEGY_SPIN_LIMIT choice points in a row) in this
+ * execution. */
 uint64_t strategy_guided_preemptions(const struct strategy *s);
 /* What each choice point of this execution offered, in the order of its
  * choice list. */
 const struct guided_points *strategy_guided_points(const struct strategy *s);
+/* Follows switches anchored on threads' progress instead (plan outliving
+ * the strategy; elsewhere as without a plan), observing memory as settings
+ * says; writes down its own switches. */
+struct strategy *strategy_guided_new_switches(const struct guided_switches *plan, const struct choice_list *settings);
+/* A plan-following guided strategy writes down its switches too, with
+ * with_places the instruction each preempted thread was about to run. */
+void strategy_guided_record_switches(struct strategy *s, bool with_places);
+/* The switches this execution made (when written down). */
+const struct guided_switches *strategy_guided_switches(const struct strategy *s);
 
 /* Answers an interactive strategy's questions: the id of the thread to run
  * (or waiter to wake), one of cp->threads; 0 stops the execution. */

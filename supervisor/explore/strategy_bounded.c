@@ -43,7 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { SPIN_LIMIT = 1000, MAX_PREEMPTIONS = 2, FALLBACK_OFFERS = 1000 };
+enum { SPIN_LIMIT = STRATEGY_SPIN_LIMIT, MAX_PREEMPTIONS = 2, FALLBACK_OFFERS = 1000 };
 
 struct bounded_state {
     uint64_t member_index;      /* the turn */

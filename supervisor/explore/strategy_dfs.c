@@ -26,8 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { SPIN_LIMIT = 1000 };
-
 /* The choices of one execution, shared by the alternatives it produced. */
 struct dfs_path {
     int refs;
@@ -63,6 +61,8 @@ struct dfs_state {
     int run_thread;
     uint64_t run_length;
     uint64_t schedules;
+    uint64_t *at_pcs;           /* preemptions only before these (NULL: anywhere) */
+    size_t n_at_pcs;
 };
 
 static void list_push(struct item_list *l, struct dfs_item it)
@@ -151,11 +151,24 @@ static size_t round_robin(const struct choice_point *cp, bool previous_goes_on, 
     return n;
 }
 
+/* A preemption of the thread at entry prev may be offered here. */
+static bool preempts_here(const struct dfs_state *d, const struct choice_point *cp, size_t prev)
+{
+    if (!d->at_pcs)
+        return true;
+    if (!cp->ops || prev >= cp->n)
+        return false;
+    for (size_t i = 0; i < d->n_at_pcs; i++)
+        if (d->at_pcs[i] == cp->ops[prev].pc)
+            return true;
+    return false;
+}
+
 static size_t dfs_pick_thread(struct strategy *s, const struct choice_point *cp)
 {
     struct dfs_state *d = s->state;
     size_t prev = index_of(cp, cp->previous);
-    bool spinning = d->run_thread == cp->previous && d->run_length >= SPIN_LIMIT;
+    bool spinning = d->run_thread == cp->previous && d->run_length >= STRATEGY_SPIN_LIMIT;
     bool goes_on = prev < cp->n && !cp->yielded[prev] && !spinning;
     size_t order[cp->n];
     round_robin(cp, goes_on, order);
@@ -163,7 +176,7 @@ static size_t dfs_pick_thread(struct strategy *s, const struct choice_point *cp)
     size_t pick = want >= 0 ? index_of(cp, want) : cp->n;
     if (pick == cp->n) {
         pick = order[0];
-        if (want < 0) {
+        if (want < 0 && (!goes_on || d->kind != DFS_PREEMPTIONS || preempts_here(d, cp, prev))) {
             for (size_t k = cp->n; k-- > 1;) {
                 uint32_t c = d->kind == DFS_DELAYS ? (uint32_t)k : goes_on ? 1 : 0;
                 list_push(&d->found, (struct dfs_item){NULL, (uint32_t)d->n_path, cp->threads[order[k]], d->cost + c});
@@ -270,6 +283,7 @@ static void dfs_destroy(struct strategy *s)
     free(d->found.at);
     path_release(d->cur.path);
     free(d->path);
+    free(d->at_pcs);
     free(d);
 }
 
@@ -293,5 +307,19 @@ struct strategy *strategy_dfs_new(enum dfs_bound kind, int max_bound)
     s->ops = &dfs_ops;
     s->prefers_progress = true;
     s->state = d;
+    return s;
+}
+
+struct strategy *strategy_dfs_new_at(int max_preemptions, const uint64_t *pcs, size_t n)
+{
+    struct strategy *s = strategy_dfs_new(DFS_PREEMPTIONS, max_preemptions);
+    struct dfs_state *d = s->state;
+    d->at_pcs = malloc((n ? n : 1) * sizeof *d->at_pcs);
+    if (!d->at_pcs)
+        abort();
+    if (n)
+        memcpy(d->at_pcs, pcs, n * sizeof *pcs);
+    d->n_at_pcs = n;
+    s->wants_ops = true;
     return s;
 }

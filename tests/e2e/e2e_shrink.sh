@@ -103,6 +103,36 @@ fewest_preemptions)
     [ "${p0:-0}" -gt 1 ] || fail "pct's schedule has only ${p0:-?} preemptions: nothing to search for"
     [ "${p1:-}" = 1 ] || fail "two_stages shrunk to ${p1:-?} preemptions, not the minimum 1"
     expect_replay_identical "$(first_sched)"
+    # Each shrunk to the least bound under which dfs finds it (checked
+    # below), where edits of the schedule stopped above it: Peterson's
+    # stores swapped (5 before; the two preemptions swap the threads'
+    # roles), a three-lock cycle (3 before), a spin barrier's lost arrival (6
+    # before: the switches between spinning threads were counted).
+    for c in "shrink_turn_swapped 2 2 assertion" "shrink_lock_cycle 6 1 deadlock" "shrink_spin_arrival 1 1 livelock"; do
+        read -r prog seed least kind <<<"$c"
+        rm -rf out-dir
+        run_mdat run -n 100 -s "$seed" --strategy random --races off --shrink-time 0 -o out-dir --json run.json \
+            "$TARGETS/$prog"
+        expect_status 1
+        expect_out "FAILURE $kind"
+        read -r s0 p0 s1 p1 <<<"$(shrunk_figures)"
+        [ "${p0:-0}" -gt "$least" ] || fail "$prog: random's schedule has only ${p0:-?} preemptions"
+        [ "${p1:-}" = "$least" ] || fail "$prog shrunk to ${p1:-?} preemptions, not the minimum $least"
+        expect_replay_identical "$(first_sched)"
+        location=$(sed -nE 's/.*"location": "([^"]*)".*/\1/p' run.json | head -n 1)
+        for bound in $((least - 1)) "$least"; do
+            [ "$bound" -ge 0 ] || continue
+            run_mdat run -n 2000 --strategy dfs --preemption-bound $bound --races off --no-shrink \
+                --json dfs.json "$TARGETS/$prog"
+            if [ "$bound" -lt "$least" ]; then
+                expect_status 0
+            else
+                expect_status 1
+                grep -q "\"location\": \"$location\"" dfs.json ||
+                    fail "$prog: dfs at bound $bound does not fail at $location"
+            fi
+        done
+    done
     ;;
 no_shrink)
     run_mdat run -n 300 -s 1 --strategy random --no-shrink -o out-dir --json run.json "$TARGETS/deadlock_lock_order"

@@ -1,6 +1,7 @@
 /* Unit tests of what shrinking and the outcome table are made of: the
  * guided strategy (supervisor/explore/strategies.h: follows a plan by choice
- * number, lets the last thread go on elsewhere, counts preemptions), the
+ * number or switches anchored on threads' progress, lets the last thread go
+ * on elsewhere, counts preemptions), the
  * schedule lines of a shrunk schedule, and the outcome table
  * (supervisor/explore/outcomes.h: grouping, order, text). */
 #include <setjmp.h>
@@ -106,6 +107,81 @@ static void test_guided_yield_and_flush_are_no_preemptions(void **state)
     assert_int_equal(waiters[s->ops->pick_waiter(s, &cp)], 3);
     assert_int_equal(strategy_guided_preemptions(s), 0);
     strategy_free(s);
+    choice_list_free(&plan);
+}
+
+static void test_guided_spinner_switch_is_no_preemption(void **state)
+{
+    (void)state;
+    struct choice_list plan = {0};
+    choice_list_add(&plan, 1, CHOICE_THREAD, 2);
+    choice_list_add(&plan, 2, CHOICE_THREAD, 1);
+    struct strategy *s = strategy_guided_new(&plan);
+    assert_true(s->counts_spinners);
+    s->ops->begin(s, 1, 0);
+    const int t12[] = {1, 2};
+    const bool t1_spins[] = {true, false};
+    struct choice_point cp = {1, t12, NO_YIELD, 2, 1};
+    cp.spinning = t1_spins;
+    assert_int_equal(t12[s->ops->pick_thread(s, &cp)], 2);     /* away from a spinner: free, as dfs has it */
+    assert_int_equal(strategy_guided_preemptions(s), 0);
+    assert_int_equal(pick(s, 2, t12, NO_YIELD, 2, 2), 1);      /* away from T2, which could go on */
+    assert_int_equal(strategy_guided_preemptions(s), 1);
+    strategy_free(s);
+    choice_list_free(&plan);
+}
+
+/* Switches are anchored on the progress of the thread switched away from:
+ * leaving one out moves no other. */
+static void test_guided_switches_follow_progress(void **state)
+{
+    (void)state;
+    struct choice_list plan = {0}, settings = {0};
+    /* T1 preempted for T2 after 2 steps of its own, T2 for T3 after 1. */
+    choice_list_add(&plan, 0, CHOICE_THREAD, 1);
+    choice_list_add(&plan, 1, CHOICE_THREAD, 1);
+    choice_list_add(&plan, 2, CHOICE_THREAD, 2);
+    choice_list_add(&plan, 3, CHOICE_THREAD, 3);
+    struct strategy *rec = strategy_guided_new(&plan);
+    strategy_guided_record_switches(rec, false);
+    rec->ops->begin(rec, 1, 0);
+    const int t123[] = {1, 2, 3};
+    assert_int_equal(pick(rec, 0, t123, NO_YIELD, 3, 0), 1);
+    assert_int_equal(pick(rec, 1, t123, NO_YIELD, 3, 1), 1);
+    assert_int_equal(pick(rec, 2, t123, NO_YIELD, 3, 1), 2);
+    assert_int_equal(pick(rec, 3, t123, NO_YIELD, 3, 2), 3);
+    const struct guided_switches *made = strategy_guided_switches(rec);
+    assert_int_equal(made->n, 3);      /* the first choice (no thread before) and two preemptions */
+    assert_int_equal(guided_switches_preemptions(made), 2);
+    assert_int_equal(made->at[1].from, 1);
+    assert_int_equal(made->at[1].at, 2);
+    assert_int_equal(made->at[1].to, 2);
+    assert_int_equal(made->at[2].from, 2);
+    assert_int_equal(made->at[2].at, 1);
+    assert_int_equal(made->at[2].to, 3);
+
+    /* Without T1's preemption (the first of the two), T2's stays after
+     * its own first step, wherever that now is. */
+    struct guided_switches without = {0};
+    size_t keep_second = 1;
+    guided_switches_copy_keeping(&without, made, &keep_second, 1);
+    assert_int_equal(without.n, 2);
+    assert_int_equal(without.at[1].from, 2);
+    struct strategy *s = strategy_guided_new_switches(&without, &settings);
+    s->ops->begin(s, 1, 0);
+    assert_int_equal(pick(s, 0, t123, NO_YIELD, 3, 0), 1);
+    assert_int_equal(pick(s, 1, t123, NO_YIELD, 3, 1), 1);
+    assert_int_equal(pick(s, 2, t123, NO_YIELD, 3, 1), 1);     /* T1 goes on */
+    const int t2[] = {2, 3};
+    assert_int_equal(pick(s, 3, t2, NO_YIELD, 2, 1), 2);       /* T1 done: the first that can */
+    assert_int_equal(pick(s, 4, t2, NO_YIELD, 2, 2), 3);       /* T2 after its first step: the kept switch */
+    assert_int_equal(strategy_guided_preemptions(s), 1);
+    strategy_free(s);
+    guided_switches_copy_without(&without, made, 0);
+    assert_int_equal(without.n, 2);
+    assert_int_equal(guided_switches_preemptions(&without), 2);
+    guided_switches_free(&without);
+    strategy_free(rec);
     choice_list_free(&plan);
 }
 
@@ -260,6 +336,8 @@ int main(void)
         cmocka_unit_test(test_guided_follows_plan_by_number),
         cmocka_unit_test(test_guided_unplanned_lets_last_thread_go_on),
         cmocka_unit_test(test_guided_yield_and_flush_are_no_preemptions),
+        cmocka_unit_test(test_guided_spinner_switch_is_no_preemption),
+        cmocka_unit_test(test_guided_switches_follow_progress),
         cmocka_unit_test(test_schedule_shrunk_lines_round_trip),
         cmocka_unit_test(test_outcomes_grouped_and_ordered),
         cmocka_unit_test(test_outcomes_ties_by_index),
