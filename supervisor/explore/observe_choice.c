@@ -55,9 +55,12 @@ bool observe_choice_all_pays(struct program *prog, const struct explore_options 
     probe.count_all = false;
     if (!probe.max_steps || probe.max_steps > cap)
         probe.max_steps = cap;
-    /* Its own detectors: what it finds is nobody's verdict. */
+    /* Its own detectors, silent: what it finds is nobody's verdict, and a
+     * race ends it (ownership stays: the races were found with it). */
+    if (probe.detect.races != RACES_OFF)
+        probe.detect.races = RACES_FAIL;
     char err[256];
-    probe.detectors = opt->detectors ? detectors_new(&opt->detect, prog->debug, err, sizeof err) : NULL;
+    probe.detectors = opt->detectors ? detectors_new(&probe.detect, prog->debug, err, sizeof err) : NULL;
     if (opt->detectors && !probe.detectors)
         return false;
 
