@@ -181,6 +181,10 @@ struct exec_result {
     char checker_said[EXEC_EVIDENCE_MAX];
     uint64_t steps;
     uint64_t ptrace_stops;
+    /* Page ownership's own work: touches of pages a thread could not touch
+     * natively, judged, and system calls followed for it. Unlike stops, it
+     * does not depend on running ahead (explore/observe_choice.c). */
+    uint64_t ownership_events;
     /* What the stops were for (stop_reason_name); the stops of forked
      * children and of the fork server are in ptrace_stops only. */
     uint64_t stops_by_reason[STOP_REASON_COUNT];

@@ -248,6 +248,7 @@ enum page_verdict exec_pages_touch(struct execution *ex, struct mthread *t, cons
                                    const struct x86_insn *in, uint64_t addr, bool write)
 {
     struct exec_pages *p = ex->pages;
+    ex->res->ownership_events++;
     uint64_t rip = regs->rip;
     const struct code_site *site = code_map_site_at(ex->cfg->code, rip);
     bool user = site && code_map_is_user_code(ex->cfg->code, rip);
@@ -748,6 +749,7 @@ bool exec_pages_syscall_entry(struct execution *ex, struct mthread *t)
     t->pages_args[5] = t->regs.r9;
     if (!pages_syscall_traced(nr))
         return false;   /* stopped for mdat's other reasons only */
+    ex->res->ownership_events++;
     if (pages_syscall_changes_mappings(nr))
         return true;
     /* Buffers the thread may touch natively (on its stack, mostly) need
@@ -776,6 +778,7 @@ static void follow_new_mapping(struct exec_pages *p, uint64_t start, uint64_t le
 void exec_pages_syscall_exit(struct execution *ex, struct mthread *t)
 {
     struct exec_pages *p = ex->pages;
+    ex->res->ownership_events++;
     close_opened(p, t);
     int64_t rv = (int64_t)t->regs.rax;
     const uint64_t *a = t->pages_args;

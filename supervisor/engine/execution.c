@@ -982,7 +982,10 @@ static bool start(struct execution *ex, char *err, size_t errlen)
         snprintf(err, errlen, "cannot open /proc/%d/mem: %s", (int)ex->pid, strerror(errno));
         return false;
     }
-    page_cache_follow(ex->mem_fd, ex->vm_pid);
+    if (cfg->tmpl && cfg->tmpl->shared_known)
+        page_cache_follow_forked(ex->mem_fd, ex->vm_pid, &cfg->tmpl->shared);
+    else
+        page_cache_follow(ex->mem_fd, ex->vm_pid);
     code_map_execution_starts(cfg->code);
     if (cfg->tmpl)
         return own_pages_or_not(ex, err, errlen);    /* forked with everything planted, at the entry point */

@@ -5,6 +5,7 @@
 #include "supervisor/explore/explore.h"
 #include "supervisor/explore/failure_files.h"
 #include "supervisor/explore/failure_record.h"
+#include "supervisor/explore/observe_choice.h"
 #include "supervisor/explore/one_execution.h"
 #include "supervisor/explore/shrink.h"
 #include "supervisor/explore/systematic.h"
@@ -265,6 +266,11 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
     } else {
         ok = probe_estimate(prog, opt, shared, &estimate, err, errlen);
     }
+    /* Page ownership for every later execution, or every access observed
+     * (execution 0 gave up on ownership, or it costs more than it spares). */
+    if (ok && !systematic && judged.own_pages && opt->schedules > 1 &&
+        (shared->learned_all || observe_choice_all_pays(prog, &judged, estimate, shared)))
+        judged.own_pages = false;
     /* What execution 0 found shared, every other one observes from its start. */
     struct page_list learned = {0}, learned_read = {0};
     for (uint32_t i = 0; i < shared->n_learned; i++)
@@ -273,7 +279,6 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
         page_list_add(&learned_read, shared->learned_read[i]);
     judged.observed = &learned;
     judged.read_shared = &learned_read;
-    judged.observe_all = shared->learned_all;
     uint64_t start = opt->first > 1 ? opt->first : first_after_zero(opt);
     if (ok && !systematic && opt->schedules > start && !tally.have_error && (keeps_going(opt) || tally.n_found == 0)) {
         if (opt->jobs <= 1)

@@ -77,7 +77,6 @@ struct explore_options {
      * reading. */
     bool own_pages;
     const struct page_list *observed, *read_shared;
-    bool observe_all;           /* execution 0 ended observing every access: every later one does from its start */
     bool keep_going;
 
     /* Each reported failure is shrunk (shrink.h) before it is saved, within

@@ -328,7 +328,7 @@ bool run_one(struct program *prog, const struct explore_options *opt, struct str
     struct page_list observed = {0}, read_shared = {0};
     page_list_copy(&observed, follows ? &follows->observed : index == 0 ? NULL : opt->observed);
     page_list_copy(&read_shared, follows ? &follows->read_shared : index == 0 ? NULL : opt->read_shared);
-    cfg.own_pages = follows ? follows->pages == PAGES_OWN : opt->own_pages && !(index > 0 && opt->observe_all);
+    cfg.own_pages = follows ? follows->pages == PAGES_OWN : opt->own_pages;
     cfg.judge_spins = follows ? follows->spins_judged : true;
     const char *no_preference = getenv("MDAT_NO_SPIN_PREFERENCE");
     cfg.spin_preference = !(no_preference && strcmp(no_preference, "1") == 0);

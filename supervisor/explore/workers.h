@@ -59,6 +59,12 @@ struct shared_state {
      * it: too many carried faults, or keys ran out): so does every later
      * one from its start, instead of paying for giving up again. */
     bool learned_all;
+    /* How execution 0 went and what it cost (observe_choice.c). */
+    struct first_cost {
+        bool ran, owned_pages, incomplete;
+        int32_t kind;
+        uint64_t steps, ownership_events;
+    } first;
 };
 
 

@@ -146,6 +146,8 @@ bool exec_template_start(struct exec_template *t, const struct exec_template_req
         if (!ok)
             snprintf(err, errlen, "cannot prepare the program to be forked");
     }
+    if (ok)
+        t->shared_known = page_cache_ranges_read(t->pid, &t->shared);   /* or each copy reads its own */
     if (!ok)
         exec_template_stop(t);
     return ok;
@@ -378,6 +380,7 @@ void exec_template_stop(struct exec_template *t)
         close(t->mem_fd);
     t->pid = 0;
     t->mem_fd = -1;
+    page_cache_ranges_free(&t->shared);
     if (t->pages) {
         pages_image_free(t->pages);
         free(t->pages);

@@ -19,6 +19,7 @@
 
 #include "supervisor/code/code_map.h"
 #include "supervisor/launch/pages_setup.h"
+#include "supervisor/process/page_cache.h"
 
 struct exec_template {
     pid_t pid;                      /* 0: none */
@@ -39,6 +40,10 @@ struct exec_template {
     /* Prepared for page ownership (exec_pages.h), NULL when not asked or
      * not possible (then every access is observed). */
     struct pages_image *pages;
+    /* Its shared mappings, which every copy forked from it starts with
+     * (when known). */
+    struct page_cache_ranges shared;
+    bool shared_known;
 };
 
 struct exec_template_request {

@@ -36,9 +36,24 @@ struct slot {
 struct shared_ranges {
     bool stale;             /* read them again before the next page is copied */
     bool change_pending;    /* a call that may map shared memory is about to run */
-    size_t n, cap;
-    uint64_t (*r)[2];
+    struct page_cache_ranges now;
 };
+
+static bool add_range(struct page_cache_ranges *r, uint64_t lo, uint64_t hi)
+{
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 8;
+        uint64_t(*grown)[2] = realloc(r->r, cap * sizeof *grown);
+        if (!grown)
+            return false;
+        r->r = grown;
+        r->cap = cap;
+    }
+    r->r[r->n][0] = lo;
+    r->r[r->n][1] = hi;
+    r->n++;
+    return true;
+}
 
 static struct {
     int mem_fd;         /* < 0: following nothing */
@@ -161,7 +176,18 @@ void page_cache_follow(int mem_fd, pid_t pid)
     cache.mem_fd = mem_fd;
     cache.pid = pid;
     cache.shared.stale = true;
-    cache.shared.n = 0;
+    cache.shared.now.n = 0;
+}
+
+void page_cache_follow_forked(int mem_fd, pid_t pid, const struct page_cache_ranges *at_fork)
+{
+    page_cache_follow(mem_fd, pid);
+    for (size_t i = 0; i < at_fork->n; i++)
+        if (!add_range(&cache.shared.now, at_fork->r[i][0], at_fork->r[i][1])) {
+            cache.shared.now.n = 0;
+            return;     /* stale: read when a page is first copied */
+        }
+    cache.shared.stale = false;
 }
 
 void page_cache_maps_changed(void)
@@ -170,40 +196,43 @@ void page_cache_maps_changed(void)
     cache.shared.stale = true;
 }
 
-/* Reads which ranges of the followed address space are shared mappings
- * (the fourth letter of the permissions in /proc/PID/maps is 's'). false
- * when they cannot be known: then no page is copied. */
-static bool read_shared_ranges(void)
+/* Which ranges of a process's address space are shared mappings (the
+ * fourth letter of the permissions in /proc/PID/maps is 's'). false when
+ * they cannot be known: then no page is copied. */
+bool page_cache_ranges_read(pid_t pid, struct page_cache_ranges *out)
 {
-    struct shared_ranges *sr = &cache.shared;
     char path[64];
-    snprintf(path, sizeof path, "/proc/%d/maps", (int)cache.pid);
+    snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
     FILE *f = fopen(path, "re");
     if (!f)
         return false;
-    sr->n = 0;
+    out->n = 0;
     char line[512];
     while (fgets(line, sizeof line, f)) {
         uint64_t lo, hi;
         char perms[8] = "";
         if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s", &lo, &hi, perms) != 3 || perms[3] != 's')
             continue;
-        if (sr->n == sr->cap) {
-            size_t cap = sr->cap ? 2 * sr->cap : 8;
-            uint64_t(*grown)[2] = realloc(sr->r, cap * sizeof *grown);
-            if (!grown) {
-                fclose(f);
-                return false;
-            }
-            sr->r = grown;
-            sr->cap = cap;
+        if (!add_range(out, lo, hi)) {
+            fclose(f);
+            return false;
         }
-        sr->r[sr->n][0] = lo;
-        sr->r[sr->n][1] = hi;
-        sr->n++;
     }
     bool ok = !ferror(f);
     fclose(f);
+    return ok;
+}
+
+void page_cache_ranges_free(struct page_cache_ranges *r)
+{
+    free(r->r);
+    *r = (struct page_cache_ranges){0};
+}
+
+static bool read_shared_ranges(void)
+{
+    struct shared_ranges *sr = &cache.shared;
+    bool ok = page_cache_ranges_read(cache.pid, &sr->now);
     if (ok)
         sr->stale = false;
     return ok;
@@ -215,12 +244,12 @@ static bool private_page(uint64_t page)
     struct shared_ranges *sr = &cache.shared;
     if (sr->stale && !read_shared_ranges())
         return false;
-    size_t lo = 0, hi = sr->n;
+    size_t lo = 0, hi = sr->now.n;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if (page < sr->r[mid][0])
+        if (page < sr->now.r[mid][0])
             hi = mid;
-        else if (page >= sr->r[mid][1])
+        else if (page >= sr->now.r[mid][1])
             lo = mid + 1;
         else
             return false;

@@ -34,6 +34,18 @@
  * pid (process_vm_readv); mem_fd < 0: none. The same mem_fd with another
  * pid (a thread of it that lives on) keeps the pages. */
 void page_cache_follow(int mem_fd, pid_t pid);
+
+/* The shared mappings of a process, in order (a fork server's template:
+ * each copy forked from it starts with the same). */
+struct page_cache_ranges {
+    size_t n, cap;
+    uint64_t (*r)[2];
+};
+bool page_cache_ranges_read(pid_t pid, struct page_cache_ranges *out);
+void page_cache_ranges_free(struct page_cache_ranges *r);
+/* page_cache_follow for a process forked from one whose shared mappings
+ * were at_fork: they are not read again until they may have changed. */
+void page_cache_follow_forked(int mem_fd, pid_t pid, const struct page_cache_ranges *at_fork);
 /* Writes what mdat wrote into the copies to the program: before anything
  * else reads its memory (a thread, the kernel, a read that bypasses the
  * copies). false when the program could not take it. */

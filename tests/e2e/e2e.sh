@@ -510,6 +510,29 @@ PY
         grep -q '^pages own$' "$(first_sched)" || fail "$prog racy: the schedule does not say pages own"
         expect_replay_identical "$(first_sched)"
     done
+    # Ownership only where it pays (explore/observe_choice.c): a program that
+    # mostly synchronises runs the executions after 0 observing every access,
+    # without ownership's stops; one that works on data keeps ownership. A
+    # failure found after execution 0 says how it observed memory, and
+    # replays so.
+    for spec in "restroom_n 3 3 4 2:20:same" "data_sum_o2:4:more"; do
+        IFS=: read -r args n want <<<"$spec"
+        run_mdat run -n 1 -s 1 --json one.json $TARGETS/$args
+        run_mdat run -n "$n" -s 1 --json many.json $TARGETS/$args
+        python3 - "$WORK/one.json" "$WORK/many.json" "$want" 2>"$WORK/py.err" <<'PY' || fail "$args: $(cat "$WORK/py.err")"
+import json, sys
+one, many = (json.load(open(f))["ptrace_stops_by_reason"]["pages"] for f in sys.argv[1:3])
+assert one > 0, one
+assert (many == one) if sys.argv[3] == "same" else (many > one), (sys.argv[3], one, many)
+PY
+    done
+    rm -rf out-dir
+    run_mdat run -n 200 -s 1 -o out-dir "$TARGETS/barrier_lost_wakeup"
+    expect_status 1
+    found=$(sed -n 's/.*FAILURE deadlock in execution \([0-9]*\).*/\1/p' "$WORK/out" | head -n 1)
+    [ -n "$found" ] && [ "$found" -gt 0 ] || fail "barrier_lost_wakeup: no deadlock found after execution 0 ($found)"
+    grep -q '^pages' "$(first_sched)" && fail "barrier_lost_wakeup: execution $found observed only shared pages"
+    expect_replay_identical "$(first_sched)"
     # The same racy program observing every access finds the same race.
     rm -rf out-dir
     MDAT_NO_PAGE_OWNERSHIP=1 run_mdat run -n 100 -s 1 -o out-dir "$TARGETS/data_lookup_o2" racy

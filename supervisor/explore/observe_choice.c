@@ -1,0 +1,79 @@
+/* observe_choice: page ownership where it pays, every access observed
+ * where it does not.
+ *
+ * Page ownership spares a visible step for each access to memory only one
+ * thread touches, and pays for that in stops: each call that maps memory
+ * is followed to its end, each call handed a buffer stops, each page that
+ * changes hands faults. A program that works on data gains orders of
+ * magnitude; one that mostly synchronises (a restroom of twelve threads
+ * and a few counters) makes three times the stops for the same steps,
+ * mostly in glibc's own books of thread stacks. Which kind a program is,
+ * execution 0 tells: it runs once more observing every access, cut off as
+ * soon as it can no longer be the cheaper, and the cheaper way is kept for
+ * every later execution of the batch.
+ *
+ * The cost is counted, not timed, and counted in what is the same with
+ * and without running ahead (e2e.run_ahead: the traces must be): each
+ * visible step, and each event of ownership's own (a touch judged, a call
+ * followed), which costs about what eight steps do (a fault or a seccomp
+ * stop is two context switches and the engine's handling of them; a step
+ * reached by running ahead, the emulation of its stretch). Observing
+ * every access pays when the steps it adds cost less than the events it
+ * spares. Both runs are functions of the seed, so the choice is one too:
+ * shards make the same one, and neither -j nor the machine's load changes
+ * it. Each later execution's schedule says how it observed memory, and
+ * replays so. */
+#include "supervisor/explore/observe_choice.h"
+
+#include "supervisor/detect/detectors.h"
+#include "supervisor/explore/one_execution.h"
+
+#include <string.h>
+
+enum { STEPS_PER_EVENT = 8, SLACK_STEPS = 64 };
+
+bool observe_choice_all_pays(struct program *prog, const struct explore_options *opt, uint64_t estimate,
+                             const struct shared_state *shared)
+{
+    const struct first_cost *first = &shared->first;
+    if (!first->ran || !first->owned_pages || first->incomplete)
+        return false;
+    /* It pays below this many steps; and a program whose steps more than
+     * double when every access is one works on data, which ownership is
+     * for: the probe ends there. */
+    uint64_t pays_below = first->steps + STEPS_PER_EVENT * first->ownership_events;
+    uint64_t cap = pays_below < 2 * first->steps + SLACK_STEPS ? pays_below : 2 * first->steps + SLACK_STEPS;
+
+    struct explore_options probe = *opt;
+    probe.own_pages = false;
+    probe.schedules = 1;
+    probe.show_output = false;
+    probe.trace = NULL;
+    probe.check_cmd = NULL;
+    probe.outcomes = false;
+    probe.keep_going = false;
+    probe.count_all = false;
+    if (!probe.max_steps || probe.max_steps > cap)
+        probe.max_steps = cap;
+    /* Its own detectors, silent: what it finds is nobody's verdict, and a
+     * race ends it (ownership stays: the races were found with it). */
+    if (probe.detect.races != RACES_OFF)
+        probe.detect.races = RACES_FAIL;
+    char err[256];
+    probe.detectors = opt->detectors ? detectors_new(&probe.detect, prog->debug, err, sizeof err) : NULL;
+    if (opt->detectors && !probe.detectors)
+        return false;
+
+    struct strategy *strat = strategy_for_options(&probe);
+    strategy_teach(strat, 0, &shared->profile);
+    struct run_io io = run_io_begin(prog, &probe, false);
+    struct exec_result res;
+    bool ok = run_one(prog, &probe, strat, 0, estimate, &io, NULL, &res);
+    bool pays = ok && !res.error && !res.incomplete && res.kind == FAIL_NONE && res.steps < cap;
+    exec_result_free(&res);
+    run_io_end(&io);
+    strategy_free(strat);
+    if (probe.detectors)
+        detectors_free(probe.detectors);
+    return pays;
+}
