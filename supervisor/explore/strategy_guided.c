@@ -122,6 +122,30 @@ static int planned_switch(struct guided_state *g, const struct choice_point *cp,
     return -1;
 }
 
+static size_t index_of(const struct choice_point *cp, int thread)
+{
+    for (size_t i = 0; i < cp->n; i++)
+        if (cp->threads[i] == thread)
+            return i;
+    return cp->n;
+}
+
+/* Without a plan: the thread that ran last goes on if it can (no
+ * preemption), else the first one that can run; a pending store is never
+ * flushed by choice (TSO stores wait for a fence or the end). */
+static size_t unplanned(const struct choice_point *cp, char kind)
+{
+    if (kind == CHOICE_THREAD) {
+        size_t last = index_of(cp, cp->previous);
+        if (cp->previous > 0 && last < cp->n)
+            return last;
+        for (size_t i = 0; i < cp->n; i++)
+            if (cp->threads[i] > 0)
+                return i;
+    }
+    return 0;
+}
+
 static void note_point(struct guided_state *g, const struct choice_point *cp, char kind, size_t pick, uint64_t at)
 {
     size_t last = index_of(cp, cp->previous);
