@@ -4,7 +4,7 @@
  * can run) which thread runs, and at every wake-up with more waiters than are
  * woken which waiter wakes. This is the whole contract between the engine
  * and whoever decides: the implementations (random, pct, replay,
- * interactive) live in explore/strategies.h. */
+ * interactive) live in strategies/strategies.h. */
 #ifndef MDAT_SUPERVISOR_STRATEGY_H
 #define MDAT_SUPERVISOR_STRATEGY_H
 

@@ -26,7 +26,7 @@
 #include "supervisor/explore/outcomes.h"
 #include "supervisor/explore/program_input.h"
 #include "supervisor/explore/schedule.h"
-#include "supervisor/explore/strategies.h"
+#include "supervisor/strategies/strategies.h"
 #include "supervisor/sharing/page_list.h"
 
 #include "supervisor/launch/spawn.h"

@@ -5,7 +5,7 @@
  * recording. */
 #include "supervisor/explore/failure_files.h"
 #include "supervisor/explore/one_execution.h"
-#include "supervisor/explore/strategies.h"
+#include "supervisor/strategies/strategies.h"
 
 #include <inttypes.h>
 #include <stdio.h>

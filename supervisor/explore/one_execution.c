@@ -4,7 +4,7 @@
 #include "supervisor/detect/cause_book.h"
 #include "supervisor/launch/exec_template.h"
 #include "supervisor/explore/output_cap.h"
-#include "supervisor/explore/rng.h"
+#include "supervisor/strategies/rng.h"
 #include "supervisor/model/source_model.h"
 
 #include <errno.h>

@@ -33,7 +33,7 @@
  * cuts the work short, makes it depend on the machine. */
 #include "supervisor/explore/shrink.h"
 #include "supervisor/explore/one_execution.h"
-#include "supervisor/explore/strategies.h"
+#include "supervisor/strategies/strategies.h"
 #include "supervisor/process/tracee.h"
 
 #include <stdio.h>

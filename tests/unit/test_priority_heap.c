@@ -1,4 +1,4 @@
-/* Unit tests for supervisor/explore/priority_heap: what comes off the top,
+/* Unit tests for supervisor/strategies/priority_heap: what comes off the top,
  * in what order, against a sorted copy of what went in. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,8 +8,8 @@
 
 #include <cmocka.h>
 
-#include "supervisor/explore/priority_heap.h"
-#include "supervisor/explore/rng.h"
+#include "supervisor/strategies/priority_heap.h"
+#include "supervisor/strategies/rng.h"
 
 static int before(const void *a, const void *b)
 {

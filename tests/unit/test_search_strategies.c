@@ -1,5 +1,5 @@
 /* Unit tests for the search strategies pos, surw, dfs and dpor
- * (supervisor/explore/strategy_*.c) on synthetic choice points: no program
+ * (supervisor/strategies/strategy_*.c) on synthetic choice points: no program
  * runs. A tiny simulator plays "threads that each perform a list of
  * operations", asks the strategy where the engine would (more than one
  * thread can run), and tells dpor every step as the engine's listener
@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "supervisor/explore/strategies.h"
+#include "supervisor/strategies/strategies.h"
 
 static const bool NO_YIELD[8] = {false};
 

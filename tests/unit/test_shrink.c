@@ -1,5 +1,5 @@
 /* Unit tests of what shrinking and the outcome table are made of: the
- * guided strategy (supervisor/explore/strategies.h: follows a plan by choice
+ * guided strategy (supervisor/strategies/strategies.h: follows a plan by choice
  * number or switches anchored on threads' progress, lets the last thread go
  * on elsewhere, counts preemptions), the
  * schedule lines of a shrunk schedule, and the outcome table
@@ -18,7 +18,7 @@
 #include "supervisor/engine/exec_config.h"
 #include "supervisor/explore/outcomes.h"
 #include "supervisor/explore/schedule.h"
-#include "supervisor/explore/strategies.h"
+#include "supervisor/strategies/strategies.h"
 
 static const bool NO_YIELD[8] = {false};
 

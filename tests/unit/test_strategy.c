@@ -1,5 +1,5 @@
 /* Unit tests for the scheduling strategies (supervisor/engine/strategy.h: random,
- * pct, replay) and the deterministic generator behind them (supervisor/explore/rng.h).
+ * pct, replay) and the deterministic generator behind them (supervisor/strategies/rng.h).
  *
  * Known-answer values for splitmix64 are the published reference outputs for
  * state 0; the xoshiro256** and execution_seed values were computed with an
@@ -13,9 +13,9 @@
 
 #include <cmocka.h>
 
-#include "supervisor/explore/rng.h"
+#include "supervisor/strategies/rng.h"
 #include "supervisor/explore/schedule.h"
-#include "supervisor/explore/strategies.h"
+#include "supervisor/strategies/strategies.h"
 
 static const int T123[] = {1, 2, 3};
 static const bool NO_YIELD[8] = {false};

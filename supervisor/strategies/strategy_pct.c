@@ -26,9 +26,9 @@
  * being a candidate or got another priority are dropped when they come to
  * the top. Any other set of candidates is scanned, and the heap rebuilt at
  * the next choice from the view. */
-#include "supervisor/explore/priority_heap.h"
-#include "supervisor/explore/rng.h"
-#include "supervisor/explore/strategies.h"
+#include "supervisor/strategies/priority_heap.h"
+#include "supervisor/strategies/rng.h"
+#include "supervisor/strategies/strategies.h"
 
 #include <assert.h>
 #include <stdbool.h>

@@ -67,7 +67,7 @@
  * (or a waiter left to wake) is where the next execution leaves the last.
  * Finding races costs time quadratic in the steps of an execution: dpor is
  * meant for small programs. Needs --preempt all (every step a choice). */
-#include "supervisor/explore/strategies.h"
+#include "supervisor/strategies/strategies.h"
 
 #include "supervisor/code/code_map.h"
 #include "supervisor/process/heap_map.h"

@@ -5,7 +5,7 @@
  * so a prefix that no longer fits says why), from there on the chooser is
  * asked before every step and at every wake-up that has a choice. The chooser
  * may hand over to another strategy (run on with random or PCT) or stop. */
-#include "supervisor/explore/strategies.h"
+#include "supervisor/strategies/strategies.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* priority_heap: the binary heap itself (see priority_heap.h). */
-#include "supervisor/explore/priority_heap.h"
+#include "supervisor/strategies/priority_heap.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

@@ -2,8 +2,8 @@
  * highest priority on top and, between equals, the lowest thread id (the
  * order a scan of ascending ids would pick). It holds no other meaning:
  * entries that no longer hold are the user's to recognise and pop. */
-#ifndef MDAT_EXPLORE_PRIORITY_HEAP_H
-#define MDAT_EXPLORE_PRIORITY_HEAP_H
+#ifndef MDAT_STRATEGIES_PRIORITY_HEAP_H
+#define MDAT_STRATEGIES_PRIORITY_HEAP_H
 
 #include <stddef.h>
 #include <stdint.h>

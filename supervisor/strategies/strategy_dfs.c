@@ -21,7 +21,7 @@
  * Waiter choices (which of several waiters a wake releases) cost nothing and
  * are all explored. The choices are followed by thread id, so a program
  * that does the same under the same choices is searched exactly. */
-#include "supervisor/explore/strategies.h"
+#include "supervisor/strategies/strategies.h"
 
 #include <stdlib.h>
 #include <string.h>

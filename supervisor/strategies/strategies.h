@@ -1,11 +1,11 @@
 /* strategies: the ways of choosing who runs next (engine/strategy.h's
  * interface): uniform random, PCT, replay of a recorded list of choices, and
  * a person at the keyboard (interactive). */
-#ifndef MDAT_EXPLORE_STRATEGIES_H
-#define MDAT_EXPLORE_STRATEGIES_H
+#ifndef MDAT_STRATEGIES_STRATEGIES_H
+#define MDAT_STRATEGIES_STRATEGIES_H
 
-#include "supervisor/explore/guided_points.h"
-#include "supervisor/explore/guided_switches.h"
+#include "supervisor/strategies/guided_points.h"
+#include "supervisor/strategies/guided_switches.h"
 #include "supervisor/engine/choices.h"
 #include "supervisor/engine/strategy.h"
 

@@ -1,5 +1,5 @@
 /* guided_points: two bits a choice point, and candidate sets by runs. */
-#include "supervisor/explore/guided_points.h"
+#include "supervisor/strategies/guided_points.h"
 
 #include <stdlib.h>
 #include <string.h>

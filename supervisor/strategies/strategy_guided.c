@@ -11,7 +11,7 @@
  * thread choice is its pick's, the rest before the next choice point are
  * counted to the thread that ran the last of them (exact when one thread
  * ran alone there, which is what happens between choice points). */
-#include "supervisor/explore/strategies.h"
+#include "supervisor/strategies/strategies.h"
 
 #include <stdlib.h>
 #include <string.h>

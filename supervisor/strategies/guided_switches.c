@@ -1,5 +1,5 @@
 /* guided_switches: a growing array of anchored switches. */
-#include "supervisor/explore/guided_switches.h"
+#include "supervisor/strategies/guided_switches.h"
 
 #include <stdlib.h>
 #include <string.h>

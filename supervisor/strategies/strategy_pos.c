@@ -13,8 +13,8 @@
  * the previous thread or its pending operation is not the one we saw".
  * Under --memory-model tso the "flush T" candidates (negative ids) are
  * events like the others (their operation is the store that drains). */
-#include "supervisor/explore/rng.h"
-#include "supervisor/explore/strategies.h"
+#include "supervisor/strategies/rng.h"
+#include "supervisor/strategies/strategies.h"
 
 #include <stdlib.h>
 #include <string.h>

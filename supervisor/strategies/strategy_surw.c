@@ -14,8 +14,8 @@
  * (strategy_profile), so that execution i stays a function of (seed, i)
  * under any -j. A thread the profile does not know is given the mean; a
  * thread that has used up its estimate keeps a weight of one. */
-#include "supervisor/explore/rng.h"
-#include "supervisor/explore/strategies.h"
+#include "supervisor/strategies/rng.h"
+#include "supervisor/strategies/strategies.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* strategy_replay: follows the choices of a schedule file, and says so
  * precisely when the execution stops matching them. */
-#include "supervisor/explore/strategies.h"
+#include "supervisor/strategies/strategies.h"
 
 #include <inttypes.h>
 #include <stdio.h>

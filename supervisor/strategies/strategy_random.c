@@ -1,7 +1,7 @@
 /* strategy_random: MDAT's scheduler. Every choice is uniform over the
  * threads that can run (and over the waiters a wake can release). */
-#include "supervisor/explore/rng.h"
-#include "supervisor/explore/strategies.h"
+#include "supervisor/strategies/rng.h"
+#include "supervisor/strategies/strategies.h"
 
 #include <stdlib.h>
 

@@ -4,8 +4,8 @@
  * preemption from such a list and the others stay where they were in each
  * thread's own code, where in a choice list every later choice would shift.
  * strategy_guided records and follows them; this file only keeps the list. */
-#ifndef MDAT_EXPLORE_GUIDED_SWITCHES_H
-#define MDAT_EXPLORE_GUIDED_SWITCHES_H
+#ifndef MDAT_STRATEGIES_GUIDED_SWITCHES_H
+#define MDAT_STRATEGIES_GUIDED_SWITCHES_H
 
 #include <stdbool.h>
 #include <stddef.h>

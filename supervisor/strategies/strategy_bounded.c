@@ -37,8 +37,8 @@
  * A thread that yields, sleeps or has run SPIN_LIMIT choice points in a row
  * while others could run is switched away from for free, as strategy_dfs
  * does, so that spin loops end. Waiter choices take the first waiter. */
-#include "supervisor/explore/rng.h"
-#include "supervisor/explore/strategies.h"
+#include "supervisor/strategies/rng.h"
+#include "supervisor/strategies/strategies.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -18,7 +18,7 @@
  * surw learns from execution 0 how many choice-point steps each thread
  * takes; the portfolio counts them itself whichever member runs execution
  * 0, and hands the counts to its surw. */
-#include "supervisor/explore/strategies.h"
+#include "supervisor/strategies/strategies.h"
 
 #include <stdlib.h>
 #include <string.h>

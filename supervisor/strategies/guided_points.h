@@ -5,8 +5,8 @@
  * a point (the choice preempted a thread that could have gone on; it let
  * the thread that ran last go on), and the candidate threads stored once
  * for each run of points that offered the same ones. */
-#ifndef MDAT_EXPLORE_GUIDED_POINTS_H
-#define MDAT_EXPLORE_GUIDED_POINTS_H
+#ifndef MDAT_STRATEGIES_GUIDED_POINTS_H
+#define MDAT_STRATEGIES_GUIDED_POINTS_H
 
 #include <stdbool.h>
 #include <stddef.h>
