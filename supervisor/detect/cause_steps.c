@@ -367,6 +367,21 @@ static void heap_steps(const struct exec_result *res, const struct cause_event *
             pick(p, i);
 }
 
+/* The crash is an access to the step's own object, an address with no
+ * name ("SIGSEGV accessing 0x0" at a step reading 0x0). */
+static bool faulted_itself(const struct exec_result *res, const struct cause_event *e)
+{
+    if (res->kind != FAIL_CRASH || strncmp(e->object, "0x", 2) != 0)
+        return false;
+    char needle[sizeof e->object + 16];
+    snprintf(needle, sizeof needle, "accessing %s", e->object);
+    const char *at = strstr(res->message, needle);
+    if (!at)
+        return false;
+    char after = at[strlen(needle)];
+    return after == '\0' || after == ' ' || after == ',' || after == ')';
+}
+
 /* The failing thread's last step (the access that crashed, or the call
  * that was misused), the load before it and the last write to what it
  * loaded (a pointer, often) by another thread; for a misuse, the other
@@ -389,8 +404,10 @@ static void thread_steps(const struct exec_result *res, const struct cause_event
         return;
     }
     /* The load of the pointer: the crashing step itself when it loads
-     * (a step carries out its instruction's whole access). */
-    size_t load = is_load(&ev[last]) ? last : (size_t)-1;
+     * (a step carries out its instruction's whole access), unless its own
+     * access is what faulted (every access observed: the dereference is a
+     * step of its own, and the pointer came from a load before it). */
+    size_t load = is_load(&ev[last]) && !faulted_itself(res, &ev[last]) ? last : (size_t)-1;
     for (size_t i = last; load == (size_t)-1 && i-- > 0;)
         if (ev[i].thread == res->thread && is_load(&ev[i]))
             load = i;

@@ -268,9 +268,16 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
     }
     /* Page ownership for every later execution, or every access observed
      * (execution 0 gave up on ownership, or it costs more than it spares). */
-    if (ok && !systematic && judged.own_pages && opt->schedules > 1 &&
-        (shared->learned_all || observe_choice_all_pays(prog, &judged, estimate, shared)))
-        judged.own_pages = false;
+    if (ok && !systematic && judged.own_pages && opt->schedules > 1) {
+        struct wire_result cut;
+        enum observe_choice c = shared->learned_all ? OBSERVE_ALL : observe_choice_probe(prog, &judged, estimate, shared, &cut);
+        if (c == OBSERVE_ALL)
+            judged.own_pages = false;
+        else if (c == OBSERVE_CUT_SHORT && (!tally.have_error || tally.first_error.index > 0)) {
+            tally.first_error = cut;
+            tally.have_error = true;
+        }
+    }
     /* What execution 0 found shared, every other one observes from its start. */
     struct page_list learned = {0}, learned_read = {0};
     for (uint32_t i = 0; i < shared->n_learned; i++)

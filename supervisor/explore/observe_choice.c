@@ -27,17 +27,19 @@
 
 #include "supervisor/detect/detectors.h"
 #include "supervisor/explore/one_execution.h"
+#include "supervisor/launch/exec_template.h"
+#include "supervisor/process/tracee.h"
 
 #include <string.h>
 
 enum { STEPS_PER_EVENT = 8, SLACK_STEPS = 64 };
 
-bool observe_choice_all_pays(struct program *prog, const struct explore_options *opt, uint64_t estimate,
-                             const struct shared_state *shared)
+enum observe_choice observe_choice_probe(struct program *prog, const struct explore_options *opt, uint64_t estimate,
+                                         const struct shared_state *shared, struct wire_result *cut_short)
 {
     const struct first_cost *first = &shared->first;
     if (!first->ran || !first->owned_pages || first->incomplete)
-        return false;
+        return OBSERVE_OWNED;
     /* It pays below this many steps; and a program whose steps more than
      * double when every access is one works on data, which ownership is
      * for: the probe ends there. */
@@ -62,18 +64,32 @@ bool observe_choice_all_pays(struct program *prog, const struct explore_options 
     char err[256];
     probe.detectors = opt->detectors ? detectors_new(&probe.detect, prog->debug, err, sizeof err) : NULL;
     if (opt->detectors && !probe.detectors)
-        return false;
+        return OBSERVE_OWNED;
 
     struct strategy *strat = strategy_for_options(&probe);
     strategy_teach(strat, 0, &shared->profile);
     struct run_io io = run_io_begin(prog, &probe, false);
     struct exec_result res;
     bool ok = run_one(prog, &probe, strat, 0, estimate, &io, NULL, &res);
-    bool pays = ok && !res.error && !res.incomplete && res.kind == FAIL_NONE && res.steps < cap;
+    enum observe_choice choice = ok && !res.error && !res.incomplete && res.kind == FAIL_NONE && res.steps < cap
+                                     ? OBSERVE_ALL
+                                     : OBSERVE_OWNED;
+    /* Killed from outside (the program, or its fork server): the batch
+     * ends as it would in any execution. Stopped by mdat's own signal:
+     * the driver sees the stop. */
+    if (!ok && res.interrupted && !tracee_stop_requested()) {
+        *cut_short = wire_of(0, false, &res);
+        choice = OBSERVE_CUT_SHORT;
+    } else if (ok && io.tmpl && exec_template_lost(io.tmpl, res.error_message, sizeof res.error_message)) {
+        /* Killed while its one execution ran: no fork told it. */
+        res.error = res.interrupted = true;
+        *cut_short = wire_of(0, false, &res);
+        choice = OBSERVE_CUT_SHORT;
+    }
     exec_result_free(&res);
     run_io_end(&io);
     strategy_free(strat);
     if (probe.detectors)
         detectors_free(probe.detectors);
-    return pays;
+    return choice;
 }

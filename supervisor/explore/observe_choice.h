@@ -8,11 +8,16 @@
 
 #include "supervisor/explore/workers.h"
 
-/* Execution 0 ran with page ownership (shared->first); true when the same
- * execution observing every access costs less, so that every later one
- * should observe every access. Runs execution 0 once more to know; its
- * verdict counts for nothing. */
-bool observe_choice_all_pays(struct program *prog, const struct explore_options *opt, uint64_t estimate,
-                             const struct shared_state *shared);
+enum observe_choice {
+    OBSERVE_OWNED,      /* later executions follow page ownership */
+    OBSERVE_ALL,        /* they observe every access */
+    OBSERVE_CUT_SHORT,  /* the probe was killed from outside: *cut_short says so */
+};
+
+/* Execution 0 ran with page ownership (shared->first): whether the same
+ * execution observing every access costs less. Runs execution 0 once
+ * more to know; its verdict counts for nothing. */
+enum observe_choice observe_choice_probe(struct program *prog, const struct explore_options *opt, uint64_t estimate,
+                                         const struct shared_state *shared, struct wire_result *cut_short);
 
 #endif

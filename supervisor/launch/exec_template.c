@@ -235,6 +235,23 @@ static bool template_gone(struct exec_template *t, int fork_errno)
     return t->gone;
 }
 
+static void say_gone(const struct exec_template *t, char *err, size_t errlen)
+{
+    if (t->killed_by > 0)
+        snprintf(err, errlen, "the program's fork server (pid %d) was killed from outside by SIG%s", (int)t->pid,
+                 sigabbrev_np(t->killed_by) ? sigabbrev_np(t->killed_by) : "?");
+    else
+        snprintf(err, errlen, "the program's fork server (pid %d) ended from outside", (int)t->pid);
+}
+
+bool exec_template_lost(struct exec_template *t, char *err, size_t errlen)
+{
+    if (!t->pid || !template_gone(t, 0))
+        return false;
+    say_gone(t, err, errlen);
+    return true;
+}
+
 /* glibc caches the main thread's TID in its struct pthread (at fs_base),
  * set by the dynamic loader: the child would carry the template's, and
  * every mutex it locks would name the template as owner. glibc's own fork
@@ -317,11 +334,7 @@ static pid_t fork_from(struct exec_template *t, bool *lost, char *err, size_t er
         int why = errno;
         if (template_gone(t, why)) {
             *lost = true;
-            if (t->killed_by > 0)
-                snprintf(err, errlen, "the program's fork server (pid %d) was killed from outside by SIG%s",
-                         (int)t->pid, sigabbrev_np(t->killed_by) ? sigabbrev_np(t->killed_by) : "?");
-            else
-                snprintf(err, errlen, "the program's fork server (pid %d) ended from outside", (int)t->pid);
+            say_gone(t, err, errlen);
             return -1;
         }
         snprintf(err, errlen, "cannot fork the program: %s", strerror(why));

@@ -68,6 +68,10 @@ pid_t exec_template_fork(struct exec_template *t, bool *lost, char *err, size_t 
 /* A wait for any tracee got an event of the template (status as waitpid
  * gives it): its exit (a SIGKILL from outside) is noted and let happen. */
 void exec_template_saw(struct exec_template *t, int status);
+/* Whether the template was killed (or ended) from outside since its last
+ * fork, looked at without waiting; err then says so, as a failed fork
+ * would. */
+bool exec_template_lost(struct exec_template *t, char *err, size_t errlen);
 void exec_template_stop(struct exec_template *t);
 
 #endif
