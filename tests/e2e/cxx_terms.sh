@@ -74,6 +74,11 @@ t_verdicts() {
         expect_out "FAILURE deadlock"
         expect_out "waits on condvar start_cv"
         expect_out "start_signal.cpp:$(line_of cxx/start_signal.cpp 'WAIT: the notify') runner"
+        # The library function each blocked thread is in, called out of
+        # line (std::thread::join from libstdc++.so; at -O0 every template
+        # is a function of its own), beside the user's line.
+        expect_thread_row "$build" "T1 +waiting-join +main +start_signal.cpp:$(line_of cxx/start_signal.cpp 'WAIT: main joins') main \(in std::thread::join\)  waiting on join T2"
+        expect_thread_row "$build" "T2 +waiting-cond +runner +start_signal.cpp:$(line_of cxx/start_signal.cpp 'WAIT: the notify') runner \(in std::condition_variable::wait\)  waiting on condvar start_cv .*"
     done
     # Heap errors, whoever compiled them: a double free (clang's -O2 deletes
     # by a tail call, and two threads' caches hide it from glibc) and a use
@@ -167,6 +172,24 @@ t_names() {
     done
     run_mdat run -n 1 -s 1 --trace "$TARGETS/cxx_start_signal_o2"
     expect_out "start_signal.cpp:$(line_of cxx/start_signal.cpp 'BUG:') starter (in std::atomic<bool>::store)"
+    # The same at -O0, where the library's templates are called, not
+    # inlined, and for what libstdc++.so does (join, notify_one), called
+    # directly or jumped to (gcc -O2 ends starter with a jump to
+    # notify_one): every build names the library function the same way.
+    local lock load notify
+    lock=$(line_of cxx/start_signal.cpp 'unique_lock<std::mutex> held')
+    load=$(line_of cxx/start_signal.cpp 'if (!go.load())')
+    notify=$(line_of cxx/start_signal.cpp 'notify_one();')
+    for build in $(builds_of start_signal); do
+        run_mdat run -n 1 -s 1 --trace "$TARGETS/$build"
+        grep -qE "T2 +lock start_lock +start_signal.cpp:$lock runner \(in std::unique_lock<std::mutex>::unique_lock\)" "$WORK/out" ||
+            fail "$build: the lock is not told in std::unique_lock's constructor: $(grep 'lock start_lock' "$WORK/out")"
+        expect_out "start_signal.cpp:$load runner (in std::atomic<bool>::load)"
+        expect_out "start_signal.cpp:$(line_of cxx/start_signal.cpp 'BUG:') starter (in std::atomic<bool>::store)"
+        expect_out "start_signal.cpp:$notify starter (in std::condition_variable::notify_one)"
+        grep -qE "T1 +join T2 +start_signal.cpp:$(line_of cxx/start_signal.cpp 'WAIT: main joins') main \(in std::thread::join\)" "$WORK/out" ||
+            fail "$build: the join is not told in std::thread::join: $(grep 'join T2' "$WORK/out")"
+    done
 }
 
 # C++20 sync objects built on atomic waits are named as the user declared
