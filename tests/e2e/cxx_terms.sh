@@ -250,6 +250,22 @@ t_sync() {
         expect_thread_row "$build" "T2 +waiting-futex worker +barrier_deadlock.cpp:13 worker( \(in std::barrier<std::__empty_completion>::arrive_and_wait\))?  waiting on barrier sync_point .*"
         expect_object_row "$build" "sync_point \(std::barrier\) +3 +(T2 T3|T3 T2)"
     done
+    # A std::future's get() sleeps on the status word of its shared state,
+    # a heap block no variable's type describes: told as the future, by
+    # the block std::packaged_task made for it, never as a futex word; its
+    # wake-up (inside _M_get_result) at the user's line, in std::future::get.
+    local made get
+    made=$(line_of cxx/future_pool.cpp 'packaged_task<int()> job(\[n\]')
+    get=$(line_of cxx/future_pool.cpp 'two.get() + three.get()')
+    for build in $(builds_of future_pool); do
+        run_mdat run -n 20 -s 1 --trace "$TARGETS/$build"
+        expect_status 0
+        grep -qE "^ +[0-9]+ +T1 +.* future_pool.cpp:$get main \(in std::future<int>::get\)  -> blocks on future heap#[0-9]+ \(new at future_pool.cpp:$made\)$" "$WORK/out" ||
+            fail "$build: main's get() does not block on the future: $(grep -m2 'blocks on' "$WORK/out" | grep -v jobs_)"
+        grep -qE "^ +[0-9]+ \*? *T1 +wakes future heap#[0-9]+ \(new at future_pool.cpp:$made\) +future_pool.cpp:$get main \(in std::future<int>::get\)$" "$WORK/out" ||
+            fail "$build: main's wake-up from get() is not told at its line: $(grep -m2 ' T1 .*wakes' "$WORK/out")"
+        grep -q "futex word" "$WORK/out" && fail "$build: a future told as a futex word: $(grep -m1 'futex word' "$WORK/out")"
+    done
     for build in $(builds_of semaphore_deadlock) $(builds_of atomic_flag_wait) $(builds_of barrier_deadlock); do
         grep -q "futex word" "$WORK"/out-dir/"$build"-*.status 2>/dev/null &&
             fail "$build: a C++ sync object told as a futex word"
