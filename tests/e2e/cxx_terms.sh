@@ -15,7 +15,7 @@ CHECK="$SOURCES/../../scripts/check-locations"
 
 PROGRAMS="start_signal future_pool shared_readers latch_barrier jthread_stop atomic_wait shared_handoff
           use_after_free double_free latch_deadlock semaphore_deadlock atomic_flag_wait barrier_deadlock future_values
-          barrier_plain_race exit_join exit_cycle"
+          barrier_plain_race exit_join exit_cycle sync_values"
 # Correct programs whose every schedule mdat must pass. latch_barrier's
 # std::barrier keeps its phase in a plain member that libstdc++ reads and
 # writes through std::__atomic_ref: those accesses are the library's
@@ -28,7 +28,7 @@ PROGRAMS="start_signal future_pool shared_readers latch_barrier jthread_stop ato
 # own start and end `around poller: _M_run` (docs/architecture.md, "Places
 # outside the user's code").
 USER_ONLY=${PROGRAMS//$'\n'/ }
-CORRECT="future_pool shared_readers latch_barrier jthread_stop atomic_wait shared_handoff"
+CORRECT="future_pool shared_readers latch_barrier jthread_stop atomic_wait shared_handoff sync_values"
 
 builds_of() {
     local program=$1
@@ -159,6 +159,23 @@ t_names() {
             grep -qE "^ +(\* )?$row$" "$WORK/out" || fail "$build: no watch row /$row/"
         done
         grep -q "_M_future\|_M_state\|_M_status" "$WORK/out" && fail "$build: a promise or stop_source printed as libstdc++'s members"
+    done
+    # A std::shared_mutex, a std::condition_variable_any, a
+    # std::atomic_flag and a std::counting_semaphore watched read as their
+    # rows in the objects table do, with who holds and who waits: never as
+    # libstdc++'s or glibc's members.
+    for build in $(builds_of sync_values); do
+        run_mdat run -n 30 -s 1 --trace=status --watch table_lock --watch table_changed --watch busy \
+            --watch tokens "$TARGETS/$build"
+        expect_status 0
+        for row in "table_lock +free" "table_lock +writer T3" "table_lock +1 reader" "table_lock +1 reader, waiting T3" \
+            "table_changed +nobody waits" "table_changed +waiting T2" "busy +false" "busy +true" "tokens +2" "tokens +1"; do
+            grep -qE "^ +(\* )?$row$" "$WORK/out" || fail "$build: no watch row /$row/"
+        done
+        grep -qE "^ +(\* )?(table_lock|table_changed|busy|tokens) +.*(_M_|__data|__readers)" "$WORK/out" &&
+            fail "$build: a sync object watched printed as the library's members: $(grep -m1 -E '^ +(table_lock|table_changed) +.*_M_' "$WORK/out")"
+        # Its condvar is the variable's, not a member of libstdc++'s.
+        grep -q "table_changed._M_cond" "$WORK/out" && fail "$build: the condition_variable_any told by its member _M_cond"
     done
     # The function the user passed, whatever the compiler inlined at its
     # first instruction (clang -O2: _M_acquire, __shared_count).
