@@ -354,7 +354,7 @@ t_outside() {
     for build in $(builds_of exit_cycle); do
         run_mdat run --strategy dfs -n 200 --json "$WORK/report.json" -o out-dir "$TARGETS/$build"
         expect_status 1
-        expect_out "wait cycle T1 -> T2 -> T1"
+        expect_out "wait cycle T1 -> T2 -> T1: T1 waits on join T2; T2 waits on mutex guard (held by T1)"
         expect_thread_row "$build" "T1 +waiting-join +main +after main: [~A-Za-z_]+ \(run by exit\)  waiting on join T2"
         expect_out "exit_cycle.cpp:$(line_of cxx/exit_cycle.cpp 'WAIT:') take"
         local located
