@@ -176,6 +176,11 @@ t_names() {
             fail "$build: a sync object watched printed as the library's members: $(grep -m1 -E '^ +(table_lock|table_changed) +.*_M_' "$WORK/out")"
         # Its condvar is the variable's, not a member of libstdc++'s.
         grep -q "table_changed._M_cond" "$WORK/out" && fail "$build: the condition_variable_any told by its member _M_cond"
+        # A vector's end pointer is told as what it is, never as its size
+        # holding an address.
+        grep -qE "T3 +W rows \(end\) := " "$WORK/out" || fail "$build: push_back's store of the vector's end not told"
+        grep -qE "\.(size|capacity)\(\) (->|:=) (0x|heap#)" "$WORK/out" &&
+            fail "$build: a pointer told as a size: $(grep -m1 -E '\.(size|capacity)\(\) (->|:=) (0x|heap#)' "$WORK/out")"
     done
     # The function the user passed, whatever the compiler inlined at its
     # first instruction (clang -O2: _M_acquire, __shared_count).
