@@ -109,6 +109,10 @@ void exec_report_crash(struct execution *ex, struct mthread *t, int sig)
     }
     tracee_get_regs(t->tid, &t->regs);
     uint64_t pc = code_map_in_exe(ex->cfg->code, t->regs.rip) ? t->regs.rip : exec_user_pc(ex, t);
+    /* Code of a system header's compiled into the program (std::vector's
+     * operator[] at -O0) is told at the user's line that called it, the
+     * header's place beside, as a library's is. */
+    pc = exec_user_frame_pc(ex, t, pc);
     res->thread = t->id;
     res->kind = FAIL_CRASH;
     char where[160];

@@ -15,7 +15,7 @@ CHECK="$SOURCES/../../scripts/check-locations"
 
 PROGRAMS="start_signal future_pool shared_readers latch_barrier jthread_stop atomic_wait shared_handoff
           use_after_free double_free latch_deadlock semaphore_deadlock atomic_flag_wait barrier_deadlock future_values
-          barrier_plain_race exit_join exit_cycle sync_values aligned_release"
+          barrier_plain_race exit_join exit_cycle sync_values aligned_release null_table"
 # Correct programs whose every schedule mdat must pass. latch_barrier's
 # std::barrier keeps its phase in a plain member that libstdc++ reads and
 # writes through std::__atomic_ref: those accesses are the library's
@@ -79,6 +79,17 @@ t_verdicts() {
         # is a function of its own), beside the user's line.
         expect_thread_row "$build" "T1 +waiting-join +main +start_signal.cpp:$(line_of cxx/start_signal.cpp 'WAIT: main joins') main \(in std::thread::join\)  waiting on join T2"
         expect_thread_row "$build" "T2 +waiting-cond +runner +start_signal.cpp:$(line_of cxx/start_signal.cpp 'WAIT: the notify') runner \(in std::condition_variable::wait\)  waiting on condvar start_cv .*"
+    done
+    # A crash inside code a system header compiled into the program
+    # (std::vector's operator[] at -O0) is located at the user's line.
+    for build in $(builds_of null_table); do
+        run_mdat run -n 20 --json "$WORK/report.json" -o out-dir "$TARGETS/$build"
+        expect_status 1
+        grep -qE "T2 killed by SIGSEGV accessing 0x0 \(NULL pointer dereference\) at null_table.cpp:$(line_of cxx/null_table.cpp 'CRASH:') reader( \(in [^)]+\))?$" "$WORK/out" ||
+            fail "$build: the crash is not at the user's line: $(grep -A1 FAILURE "$WORK/out" | tail -1)"
+        local located
+        located=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["failures"][0]["location"])' "$WORK/report.json")
+        [ "$located" = "null_table.cpp:$(line_of cxx/null_table.cpp 'CRASH:')" ] || fail "$build: the crash is located at $located"
     done
     # Heap errors, whoever compiled them: a double free (clang's -O2 deletes
     # by a tail call, and two threads' caches hide it from glibc) and a use
