@@ -82,6 +82,14 @@ struct model {
     size_t cap_threads;
     struct omp_region *regions;     /* newest last */
     size_t n_regions, cap_regions;
+    /* The declared std::condition_variable_any objects (data_names.c):
+     * where each keeps the pointer to the mutex it made for itself. */
+    struct cv_any {
+        uint64_t mutex_pointer_at;
+        char name[96];
+    } *cv_any;
+    size_t n_cv_any;
+    bool cv_any_known;
 };
 
 /* data_names.c */

@@ -198,8 +198,13 @@ t_names() {
         done
         grep -qE "^ +(\* )?(table_lock|table_changed|busy|tokens) +.*(_M_|__data|__readers)" "$WORK/out" &&
             fail "$build: a sync object watched printed as the library's members: $(grep -m1 -E '^ +(table_lock|table_changed) +.*_M_' "$WORK/out")"
-        # Its condvar is the variable's, not a member of libstdc++'s.
+        # Its condvar is the variable's, not a member of libstdc++'s, and
+        # so is the mutex libstdc++ makes for it in a heap block.
         grep -q "table_changed._M_cond" "$WORK/out" && fail "$build: the condition_variable_any told by its member _M_cond"
+        grep -qE "T3 +lock table_changed \(its mutex\) +sync_values.cpp:$(line_of cxx/sync_values.cpp 'notify_all') writer" "$WORK/out" ||
+            fail "$build: notify_all's lock of the condvar's own mutex not told: $(grep -m1 -E 'T3 +lock ' "$WORK/out")"
+        grep -qE "(lock|unlock|mutex) heap#" "$WORK/out" &&
+            fail "$build: the condvar's own mutex told as a heap block: $(grep -m1 -E '(lock|unlock|mutex) heap#' "$WORK/out")"
         # A vector's end pointer is told as what it is, never as its size
         # holding an address.
         grep -qE "T3 +W rows \(end\) := " "$WORK/out" || fail "$build: push_back's store of the vector's end not told"
