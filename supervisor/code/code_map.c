@@ -68,6 +68,12 @@ static const struct {
     [MF_DELETE_SIZED] = {"_ZdlPvm", "delete"},
     [MF_DELETE_ARRAY] = {"_ZdaPv", "delete[]"},
     [MF_DELETE_ARRAY_SIZED] = {"_ZdaPvm", "delete[]"},
+    [MF_NEW_ALIGNED] = {"_ZnwmSt11align_val_t", "new"},
+    [MF_NEW_ARRAY_ALIGNED] = {"_ZnamSt11align_val_t", "new[]"},
+    [MF_DELETE_ALIGNED] = {"_ZdlPvSt11align_val_t", "delete"},
+    [MF_DELETE_SIZED_ALIGNED] = {"_ZdlPvmSt11align_val_t", "delete"},
+    [MF_DELETE_ARRAY_ALIGNED] = {"_ZdaPvSt11align_val_t", "delete[]"},
+    [MF_DELETE_ARRAY_SIZED_ALIGNED] = {"_ZdaPvmSt11align_val_t", "delete[]"},
     /* Only the vDSO has these names; libc's wrappers end up there. */
     [MF_CLOCK_GETTIME] = {"__vdso_clock_gettime", "clock_gettime"},
     [MF_GETTIMEOFDAY] = {"__vdso_gettimeofday", "gettimeofday"},
@@ -98,7 +104,7 @@ bool model_fn_is_clock(enum model_fn fn)
 
 bool model_fn_is_heap(enum model_fn fn)
 {
-    return fn >= MF_MALLOC && fn <= MF_DELETE_ARRAY_SIZED;
+    return fn >= MF_MALLOC && fn <= MF_DELETE_ARRAY_SIZED_ALIGNED;
 }
 
 /* Runtime libraries that synchronize threads with atomics of their own,
@@ -506,7 +512,7 @@ static void plant_model_entries(code_map *cm, const elf_image *img, uint64_t bia
 static void plan_heap_calls(code_map *cm, const debuginfo *module, bool defines_them)
 {
     const elf_image *img = debuginfo_elf(module);
-    for (int fn = MF_MALLOC; fn <= MF_DELETE_ARRAY_SIZED; fn++) {
+    for (int fn = MF_MALLOC; fn <= MF_DELETE_ARRAY_SIZED_ALIGNED; fn++) {
         uint64_t addr;
         const char *symbol = model_fns[fn].symbol;
         if (debuginfo_imports_unstubbed(module, symbol) ||

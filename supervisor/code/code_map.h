@@ -39,6 +39,10 @@ enum model_fn {
     /* Heap allocation, observed only when events are described (heap names). */
     MF_MALLOC, MF_CALLOC, MF_REALLOC, MF_FREE,
     MF_NEW, MF_NEW_ARRAY, MF_DELETE, MF_DELETE_SIZED, MF_DELETE_ARRAY, MF_DELETE_ARRAY_SIZED,
+    /* The same for over-aligned types (alignas(64) and std::barrier's
+     * arrival tree): C++17's operator new and delete with std::align_val_t. */
+    MF_NEW_ALIGNED, MF_NEW_ARRAY_ALIGNED, MF_DELETE_ALIGNED, MF_DELETE_SIZED_ALIGNED, MF_DELETE_ARRAY_ALIGNED,
+    MF_DELETE_ARRAY_SIZED_ALIGNED,
     /* The vDSO's clocks: answered by mdat's virtual clock (determinism). */
     MF_CLOCK_GETTIME, MF_GETTIMEOFDAY, MF_TIME,
     MF_COUNT

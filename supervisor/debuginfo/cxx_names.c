@@ -204,6 +204,40 @@ void cxx_readable_symbol(const char *name, bool is_function, char *buf, size_t l
         copy_span(buf, len, demangled, strlen(demangled));
 }
 
+/* Longer library names make the trace's where column unreadable. */
+enum { LIBRARY_CALL_MAX = 64 };
+
+/* Template arguments taken out: "std::unique_lock<std::mutex>::unique_lock"
+ * -> "std::unique_lock::unique_lock". */
+static void drop_template_args(const char *name, char *buf, size_t len)
+{
+    size_t used = 0;
+    int depth = 0;
+    for (const char *p = name; *p && used + 1 < len; p++) {
+        if (*p == '<')
+            depth++;
+        else if (*p == '>' && depth > 0)
+            depth--;
+        else if (depth == 0)
+            buf[used++] = *p;
+    }
+    buf[used] = '\0';
+}
+
+bool cxx_library_call_name(const char *mangled, char *buf, size_t len)
+{
+    char readable[512];
+    buf[0] = '\0';
+    cxx_readable_symbol(mangled, true, readable, sizeof readable);
+    if (!readable[0] || !strstr(readable, "::"))
+        return false;
+    if (strlen(readable) <= LIBRARY_CALL_MAX)
+        snprintf(buf, len, "%s", readable);
+    else
+        drop_template_args(readable, buf, len);
+    return buf[0] != '\0';
+}
+
 void cxx_function_label(const char *pretty, char *buf, size_t len)
 {
     size_t n = strlen(pretty);

@@ -36,6 +36,13 @@ void cxx_readable_function(const char *signature, char *buf, size_t len);
  * anything else demangled ("vtable for Account"), a C name as it is. */
 void cxx_readable_symbol(const char *name, bool is_function, char *buf, size_t len);
 
+/* A C++ library function as mdat puts it beside the user's line, from
+ * its mangled name: readable, and without template arguments when it is
+ * still too long to read with them ("std::unique_lock<std::mutex>::
+ * unique_lock", "std::deque::deque"). False, with buf "", when the name is
+ * not a member of a namespace or class. */
+bool cxx_library_call_name(const char *mangled, char *buf, size_t len);
+
 /* How a report names the function an assertion failed in, from
  * __PRETTY_FUNCTION__ (__assert_fail's argument): a C++ signature without
  * its return type ("int main(int, char**)" -> "main(int, char**)"), a C

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "supervisor/debuginfo/arena.h"
+#include "supervisor/debuginfo/cxx_names.h"
 #include "supervisor/debuginfo/data_expr.h"
 #include "supervisor/debuginfo/dwarf_info.h"
 #include "supervisor/debuginfo/object_path.h"
@@ -208,6 +209,27 @@ bool debuginfo_user_call_site(const debuginfo *di, uint64_t addr, struct src_loc
     out->line = line.line;
     out->function = function_at(di, addr, &start);
     return true;
+}
+
+static bool is_std_name(const char *name)
+{
+    return name && (strncmp(name, "std::", 5) == 0 || strncmp(name, "__gnu_cxx::", 11) == 0);
+}
+
+bool debuginfo_library_callee(const debuginfo *di, uint64_t addr, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    const char *mangled = debuginfo_plt_name(di, addr);
+    if (!mangled) {
+        /* A template's own copy: its code's lines are the header's. */
+        const struct elf_symbol *sym = elf_image_function_at(di->elf, addr);
+        struct dwarf_line line;
+        if (!sym || sym->addr != addr || !di->dwarf || !dwarf_info_line_at(di->dwarf, addr, &line) ||
+            !is_system_file(line.file))
+            return false;
+        mangled = sym->name;
+    }
+    return cxx_library_call_name(mangled, buf, len) && is_std_name(buf);
 }
 
 void debuginfo_format_code(const debuginfo *di, uint64_t addr, char *buf, size_t len)

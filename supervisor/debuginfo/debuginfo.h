@@ -61,6 +61,14 @@ bool debuginfo_code_location(const debuginfo *di, uint64_t addr, struct src_loc 
  * is not such code. */
 bool debuginfo_user_call_site(const debuginfo *di, uint64_t addr, struct src_loc *out);
 
+/* The C++ library function (std::, __gnu_cxx::) that starts at addr, a
+ * call's target: a template compiled into the program from a system
+ * header (at -O0 a function of its own: std::unique_lock<std::mutex>::
+ * unique_lock) or a PLT stub into libstdc++ (std::thread::join), named as
+ * code inlined from the library is ("std::thread::join"). False for
+ * anything else (the user's functions, the C library's). */
+bool debuginfo_library_callee(const debuginfo *di, uint64_t addr, char *buf, size_t len);
+
 /* "lost_update.c:14 worker", "file.c:14 helper (inlined into worker)",
  * "prog.cpp:25 main (in std::thread::join)" (library code inlined into the
  * user's: the user's line), "worker+0x1a", or "0x401136". */

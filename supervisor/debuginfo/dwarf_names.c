@@ -44,35 +44,8 @@ bool dwarf_function_display(Dwarf_Debug dbg, Dwarf_Die die, const char *name, co
     return true;
 }
 
-/* Template arguments taken out, for a name that is still too long with
- * them: "std::unique_lock<std::mutex>::unique_lock" -> "std::unique_lock::unique_lock". */
-static void drop_template_args(const char *name, char *buf, size_t len)
-{
-    size_t used = 0;
-    int depth = 0;
-    for (const char *p = name; *p && used + 1 < len; p++) {
-        if (*p == '<')
-            depth++;
-        else if (*p == '>' && depth > 0)
-            depth--;
-        else if (depth == 0)
-            buf[used++] = *p;
-    }
-    buf[used] = '\0';
-}
-
 bool dwarf_library_call_display(Dwarf_Debug dbg, Dwarf_Die die, char *buf, size_t len)
 {
     const char *linkage = dw_linkage_name(dbg, die);
-    if (!linkage)
-        return false;
-    char readable[512];
-    cxx_readable_symbol(linkage, true, readable, sizeof readable);
-    if (!readable[0] || !strstr(readable, "::"))
-        return false;
-    if (strlen(readable) <= READABLE_MAX)
-        snprintf(buf, len, "%s", readable);
-    else
-        drop_template_args(readable, buf, len);
-    return buf[0] != '\0';
+    return linkage && cxx_library_call_name(linkage, buf, len);
 }

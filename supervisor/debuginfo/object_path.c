@@ -48,7 +48,10 @@ static bool is_reserved_name(const char *name)
 
 /* The C++ library's smart pointers, vectors and strings keep their state
  * in members with reserved names; a person knows those parts by what they
- * are ("v.size()", "name[3]", "slot" for the pointer a shared_ptr holds).
+ * are ("name.size()", "name[3]", "slot" for the pointer a shared_ptr
+ * holds). A vector's second and third words are pointers, not counts: the
+ * value a step reads or writes there is an address ("v (end) := heap#6+4"),
+ * which "v.size()" would misstate.
  * Named by libstdc++'s layout on x86-64, which its ABI keeps, and only
  * where the walk meets a reserved member (a class of the user's own
  * called vector keeps its members' names). */
@@ -65,8 +68,8 @@ static const struct library_part library_parts[] = {
     {"__weak_ptr<", 8, 8, " (control block)"},
     {"unique_ptr<", 0, 8, ""},
     {"_Vector_base<", 0, 8, ".data()"},
-    {"_Vector_base<", 8, 8, ".size()"},
-    {"_Vector_base<", 16, 8, ".capacity()"},
+    {"_Vector_base<", 8, 8, " (end)"},
+    {"_Vector_base<", 16, 8, " (end of storage)"},
     {"basic_string<", 0, 8, ".data()"},
     {"basic_string<", 8, 8, ".size()"},
     {"basic_string<", 16, 16, NULL},    /* the characters of a short string, in place */

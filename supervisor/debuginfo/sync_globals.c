@@ -29,6 +29,9 @@ static bool sync_kind_of(const struct dwarf_type *t, enum sync_kind *kind)
         { "mutex", SYNC_MUTEX },              { "recursive_mutex", SYNC_MUTEX },
         { "timed_mutex", SYNC_MUTEX },        { "recursive_timed_mutex", SYNC_MUTEX },
         { "condition_variable", SYNC_CONDVAR }, { "shared_mutex", SYNC_RWLOCK },
+        /* (its std::condition_variable, and so the pthread_cond_t, is its
+         * first member: the condvar's address is the variable's) */
+        { "condition_variable_any", SYNC_CONDVAR },
     };
     for (int hop = 0; t && hop < WALK_DEPTH_LIMIT; hop++, t = t->target) {
         if (t->kind == DWARF_TYPE_TYPEDEF && t->name) {

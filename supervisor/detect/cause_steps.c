@@ -308,9 +308,12 @@ static void waited_object(const char *waiting_on, char *buf, size_t len)
     buf[l] = '\0';
 }
 
+/* id is one of the threads of "wait cycle T2 -> T3 -> T2: T2 waits on
+ * ...", read up to the colon (what each waits on may name others). */
 static bool in_cycle(const char *cycle, int id)
 {
-    for (const char *s = strchr(cycle, 'T'); s; s = strchr(s + 1, 'T'))
+    const char *end = strchr(cycle, ':');
+    for (const char *s = strchr(cycle, 'T'); s && (!end || s < end); s = strchr(s + 1, 'T'))
         if (atoi(s + 1) == id)
             return true;
     return false;

@@ -3,6 +3,7 @@
 #include "supervisor/engine/code_names.h"
 #include "arch/x86_flow.h"
 #include "supervisor/engine/exec_core.h"
+#include "supervisor/engine/exec_engine.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -290,4 +291,24 @@ const char *exec_library_call(struct execution *ex, const struct mthread *t, uin
         }
     }
     return NULL;
+}
+
+bool exec_library_callee(struct execution *ex, const struct mthread *t, uint64_t place, char *buf, size_t len)
+{
+    /* call rel32 ending at place (its return address place + 1), or a
+     * tail call's jmp rel32 starting at it. */
+    uint8_t insn[5];
+    bool jumped = place && place == t->tail_jmp;
+    uint64_t at = jumped ? place : place + 1 - sizeof insn;
+    if (!place || !tracee_read(ex->mem_fd, at, insn, sizeof insn))
+        return false;
+    exec_breakpoint_orig(ex, at, &insn[0]);   /* (a tail call's jump is one of mdat's stops) */
+    if (insn[0] != (jumped ? 0xe9 : 0xe8))
+        return false;
+    int32_t disp;
+    memcpy(&disp, insn + 1, sizeof disp);
+    uint64_t faddr;
+    const char *lib;
+    const debuginfo *di = exec_module_of(ex, at + sizeof insn + (uint64_t)(int64_t)disp, &faddr, &lib);
+    return di && debuginfo_library_callee(di, faddr, buf, len);
 }

@@ -57,6 +57,12 @@ void exec_runtime_function(struct execution *ex, const struct mthread *t, uint64
 uint64_t exec_program_return_on_stack(struct execution *ex, const struct mthread *t);
 /* Where a thread is, in user terms (the call line while inside a modeled call). */
 uint64_t exec_user_pc(struct execution *ex, const struct mthread *t);
+/* The C++ library function the user's call at place entered ("std::
+ * thread::join", "std::unique_lock<std::mutex>::unique_lock" at -O0):
+ * place is a return address minus one, where a frame of the user's
+ * called out (exec_user_frame_pc), or t's standing tail call's jump. False
+ * when the call is not a direct one into a function of the C++ library's. */
+bool exec_library_callee(struct execution *ex, const struct mthread *t, uint64_t place, char *buf, size_t len);
 /* The library function t is inside as the user called it ("GOMP_barrier",
  * "omp_set_lock"): the nearest return address into user code on its stack
  * whose call went through a PLT stub; *call_pc gets the call. NULL when

@@ -1,5 +1,5 @@
 /* exec_heap: the heap calls of the user's code (malloc, calloc, realloc,
- * free, new and delete), followed at their entry and where they return.
+ * free, new and delete, aligned or not), followed at their entry and where they return.
  *
  * Owns the execution's map of the blocks user code holds (ex->heap: their
  * numbers, sizes and allocating lines, which name addresses in traces)
@@ -14,12 +14,14 @@
 static bool ends_block(enum model_fn fn)
 {
     return fn == MF_FREE || fn == MF_DELETE || fn == MF_DELETE_SIZED || fn == MF_DELETE_ARRAY ||
-           fn == MF_DELETE_ARRAY_SIZED;
+           fn == MF_DELETE_ARRAY_SIZED || fn == MF_DELETE_ALIGNED || fn == MF_DELETE_SIZED_ALIGNED ||
+           fn == MF_DELETE_ARRAY_ALIGNED || fn == MF_DELETE_ARRAY_SIZED_ALIGNED;
 }
 
 static bool hands_out(enum model_fn fn)
 {
-    return fn == MF_MALLOC || fn == MF_CALLOC || fn == MF_REALLOC || fn == MF_NEW || fn == MF_NEW_ARRAY;
+    return fn == MF_MALLOC || fn == MF_CALLOC || fn == MF_REALLOC || fn == MF_NEW || fn == MF_NEW_ARRAY ||
+           fn == MF_NEW_ALIGNED || fn == MF_NEW_ARRAY_ALIGNED;
 }
 
 /* Listeners judge a free (or realloc) of addr before it runs. */

@@ -109,6 +109,10 @@ void exec_report_crash(struct execution *ex, struct mthread *t, int sig)
     }
     tracee_get_regs(t->tid, &t->regs);
     uint64_t pc = code_map_in_exe(ex->cfg->code, t->regs.rip) ? t->regs.rip : exec_user_pc(ex, t);
+    /* Code of a system header's compiled into the program (std::vector's
+     * operator[] at -O0) is told at the user's line that called it, the
+     * header's place beside, as a library's is. */
+    pc = exec_user_frame_pc(ex, t, pc);
     res->thread = t->id;
     res->kind = FAIL_CRASH;
     char where[160];
@@ -178,6 +182,10 @@ void exec_report_deadlock(struct execution *ex)
     int *next = calloc((size_t)n + 1, sizeof *next);
     if (!next)
         abort();
+    /* What each blocked thread waits on, by thread id. */
+    char (*waits)[160] = calloc((size_t)n + 1, sizeof *waits);
+    if (!waits)
+        abort();
     int first_blocked = 0, first_not_joining = 0, blocked = 0;
     for (int i = 0; i < n; i++) {
         struct mthread *t = &ex->threads[i];
@@ -186,14 +194,25 @@ void exec_report_deadlock(struct execution *ex)
         blocked++;
         if (!first_not_joining && !(t->in_call && t->call_fn == MF_THREAD_JOIN))
             first_not_joining = t->id;
-        char buf[200];
-        exec_describe_wait(ex, t, buf, sizeof buf, &next[t->id]);
+        exec_describe_wait(ex, t, waits[t->id], sizeof waits[t->id], &next[t->id]);
         if (!first_blocked)
             first_blocked = t->id;
     }
     char cycle[256];
     int in_cycle;
     find_wait_cycle(next, n, cycle, sizeof cycle, &in_cycle);
+    /* The headline names what each thread of the cycle waits on, in the
+     * cycle's order: the cause, before any join the threads table lists
+     * (cause_steps.c reads the cycle's threads up to the colon). */
+    char causes[sizeof res->message] = "";
+    size_t used = 0;
+    for (int id = in_cycle, k = 0; id && k < n && used < sizeof causes; id = next[id], k++) {
+        if (k > 0 && id == in_cycle)
+            break;
+        used += (size_t)snprintf(causes + used, sizeof causes - used, "%sT%d waits on %s", k ? "; " : ": ", id,
+                                 waits[id]);
+    }
+    free(waits);
     free(next);
     /* The place to look at is where the cycle starts (the lock its first
      * thread waits on), or where a stuck worker sits (its cond_wait), not
@@ -208,8 +227,8 @@ void exec_report_deadlock(struct execution *ex)
         exec_describe_wait(ex, t, wait, sizeof wait, &waits_for);
     }
     if (cycle[0])
-        snprintf(res->message, sizeof res->message, "%d thread%s blocked, none can run; wait cycle %s", blocked,
-                 blocked == 1 ? "" : "s", cycle);
+        snprintf(res->message, sizeof res->message, "%d thread%s blocked, none can run; wait cycle %s%s", blocked,
+                 blocked == 1 ? "" : "s", cycle, causes);
     else
         snprintf(res->message, sizeof res->message, "%d thread%s blocked, none can run; T%d waits on %s", blocked,
                  blocked == 1 ? "" : "s", at, wait);

@@ -9,8 +9,10 @@
  * one-byte phase, atomic<bool>) sleep on a proxy word in libstdc++'s global
  * waiter pool, shared by every object whose address hashes to that entry:
  * the object is the one the waiter last read that hashes there (libstdc++
- * reads it, to test it, right before it sleeps). What a blocked thread's
- * status is stays with waits.c. */
+ * reads it, to test it, right before it sleeps). A std::future's get()
+ * and wait() sleep on the status word of its shared state, a heap block
+ * no variable's type describes: it is known by its vtable. What a blocked
+ * thread's status is stays with waits.c. */
 #include "supervisor/debuginfo/text_out.h"
 #include "supervisor/debuginfo/value_format.h"
 #include "supervisor/engine/code_names.h"
@@ -35,6 +37,43 @@ static enum cxx_sync_kind kind_of_type(const struct dwarf_type *type)
     if (strncmp(t->name, "barrier<", 8) == 0)
         return CXX_SYNC_BARRIER;
     return CXX_SYNC_NONE;
+}
+
+/* ---------- a std::future's shared state ---------- */
+
+/* libstdc++'s __future_base::_State_baseV2, and the states made from it
+ * (_Task_state for std::packaged_task, _Async_state_impl and
+ * _Deferred_state for std::async): a vtable pointer, the result (a
+ * unique_ptr), then _M_status, an __atomic_futex_unsigned whose top bit
+ * says someone waits and whose value is _Status::__ready (1) once the
+ * result is in. */
+#define FUTURE_STATE_VTABLE "_ZTVNSt13__future_base"
+enum { FUTURE_STATUS_OFFSET = 16, FUTURE_WAITER_BIT = 0x80000000u, FUTURE_READY = 1 };
+
+/* word is the status of a future's shared state: the word 16 bytes before
+ * it points into a vtable of __future_base's. */
+static bool is_future_status(struct model *m, uint64_t word)
+{
+    uint64_t vptr, fa;
+    const char *lib;
+    if (word < FUTURE_STATUS_OFFSET || !tracee_read(m->ex->mem_fd, word - FUTURE_STATUS_OFFSET, &vptr, sizeof vptr))
+        return false;
+    const debuginfo *di = exec_module_of(m->ex, vptr, &fa, &lib);
+    const struct elf_symbol *sym = di ? elf_image_object_at(debuginfo_elf(di), fa) : NULL;
+    return sym && sym->name && strncmp(sym->name, FUTURE_STATE_VTABLE, strlen(FUTURE_STATE_VTABLE)) == 0;
+}
+
+/* The state's name: the heap block it lives in ("heap#7 (new at
+ * pool.cpp:36)", where std::packaged_task, std::promise or std::async
+ * made it), else what the word is called. */
+static void read_future(struct model *m, uint64_t word, struct cxx_sync *out)
+{
+    const struct heap_block *b = heap_map_find(&m->ex->heap, word);
+    if (b)
+        exec_format_heap_addr(m->ex, b, b->addr, out->name, sizeof out->name);
+    uint32_t status = 0;
+    tracee_read(m->ex->mem_fd, word, &status, sizeof status);
+    out->counter = (status & ~FUTURE_WAITER_BIT) == FUTURE_READY;
 }
 
 /* ---------- libstdc++ 12's waiter pool ---------- */
@@ -156,6 +195,11 @@ bool model_cxx_sync_at(struct model *m, uint64_t word, struct cxx_sync *out)
     if (out->kind == CXX_SYNC_NONE && (out->kind = whole_object(m, out->name, &base, &type)) != CXX_SYNC_NONE &&
         base != word)
         out->kind = CXX_SYNC_NONE;
+    if (out->kind == CXX_SYNC_NONE && is_future_status(m, word)) {
+        out->kind = CXX_SYNC_FUTURE;
+        read_future(m, word, out);
+        return true;
+    }
     if (out->kind == CXX_SYNC_NONE)
         return false;
     /* A latch's and a semaphore's counter is their first member (an int:
@@ -203,6 +247,7 @@ const char *cxx_sync_class(enum cxx_sync_kind kind)
     case CXX_SYNC_SEMAPHORE: return "std::counting_semaphore";
     case CXX_SYNC_ATOMIC: return "std::atomic";
     case CXX_SYNC_BARRIER: return "std::barrier";
+    case CXX_SYNC_FUTURE: return "std::future";
     default: return "";
     }
 }
@@ -225,6 +270,10 @@ void cxx_sync_describe(const struct cxx_sync *s, char *buf, size_t len)
         break;
     case CXX_SYNC_BARRIER:
         snprintf(buf, len, "barrier %s (phase %d, expected %d)", s->name, s->phase, s->counter);
+        break;
+    case CXX_SYNC_FUTURE:
+        /* (No state: a waiter's wake-up repeats this, said when it slept.) */
+        snprintf(buf, len, "future %s", s->name);
         break;
     default:
         buf[0] = '\0';

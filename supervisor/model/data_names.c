@@ -4,11 +4,14 @@
  * element, or an object reached through a pointer variable), a heap block
  * by its allocation ("heap#2 (malloc at q.c:9)+8"), a thread-local
  * variable ("tls_hits (T2)"), a symbol of a library, a shared variable of
- * an OpenMP parallel region ("sum"), a thread's stack; hex at worst. */
+ * an OpenMP parallel region ("sum"), a thread's stack; hex at worst. A
+ * std::condition_variable_any's own mutex, in a heap block of its own, is
+ * named for the condvar ("table_changed (its mutex)"). */
 #include "supervisor/model/model_internal.h"
 #include "supervisor/model/source_model.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -63,6 +66,62 @@ static bool name_tls(struct model *m, uint64_t addr, char *buf, size_t len, cons
     return false;
 }
 
+/* The condition_variable_any objects the program declares, found once
+ * per execution among the first condvars known (the declared ones come
+ * first; a C array of thousands is not evaluated one by one): libstdc++
+ * gives each a std::mutex of its own in a heap block (shared_ptr<mutex>
+ * _M_mutex), which its waits and notifies lock. */
+enum { CV_ANY_SEARCH_LIMIT = 64 };
+
+static void find_cv_any(struct model *m)
+{
+    m->cv_any_known = true;
+    struct data_reader rd = model_reader(m);
+    size_t condvars = 0;
+    for (size_t i = 0; i < m->sync.n && condvars < CV_ANY_SEARCH_LIMIT; i++) {
+        const struct sync_object *o = &m->sync.objs[i];
+        condvars += o->kind == SYNC_CONDVAR;
+        uint64_t addr, offset;
+        const struct dwarf_type *type;
+        char err[128];
+        if (o->kind != SYNC_CONDVAR || !debuginfo_eval(m->ex->cfg->exe, o->name, &rd, &addr, &type, err, sizeof err))
+            continue;
+        const struct dwarf_type *t = dwarf_type_strip(type);
+        if (!t || !t->name || strcmp(t->name, "condition_variable_any") != 0 ||
+            !dwarf_type_find_member(t, "_M_mutex", &offset))
+            continue;
+        struct cv_any *grown = realloc(m->cv_any, (m->n_cv_any + 1) * sizeof *grown);
+        if (!grown)
+            abort();
+        m->cv_any = grown;
+        m->cv_any[m->n_cv_any].mutex_pointer_at = addr + offset;
+        snprintf(m->cv_any[m->n_cv_any].name, sizeof m->cv_any[m->n_cv_any].name, "%s", o->name);
+        m->n_cv_any++;
+    }
+}
+
+enum { STD_MUTEX_BYTES = 40 };  /* a pthread_mutex_t on x86-64 */
+
+/* addr inside the mutex of a declared condition_variable_any: "table_changed
+ * (its mutex)", not the heap block libstdc++ put it in. */
+static bool name_cv_any_mutex(struct model *m, uint64_t addr, char *buf, size_t len)
+{
+    if (!m->cv_any_known)
+        find_cv_any(m);
+    for (size_t i = 0; i < m->n_cv_any; i++) {
+        uint64_t mutex = 0;
+        if (!tracee_read(m->ex->mem_fd, m->cv_any[i].mutex_pointer_at, &mutex, sizeof mutex) || !mutex ||
+            addr < mutex || addr >= mutex + STD_MUTEX_BYTES)
+            continue;
+        if (addr == mutex)
+            snprintf(buf, len, "%s (its mutex)", m->cv_any[i].name);
+        else
+            snprintf(buf, len, "%s (its mutex)+%" PRIu64, m->cv_any[i].name, addr - mutex);
+        return true;
+    }
+    return false;
+}
+
 static bool name_heap(struct model *m, uint64_t addr, char *buf, size_t len)
 {
     const struct heap_block *b = heap_map_find(&m->ex->heap, addr);
@@ -97,7 +156,7 @@ void model_name_typed(struct model *m, uint64_t addr, char *buf, size_t len, con
     if (debuginfo_name_data(m->ex->cfg->exe, addr, &rd, buf, len, type))
         return;
     *type = NULL;
-    if (name_heap(m, addr, buf, len))
+    if (name_cv_any_mutex(m, addr, buf, len) || name_heap(m, addr, buf, len))
         return;
     if (name_tls(m, addr, buf, len, type))
         return;

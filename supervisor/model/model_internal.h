@@ -82,6 +82,14 @@ struct model {
     size_t cap_threads;
     struct omp_region *regions;     /* newest last */
     size_t n_regions, cap_regions;
+    /* The declared std::condition_variable_any objects (data_names.c):
+     * where each keeps the pointer to the mutex it made for itself. */
+    struct cv_any {
+        uint64_t mutex_pointer_at;
+        char name[96];
+    } *cv_any;
+    size_t n_cv_any;
+    bool cv_any_known;
 };
 
 /* data_names.c */
@@ -156,13 +164,17 @@ bool model_omp_wait(struct model *m, const struct mthread *t, uint64_t word, cha
                     enum thread_status *status);
 
 /* cxx_waits.c */
-/* A C++20 object whose counter a thread sleeps on (std::latch,
- * std::counting_semaphore, std::atomic<T>::wait). */
-enum cxx_sync_kind { CXX_SYNC_NONE, CXX_SYNC_LATCH, CXX_SYNC_SEMAPHORE, CXX_SYNC_ATOMIC, CXX_SYNC_BARRIER };
+/* A C++ object whose counter a thread sleeps on (std::latch,
+ * std::counting_semaphore, std::atomic<T>::wait, std::barrier) or the
+ * shared state of a std::future whose get() or wait() sleeps on its
+ * status. */
+enum cxx_sync_kind { CXX_SYNC_NONE, CXX_SYNC_LATCH, CXX_SYNC_SEMAPHORE, CXX_SYNC_ATOMIC, CXX_SYNC_BARRIER,
+                     CXX_SYNC_FUTURE };
 struct cxx_sync {
     enum cxx_sync_kind kind;
     char name[96];              /* the variable: "start_line", "pool.done" */
-    int counter;                /* latch: count left; semaphore: its value; barrier: expected */
+    int counter;                /* latch: count left; semaphore: its value; barrier: expected;
+                                 * future: 1 once ready */
     int phase;                  /* barrier: phases completed (mod 128) */
     char value[64];             /* atomic: its value as the user reads it */
     char waited[64];            /* atomic: the value a waiter waits to change, "" when it is value */
@@ -176,7 +188,8 @@ uint64_t model_cxx_pool_object(struct model *m, const struct mthread *t, uint64_
 /* model_cxx_sync_at for the object t waits on, with the value t waits to
  * change when libstdc++'s pool hides it. */
 bool model_cxx_wait_of(struct model *m, const struct mthread *t, uint64_t object, struct cxx_sync *out);
-/* "std::latch", "std::counting_semaphore", "std::atomic", "std::barrier". */
+/* "std::latch", "std::counting_semaphore", "std::atomic", "std::barrier",
+ * "std::future". */
 const char *cxx_sync_class(enum cxx_sync_kind kind);
 /* What a waiter waits on: "latch start_line (count 1)". */
 void cxx_sync_describe(const struct cxx_sync *s, char *buf, size_t len);

@@ -25,6 +25,25 @@ static void set_where(struct model *m, struct trace_event *ev, uint64_t pc)
     }
 }
 
+/* buf, the user's place at for pc (users_place) in the trace's form:
+ * when the user's code is there only as the caller of a function of the
+ * C++ library's it called out of line (every template at -O0, std::thread::
+ * join and std::future::get always), that function is put beside the
+ * line, as code inlined from the library is: "prog.cpp:25 main (in
+ * std::thread::join)". The thread is inside it: at is the call a frame of
+ * the user's made (found up the stack from pc), or the user's own call of
+ * a function mdat models. */
+static void add_library_callee(struct model *m, const struct mthread *t, uint64_t pc, uint64_t at, char *buf,
+                               size_t len)
+{
+    bool called = at != pc || (t->in_call && t->call_site && pc == t->call_site - 1);
+    char callee[128];
+    size_t n = strlen(buf);
+    if (called && !strstr(buf, " (in ") && !strstr(buf, " (inlined into ") &&
+        exec_library_callee(m->ex, t, at, callee, sizeof callee) && n + 1 < len)
+        snprintf(buf + n, len - n, " (in %s)", callee);
+}
+
 /* No frame of the user's on t's stack: the runtime runs code compiled
  * into the program (the function) before or after the user's own. After
  * main returned, exit() runs the destructors of globals; a thread of
@@ -70,6 +89,7 @@ void model_format_place(struct model *m, const struct mthread *t, uint64_t pc, c
     char name[sizeof ((struct trace_event *)0)->function];
     if (users_place(m, t, pc, place_pc, name, sizeof name)) {
         exec_format_code(m->ex, *place_pc, buf, len);
+        add_library_callee(m, t, pc, *place_pc, buf, len);
         if (function)
             exec_format_function(m->ex, *place_pc, function, flen);
         return;
@@ -84,8 +104,10 @@ static void set_place(struct model *m, struct trace_event *ev, const struct mthr
 {
     uint64_t at;
     if (users_place(m, t, pc, &at, ev->function, sizeof ev->function)) {
-        if (at)
+        if (at) {
             set_where(m, ev, at);
+            add_library_callee(m, t, pc, at, ev->where, sizeof ev->where);
+        }
         return;
     }
     ev->pc = at;

@@ -42,6 +42,7 @@ static void model_close(void *state)
     free(m->object_stale);
     free(m->threads);
     free(m->regions);
+    free(m->cv_any);
     free(m);
 }
 

@@ -4,6 +4,7 @@
  * holder, value and waiters in the order they started waiting, and the
  * watched expressions. Built on request only: it reads the tracee's memory
  * for every object. */
+#include "supervisor/debuginfo/text_out.h"
 #include "supervisor/engine/store_buffer.h"
 #include "supervisor/model/glibc_sync.h"
 #include "supervisor/model/model_internal.h"
@@ -41,6 +42,8 @@ struct sync_object *model_register_object(struct model *m, enum sync_kind kind, 
 
 /* ---------- watches ---------- */
 
+static bool watch_sync_value(struct model *m, uint64_t addr, char *buf, size_t len);
+
 /* Evaluates each watched expression now into out; a thread-local one in
  * the thread that ran the last step. */
 void model_watch_values(void *state, struct state_watch *out)
@@ -64,6 +67,8 @@ void model_watch_values(void *state, struct state_watch *out)
                                        &type, err, sizeof err);
         else
             ok = debuginfo_eval(ex->cfg->exe, w->expr, &rd, &addr, &type, err, sizeof err);
+        if (ok && watch_sync_value(m, addr, w->value, sizeof w->value))
+            continue;
         if (ok) {
             debuginfo_format_value(ex->cfg->exe, type, addr, &rd, w->value, sizeof w->value);
         } else {
@@ -193,6 +198,59 @@ static void fill_object(struct model *m, const struct sync_object *o, struct sta
     default:
         break;
     }
+}
+
+/* A watched mutex, rwlock, spinlock, condvar or semaphore (pthread's, C11's,
+ * or the C++ class around one: std::mutex, std::shared_mutex, std::
+ * condition_variable and _any) as its row in the objects table reads,
+ * not glibc's fields: "free", "held by T3", "writer T2", "2 readers",
+ * "nobody waits", each with the threads waiting on it ("held by T3,
+ * waiting T2 T4"). False for anything else (formatted by its type). */
+static bool watch_sync_value(struct model *m, uint64_t addr, char *buf, size_t len)
+{
+    const struct sync_object *o = sync_model_get(&m->sync, addr);
+    if (!o || (o->kind != SYNC_MUTEX && o->kind != SYNC_RWLOCK && o->kind != SYNC_SPINLOCK &&
+               o->kind != SYNC_CONDVAR && o->kind != SYNC_SEMAPHORE))
+        return false;
+    struct state_object so;
+    fill_object(m, o, &so);
+    struct text_out out = text_out_start(buf, len);
+    switch (o->kind) {
+    case SYNC_CONDVAR:
+        break;
+    case SYNC_SEMAPHORE:
+        text_out_printf(&out, "value %d", so.count);
+        break;
+    case SYNC_RWLOCK:
+        if (so.holder)
+            text_out_printf(&out, so.holder > 0 ? "writer T%d" : "writer outside the program", so.holder);
+        else if (so.count)
+            text_out_printf(&out, "%d reader%s", so.count, so.count == 1 ? "" : "s");
+        else
+            text_out_puts(&out, "free");
+        break;
+    default:
+        if (so.holder > 0)
+            text_out_printf(&out, "held by T%d", so.holder);
+        else
+            text_out_puts(&out, so.holder ? "held outside the program" : "free");
+        if (so.count > 1)
+            text_out_printf(&out, " (%d times)", so.count);
+        break;
+    }
+    const char *sep = o->kind == SYNC_CONDVAR ? "waiting" : ", waiting";
+    for (int i = 0; i < m->ex->n_threads; i++) {
+        uint64_t object;
+        const struct mthread *t = &m->ex->threads[i];
+        if (t->state == TS_BLOCKED && model_thread_status(m, t, &object) != THREAD_EXITED && object == o->addr) {
+            text_out_printf(&out, "%s T%d", sep, t->id);
+            sep = "";
+        }
+    }
+    if (o->kind == SYNC_CONDVAR && *sep)
+        text_out_puts(&out, "nobody waits");
+    text_out_finish(&out);
+    return true;
 }
 
 /* Insertion sort by wait order: waiter lists are short. */

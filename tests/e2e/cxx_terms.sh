@@ -15,7 +15,7 @@ CHECK="$SOURCES/../../scripts/check-locations"
 
 PROGRAMS="start_signal future_pool shared_readers latch_barrier jthread_stop atomic_wait shared_handoff
           use_after_free double_free latch_deadlock semaphore_deadlock atomic_flag_wait barrier_deadlock future_values
-          barrier_plain_race exit_join exit_cycle"
+          barrier_plain_race exit_join exit_cycle sync_values aligned_release null_table"
 # Correct programs whose every schedule mdat must pass. latch_barrier's
 # std::barrier keeps its phase in a plain member that libstdc++ reads and
 # writes through std::__atomic_ref: those accesses are the library's
@@ -28,7 +28,7 @@ PROGRAMS="start_signal future_pool shared_readers latch_barrier jthread_stop ato
 # own start and end `around poller: _M_run` (docs/architecture.md, "Places
 # outside the user's code").
 USER_ONLY=${PROGRAMS//$'\n'/ }
-CORRECT="future_pool shared_readers latch_barrier jthread_stop atomic_wait shared_handoff"
+CORRECT="future_pool shared_readers latch_barrier jthread_stop atomic_wait shared_handoff sync_values"
 
 builds_of() {
     local program=$1
@@ -74,6 +74,22 @@ t_verdicts() {
         expect_out "FAILURE deadlock"
         expect_out "waits on condvar start_cv"
         expect_out "start_signal.cpp:$(line_of cxx/start_signal.cpp 'WAIT: the notify') runner"
+        # The library function each blocked thread is in, called out of
+        # line (std::thread::join from libstdc++.so; at -O0 every template
+        # is a function of its own), beside the user's line.
+        expect_thread_row "$build" "T1 +waiting-join +main +start_signal.cpp:$(line_of cxx/start_signal.cpp 'WAIT: main joins') main \(in std::thread::join\)  waiting on join T2"
+        expect_thread_row "$build" "T2 +waiting-cond +runner +start_signal.cpp:$(line_of cxx/start_signal.cpp 'WAIT: the notify') runner \(in std::condition_variable::wait\)  waiting on condvar start_cv .*"
+    done
+    # A crash inside code a system header compiled into the program
+    # (std::vector's operator[] at -O0) is located at the user's line.
+    for build in $(builds_of null_table); do
+        run_mdat run -n 20 --json "$WORK/report.json" -o out-dir "$TARGETS/$build"
+        expect_status 1
+        grep -qE "T2 killed by SIGSEGV accessing 0x0 \(NULL pointer dereference\) at null_table.cpp:$(line_of cxx/null_table.cpp 'CRASH:') reader( \(in [^)]+\))?$" "$WORK/out" ||
+            fail "$build: the crash is not at the user's line: $(grep -A1 FAILURE "$WORK/out" | tail -1)"
+        local located
+        located=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["failures"][0]["location"])' "$WORK/report.json")
+        [ "$located" = "null_table.cpp:$(line_of cxx/null_table.cpp 'CRASH:')" ] || fail "$build: the crash is located at $located"
     done
     # Heap errors, whoever compiled them: a double free (clang's -O2 deletes
     # by a tail call, and two threads' caches hide it from glibc) and a use
@@ -87,6 +103,19 @@ t_verdicts() {
             grep -qE "double free: T[23] frees heap#1 \(new at double_free.cpp:25\), but T[23] freed it at step [0-9]+ \(double_free.cpp:20\)" "$WORK/out" ||
                 grep -qE "use after free: T[23] reads heap#1 \(new at double_free.cpp:25\)" "$WORK/out" ||
                 fail "$build ($strategy): the double free is not named: $(grep -A1 FAILURE "$WORK/out" | tail -1)"
+        done
+        # The same on an over-aligned block (operator new and delete with
+        # std::align_val_t): glibc's abort was told as a SIGABRT crash in
+        # std::thread's ~_State_impl.
+        local made freed
+        made=$(line_of cxx/aligned_release.cpp 'NEW:')
+        freed=$(line_of cxx/aligned_release.cpp 'FREE:')
+        for build in $(builds_of aligned_release); do
+            run_mdat run --strategy $strategy -n 2000 -o out-dir "$TARGETS/$build"
+            expect_status 1
+            expect_out "FAILURE heap-error"
+            grep -qE "double free: T[23] frees heap#1 \(new at aligned_release.cpp:$made\), but T[23] freed it at step [0-9]+ \(aligned_release.cpp:$freed\)" "$WORK/out" ||
+                fail "$build ($strategy): the aligned block's double free is not named: $(grep -A1 FAILURE "$WORK/out" | tail -1)"
         done
         for build in $(builds_of use_after_free); do
             run_mdat run --strategy $strategy -n 2000 -o out-dir "$TARGETS/$build"
@@ -155,6 +184,33 @@ t_names() {
         done
         grep -q "_M_future\|_M_state\|_M_status" "$WORK/out" && fail "$build: a promise or stop_source printed as libstdc++'s members"
     done
+    # A std::shared_mutex, a std::condition_variable_any, a
+    # std::atomic_flag and a std::counting_semaphore watched read as their
+    # rows in the objects table do, with who holds and who waits: never as
+    # libstdc++'s or glibc's members.
+    for build in $(builds_of sync_values); do
+        run_mdat run -n 30 -s 1 --trace=status --watch table_lock --watch table_changed --watch busy \
+            --watch tokens "$TARGETS/$build"
+        expect_status 0
+        for row in "table_lock +free" "table_lock +writer T3" "table_lock +1 reader" "table_lock +1 reader, waiting T3" \
+            "table_changed +nobody waits" "table_changed +waiting T2" "busy +false" "busy +true" "tokens +2" "tokens +1"; do
+            grep -qE "^ +(\* )?$row$" "$WORK/out" || fail "$build: no watch row /$row/"
+        done
+        grep -qE "^ +(\* )?(table_lock|table_changed|busy|tokens) +.*(_M_|__data|__readers)" "$WORK/out" &&
+            fail "$build: a sync object watched printed as the library's members: $(grep -m1 -E '^ +(table_lock|table_changed) +.*_M_' "$WORK/out")"
+        # Its condvar is the variable's, not a member of libstdc++'s, and
+        # so is the mutex libstdc++ makes for it in a heap block.
+        grep -q "table_changed._M_cond" "$WORK/out" && fail "$build: the condition_variable_any told by its member _M_cond"
+        grep -qE "T3 +lock table_changed \(its mutex\) +sync_values.cpp:$(line_of cxx/sync_values.cpp 'notify_all') writer" "$WORK/out" ||
+            fail "$build: notify_all's lock of the condvar's own mutex not told: $(grep -m1 -E 'T3 +lock ' "$WORK/out")"
+        grep -qE "(lock|unlock|mutex) heap#" "$WORK/out" &&
+            fail "$build: the condvar's own mutex told as a heap block: $(grep -m1 -E '(lock|unlock|mutex) heap#' "$WORK/out")"
+        # A vector's end pointer is told as what it is, never as its size
+        # holding an address.
+        grep -qE "T3 +W rows \(end\) := " "$WORK/out" || fail "$build: push_back's store of the vector's end not told"
+        grep -qE "\.(size|capacity)\(\) (->|:=) (0x|heap#)" "$WORK/out" &&
+            fail "$build: a pointer told as a size: $(grep -m1 -E '\.(size|capacity)\(\) (->|:=) (0x|heap#)' "$WORK/out")"
+    done
     # The function the user passed, whatever the compiler inlined at its
     # first instruction (clang -O2: _M_acquire, __shared_count).
     for build in $(builds_of semaphore_deadlock) $(builds_of future_pool); do
@@ -167,6 +223,24 @@ t_names() {
     done
     run_mdat run -n 1 -s 1 --trace "$TARGETS/cxx_start_signal_o2"
     expect_out "start_signal.cpp:$(line_of cxx/start_signal.cpp 'BUG:') starter (in std::atomic<bool>::store)"
+    # The same at -O0, where the library's templates are called, not
+    # inlined, and for what libstdc++.so does (join, notify_one), called
+    # directly or jumped to (gcc -O2 ends starter with a jump to
+    # notify_one): every build names the library function the same way.
+    local lock load notify
+    lock=$(line_of cxx/start_signal.cpp 'unique_lock<std::mutex> held')
+    load=$(line_of cxx/start_signal.cpp 'if (!go.load())')
+    notify=$(line_of cxx/start_signal.cpp 'notify_one();')
+    for build in $(builds_of start_signal); do
+        run_mdat run -n 1 -s 1 --trace "$TARGETS/$build"
+        grep -qE "T2 +lock start_lock +start_signal.cpp:$lock runner \(in std::unique_lock<std::mutex>::unique_lock\)" "$WORK/out" ||
+            fail "$build: the lock is not told in std::unique_lock's constructor: $(grep 'lock start_lock' "$WORK/out")"
+        expect_out "start_signal.cpp:$load runner (in std::atomic<bool>::load)"
+        expect_out "start_signal.cpp:$(line_of cxx/start_signal.cpp 'BUG:') starter (in std::atomic<bool>::store)"
+        expect_out "start_signal.cpp:$notify starter (in std::condition_variable::notify_one)"
+        grep -qE "T1 +join T2 +start_signal.cpp:$(line_of cxx/start_signal.cpp 'WAIT: main joins') main \(in std::thread::join\)" "$WORK/out" ||
+            fail "$build: the join is not told in std::thread::join: $(grep 'join T2' "$WORK/out")"
+    done
 }
 
 # C++20 sync objects built on atomic waits are named as the user declared
@@ -227,6 +301,22 @@ t_sync() {
         expect_thread_row "$build" "T2 +waiting-futex worker +barrier_deadlock.cpp:13 worker( \(in std::barrier<std::__empty_completion>::arrive_and_wait\))?  waiting on barrier sync_point .*"
         expect_object_row "$build" "sync_point \(std::barrier\) +3 +(T2 T3|T3 T2)"
     done
+    # A std::future's get() sleeps on the status word of its shared state,
+    # a heap block no variable's type describes: told as the future, by
+    # the block std::packaged_task made for it, never as a futex word; its
+    # wake-up (inside _M_get_result) at the user's line, in std::future::get.
+    local made get
+    made=$(line_of cxx/future_pool.cpp 'packaged_task<int()> job(\[n\]')
+    get=$(line_of cxx/future_pool.cpp 'two.get() + three.get()')
+    for build in $(builds_of future_pool); do
+        run_mdat run -n 20 -s 1 --trace "$TARGETS/$build"
+        expect_status 0
+        grep -qE "^ +[0-9]+ +T1 +.* future_pool.cpp:$get main \(in std::future<int>::get\)  -> blocks on future heap#[0-9]+ \(new at future_pool.cpp:$made\)$" "$WORK/out" ||
+            fail "$build: main's get() does not block on the future: $(grep -m2 'blocks on' "$WORK/out" | grep -v jobs_)"
+        grep -qE "^ +[0-9]+ \*? *T1 +wakes future heap#[0-9]+ \(new at future_pool.cpp:$made\) +future_pool.cpp:$get main \(in std::future<int>::get\)$" "$WORK/out" ||
+            fail "$build: main's wake-up from get() is not told at its line: $(grep -m2 ' T1 .*wakes' "$WORK/out")"
+        grep -q "futex word" "$WORK/out" && fail "$build: a future told as a futex word: $(grep -m1 'futex word' "$WORK/out")"
+    done
     for build in $(builds_of semaphore_deadlock) $(builds_of atomic_flag_wait) $(builds_of barrier_deadlock); do
         grep -q "futex word" "$WORK"/out-dir/"$build"-*.status 2>/dev/null &&
             fail "$build: a C++ sync object told as a futex word"
@@ -262,7 +352,9 @@ t_outside() {
     for build in $(builds_of latch_barrier); do
         run_mdat run -n 1 -s 1 --trace "$TARGETS/$build"
         expect_status 0
-        expect_out "R meet (arrival tree) -> 0x"
+        # (The tree is a block of over-aligned states, new[] with an
+        # alignment: a heap block like any other.)
+        expect_out "R meet (arrival tree) -> heap#1"
         grep -qE "^ +[0-9]+ +T1 +[RW] meet \(arrival tree\) .* after main: ~barrier \(run by exit\)$" "$WORK/out" ||
             fail "$build: ~barrier after main is not told as run by exit: $(grep 'meet (arrival tree)' "$WORK/out" | tail -2)"
         grep -qE "^ +[0-9]+ +T1 +exit status 0 +after main: exit  -> program ends$" "$WORK/out" ||
@@ -298,7 +390,7 @@ t_outside() {
     for build in $(builds_of exit_cycle); do
         run_mdat run --strategy dfs -n 200 --json "$WORK/report.json" -o out-dir "$TARGETS/$build"
         expect_status 1
-        expect_out "wait cycle T1 -> T2 -> T1"
+        expect_out "wait cycle T1 -> T2 -> T1: T1 waits on join T2; T2 waits on mutex guard (held by T1)"
         expect_thread_row "$build" "T1 +waiting-join +main +after main: [~A-Za-z_]+ \(run by exit\)  waiting on join T2"
         expect_out "exit_cycle.cpp:$(line_of cxx/exit_cycle.cpp 'WAIT:') take"
         local located

@@ -75,6 +75,9 @@ deadlock)
     expect_status 1
     expect_out "FAILURE deadlock"
     expect_out "wait cycle T2 -> T3 -> T2"
+    # The headline names what each thread of the cycle waits on; main's
+    # join, a consequence, only in the threads table.
+    expect_out "none can run; wait cycle T2 -> T3 -> T2: T2 waits on mutex lock_b (held by T3); T3 waits on mutex lock_a (held by T2)"
     expect_out "waiting on mutex lock_b (held by T"
     expect_out "waiting on mutex lock_a (held by T"
     expect_out "deadlock_lock_order.c:$(line_of deadlock_lock_order.c 'BUG:') thread_two"

@@ -82,8 +82,8 @@ static void test_library_parts_named(void **state)
         check_name(di, builds[i], "shared_total", 8, "shared_total (control block)");
         check_name(di, builds[i], "owned_total", 0, "owned_total");
         check_name(di, builds[i], "amounts", 0, "amounts.data()");
-        check_name(di, builds[i], "amounts", 8, "amounts.size()");
-        check_name(di, builds[i], "amounts", 16, "amounts.capacity()");
+        check_name(di, builds[i], "amounts", 8, "amounts (end)");
+        check_name(di, builds[i], "amounts", 16, "amounts (end of storage)");
         check_name(di, builds[i], "label", 8, "label.size()");
         check_name(di, builds[i], "label", 19, "label[3]");
         debuginfo_free(di);
