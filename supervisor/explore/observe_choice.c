@@ -40,11 +40,12 @@ enum observe_choice observe_choice_probe(struct program *prog, const struct expl
     const struct first_cost *first = &shared->first;
     if (!first->ran || !first->owned_pages || first->incomplete)
         return OBSERVE_OWNED;
-    /* It pays below this many steps; and a program whose steps more than
-     * double when every access is one works on data, which ownership is
-     * for: the probe ends there. */
+    /* It pays below this many steps; and a program whose steps grow by
+     * half when every access is one works on data, which ownership is
+     * for: the probe ends there (it costs at most about one execution). */
     uint64_t pays_below = first->steps + STEPS_PER_EVENT * first->ownership_events;
-    uint64_t cap = pays_below < 2 * first->steps + SLACK_STEPS ? pays_below : 2 * first->steps + SLACK_STEPS;
+    uint64_t data_bound = first->steps + first->steps / 2 + SLACK_STEPS;
+    uint64_t cap = pays_below < data_bound ? pays_below : data_bound;
 
     struct explore_options probe = *opt;
     probe.own_pages = false;
