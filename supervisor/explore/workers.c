@@ -45,8 +45,8 @@ static void learn_pages(struct shared_state *shared, const struct exec_result *r
     shared->n_learned_read = (uint32_t)n;
     shared->learned_all = res->choices.pages == PAGES_OBSERVE_ALL;
     shared->first = (struct first_cost){.ran = true, .owned_pages = res->choices.pages == PAGES_OWN,
-                                        .incomplete = res->incomplete != 0, .kind = res->kind,
-                                        .steps = res->steps, .ownership_events = res->ownership_events};
+                                        .incomplete = res->incomplete != 0, .steps = res->steps,
+                                        .ownership_events = res->ownership_events};
 }
 
 void save_at_once(

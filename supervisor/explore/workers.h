@@ -62,7 +62,6 @@ struct shared_state {
     /* How execution 0 went and what it cost (observe_choice.c). */
     struct first_cost {
         bool ran, owned_pages, incomplete;
-        int32_t kind;
         uint64_t steps, ownership_events;
     } first;
 };
