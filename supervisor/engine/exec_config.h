@@ -31,6 +31,10 @@ struct exec_config {
     uint64_t exec_seed;
     uint64_t estimated_steps;       /* for PCT */
     uint64_t max_steps;             /* 0: no limit; reached: incomplete (or livelock) */
+    /* 0: none; reached: the execution ends incomplete at once, never
+     * judged a livelock (a trial that gives way to another way of running
+     * it: one_execution.c, execution 0 without page ownership). */
+    uint64_t give_up_steps;
     double timeout_sec;             /* one step longer than this: hang; 0: none */
     double time_limit_sec;          /* the whole execution; reached: incomplete; 0: none */
     bool detect_livelock;           /* judge repeated states (engine/livelock.h) */

@@ -759,9 +759,14 @@ static uint64_t budget_livelock_steps(const struct exec_config *cfg)
 }
 
 /* The step or time budget is used up: the execution ends here, as a
- * livelock if it had been going round in circles, else incomplete. */
+ * livelock if it had been going round in circles, else incomplete (at
+ * once when it was a trial that gives up). */
 static bool out_of_budget(struct execution *ex)
 {
+    if (ex->cfg->give_up_steps && ex->steps >= ex->cfg->give_up_steps) {
+        exec_note_incomplete(ex, INCOMPLETE_STEPS);
+        return true;
+    }
     bool steps = ex->cfg->max_steps && ex->steps >= ex->cfg->max_steps;
     bool time = ex->end_ns && monotonic_ns() >= ex->end_ns;
     if (!steps && !time)

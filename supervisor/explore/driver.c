@@ -10,6 +10,7 @@
 #include "supervisor/explore/shrink.h"
 #include "supervisor/explore/systematic.h"
 #include "supervisor/explore/workers.h"
+#include "supervisor/launch/pages_setup.h"
 #include "supervisor/process/tracee.h"
 
 #include <errno.h>
@@ -267,10 +268,14 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
         ok = probe_estimate(prog, opt, shared, &estimate, err, errlen);
     }
     /* Page ownership for every later execution, or every access observed
-     * (execution 0 gave up on ownership, or it costs more than it spares). */
+     * (as execution 0 did: its trial without ownership ended, or ownership
+     * gave up on it; or ownership costs more than it spares). */
+    const bool first_owns_pages = judged.own_pages;
     if (ok && !systematic && judged.own_pages && opt->schedules > 1) {
         struct wire_result cut;
-        enum observe_choice c = shared->learned_all ? OBSERVE_ALL : observe_choice_probe(prog, &judged, estimate, shared, &cut);
+        enum observe_choice c = shared->learned_all ? OBSERVE_ALL
+                                : pages_always()    ? OBSERVE_OWNED
+                                                    : observe_choice_probe(prog, &judged, estimate, shared, &cut);
         if (c == OBSERVE_ALL)
             judged.own_pages = false;
         else if (c == OBSERVE_CUT_SHORT && (!tally.have_error || tally.first_error.index > 0)) {
@@ -323,11 +328,16 @@ bool explore_run(struct program *prog, const struct explore_options *opt, struct
             qsort(tally.found, tally.n_found, sizeof *tally.found, cmp_wire_index);
         size_t report = opt->keep_going ? tally.n_found : (tally.n_found > 0 ? 1 : 0);
         sum->failures = calloc(report ? report : 1, sizeof *sum->failures);
+        /* Execution 0 ran before the choice of how the others observe
+         * memory: it runs again as it ran. */
+        struct explore_options as_first = judged;
+        as_first.own_pages = first_owns_pages;
         for (size_t i = 0; i < report && ok; i++) {
-            uint64_t est = tally.found[i].index == 0 ? FIRST_ESTIMATE : estimate;
+            bool first = tally.found[i].index == 0;
+            uint64_t est = first ? FIRST_ESTIMATE : estimate;
             bool recorded = false;
             if (!(opt->stop && *opt->stop))
-                recorded = ok = record_failure(prog, opt, &tally.found[i], est, &shared->profile,
+                recorded = ok = record_failure(prog, first ? &as_first : opt, &tally.found[i], est, &shared->profile,
                                                kept ? &kept->choices[i] : NULL, &sum->failures[i], err, errlen);
             if (!recorded && opt->stop && *opt->stop) {
                 /* Stopped before (or while) it was recorded again. */

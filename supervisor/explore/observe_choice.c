@@ -46,6 +46,11 @@ enum observe_choice observe_choice_probe(struct program *prog, const struct expl
     uint64_t pays_below = first->steps + STEPS_PER_EVENT * first->ownership_events;
     uint64_t data_bound = first->steps + first->steps / 2 + SLACK_STEPS;
     uint64_t cap = pays_below < data_bound ? pays_below : data_bound;
+    /* Execution 0's trial observing every access gave up at
+     * first_trial_steps (one_execution.c): a probe allowed no more steps
+     * than that is not worth its run. */
+    if (cap <= first_trial_steps(opt))
+        return OBSERVE_OWNED;
 
     struct explore_options probe = *opt;
     probe.own_pages = false;

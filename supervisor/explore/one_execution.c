@@ -3,6 +3,7 @@
 #include "supervisor/explore/one_execution.h"
 #include "supervisor/detect/cause_book.h"
 #include "supervisor/launch/exec_template.h"
+#include "supervisor/launch/pages_setup.h"
 #include "supervisor/explore/output_cap.h"
 #include "supervisor/strategies/rng.h"
 #include "supervisor/model/source_model.h"
@@ -188,6 +189,8 @@ static void summarize_trace(const struct program *prog, const struct explore_opt
     trace_tee_summary(trace, &s);
 }
 
+static void start_pending_server(struct run_io *io);
+
 static void show_captured(int fd, int to)
 {
     if (fd < 0)
@@ -265,10 +268,10 @@ static void run_event(void *ctx, const struct trace_event *ev, const struct exec
         cause_book_event(re->book, ev, state);
 }
 
-bool run_one(struct program *prog, const struct explore_options *opt, struct strategy *strat, uint64_t index,
-
-                    uint64_t estimate, const struct run_io *io, struct trace_tee *trace, struct exec_result *res)
+static bool run_once(struct program *prog, const struct explore_options *opt, struct strategy *strat, uint64_t index,
+                     uint64_t estimate, struct run_io *io, struct trace_tee *trace, struct exec_result *res)
 {
+    start_pending_server(io);
     rewind_fd(io->out_fd);
     rewind_fd(io->err_fd);
     struct program_input none;
@@ -295,6 +298,7 @@ bool run_one(struct program *prog, const struct explore_options *opt, struct str
         .exec_seed = execution_seed(opt->seed, index),
         .estimated_steps = estimate,
         .max_steps = opt->max_steps,
+        .give_up_steps = io->give_up_steps,
         .timeout_sec = opt->timeout_sec,
         .time_limit_sec = opt->time_limit_sec,
         .detect_livelock = true,
@@ -403,6 +407,59 @@ bool run_one(struct program *prog, const struct explore_options *opt, struct str
     return true;
 }
 
+uint64_t first_trial_steps(const struct explore_options *opt)
+{
+    return opt->max_steps && opt->max_steps < FIRST_TRIAL_STEPS ? opt->max_steps : FIRST_TRIAL_STEPS;
+}
+
+/* Execution 0 of a batch that would follow page ownership is first run
+ * observing every access, and kept if it ends within first_trial_steps:
+ * most programs that synchronise more than they compute end there, and
+ * then cost none of ownership's stops (its mapping calls followed, its
+ * faults, its fork server). One that works on data gives up there and
+ * runs with ownership (see observe_choice.c for the executions after it).
+ * The trial is a function of the seed like everything else: a failure
+ * found in it is recorded, shrunk and replayed the same way (this runs
+ * again wherever execution 0 does), and its schedule, with no pages line,
+ * replays as it ran. */
+static bool trial_applies(const struct explore_options *opt, const struct strategy *strat, uint64_t index)
+{
+    return index == 0 && !strat->follows && opt->own_pages && pages_supported() && !pages_always();
+}
+
+bool run_one(struct program *prog, const struct explore_options *opt, struct strategy *strat, uint64_t index,
+             uint64_t estimate, struct run_io *io, struct trace_tee *trace, struct exec_result *res)
+{
+    if (!trial_applies(opt, strat, index))
+        return run_once(prog, opt, strat, index, estimate, io, trace, res);
+    struct explore_options every = *opt;
+    every.own_pages = false;
+    every.show_output = false;
+    /* A fork server of its own (its one start is the program's), unless
+     * the caller's runs already: there is one at a time. */
+    struct run_io trial = io->tmpl ? run_io_open(false, opt->check_cmd != NULL) : run_io_begin(prog, &every, false);
+    trial.forget_choices = io->forget_choices;
+    trial.give_up_steps = first_trial_steps(opt);
+    /* Untraced: a trial that gives up would have told its trace steps
+     * that did not happen. One kept is run again for its trace (it ends
+     * the same way). */
+    bool ok = run_once(prog, &every, strat, index, estimate, &trial, NULL, res);
+    bool kept = !ok || !(res->incomplete == INCOMPLETE_STEPS && res->steps >= trial.give_up_steps);
+    if (ok && kept && trace) {
+        exec_result_free(res);
+        ok = run_once(prog, &every, strat, index, estimate, &trial, trace, res);
+    }
+    if (ok && kept && opt->show_output) {
+        fflush(stdout);
+        show_captured(trial.out_fd, 1);
+        show_captured(trial.err_fd, 2);
+    }
+    run_io_end(&trial);
+    if (kept)
+        return ok;
+    exec_result_free(res);
+    return run_once(prog, opt, strat, index, estimate, io, trace, res);
+}
 
 static int open_capture(bool capture)
 {
@@ -466,8 +523,20 @@ struct run_io run_io_begin(struct program *prog, const struct explore_options *o
     /* With page ownership an execution may run again: what it printed
      * the first time must not show, so it is captured and shown after. */
     struct run_io io = run_io_open(show_output && !opt->own_pages, opt->check_cmd != NULL);
-    start_fork_server(prog, opt, &io);
+    /* Started by the first execution that needs it (execution 0 may not:
+     * run_one's trial). */
+    io.server_prog = prog;
+    io.server_opt = *opt;
     return io;
+}
+
+static void start_pending_server(struct run_io *io)
+{
+    if (!io->server_prog)
+        return;
+    struct program *prog = io->server_prog;
+    io->server_prog = NULL;
+    start_fork_server(prog, &io->server_opt, io);
 }
 
 struct run_io run_io_single(struct program *prog, const struct explore_options *opt, const struct strategy *strat,

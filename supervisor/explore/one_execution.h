@@ -13,6 +13,10 @@
 /* PCT needs an estimate of the execution length before the first one ran. */
 enum { FIRST_ESTIMATE = 1000 };
 
+/* Execution 0 of a batch that follows page ownership first runs observing
+ * every access, and is kept if it ends within this many steps (run_one). */
+enum { FIRST_TRIAL_STEPS = 20000 };
+
 /* Where one execution's output goes. */
 struct run_io {
     int out_fd, err_fd;     /* -1: the terminal */
@@ -23,6 +27,12 @@ struct run_io {
     /* The caller reads no exec_result.choices (a batch worker: a failure
      * is found again from its seed and index), so none are kept. */
     bool forget_choices;
+    /* The fork server not started yet (run_io_begin): the program and
+     * options it is for; NULL once started, or when there is none. */
+    struct program *server_prog;
+    struct explore_options server_opt;
+    /* Each execution gives up at this many steps (0: never): a trial. */
+    uint64_t give_up_steps;
 };
 
 /* Captures stdout when it is not shown or a checker reads it, stderr when it
@@ -55,7 +65,11 @@ void run_io_end(struct run_io *io);
  * end (final tables, end line) before any output shown after it. false
  * (res->error_message says why) when mdat could not do its job. */
 bool run_one(struct program *prog, const struct explore_options *opt, struct strategy *strat, uint64_t index,
-             uint64_t estimate, const struct run_io *io, struct trace_tee *trace, struct exec_result *res);
+             uint64_t estimate, struct run_io *io, struct trace_tee *trace, struct exec_result *res);
+
+/* The steps execution 0's trial without page ownership may take before it
+ * gives up: FIRST_TRIAL_STEPS, or --max-steps when that is fewer. */
+uint64_t first_trial_steps(const struct explore_options *opt);
 
 /* The last path component. */
 const char *base_name(const char *path);

@@ -43,7 +43,9 @@ static void learn_pages(struct shared_state *shared, const struct exec_result *r
         memcpy(shared->learned_read, read->at, n * sizeof *shared->learned_read);
 
     shared->n_learned_read = (uint32_t)n;
-    shared->learned_all = res->choices.pages == PAGES_OBSERVE_ALL;
+    /* (Ownership gave up on it, or its trial without ownership ended:
+     * read only when the batch follows ownership.) */
+    shared->learned_all = res->choices.pages != PAGES_OWN;
     shared->first = (struct first_cost){.ran = true, .owned_pages = res->choices.pages == PAGES_OWN,
                                         .incomplete = res->incomplete != 0, .steps = res->steps,
                                         .ownership_events = res->ownership_events};

@@ -55,9 +55,9 @@ struct shared_state {
      * is forked, read by all). */
     uint32_t n_learned, n_learned_read;
     uint64_t learned[LEARNED_PAGES_MAX], learned_read[LEARNED_PAGES_MAX];
-    /* Execution 0 ended observing every access (page ownership gave up on
-     * it: too many carried faults, or keys ran out): so does every later
-     * one from its start, instead of paying for giving up again. */
+    /* Execution 0 ended observing every access (its trial without page
+     * ownership ended, or ownership gave up on it: too many carried
+     * faults, or keys ran out): so does every later one from its start. */
     bool learned_all;
     /* How execution 0 went and what it cost (observe_choice.c). */
     struct first_cost {

@@ -90,6 +90,12 @@ bool pages_supported(void)
     return pkru_supported();
 }
 
+bool pages_always(void)
+{
+    const char *on = getenv("MDAT_ALWAYS_OWN_PAGES");
+    return on && strcmp(on, "1") == 0;
+}
+
 bool pages_inject(pid_t tid, int mem_fd, uint64_t at, const struct user_regs_struct *regs,
                   const struct stub_call *calls, size_t n, int64_t *results)
 {

@@ -48,6 +48,11 @@ bool pages_syscall_traced(long nr);
  * MDAT_NO_PAGE_OWNERSHIP=1 in the environment says no. */
 bool pages_supported(void);
 
+/* MDAT_ALWAYS_OWN_PAGES=1: a batch that may follow page ownership does so
+ * in every execution, even where observing every access costs less (to
+ * test ownership on small programs). */
+bool pages_always(void);
+
 /* Prepares the program (pid, its memory behind mem_fd) stopped at its
  * entry point with registers entry; injection runs system calls there and
  * leaves code, registers and memory as they were but for the stub and the

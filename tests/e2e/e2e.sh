@@ -503,8 +503,10 @@ assert s["visible_steps_total"] < 4 * 80000, (sys.argv[2], s["visible_steps_tota
 
 assert s["ptrace_stops_by_reason"]["pages"] > 0, s["ptrace_stops_by_reason"]
 PY
+        # (Ownership from execution 0 on: most of these races come before
+        # its trial without ownership would give up.)
         rm -rf out-dir
-        run_mdat run -n 100 -s 1 -o out-dir "$TARGETS/${prog}_o2" racy
+        MDAT_ALWAYS_OWN_PAGES=1 run_mdat run -n 100 -s 1 -o out-dir "$TARGETS/${prog}_o2" racy
         expect_status 1
         expect_out "FAILURE race"
         lines=$(grep -n 'RACY:' "$SOURCES/$src" | cut -d: -f1 | tr '\n' '|')
@@ -513,22 +515,35 @@ PY
         grep -q '^pages own$' "$(first_sched)" || fail "$prog racy: the schedule does not say pages own"
         expect_replay_identical "$(first_sched)"
     done
-    # Ownership only where it pays (explore/observe_choice.c): a program that
-    # mostly synchronises runs the executions after 0 observing every access,
-    # without ownership's stops; one that works on data keeps ownership. A
-    # failure found after execution 0 says how it observed memory, and
-    # replays so.
-    for spec in "restroom_n 3 3 4 2:20:same" "data_sum_o2:4:more"; do
+    # Ownership only where it pays (explore/one_execution.c run_one,
+    # explore/observe_choice.c): a program that mostly synchronises runs
+    # every execution observing every access, without ownership's stops,
+    # execution 0 included (its trial ended); with MDAT_ALWAYS_OWN_PAGES=1
+    # every one follows ownership. One that works on data keeps ownership
+    # from execution 0 on. A failure found after execution 0 says how it
+    # observed memory, and replays so.
+    for spec in "restroom_n 3 3 4 2:20:none" "data_sum_o2:4:more"; do
         IFS=: read -r args n want <<<"$spec"
         run_mdat run -n 1 -s 1 --json one.json $TARGETS/$args
         run_mdat run -n "$n" -s 1 --json many.json $TARGETS/$args
-        python3 - "$WORK/one.json" "$WORK/many.json" "$want" 2>"$WORK/py.err" <<'PY' || fail "$args: $(cat "$WORK/py.err")"
+        MDAT_ALWAYS_OWN_PAGES=1 run_mdat run -n "$n" -s 1 --json always.json $TARGETS/$args
+        python3 - "$WORK/one.json" "$WORK/many.json" "$WORK/always.json" "$want" 2>"$WORK/py.err" <<'PY' || fail "$args: $(cat "$WORK/py.err")"
 import json, sys
-one, many = (json.load(open(f))["ptrace_stops_by_reason"]["pages"] for f in sys.argv[1:3])
-assert one > 0, one
-assert (many == one) if sys.argv[3] == "same" else (many > one), (sys.argv[3], one, many)
+one, many, always = (json.load(open(f))["ptrace_stops_by_reason"]["pages"] for f in sys.argv[1:4])
+if sys.argv[4] == "none":
+    assert one == 0 and many == 0, (one, many)
+else:
+    assert 0 < one < many, (one, many)
+assert always > 0 and always >= many, (always, one, many)
 PY
     done
+    # Execution 0's failure found by its trial replays without ownership.
+    rm -rf out-dir
+    run_mdat run -n 20 -s 1 -o out-dir "$TARGETS/data_buffers_o2" racy
+    expect_status 1
+    expect_out "FAILURE race in execution 0"
+    grep -q '^pages' "$(first_sched)" && fail "data_buffers racy: execution 0's trial says pages"
+    expect_replay_identical "$(first_sched)"
     rm -rf out-dir
     run_mdat run -n 200 -s 1 -o out-dir "$TARGETS/barrier_lost_wakeup"
     expect_status 1
@@ -575,11 +590,14 @@ heap_errors)
         expect_out "use_after_free.c:$(line_of heap/use_after_free.c FAILS:) worker"
         expect_replay_identical "$(first_sched)"
     done
-    # The freeing thread reads its block again, on a page only it touched.
+    # The freeing thread reads its block again, on a page only it touched
+    # (with page ownership in every execution, and as it comes).
     alloc=$(line_of heap/own_page_uaf.c ALLOC)
-    for strategy in portfolio random pct dpor; do
+    for strategy in portfolio random pct dpor always; do
         rm -rf out-dir
-        run_mdat run -n 50 -s 2 --strategy $strategy -o out-dir "$TARGETS/heap_own_page_uaf"
+        always=0
+        [ $strategy = always ] && strategy=portfolio && always=1
+        MDAT_ALWAYS_OWN_PAGES=$always run_mdat run -n 50 -s 2 --strategy $strategy -o out-dir "$TARGETS/heap_own_page_uaf"
         expect_status 1
         expect_out "use after free: T2 reads heap#1 (malloc at own_page_uaf.c:$alloc)+20, but T2 freed it at step"
         expect_out "(own_page_uaf.c:$(line_of heap/own_page_uaf.c FREE))"
