@@ -361,7 +361,7 @@ static void describe_early_end(pid_t pid, int report, char *err, size_t errlen, 
 pid_t spawn_traced(const struct spawn_request *req, char *err, size_t errlen)
 {
     int go[2], report[2], seizable[2];
-    if (!syscall_filter_prepare(err, errlen))
+    if (!syscall_filter_prepare(req->follow_pages, err, errlen))
         return -1;
     if (pipe2(go, O_CLOEXEC) != 0 || pipe2(report, O_CLOEXEC) != 0 || pipe2(seizable, O_CLOEXEC) != 0) {
         snprintf(err, errlen, "pipe: %s", strerror(errno));

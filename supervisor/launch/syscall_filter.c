@@ -289,9 +289,9 @@ static bool prepare_one(bool pages, struct prepared_filter *out, char *err, size
     return ok;
 }
 
-bool syscall_filter_prepare(char *err, size_t errlen)
+bool syscall_filter_prepare(bool follow_pages, char *err, size_t errlen)
 {
-    return prepare_one(false, &prepared[0], err, errlen) && prepare_one(true, &prepared[1], err, errlen);
+    return prepare_one(follow_pages, &prepared[follow_pages], err, errlen);
 }
 
 int syscall_filter_install(bool follow_pages)

@@ -39,10 +39,11 @@ enum syscall_abi {
 };
 
 /* Builds the filter once in this process (before a fork: the child then
- * only loads it), in two forms: as it is, and with the calls page
- * ownership must see (pages_setup.h). false with a one-line reason when
- * libseccomp cannot. */
-bool syscall_filter_prepare(char *err, size_t errlen);
+ * only loads it), in the form asked for: as it is, or with the calls page
+ * ownership must see (pages_setup.h). Each form is built when first asked
+ * for (libseccomp's building is most of what a short run costs). false
+ * with a one-line reason when libseccomp cannot. */
+bool syscall_filter_prepare(bool follow_pages, char *err, size_t errlen);
 
 /* In the child, just before exec: no new privileges, then the filter
  * prepared before (with page ownership's calls when follow_pages). 0, or
