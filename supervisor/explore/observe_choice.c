@@ -27,7 +27,6 @@
 
 #include "supervisor/detect/detectors.h"
 #include "supervisor/explore/one_execution.h"
-#include "supervisor/launch/exec_template.h"
 #include "supervisor/process/tracee.h"
 
 #include <string.h>
@@ -84,11 +83,6 @@ enum observe_choice observe_choice_probe(struct program *prog, const struct expl
      * ends as it would in any execution. Stopped by mdat's own signal:
      * the driver sees the stop. */
     if (!ok && res.interrupted && !tracee_stop_requested()) {
-        *cut_short = wire_of(0, false, &res);
-        choice = OBSERVE_CUT_SHORT;
-    } else if (ok && io.tmpl && exec_template_lost(io.tmpl, res.error_message, sizeof res.error_message)) {
-        /* Killed while its one execution ran: no fork told it. */
-        res.error = res.interrupted = true;
         *cut_short = wire_of(0, false, &res);
         choice = OBSERVE_CUT_SHORT;
     }

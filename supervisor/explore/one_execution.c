@@ -375,6 +375,12 @@ static bool run_once(struct program *prog, const struct explore_options *opt, st
     page_list_free(&observed);
     page_list_free(&read_shared);
 
+    if (ok && io->tmpl && exec_template_lost(io->tmpl, res->error_message, sizeof res->error_message)) {
+        /* Its fork server killed from outside while it ran: no fork told
+         * it (the last execution of a worker, a trial, a probe). */
+        res->error = res->interrupted = true;
+        ok = false;
+    }
     ok = ok && judge_output(opt, io, res);
     if (ok)
         cause_book_fill(events.book, res);
@@ -435,11 +441,16 @@ bool run_one(struct program *prog, const struct explore_options *opt, struct str
     struct explore_options every = *opt;
     every.own_pages = false;
     every.show_output = false;
-    /* A fork server of its own (its one start is the program's), unless
-     * the caller's runs already: there is one at a time. */
-    struct run_io trial = io->tmpl ? run_io_open(false, opt->check_cmd != NULL) : run_io_begin(prog, &every, false);
-    trial.forget_choices = io->forget_choices;
-    trial.give_up_steps = first_trial_steps(opt);
+    /* The caller's captures (with ownership both are captured: what a run
+     * printed is shown after it, and the caller reads it), and a fork
+     * server of its own (its one start is the program's), unless the
+     * caller's runs already: there is one at a time. */
+    struct run_io trial = {.out_fd = io->out_fd, .err_fd = io->err_fd, .tmpl_stdin = -1,
+                           .forget_choices = io->forget_choices, .give_up_steps = first_trial_steps(opt)};
+    if (!io->tmpl) {
+        trial.server_prog = prog;
+        trial.server_opt = every;
+    }
     /* Untraced: a trial that gives up would have told its trace steps
      * that did not happen. One kept is run again for its trace (it ends
      * the same way). */
@@ -454,7 +465,7 @@ bool run_one(struct program *prog, const struct explore_options *opt, struct str
         show_captured(trial.out_fd, 1);
         show_captured(trial.err_fd, 2);
     }
-    run_io_end(&trial);
+    stop_fork_server(&trial);
     if (kept)
         return ok;
     exec_result_free(res);

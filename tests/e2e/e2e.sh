@@ -254,8 +254,19 @@ timeout_loaded)
     ;;
 step_limit)
     # Spinning on a flag nobody sets: a livelock, found from the execution
-    # itself (states repeat), with or without a step limit.
+    # itself, with or without a step limit: at once when every access is
+    # observed (the spin re-reads what nobody can change any more), and
+    # from repeated states when the flag's page is the spinner's own (page
+    # ownership: the spin runs natively, then observed).
     run_mdat run -n 2 -s 1 -o out-dir --json run.json "$TARGETS/livelock_flag"
+    expect_status 1
+    expect_out "FAILURE livelock"
+    expect_out "T2 spins on ready, which no thread can change any more"
+    expect_out "livelock_flag.c:$(line_of livelock_flag.c 'BUG:') waiter"
+    expect_json '"kind": "livelock"' run.json
+    expect_replay_identical "$(first_sched)"
+    rm -rf out-dir
+    MDAT_ALWAYS_OWN_PAGES=1 run_mdat run -n 2 -s 1 -o out-dir --json run.json "$TARGETS/livelock_flag"
     expect_status 1
     expect_out "FAILURE livelock"
     expect_out "keeps running without progress"
@@ -270,7 +281,7 @@ step_limit)
     [ "$(wc -l <"$stem.trace")" -lt 7000 ] || fail "the saved trace is not bounded: $(wc -l <"$stem.trace") lines"
     head -n 1 "$stem.jsonl" | grep -q '^{"omitted_steps":[0-9]*}$' || fail "the .jsonl does not say it was cut"
     sed -n 2p "$stem.jsonl" | grep -q '"full":true' || fail "the kept .jsonl does not start with a whole state"
-    run_mdat run -n 2 -s 1 -o out-full --full-trace "$TARGETS/livelock_flag"
+    MDAT_ALWAYS_OWN_PAGES=1 run_mdat run -n 2 -s 1 -o out-full --full-trace "$TARGETS/livelock_flag"
     full=$(ls out-full/*.trace | head -n 1)
     grep -q "steps are not kept" "$full" && fail "--full-trace still cut the trace"
     [ "$(wc -l <"$full")" -gt 10000 ] || fail "--full-trace kept only $(wc -l <"$full") lines"

@@ -393,7 +393,10 @@ killed_outside)
     cp "$TARGETS/many_increments" prog     # a path no other test runs
     # Executions of about a second on this build (a sanitizer build is
     # many times slower): long enough to be killed in, short enough that
-    # execution 0, run alone first, ends soon.
+    # execution 0, run alone first, ends soon. With page ownership in
+    # every execution (MDAT_ALWAYS_OWN_PAGES=1) the first fork server seen
+    # is execution 0's and the next the batch's: the one killed.
+    export MDAT_ALWAYS_OWN_PAGES=1
     started=$(date +%s%N)
     "$MDAT" run -n 1 -s 1 -o calibrate-out "$WORK/prog" 4 5000 </dev/null >/dev/null 2>&1
     took_ms=$(( ($(date +%s%N) - started) / 1000000 + 1 ))
@@ -427,6 +430,7 @@ killed_outside)
     kill -TERM "$execution"
     wait_mdat
     expect_cut_short "the program (pid $execution) was killed from outside by SIGTERM (sent by process $$, not by the program or mdat)"
+    unset MDAT_ALWAYS_OWN_PAGES
     # A SIGKILL the program sends itself is its own crash, and replays.
     rm -rf out-dir
     run_mdat run -n 3 -s 1 -o out-dir "$TARGETS/self_kill"
