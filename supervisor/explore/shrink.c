@@ -15,9 +15,10 @@
  *      preemption as the portfolio's bounded member walks them (the novel
  *      places first, then all), with at most half the re-executions left:
  *      among many alike threads dfs reaches the one place late;
- *   5. a preemption-bounded dfs (0, 1, ... below the best's) preempting
- *      only before the instructions where the best's preemptions were,
- *      with at most half the re-executions left;
+ *   5. a preemption-bounded dfs (below the best's) preempting only before
+ *      the instructions where the best's preemptions were, the fewest
+ *      departures from round robin first (strategy_dfs.c), with at most
+ *      half the re-executions left;
  *   6. each choice replaced by each other candidate it had, for fewer steps
  *      (a run per choice and candidate: the rest of the budget);
  *   7. when a preemption is still left and re-executions too, the plain
@@ -501,13 +502,16 @@ static void search_with(struct shrinker *k, struct strategy *dfs, uint64_t stop)
     }
 }
 
-/* Pass 5: a preemption-bounded dfs (0, then 1, ... below the best's) that
- * preempts a thread only where one of the best's preemptions did, before
- * the same instruction: the places a failure needs are nearly always
- * there, and the search among them is small (a broken Peterson lock's two
- * preemptions, which swap the threads' roles of the 3-preemption schedule
- * that edits reach: 510 executions of the plain dfs at bound 2, tens
- * here). At most half the re-executions left. */
+/* Pass 5: a preemption-bounded dfs (below the best's) that preempts a
+ * thread only where one of the best's preemptions did, before the same
+ * instruction: the places a failure needs are nearly always there, and the
+ * search among them is small (a broken Peterson lock's two preemptions,
+ * which swap the threads' roles of the 3-preemption schedule that edits
+ * reach: 510 executions of the plain dfs at bound 2, tens here). Its
+ * schedules come fewest departures from round robin first, free choices
+ * counted, and a thread it preempted waits for the others at free choices
+ * (strategy_dfs.c: shrink_lock_cycle's one preemption needs a free choice
+ * after it). At most half the re-executions left. */
 static void search_at_places(struct shrinker *k)
 {
     if (k->best.preemptions == 0 || !budget_left(k))

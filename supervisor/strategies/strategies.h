@@ -42,7 +42,9 @@ enum dfs_bound { DFS_PREEMPTIONS, DFS_DELAYS };
 struct strategy *strategy_dfs_new(enum dfs_bound kind, int max_bound);
 /* The same, preempting a thread only where its next operation is one of
  * the instructions pcs[0 .. n) (copied): a search near a failure whose
- * preemptions were there (shrinking). */
+ * preemptions were there (shrinking). Its schedules come fewest departures
+ * from round robin first, free choices counted, and the thread it preempted
+ * last waits for the others at free choices (strategy_dfs.c). */
 struct strategy *strategy_dfs_new_at(int max_preemptions, const uint64_t *pcs, size_t n);
 /* Source-DPOR with sleep sets: one execution per class of equivalent
  * interleavings (with --preempt all). */

@@ -20,7 +20,23 @@
  *
  * Waiter choices (which of several waiters a wake releases) cost nothing and
  * are all explored. The choices are followed by thread id, so a program
- * that does the same under the same choices is searched exactly. */
+ * that does the same under the same choices is searched exactly.
+ *
+ * Preempting only at given instructions (strategy_dfs_new_at, shrinking's
+ * search near a failure) also changes the order of the schedules and what
+ * they do by default: a free choice other than the default counts one, as
+ * a preemption does, in the bound that rises (the bound given still counts
+ * preemptions alone), and a thread preempted is held back, the default at
+ * a free choice passing it over while another can run, until it runs again.
+ * Near a failure the few deviations matter, of whatever kind: free choices
+ * at no cost make every combination of them a schedule of bound 0, which
+ * is all the search could afford before its first preemption (73 of them
+ * in shrink_lock_cycle). And a preemption is there to let the others go
+ * ahead: round robin by id gives the processor straight back to the
+ * preempted thread when the next one blocks, undoing it (shrink_lock_cycle:
+ * the first mover preempted before its second lock for the third, which
+ * blocks on the first's account; the second must run next and close the
+ * cycle, and round robin chose the first, which takes its lock). */
 #include "supervisor/strategies/strategies.h"
 
 #include <stdlib.h>
@@ -33,12 +49,14 @@ struct dfs_path {
     int32_t at[];
 };
 
-/* A schedule to run: path's first len choices, then alt, then defaults. */
+/* A schedule to run: path's first len choices, then alt, then defaults.
+ * cost orders the schedules (the bound that rises), capped what max_bound
+ * limits: the same but with at_pcs, where cost counts free choices too. */
 struct dfs_item {
     struct dfs_path *path;
     uint32_t len;
     int32_t alt;
-    uint32_t cost;
+    uint32_t cost, capped;
 };
 
 struct item_list {
@@ -56,10 +74,11 @@ struct dfs_state {
     /* This execution. */
     int32_t *path;
     size_t n_path, cap_path;
-    uint32_t cost;
+    uint32_t cost, capped;
     struct item_list found;     /* alternatives found (path filled in at the end) */
     int run_thread;
     uint64_t run_length;
+    int held_back;              /* preempted and not run since (at_pcs only; 0: none) */
     uint64_t schedules;
     uint64_t *at_pcs;           /* preemptions only before these (NULL: anywhere) */
     size_t n_at_pcs;
@@ -98,9 +117,11 @@ static void dfs_begin(struct strategy *s, uint64_t exec_seed, uint64_t estimated
     struct dfs_state *d = s->state;
     d->n_path = 0;
     d->cost = d->cur.cost;
+    d->capped = d->cur.capped;
     d->found.n = 0;
     d->run_thread = 0;
     d->run_length = 0;
+    d->held_back = 0;
 }
 
 /* The choice the prefix prescribes at this point, or -1 past it. */
@@ -172,6 +193,11 @@ static size_t dfs_pick_thread(struct strategy *s, const struct choice_point *cp)
     bool goes_on = prev < cp->n && !cp->yielded[prev] && !spinning;
     size_t order[cp->n];
     round_robin(cp, goes_on, order);
+    if (d->at_pcs && !goes_on && cp->n > 1 && cp->threads[order[0]] == d->held_back) {
+        size_t first = order[0];
+        memmove(order, order + 1, (cp->n - 1) * sizeof *order);
+        order[cp->n - 1] = first;
+    }
     int32_t want = prescribed(d);
     size_t pick = want >= 0 ? index_of(cp, want) : cp->n;
     if (pick == cp->n) {
@@ -179,11 +205,17 @@ static size_t dfs_pick_thread(struct strategy *s, const struct choice_point *cp)
         if (want < 0 && (!goes_on || d->kind != DFS_PREEMPTIONS || preempts_here(d, cp, prev))) {
             for (size_t k = cp->n; k-- > 1;) {
                 uint32_t c = d->kind == DFS_DELAYS ? (uint32_t)k : goes_on ? 1 : 0;
-                list_push(&d->found, (struct dfs_item){NULL, (uint32_t)d->n_path, cp->threads[order[k]], d->cost + c});
+                uint32_t ordered = d->at_pcs ? 1 : c;
+                list_push(&d->found, (struct dfs_item){NULL, (uint32_t)d->n_path, cp->threads[order[k]],
+                                                        d->cost + ordered, d->capped + c});
             }
         }
     }
     int t = cp->threads[pick];
+    if (goes_on && t != cp->previous)
+        d->held_back = cp->previous;
+    else if (t == d->held_back)
+        d->held_back = 0;
     if (t == d->run_thread && cp->previous == t)
         d->run_length++;
     else {
@@ -203,7 +235,7 @@ static size_t dfs_pick_waiter(struct strategy *s, const struct choice_point *cp)
         pick = 0;
         if (want < 0)
             for (size_t k = cp->n; k-- > 1;)
-                list_push(&d->found, (struct dfs_item){NULL, (uint32_t)d->n_path, cp->threads[k], d->cost});
+                list_push(&d->found, (struct dfs_item){NULL, (uint32_t)d->n_path, cp->threads[k], d->cost, d->capped});
     }
     record(d, cp->threads[pick]);
     return pick;
@@ -224,7 +256,7 @@ static bool dfs_advance(struct strategy *s)
         for (size_t i = d->found.n; i-- > 0;) {
             struct dfs_item it = d->found.at[i];
             it.path = p;
-            if (d->max_bound >= 0 && it.cost > (uint32_t)d->max_bound)
+            if (d->max_bound >= 0 && it.capped > (uint32_t)d->max_bound)
                 path_release(p);    /* never: over the user's bound */
             else
                 list_push(it.cost <= d->bound ? &d->stack : &d->later, it);

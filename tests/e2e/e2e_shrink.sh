@@ -133,6 +133,21 @@ fewest_preemptions)
             fi
         done
     done
+    # The lock cycle from other seeds of random: each shrinks to the one
+    # preemption (checked against dfs above). Seeds 2, 3 and 5 stopped at 3:
+    # the search at the best's places spent its share on the combinations of
+    # free choices before its first preemption, and round robin gave the
+    # processor back to the preempted mover (strategy_dfs.c, at_pcs).
+    for seed in 2 3 5; do
+        rm -rf out-dir
+        run_mdat run -n 100 -s "$seed" --strategy random --races off --shrink-time 0 -o out-dir \
+            "$TARGETS/shrink_lock_cycle"
+        expect_status 1
+        expect_out "FAILURE deadlock"
+        read -r s0 p0 s1 p1 <<<"$(shrunk_figures)"
+        [ "${p1:-}" = 1 ] || fail "shrink_lock_cycle seed $seed shrunk to ${p1:-?} preemptions, not the minimum 1"
+        expect_replay_identical "$(first_sched)"
+    done
     ;;
 no_shrink)
     run_mdat run -n 300 -s 1 --strategy random --no-shrink -o out-dir --json run.json "$TARGETS/deadlock_lock_order"

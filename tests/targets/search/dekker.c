@@ -6,13 +6,19 @@
  * the turn not its own lowers its flag and waits for the turn. Its waits
  * only re-read what nothing changes meanwhile, so dpor ends with a few
  * classes. "broken": each thread waits for the other's flag to drop before
- * raising its own (check, then act), and both can enter.
+ * raising its own (check, then act), and both can enter. Without an
+ * argument the variant is -DBROKEN=1 at compile time (GenMC runs main
+ * without arguments: scripts/dpor-bench).
  */
 #include <assert.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+
+#ifndef BROKEN
+#define BROKEN 0
+#endif
 
 static atomic_int flag[2];
 static atomic_int turn;
@@ -52,7 +58,7 @@ static void *contender(void *arg)
 
 int main(int argc, char **argv)
 {
-    broken = argc > 1 && strcmp(argv[1], "broken") == 0;
+    broken = argc > 1 ? strcmp(argv[1], "broken") == 0 : BROKEN;
     static int id[2] = {0, 1};
     pthread_t t[2];
     for (int i = 0; i < 2; i++)

@@ -5,16 +5,22 @@
  * CORRECT (no assertion), N in 1..16, default 4. The writers' reads and
  * writes form chains the reader's scan cuts anywhere: (N+3) * 2^(N-1)
  * Mazurkiewicz classes, 28, 64, 144, 320, 704 for N = 4..8 (GenMC and
- * Nidhugg, issue 26). Only main's joins block.
+ * Nidhugg, issue 26). Only main's joins block. Without an argument N is
+ * -DWRITERS=N at compile time, default 4 (GenMC runs main without
+ * arguments: scripts/dpor-bench).
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#ifndef WRITERS
+#define WRITERS 4
+#endif
+
 enum { MAX_N = 16 };
 
 static int array[MAX_N + 1];
-static int n = 4;
+static int n = WRITERS;
 static int id[MAX_N + 1];
 
 static void *reader(void *arg)

@@ -6,17 +6,25 @@
  * take the mutex: N*K acquisitions, K of each thread, so (N*K)! / (K!)^N
  * classes (the multinomial): (2,1) 2, (2,2) 6, (2,3) 20, (3,1) 6,
  * (3,2) 90, (3,3) 1,680, (4,2) 2,520, as GenMC and Nidhugg count them
- * (issue 26). Defaults: N = 2, K = 2.
+ * (issue 26). Defaults: N = 2, K = 2, or -DTHREADS=N -DINCREMENTS=K at
+ * compile time (GenMC runs main without arguments: scripts/dpor-bench).
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#ifndef THREADS
+#define THREADS 2
+#endif
+#ifndef INCREMENTS
+#define INCREMENTS 2
+#endif
+
 enum { MAX_THREADS = 8 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int counter;
-static int k = 2;
+static int k = INCREMENTS;
 
 static void *incrementer(void *arg)
 {
@@ -31,7 +39,7 @@ static void *incrementer(void *arg)
 
 int main(int argc, char **argv)
 {
-    int n = argc > 1 ? atoi(argv[1]) : 2;
+    int n = argc > 1 ? atoi(argv[1]) : THREADS;
     if (argc > 2)
         k = atoi(argv[2]);
     if (n < 1 || n > MAX_THREADS || k < 0) {

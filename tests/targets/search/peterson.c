@@ -8,13 +8,22 @@
  * classes. "broken": each thread gives the turn away before raising its
  * flag, and both can enter (an assertion failure). "noflag": the second
  * thread never raises its flag, so the first one never waits for it, and
- * both can enter.
+ * both can enter. Without an argument the variant is -DBROKEN=1 or
+ * -DNOFLAG=1 at compile time (GenMC runs main without arguments:
+ * scripts/dpor-bench).
  */
 #include <assert.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+
+#ifndef BROKEN
+#define BROKEN 0
+#endif
+#ifndef NOFLAG
+#define NOFLAG 0
+#endif
 
 static atomic_int flag[2];
 static atomic_int turn;
@@ -43,8 +52,8 @@ static void *contender(void *arg)
 
 int main(int argc, char **argv)
 {
-    broken = argc > 1 && strcmp(argv[1], "broken") == 0;
-    noflag = argc > 1 && strcmp(argv[1], "noflag") == 0;
+    broken = argc > 1 ? strcmp(argv[1], "broken") == 0 : BROKEN;
+    noflag = argc > 1 ? strcmp(argv[1], "noflag") == 0 : NOFLAG;
     static int id[2] = {0, 1};
     pthread_t t[2];
     for (int i = 0; i < 2; i++)

@@ -9,6 +9,9 @@
  * cannot happen, so 2^N - 2 classes: 6, 14, 30 for 3, 4, 5 (issue 26's
  * GenMC figures).
  * Naive: BUGGY, a deadlock when every philosopher holds its left fork.
+ * Without arguments: -DPHILOSOPHERS=N and -DNAIVE=1 at compile time, the
+ * defaults 3 and 0 otherwise (GenMC runs main without arguments:
+ * scripts/dpor-bench).
  */
 #include <assert.h>
 #include <pthread.h>
@@ -16,11 +19,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifndef PHILOSOPHERS
+#define PHILOSOPHERS 3
+#endif
+#ifndef NAIVE
+#define NAIVE 0
+#endif
+
 enum { MAX_PHILOSOPHERS = 8 };
 
 static pthread_mutex_t fork_lock[MAX_PHILOSOPHERS];
 static int eating[MAX_PHILOSOPHERS];
-static int n = 3;
+static int n = PHILOSOPHERS;
 static int id[MAX_PHILOSOPHERS];
 static int naive;
 
@@ -44,7 +54,7 @@ int main(int argc, char **argv)
 {
     if (argc > 1)
         n = atoi(argv[1]);
-    naive = argc > 2 && strcmp(argv[2], "naive") == 0;
+    naive = argc > 2 ? strcmp(argv[2], "naive") == 0 : NAIVE;
     if (n < 2 || n > MAX_PHILOSOPHERS) {
         fprintf(stderr, "usage: philosophers [N 2..%d] [naive]\n", MAX_PHILOSOPHERS);
         return 2;
