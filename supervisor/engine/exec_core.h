@@ -105,6 +105,7 @@ struct mthread {
     /* A heap call from user code on its way back (exec_heap.c). */
     uint64_t heap_ret;              /* return address, 0 if none pending */
     uint64_t heap_size, heap_old;   /* heap_old: the block realloc moves */
+    uint64_t heap_out;              /* where posix_memalign puts its block */
     uint64_t heap_site;             /* the user's line that calls */
     enum model_fn heap_fn;
     struct heap_block heap_freeing; /* the block a free under way ends (addr 0: none known) */
