@@ -99,6 +99,8 @@ bool exec_heap_call(struct execution *ex, struct mthread *t, enum model_fn fn, u
             b = NULL;   /* inside a block: not one the program was handed */
         if (!tell_freeing(ex, t, ending, b))
             return false;
+        if (b && ex->pages)
+            exec_pages_freeing(ex, t, b->addr, b->size);
         if (b && ends_block(fn))
             heap_map_remove(&ex->heap, ending, &t->heap_freeing);
     }
