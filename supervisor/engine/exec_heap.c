@@ -55,13 +55,16 @@ static bool tell_freeing(struct execution *ex, struct mthread *t, uint64_t addr,
  * own: a use of a freed block would be no step, and nobody would judge
  * it. The blocks freed since are kept, and a fault on one is a step
  * (exec_pages_touch); a page of it a thread owns, the freeing one
- * included, is observed (exec_pages_freed). */
+ * included, is observed (exec_pages_freed). Once exit() has begun they
+ * are kept too: a watched global whose destructor freed what it held
+ * is told as destroyed, not read (model/data_names.c). */
 static void note_freed(struct execution *ex, struct mthread *t, const struct heap_block *b)
 {
-    if (!ex->pages || !b->addr)
+    if (!b->addr || (!ex->pages && !ex->exit_began))
         return;
     heap_map_add(&ex->freed, b->addr, b->size, b->how, b->site);
-    exec_pages_freed(ex, t, b->addr, b->size);
+    if (ex->pages)
+        exec_pages_freed(ex, t, b->addr, b->size);
 }
 
 static void tell_freed(struct execution *ex, struct mthread *t, const struct heap_block *b)

@@ -15,7 +15,7 @@ CHECK="$SOURCES/../../scripts/check-locations"
 
 PROGRAMS="start_signal future_pool shared_readers latch_barrier jthread_stop atomic_wait shared_handoff
           use_after_free double_free latch_deadlock semaphore_deadlock atomic_flag_wait barrier_deadlock future_values
-          barrier_plain_race exit_join exit_cycle sync_values aligned_release null_table shared_raw"
+          barrier_plain_race exit_join exit_cycle sync_values aligned_release null_table shared_raw exit_values"
 # Correct programs whose every schedule mdat must pass. latch_barrier's
 # std::barrier keeps its phase in a plain member that libstdc++ reads and
 # writes through std::__atomic_ref: those accesses are the library's
@@ -28,7 +28,7 @@ PROGRAMS="start_signal future_pool shared_readers latch_barrier jthread_stop ato
 # own start and end `around poller: _M_run` (docs/architecture.md, "Places
 # outside the user's code").
 USER_ONLY=${PROGRAMS//$'\n'/ }
-CORRECT="future_pool shared_readers latch_barrier jthread_stop atomic_wait shared_handoff sync_values"
+CORRECT="future_pool shared_readers latch_barrier jthread_stop atomic_wait shared_handoff sync_values exit_values"
 
 builds_of() {
     local program=$1
@@ -145,6 +145,31 @@ t_freed_in_use() {
             grep -qE "^ +T2 +running +render +shared_raw.cpp:($(line_of cxx/shared_raw.cpp 'USE:')|$(line_of cxx/shared_raw.cpp 'USE2:')|$(line_of cxx/shared_raw.cpp 'PRINT:')) render$" "$WORK/out" ||
                 fail "$build ($strategy): the reader's place: $(grep -A4 '^  threads:' "$WORK/out")"
             grep -q '"kind": "heap-error"' "$WORK/report.json" || fail "$build ($strategy): the JSON report's kind"
+        done
+    done
+}
+
+# Watched globals after main: exit() runs their destructors, which free
+# what they hold without clearing them. Each reads as a person reads it
+# while the program runs; once freed it is told as destroyed, never read
+# (it was `use_count -1544683135`, `size 4 {-65536, 7, ...}`).
+t_exit_values() {
+    for build in $(builds_of exit_values); do
+        run_mdat run -n 1 --watch current --watch items --watch title --watch updates --trace=status,every \
+            "$TARGETS/$build"
+        expect_status 0
+        grep -qE '^ +(\* )?items +size 4 \{1, 2, 3, 4\}$' "$WORK/out" || fail "$build: items never read as {1, 2, 3, 4}"
+        grep -qE '^ +(\* )?current +points to \{width = 4\}, use_count 1$' "$WORK/out" ||
+            fail "$build: current never read with use_count 1"
+        grep -qE '^ +(\* )?title +"a title too long' "$WORK/out" || fail "$build: title never read"
+        # After main: what exit() freed is not read.
+        sed -n '/after main/,$p' "$WORK/out" | grep -E '^ +(\* )?(current|items|title) ' |
+            grep -vE '(points to \{width = [34]\}, use_count [01]|size [34] \{1, 2, 3(, 4)?\}|"a title too long for the string.s own buffer"|destroyed \(exit\(\) freed what it held\)|not read after exit\(\) \(may be freed\))$' \
+            >"$WORK/after.out"
+        [ -s "$WORK/after.out" ] && fail "$build: after main: $(sort -u "$WORK/after.out" | head -3)"
+        for watched in current items title; do
+            tail -n 12 "$WORK/out" | grep -qE "^ +(\* )?$watched +destroyed \(exit\(\) freed what it held\)$" ||
+                fail "$build: $watched at the end: $(grep -E "^ +(\* )?$watched " "$WORK/out" | tail -1)"
         done
     done
 }
