@@ -174,6 +174,26 @@ t_exit_values() {
     done
 }
 
+# A program built with -gsplit-dwarf: its lines are in the executable,
+# its variables, types and inlined calls in .dwo files mdat does not read.
+# mdat said the program had no debug information; it says what is going on
+# in one line, and its lines are still the user's.
+t_split_dwarf() {
+    local said="its debug information is in split DWARF .dwo files, which mdat does not read; build without -gsplit-dwarf"
+    run_mdat run --strategy dfs -n 2000 -o out-dir "$TARGETS/cxx_split_dwarf"
+    expect_status 1
+    expect_out "mdat: $TARGETS/cxx_split_dwarf: $said (lines are known; variables, types and inlined calls are not)"
+    grep -q "no debug information" "$WORK/out" && fail "split DWARF said to be missing"
+    expect_out "FAILURE deadlock"
+    expect_out "start_signal.cpp:$(line_of cxx/start_signal.cpp 'WAIT: the notify') runner"
+    run_mdat run -n 1 --watch go "$TARGETS/cxx_split_dwarf"
+    expect_status 2
+    expect_err "no variable named 'go' ($said)"
+    # A program built without it says nothing of the kind.
+    run_mdat run -n 1 "$TARGETS/cxx_start_signal_o0"
+    grep -q "split DWARF" "$WORK/out" && fail "a program without split DWARF said to have it"
+}
+
 # What libstdc++ does atomically is synchronisation, whatever the type of
 # what it touches; the user's plain accesses beside it are not. A correct
 # std::barrier/std::latch program passes every schedule dpor and dfs try
