@@ -168,7 +168,7 @@ struct execution {
     int n_changed;                  /* > 32: more changed than fit */
     struct futex_table futex;
     struct heap_map heap;           /* the blocks user code holds (exec_heap.c) */
-    struct heap_map freed;          /* with page ownership, or after exit() began: blocks it freed, not handed out since */
+    struct heap_map freed;          /* page ownership, or exit() begun: blocks it freed, not handed out since */
     bool exit_began;                /* a thread called exit(): the destructors of globals may run */
     struct tracee_event *queue;     /* stops of threads other than the one we wait for */
     size_t n_queue, cap_queue;
