@@ -61,6 +61,11 @@ static const struct {
     [MF_CALLOC] = {"calloc", "calloc"},
     [MF_REALLOC] = {"realloc", "realloc"},
     [MF_FREE] = {"free", "free"},
+    [MF_POSIX_MEMALIGN] = {"posix_memalign", "posix_memalign"},
+    [MF_ALIGNED_ALLOC] = {"aligned_alloc", "aligned_alloc"},
+    [MF_MEMALIGN] = {"memalign", "memalign"},
+    [MF_VALLOC] = {"valloc", "valloc"},
+    [MF_PVALLOC] = {"pvalloc", "pvalloc"},
     /* C++'s operator new/delete (they call malloc/free from the library). */
     [MF_NEW] = {"_Znwm", "new"},
     [MF_NEW_ARRAY] = {"_Znam", "new[]"},

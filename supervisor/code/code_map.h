@@ -38,6 +38,9 @@ enum model_fn {
     MF_EXIT,
     /* Heap allocation, observed only when events are described (heap names). */
     MF_MALLOC, MF_CALLOC, MF_REALLOC, MF_FREE,
+    /* C's aligned allocators: posix_memalign hands its block out through
+     * its first argument, the others return it. */
+    MF_POSIX_MEMALIGN, MF_ALIGNED_ALLOC, MF_MEMALIGN, MF_VALLOC, MF_PVALLOC,
     MF_NEW, MF_NEW_ARRAY, MF_DELETE, MF_DELETE_SIZED, MF_DELETE_ARRAY, MF_DELETE_ARRAY_SIZED,
     /* The same for over-aligned types (alignas(64) and std::barrier's
      * arrival tree): C++17's operator new and delete with std::align_val_t. */

@@ -301,9 +301,39 @@ static void put_stop(const struct dwarf_type *t, const uint8_t *bytes, size_t n,
         text_out_puts(sink->out, value & STOP_REQUESTED_BIT ? "stop requested" : "stop not requested");
 }
 
+/* Each of these classes holds what it points to at its start (a
+ * shared_ptr its control block next). Once exit() has run its
+ * destructor, that memory is free and holds what the allocator left
+ * (`use_count -896324164`): the worse of what is known of the two. */
+static enum after_exit held_after_exit(enum cxx_class cls, const uint8_t *bytes, size_t n,
+                                       const struct cxx_value_sink *sink)
+{
+    if (!sink->after_exit)
+        return AFTER_EXIT_INTACT;
+    uint64_t held[2] = {word_at(bytes, n, 0), cls == CXX_SHARED_PTR ? word_at(bytes, n, 8) : 0};
+    enum after_exit worst = AFTER_EXIT_INTACT;
+    for (int i = 0; i < 2; i++) {
+        enum after_exit e = held[i] ? sink->after_exit(sink->read_ctx, held[i]) : AFTER_EXIT_INTACT;
+        if (e == AFTER_EXIT_FREED || (e == AFTER_EXIT_UNKNOWN && worst == AFTER_EXIT_INTACT))
+            worst = e;
+    }
+    return worst;
+}
+
 bool cxx_value_put(const struct dwarf_type *t, const uint8_t *bytes, size_t n, const struct cxx_value_sink *sink)
 {
-    switch (class_of(t)) {
+    enum cxx_class cls = class_of(t);
+    switch (cls == CXX_OTHER ? AFTER_EXIT_INTACT : held_after_exit(cls, bytes, n, sink)) {
+    case AFTER_EXIT_FREED:
+        text_out_puts(sink->out, "destroyed (exit() freed what it held)");
+        return true;
+    case AFTER_EXIT_UNKNOWN:
+        text_out_puts(sink->out, "not read after exit() (may be freed)");
+        return true;
+    case AFTER_EXIT_INTACT:
+        break;
+    }
+    switch (cls) {
     case CXX_UNIQUE_PTR:
         put_handle(t, bytes, n, sink, false);
         return true;

@@ -19,6 +19,14 @@
 #include "supervisor/debuginfo/dwarf_types.h"
 #include "supervisor/debuginfo/text_out.h"
 
+/* Memory a C++ object points to, once exit() runs the destructors of
+ * globals (which free what those objects hold without clearing them). */
+enum after_exit {
+    AFTER_EXIT_INTACT,      /* exit() has not begun, or the memory is not freed (a live block, a global) */
+    AFTER_EXIT_FREED,       /* freed by the user's code since exit() began */
+    AFTER_EXIT_UNKNOWN,     /* heap memory the user's code did not allocate: may have been freed unseen */
+};
+
 /* Where a value goes, and how a part of it of another type is written. */
 struct cxx_value_sink {
     struct text_out *out;
@@ -28,6 +36,9 @@ struct cxx_value_sink {
     void *read_ctx;
     void (*put)(void *ctx, const struct dwarf_type *t, const uint8_t *bytes, size_t n);
     void *ctx;
+    /* Optional, with read_ctx: what is known of the memory at addr once
+     * exit() has begun (data_reader's after_exit). */
+    enum after_exit (*after_exit)(void *read_ctx, uint64_t addr);
 };
 
 /* The bytes an object of type t occupies: its DWARF size, or for a class

@@ -274,6 +274,8 @@ static bool variable(struct parser *p, struct operand *o)
             v = found[i];
     if (!v && function[0])
         return fail(p, "no static variable '%s' in function '%s'", name, function);
+    if (!v && dwarf_info_split_cu_count(p->dw))
+        return fail(p, "no variable named '%s' (%s)", name, DWARF_SPLIT_TEXT);
     if (!v)
         return fail(p, "no variable named '%s'", name);
     snprintf(o->text, sizeof o->text, "%s%s%s", function, function[0] ? "::" : "", name);

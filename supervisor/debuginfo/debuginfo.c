@@ -73,6 +73,7 @@ void debuginfo_free(debuginfo *di)
 
 const elf_image *debuginfo_elf(const debuginfo *di) { return di->elf; }
 bool debuginfo_has_dwarf(const debuginfo *di) { return di->dwarf != NULL; }
+bool debuginfo_split_dwarf(const debuginfo *di) { return di->dwarf && dwarf_info_split_cu_count(di->dwarf) > 0; }
 
 enum debuginfo_dwarf_state debuginfo_dwarf_state(const debuginfo *di, const char **why)
 {

@@ -39,6 +39,9 @@ void debuginfo_free(debuginfo *di);
 
 const elf_image *debuginfo_elf(const debuginfo *di);
 bool debuginfo_has_dwarf(const debuginfo *di);
+/* Some of its units were built with -gsplit-dwarf: their lines are known,
+ * their variables, types and inlined calls (in .dwo files) are not. */
+bool debuginfo_split_dwarf(const debuginfo *di);
 /* What became of the file's DWARF: read whole, none there, or there but
  * corrupt (libdwarf could not read it: none of it when debuginfo_has_dwarf
  * is false, else a part); *why: the reason, "" when read whole. */

@@ -63,6 +63,7 @@ struct dwarf_info {
     struct addr_range *code_ranges;
     size_t code_range_count, code_range_cap;
     size_t cu_count;
+    size_t split_cu_count;    /* skeleton units: the rest is in a .dwo file, not read */
 
     struct dwarf_variable *variables; /* sorted: globals by address, then TLS by offset */
     size_t variable_count, variable_cap;
@@ -696,6 +697,14 @@ static void read_compilation_units(struct loader *ld)
             continue;
         ld->dw->cu_count++;
         ld->cu_version = version;
+        /* -gsplit-dwarf: the executable keeps a skeleton of the unit (its
+         * line table, its ranges); its functions, inlined calls, variables
+         * and types are in a .dwo file of their own. */
+        Dwarf_Bool dwo = 0, gnu_dwo = 0;
+        if (unit_type == DW_UT_skeleton ||
+            (checked(ld, dwarf_hasattr(cu_die, DW_AT_dwo_name, &dwo, &ld->error)) == DW_DLV_OK && dwo) ||
+            (checked(ld, dwarf_hasattr(cu_die, DW_AT_GNU_dwo_name, &gnu_dwo, &ld->error)) == DW_DLV_OK && gnu_dwo))
+            ld->dw->split_cu_count++;
         Dwarf_Unsigned language = 0;
         ld->cu_is_cxx = checked(ld, dwarf_srclang(cu_die, &language, &ld->error)) == DW_DLV_OK &&
                         (language == DW_LANG_C_plus_plus || language == DW_LANG_C_plus_plus_03 ||
@@ -1128,6 +1137,7 @@ bool dwarf_info_first_line_outside(const dwarf_info *dw, uint64_t lo, uint64_t h
 }
 
 size_t dwarf_info_cu_count(const dwarf_info *dw) { return dw->cu_count; }
+size_t dwarf_info_split_cu_count(const dwarf_info *dw) { return dw->split_cu_count; }
 size_t dwarf_info_type_count(const dwarf_info *dw) { return dw->type_count; }
 
 size_t dwarf_info_row_count(const dwarf_info *dw) { return dw->row_count; }

@@ -110,6 +110,12 @@ size_t dwarf_info_code_ranges(const dwarf_info *dw, const struct addr_range **ou
 
 /* Counts for diagnostics and tests. */
 size_t dwarf_info_cu_count(const dwarf_info *dw);
+/* Units built with -gsplit-dwarf (skeletons: lines and ranges only; the
+ * rest lies in .dwo files, which are not read). */
+size_t dwarf_info_split_cu_count(const dwarf_info *dw);
+/* What mdat says of such a program, in one line. */
+#define DWARF_SPLIT_TEXT                                                                                           \
+    "its debug information is in split DWARF .dwo files, which mdat does not read; build without -gsplit-dwarf"
 size_t dwarf_info_row_count(const dwarf_info *dw);
 size_t dwarf_info_function_count(const dwarf_info *dw);
 size_t dwarf_info_type_count(const dwarf_info *dw);

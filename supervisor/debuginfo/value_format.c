@@ -278,7 +278,7 @@ static void put_record(struct formatter *f, const struct dwarf_type *t, const ui
 {
     struct library_part part = { f, depth };
     struct cxx_value_sink sink = { f->out, f->rd ? f->rd->read : NULL, f->rd ? f->rd->ctx : NULL, put_library_part,
-                                   &part };
+                                   &part, f->rd ? f->rd->after_exit : NULL };
     if (cxx_value_put(t, bytes, n, &sink))
         return;
     if (is_atomic_wrapper(t) && !t->members[0].bit_size &&

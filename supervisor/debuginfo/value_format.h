@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "supervisor/debuginfo/cxx_values.h"
 #include "supervisor/debuginfo/dwarf_types.h"
 
 /* How debug info reads the traced program's memory. Addresses are runtime
@@ -28,6 +29,11 @@ struct data_reader {
      * lie from there on (a heap block's rest), 0 when unknown. Lets a
      * pointer into an array be named p[3]. */
     uint64_t (*extent)(void *ctx, uint64_t runtime_addr);
+    /* Optional: what is known of the memory at runtime_addr once exit()
+     * has begun running the destructors of globals (cxx_values.h): a C++
+     * handle or container pointing where a destructor may have freed is
+     * not read (it would hold what the allocator left). */
+    enum after_exit (*after_exit)(void *ctx, uint64_t runtime_addr);
 };
 
 /* Formats the object of type t at runtime address addr, read through rd.

@@ -67,7 +67,7 @@ static bool on_step(void *self, struct execution *ex, uint64_t step, int thread,
                     struct exec_result *res)
 {
     struct invariants *inv = self;
-    struct data_reader rd = {read_tracee, ex, code_map_bias(ex->cfg->code), NULL};
+    struct data_reader rd = {read_tracee, ex, code_map_bias(ex->cfg->code), NULL, NULL};
     for (int i = 0; i < inv->n; i++) {
         struct data_expr_result r;
         char why[200];

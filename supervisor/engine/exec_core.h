@@ -105,6 +105,7 @@ struct mthread {
     /* A heap call from user code on its way back (exec_heap.c). */
     uint64_t heap_ret;              /* return address, 0 if none pending */
     uint64_t heap_size, heap_old;   /* heap_old: the block realloc moves */
+    uint64_t heap_out;              /* where posix_memalign puts its block */
     uint64_t heap_site;             /* the user's line that calls */
     enum model_fn heap_fn;
     struct heap_block heap_freeing; /* the block a free under way ends (addr 0: none known) */
@@ -167,7 +168,8 @@ struct execution {
     int n_changed;                  /* > 32: more changed than fit */
     struct futex_table futex;
     struct heap_map heap;           /* the blocks user code holds (exec_heap.c) */
-    struct heap_map freed;          /* with page ownership: blocks it freed, not handed out since */
+    struct heap_map freed;          /* page ownership, or exit() begun: blocks it freed, not handed out since */
+    bool exit_began;                /* a thread called exit(): the destructors of globals may run */
     struct tracee_event *queue;     /* stops of threads other than the one we wait for */
     size_t n_queue, cap_queue;
     pid_t *passive;                 /* threads of forked children, run without scheduling */

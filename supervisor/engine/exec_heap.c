@@ -1,5 +1,6 @@
 /* exec_heap: the heap calls of the user's code (malloc, calloc, realloc,
- * free, new and delete, aligned or not), followed at their entry and where they return.
+ * free, new and delete, aligned or not, and C's aligned allocators),
+ * followed at their entry and where they return.
  *
  * Owns the execution's map of the blocks user code holds (ex->heap: their
  * numbers, sizes and allocating lines, which name addresses in traces)
@@ -21,7 +22,22 @@ static bool ends_block(enum model_fn fn)
 static bool hands_out(enum model_fn fn)
 {
     return fn == MF_MALLOC || fn == MF_CALLOC || fn == MF_REALLOC || fn == MF_NEW || fn == MF_NEW_ARRAY ||
-           fn == MF_NEW_ALIGNED || fn == MF_NEW_ARRAY_ALIGNED;
+           fn == MF_NEW_ALIGNED || fn == MF_NEW_ARRAY_ALIGNED || (fn >= MF_POSIX_MEMALIGN && fn <= MF_PVALLOC);
+}
+
+enum { PAGE_BYTES = 4096 };
+
+/* The bytes asked for, from the arguments at the call's entry. */
+static uint64_t size_asked(enum model_fn fn, const struct user_regs_struct *r)
+{
+    switch (fn) {
+    case MF_CALLOC: return r->rdi * r->rsi;
+    case MF_REALLOC: case MF_ALIGNED_ALLOC: case MF_MEMALIGN: return r->rsi;
+    case MF_POSIX_MEMALIGN: return r->rdx;
+    /* Whole pages, at least one. */
+    case MF_PVALLOC: return r->rdi ? (r->rdi + PAGE_BYTES - 1) & ~(uint64_t)(PAGE_BYTES - 1) : PAGE_BYTES;
+    default: return r->rdi;
+    }
 }
 
 /* Listeners judge a free (or realloc) of addr before it runs. */
@@ -39,13 +55,16 @@ static bool tell_freeing(struct execution *ex, struct mthread *t, uint64_t addr,
  * own: a use of a freed block would be no step, and nobody would judge
  * it. The blocks freed since are kept, and a fault on one is a step
  * (exec_pages_touch); a page of it a thread owns, the freeing one
- * included, is observed (exec_pages_freed). */
+ * included, is observed (exec_pages_freed). Once exit() has begun they
+ * are kept too: a watched global whose destructor freed what it held
+ * is told as destroyed, not read (model/data_names.c). */
 static void note_freed(struct execution *ex, struct mthread *t, const struct heap_block *b)
 {
-    if (!ex->pages || !b->addr)
+    if (!b->addr || (!ex->pages && !ex->exit_began))
         return;
     heap_map_add(&ex->freed, b->addr, b->size, b->how, b->site);
-    exec_pages_freed(ex, t, b->addr, b->size);
+    if (ex->pages)
+        exec_pages_freed(ex, t, b->addr, b->size);
 }
 
 static void tell_freed(struct execution *ex, struct mthread *t, const struct heap_block *b)
@@ -72,8 +91,9 @@ bool exec_heap_call(struct execution *ex, struct mthread *t, enum model_fn fn, u
     t->in_call = false;
     t->heap_fn = fn;
     t->heap_site = site;
-    t->heap_size = fn == MF_CALLOC ? t->regs.rdi * t->regs.rsi : fn == MF_REALLOC ? t->regs.rsi : t->regs.rdi;
+    t->heap_size = size_asked(fn, &t->regs);
     t->heap_old = fn == MF_REALLOC ? t->regs.rdi : 0;
+    t->heap_out = fn == MF_POSIX_MEMALIGN ? t->regs.rdi : 0;
     t->heap_freeing = (struct heap_block){0};
     uint64_t ending = ends_block(fn) ? t->regs.rdi : t->heap_old;
     if (ending) {
@@ -82,6 +102,8 @@ bool exec_heap_call(struct execution *ex, struct mthread *t, enum model_fn fn, u
             b = NULL;   /* inside a block: not one the program was handed */
         if (!tell_freeing(ex, t, ending, b))
             return false;
+        if (b && ex->pages)
+            exec_pages_freeing(ex, t, b->addr, b->size);
         if (b && ends_block(fn))
             heap_map_remove(&ex->heap, ending, &t->heap_freeing);
     }
@@ -101,6 +123,9 @@ void exec_heap_returned(struct execution *ex, struct mthread *t)
         return;
     }
     uint64_t block = t->regs.rax;
+    /* posix_memalign returns 0 and the block through its first argument. */
+    if (t->heap_fn == MF_POSIX_MEMALIGN)
+        block = (uint32_t)t->regs.rax == 0 && tracee_read(ex->mem_fd, t->heap_out, &block, sizeof block) ? block : 0;
     /* realloc moved the block (or freed it, asked for 0 bytes): the old one is over. */
     if (t->heap_old && block != t->heap_old && (block || t->heap_size == 0)) {
         struct heap_block old;

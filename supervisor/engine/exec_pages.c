@@ -656,6 +656,17 @@ void exec_pages_allocated(struct execution *ex, struct mthread *t, uint64_t addr
         page_owners_fresh(ex->pages->po, page, t->id);
 }
 
+void exec_pages_freeing(struct execution *ex, struct mthread *t, uint64_t addr, uint64_t size)
+{
+    struct exec_pages *p = ex->pages;
+    uint64_t end = addr + (size ? size : 1);
+    for (uint64_t page = addr & ~(uint64_t)(PAGE_BYTES - 1); page < end; page += PAGE_BYTES)
+        if (page_owners_unordered(p->po, p->hb, t->id, page)) {
+            note_conflict(p, page, false);
+            page_owners_observe(p->po, page);
+        }
+}
+
 void exec_pages_freed(struct execution *ex, struct mthread *t, uint64_t addr, uint64_t size)
 {
     struct exec_pages *p = ex->pages;
@@ -663,7 +674,7 @@ void exec_pages_freed(struct execution *ex, struct mthread *t, uint64_t addr, ui
     for (uint64_t page = addr & ~(uint64_t)(PAGE_BYTES - 1); page < end; page += PAGE_BYTES) {
         int owner;
         if (page_owners_state(p->po, page, &owner) == PAGE_PRIVATE)
-            page_owners_observe(p->po, page);
+            page_owners_observe_owned(p->po, p->hb, page);
     }
 }
 

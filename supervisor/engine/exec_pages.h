@@ -103,10 +103,18 @@ void exec_pages_thread_end(struct execution *ex, struct mthread *t);
 /* The allocator handed t the block [addr, addr + size): what its pages
  * held is dead, whoever touched it before. */
 void exec_pages_allocated(struct execution *ex, struct mthread *t, uint64_t addr, uint64_t size);
+/* t is about to free (or realloc) the block [addr, addr + size): the free
+ * is t's use of the whole block. A page of it another thread used
+ * unobserved and unordered with t (the block may still be in use there)
+ * is a conflict: the execution runs again with the page observed from its
+ * start, where the other thread's uses are steps a schedule can put after
+ * the free (detect/heap_errors.c judges them). */
+void exec_pages_freeing(struct execution *ex, struct mthread *t, uint64_t addr, uint64_t size);
 /* t freed the block [addr, addr + size): a page of it one thread owns
  * (another thread, or t itself) would let its owner use the block after
  * the free natively, unjudged; it is observed for the rest of the
- * execution. */
+ * execution, and a later touch by a thread the owner's uses until now are
+ * not known to is a conflict (page_owners_observe_owned). */
 void exec_pages_freed(struct execution *ex, struct mthread *t, uint64_t addr, uint64_t size);
 /* A forked child runs free with every key open. */
 

@@ -747,6 +747,7 @@ static enum run_outcome on_model_entry(struct execution *ex, struct mthread *t, 
         /* (Jumped to by the user's code: the jump is the user's call.) */
         bool jumped = t->tail_jmp && t->tail_slot == t->regs.rsp && t->tail_ret == ret;
         t->exit_slot = t->regs.rsp;
+        ex->exit_began = true;
         t->exit_call = jumped ? t->tail_jmp : from_user && exec_follows_call(ex, ret) ? ret - 1 : 0;
         return RUNS_ON;
     }

@@ -234,7 +234,7 @@ void foreign_name_data(const struct foreign_code *fc, uint64_t addr, char *buf, 
         const struct foreign_module *m = &fc->modules[i];
         if (!m->user || !debuginfo_has_dwarf(m->di))
             continue;
-        struct data_reader rd = {read_memory, (void *)fc, m->bias, NULL};
+        struct data_reader rd = {read_memory, (void *)fc, m->bias, NULL, NULL};
         const struct dwarf_type *type;
         if (debuginfo_name_data(m->di, addr, &rd, buf, len, &type))
             return;

@@ -28,9 +28,28 @@ static uint64_t heap_extent(void *ctx, uint64_t addr)
     return b ? b->addr + b->size - addr : 0;
 }
 
+static const struct mthread *thread_with_stack(struct execution *ex, uint64_t addr);
+
+/* Once exit() has begun: memory the user's code freed since (a
+ * destructor exit() ran), not handed out again by a call mdat followed;
+ * or heap memory it never allocated (a buffer the C++ library made), which
+ * may have been freed unseen. A live block, a global, a stack are intact. */
+static enum after_exit after_exit(void *ctx, uint64_t addr)
+{
+    struct model *m = ctx;
+    struct execution *ex = m->ex;
+    if (!ex->exit_began || heap_map_find(&ex->heap, addr))
+        return AFTER_EXIT_INTACT;
+    if (heap_map_find(&ex->freed, addr))
+        return AFTER_EXIT_FREED;
+    if (code_map_in_own_module(ex->cfg->code, addr) || thread_with_stack(ex, addr))
+        return AFTER_EXIT_INTACT;
+    return AFTER_EXIT_UNKNOWN;
+}
+
 struct data_reader model_reader(struct model *m)
 {
-    return (struct data_reader){read_tracee, m, code_map_bias(m->ex->cfg->code), heap_extent};
+    return (struct data_reader){read_tracee, m, code_map_bias(m->ex->cfg->code), heap_extent, after_exit};
 }
 
 uint64_t model_thread_pointer(const struct mthread *t)

@@ -25,6 +25,11 @@ struct entry {
     bool by_read;           /* PAGE_PRIVATE: its owner took it over by reading it */
     int owner;
     uint32_t epoch;         /* PAGE_PRIVATE armed: the owner's last epoch on it */
+    /* PAGE_OBSERVED from the middle of the execution on (a block on it
+     * freed): the thread that had used it unobserved, and its last epoch
+     * on it; 0 when none. */
+    int was_owner;
+    uint32_t was_epoch;
 };
 
 struct live_list {
@@ -416,6 +421,17 @@ void page_owners_readers(struct page_owners *po, uint64_t addr)
         entry_get(po, page)->readers = true;
 }
 
+void page_owners_observe_owned(struct page_owners *po, const struct hb_clocks *hb, uint64_t addr)
+{
+    int owner;
+    if (page_owners_state(po, addr, &owner) == PAGE_PRIVATE) {
+        struct entry *e = entry_get(po, addr >> PAGE_SHIFT_BITS);
+        e->was_owner = owner;
+        e->was_epoch = e->live ? hb_epoch(hb, owner) : e->epoch;
+    }
+    page_owners_observe(po, addr);
+}
+
 void page_owners_observe(struct page_owners *po, uint64_t addr)
 {
     uint64_t page = addr >> PAGE_SHIFT_BITS;
@@ -478,12 +494,39 @@ static bool other_readers_over(const struct page_owners *po, const struct hb_clo
     return true;
 }
 
+/* A touch of an observed page by thread: a step, unless the page was
+ * somebody's until the middle of the execution and that thread's
+ * unobserved accesses are not known to this one. */
+static bool before_observed_unordered(const struct page_owners *po, const struct hb_clocks *hb, int thread,
+                                      uint64_t page)
+{
+    const struct entry *e = entry_find(po, page);
+    return e && e->was_owner && e->was_owner != thread && !hb_knows(hb, thread, e->was_owner, e->was_epoch);
+}
+
+bool page_owners_unordered(const struct page_owners *po, const struct hb_clocks *hb, int thread, uint64_t addr)
+{
+    int owner;
+    enum page_state st = page_owners_state(po, addr, &owner);
+    if (st == PAGE_OBSERVED)
+        return before_observed_unordered(po, hb, thread, addr >> PAGE_SHIFT_BITS);
+    if (st == PAGE_READ_SHARED)
+        return !other_readers_over(po, hb, thread);
+    if (st != PAGE_PRIVATE || owner == thread)
+        return false;
+    const struct entry *e = entry_find(po, addr >> PAGE_SHIFT_BITS);
+    uint32_t last = e->live ? hb_epoch(hb, e->owner) : e->epoch;
+    bool owner_over = hb_thread_ended(hb, e->owner) || !e->live;
+    return !owner_over || !hb_knows(hb, thread, e->owner, last);
+}
+
 static void make_live(struct page_owners *po, struct entry *e, int thread)
 {
     e->state = PAGE_PRIVATE;
     e->owner = thread;
     e->live = true;
     e->by_read = false;
+    e->was_owner = 0;
     live_add(po, thread, e->page - 1);
     retag(po, e->page - 1, e->page, key_of(po, e));
 }
@@ -495,6 +538,8 @@ enum page_touch page_owners_touch(struct page_owners *po, const struct hb_clocks
     *page_out = page << PAGE_SHIFT_BITS;
     int owner;
     enum page_state st = page_owners_state(po, addr, &owner);
+    if (st == PAGE_OBSERVED)
+        return before_observed_unordered(po, hb, thread, page) ? TOUCH_CONFLICT : TOUCH_VISIBLE;
     if (!page_owners_thread_key(po, thread)) {
         /* A thread without a key of its own can touch nothing natively:
          * what it touches is observed, or shared unordered. */

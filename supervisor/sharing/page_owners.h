@@ -99,12 +99,24 @@ void page_owners_each_taken_by_reading(const struct page_owners *po, int thread,
  * set, or a page its first run found shared). Only followed pages. */
 void page_owners_observe(struct page_owners *po, uint64_t addr);
 
+/* The same in the middle of an execution for a page a thread may have
+ * used natively until now: a later touch by a thread those uses are not
+ * known to is a conflict (they were unordered and unobserved), where a
+ * touch of an observed page is otherwise a step. */
+void page_owners_observe_owned(struct page_owners *po, const struct hb_clocks *hb, uint64_t addr);
+
 enum page_state page_owners_state(const struct page_owners *po, uint64_t addr, int *owner);
 /* thread may touch addr natively now: no fault, and nothing to note. */
 bool page_owners_native(const struct page_owners *po, int thread, uint64_t addr, bool write);
 /* thread touches addr (a write when write). *page gets the page judged. */
 enum page_touch page_owners_touch(struct page_owners *po, const struct hb_clocks *hb, int thread, uint64_t addr,
                                   bool write, uint64_t *page);
+
+/* Another thread touched the page holding addr unobserved, in accesses
+ * not known to thread (a touch by thread would be a conflict, also of a
+ * page observed by page_owners_observe_owned since); the books do not
+ * change. */
+bool page_owners_unordered(const struct page_owners *po, const struct hb_clocks *hb, int thread, uint64_t addr);
 
 /* The page holding addr is fresh memory of thread's (an allocator handed
  * it out whole): whatever touched it before is over. */

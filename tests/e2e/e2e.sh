@@ -614,6 +614,52 @@ heap_errors)
         expect_out "(own_page_uaf.c:$(line_of heap/own_page_uaf.c FREE))"
         expect_replay_identical "$(first_sched)"
     done
+    # Blocks of C's aligned allocators are heap blocks like malloc's: a
+    # double free of a posix_memalign block was a SIGABRT crash in libc (or
+    # nothing, under mdat's allocator), a use after free of an aligned_alloc,
+    # memalign or valloc block no failure at all.
+    alloc=$(line_of heap/aligned_blocks.c POSIX_MEMALIGN:)
+    freed=$(line_of heap/aligned_blocks.c FREE2:)
+    for strategy in portfolio random pct pos dfs dpor; do
+        rm -rf out-dir
+        run_mdat run -n 300 -s 2 --strategy $strategy -o out-dir --json run.json "$TARGETS/heap_aligned_blocks" double-free
+        expect_status 1
+        grep -qE "double free: T[23] frees heap#1 \(posix_memalign at aligned_blocks.c:$alloc\), but T[23] freed it at step [0-9]+ \(aligned_blocks.c:$freed\)" "$WORK/out" ||
+            fail "aligned_blocks double-free ($strategy): $(grep -A1 FAILURE "$WORK/out" | tail -1)"
+        expect_json '"kind": "heap-error"' run.json
+        expect_replay_identical "$(first_sched)"
+    done
+    for how in use-after-free:aligned_alloc:ALIGNED_ALLOC memalign:memalign:BY_MEMALIGN valloc:valloc:VALLOC; do
+        IFS=: read -r mode fn marker <<<"$how"
+        for strategy in portfolio dpor; do
+            rm -rf out-dir
+            run_mdat run -n 300 -s 2 --strategy $strategy -o out-dir "$TARGETS/heap_aligned_blocks" "$mode"
+            expect_status 1
+            expect_out "use after free: T2 reads heap#1 ($fn at aligned_blocks.c:$(line_of heap/aligned_blocks.c "$marker:"))+4, but T1 freed it at step"
+            expect_out "(aligned_blocks.c:$(line_of heap/aligned_blocks.c FREE:))"
+            expect_out "aligned_blocks.c:$(line_of heap/aligned_blocks.c USE:) serve"
+            expect_replay_identical "$(first_sched)"
+        done
+    done
+    # A block freed while another thread is in the middle of reading it: the
+    # reader had taken the block's page over (ordered after its creation),
+    # and its reads were no steps, so no schedule put the free between them
+    # under page ownership (pos, random, surw said "no failure"). The free
+    # is a use of the whole block: unordered with the reader's, it makes
+    # the page observed from the start of a rerun.
+    alloc=$(line_of heap/free_in_use.c ALLOC)
+    for build in o0 o2; do
+        for strategy in portfolio random pct pos surw dfs dpor; do
+            rm -rf out-dir
+            run_mdat run -n 300 -s 2 --strategy $strategy -o out-dir --json run.json "$TARGETS/heap_free_in_use_$build"
+            expect_status 1
+            grep -qE "use after free: T2 reads heap#1 \(malloc at free_in_use.c:$alloc\)(\+[0-9]+)?, but T1 freed it at step [0-9]+ \(free_in_use.c:$(line_of heap/free_in_use.c BUG:)\)" "$WORK/out" ||
+                fail "free_in_use_$build ($strategy): $(grep -A1 -E 'FAILURE|no failure' "$WORK/out" | head -2 | tail -1)"
+            expect_out "free_in_use.c:$(line_of heap/free_in_use.c USE:) summer"
+            expect_json '"kind": "heap-error"' run.json
+            expect_replay_identical "$(first_sched)"
+        done
+    done
     # Correct programs whose blocks are freed and handed out again (by malloc,
     # and by the C library inside strdup and asprintf), across threads.
     for prog in heap_reuse_ok heap_refcount_ok heap_queue correct_prodcons cxx_threads_o2; do

@@ -124,6 +124,33 @@ static void test_touch_after_release_is_a_new_epoch(void **state)
     assert_int_equal(touch(w, 2, PAGE(3), false), TOUCH_CONFLICT_READ);
 }
 
+/* A page observed from the middle of a run (a block on it freed) keeps
+ * what its owner did unobserved until then: a thread those uses are not
+ * known to conflicts (the run starts again with the page observed from the
+ * start); once they are known, its touches are steps. */
+static void test_observed_midway_remembers_its_owner(void **state)
+{
+    struct world *w = *state;
+    hb_thread_start(w->hb, 2, 1);
+    release(w, 1, hb_exit_object(0));   /* T1 makes T2 */
+    assert_int_equal(touch(w, 2, PAGE(8), false), TOUCH_NATIVE);
+    page_owners_observe_owned(w->po, w->hb, PAGE(8));
+    assert_true(page_owners_unordered(w->po, w->hb, 1, PAGE(8)));
+    assert_false(page_owners_unordered(w->po, w->hb, 2, PAGE(8)));
+    assert_int_equal(touch(w, 1, PAGE(8), true), TOUCH_CONFLICT);
+    assert_int_equal(touch(w, 2, PAGE(8), true), TOUCH_VISIBLE);
+    /* T2 ends and T1 joins it: T2's uses happened before. */
+    uint32_t last = hb_epoch(w->hb, 2);
+    hb_thread_end(w->hb, 2);
+    page_owners_thread_end(w->po, 2, last);
+    hb_acquire(w->hb, 1, hb_exit_object(2));
+    assert_false(page_owners_unordered(w->po, w->hb, 1, PAGE(8)));
+    assert_int_equal(touch(w, 1, PAGE(8), true), TOUCH_VISIBLE);
+    /* Observed from the start: no owner to remember. */
+    page_owners_observe(w->po, PAGE(9));
+    assert_int_equal(touch(w, 1, PAGE(9), true), TOUCH_VISIBLE);
+}
+
 static void test_readers_share_what_a_writer_handed_on(void **state)
 {
     struct world *w = *state;
@@ -328,6 +355,7 @@ int main(void)
 
         cmocka_unit_test_setup_teardown(test_observed_and_stacks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_observed_before_it_is_mapped, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_observed_midway_remembers_its_owner, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fresh_block, setup, teardown),
 
         cmocka_unit_test_setup_teardown(test_untrack_forgets, setup, teardown),

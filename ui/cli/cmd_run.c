@@ -313,6 +313,9 @@ int cmd_run(int argc, char **argv)
     else if (!debuginfo_has_dwarf(prog.debug))
         printf("mdat: %s's debug information is corrupt (%s): mdat goes on without it, showing locations as "
                "symbols or addresses\n", opt.argv[0], why);
+    else if (debuginfo_split_dwarf(prog.debug))
+        printf("mdat: %s: %s (lines are known; variables, types and inlined calls are not)\n", opt.argv[0],
+               DWARF_SPLIT_TEXT);
     else if (debuginfo_dwarf_state(prog.debug, &why) == DEBUGINFO_DWARF_CORRUPT)
         printf("mdat: part of %s's debug information is corrupt (%s): mdat goes on with the rest, showing "
                "locations it does not cover as symbols or addresses\n", opt.argv[0], why);
