@@ -250,7 +250,14 @@ static char **program_environment(bool follow_pages)
     char **env = malloc((n + 4) * sizeof *env);
     if (!env)
         return NULL;
-    memcpy(env, environ, n * sizeof *env);
+    /* mdat's own switches (MDAT_NO_RUN_AHEAD, ...) are not the program's:
+     * with them in its environment its stack would move, and a schedule
+     * recorded under one would not replay to the same addresses without. */
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(environ[i], "MDAT_", 5) != 0)
+            env[kept++] = environ[i];
+    n = kept;
     /* With page ownership, mdat's allocator keeps threads' blocks on
      * pages of their own (inprogram/mdat_alloc.c): glibc's puts them side
      * by side, which would make those pages shared. */
