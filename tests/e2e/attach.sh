@@ -65,6 +65,19 @@ wait_stuck() {
     return 1
 }
 
+# asleep_snapshot PID: the snapshot once every thread sleeps in the kernel
+# (a thread that wakes now and then, a ticker, may be caught running by a
+# single look, and is then never seen "as before"). Looks for up to 2 s.
+asleep_snapshot() {
+    local now i
+    for i in $(seq 40); do
+        now=$(snapshot "$1")
+        echo "$now" | awk '$2 != "S" || $3 == "0" || $3 == "" {bad=1} END {exit !bad}' || break
+        sleep 0.05
+    done
+    echo "$now"
+}
+
 # expect_as_before PID SNAPSHOT: the threads are back in the states and
 # waits they had (a wait broken off by the attach is made again at once:
 # allow it 2 s), and nothing traces the process.
@@ -210,7 +223,7 @@ deadlock)
 json)
     start attach_bank_deadlock
     wait_stuck "$PID" 3 || finish
-    before=$(snapshot "$PID")
+    before=$(asleep_snapshot "$PID")
     run_mdat attach -p "$PID" --json
     expect_status 1 attach -p "$PID" --json
     expect_as_before "$PID" "$before"
@@ -315,7 +328,7 @@ pipe_from_outside)
     PIDS+=("$PID")
     exec 9<&-
     wait_stuck "$PID" 1 || finish
-    before=$(snapshot "$PID")
+    before=$(asleep_snapshot "$PID")
     run_mdat attach -p "$PID" --print
     expect_status 0 attach -p "$PID" --print
     expect_out "waits in read(fd 0: pipe) (from outside the program)"
@@ -434,7 +447,7 @@ tui_deadlock)
     # leaves the process as it was.
     start attach_bank_deadlock
     wait_stuck "$PID" 3 || finish
-    before=$(snapshot "$PID")
+    before=$(asleep_snapshot "$PID")
     l=$(line_of attach/bank_deadlock.c "BUG:")
     tui_open "$PID"
     wait_screen "deadlock: T2 waits on mutex acct[" || { tui_close; finish; }
@@ -479,7 +492,7 @@ tui_killed)
     # traced.
     start attach_bank_deadlock
     wait_stuck "$PID" 3 || finish
-    before=$(snapshot "$PID")
+    before=$(asleep_snapshot "$PID")
     for sig in KILL TERM INT HUP KILL KILL; do
         tui_open "$PID"
         wait_screen "deadlock: T2 waits" 30 || { tui_close; finish; }
@@ -502,7 +515,7 @@ tui_takeover)
     # runs on as before.
     start attach_takeover
     wait_stuck "$PID" 4 || finish
-    before=$(snapshot "$PID")
+    before=$(asleep_snapshot "$PID")
     tick=$(line_of attach/takeover.c "TICK:")
     nap=$(line_of attach/takeover.c "NAP:")
     count=$(line_of attach/takeover.c "ticks++;")
@@ -554,7 +567,7 @@ tui_takeover_killed)
     # go. Never a thread left stopped or traced.
     start attach_takeover
     wait_stuck "$PID" 4 || finish
-    before=$(snapshot "$PID")
+    before=$(asleep_snapshot "$PID")
     for sig in TERM INT HUP KILL; do
         take_over "deadlock: T2 waits" 30
         keys 4 s s s
@@ -580,7 +593,7 @@ tui_takeover_user)
     # the line is the write's. A thread in the user's code already says so.
     start attach_takeover
     wait_stuck "$PID" 4 || finish
-    before=$(snapshot "$PID")
+    before=$(asleep_snapshot "$PID")
     tick=$(line_of attach/takeover.c "TICK:")
     take_over "deadlock: T2 waits on mutex b held by T3"
     keys 4
