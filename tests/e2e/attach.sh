@@ -722,24 +722,27 @@ tui_takeover_spawn)
     worker=$(line_of attach/takeover_spawn.c "WORKER:")
     take_over "no deadlock"
     keys 1
+    # The new thread is T2, or later when the take-over caught a worker
+    # alive (under load the window between its making and its end widens).
     for i in $(seq 40); do
         # clone3, or clone where the kernel has no clone3.
-        screen | grep -qE "T1 +clone3? makes thread T2 \(tid [0-9]+\), held before its first instruction" && break
+        screen | grep -qE "T1 +clone3? makes thread T[2-9] \(tid [0-9]+\), held before its first instruction" && break
         keys c
         sleep 0.3
     done
-    wait_screen " makes thread T2 (tid " 2 || { tui_close; finish; }
-    new=$(screen | sed -n 's/.*makes thread T2 (tid \([0-9]*\)).*/\1/p' | head -n 1)
+    wait_screen_re " makes thread T[2-9] \(tid " 2 || { tui_close; finish; }
+    tn=$(screen | sed -n 's/.*makes thread T\([2-9]\) (tid .*/\1/p' | head -n 1)
+    new=$(screen | sed -n 's/.*makes thread T[2-9] (tid \([0-9]*\)).*/\1/p' | head -n 1)
     [ -n "$new" ] && [ -d /proc/"$PID"/task/"$new" ] || fail "the new thread $new is not in /proc/$PID/task"
     state=$(sed 's/.*) //' /proc/"$PID"/task/"$new"/stat 2>/dev/null | cut -d' ' -f1)
     [ "$state" = "t" ] || fail "the new thread $new runs free (state $state), not held"
     grep -q "TracerPid:[[:space:]]*$MDAT_PID" /proc/"$PID"/task/"$new"/status || fail "the new thread is not traced by mdat"
-    keys 2 u
-    wait_screen_re "T2 +back in the user's code after" 5 || { tui_close; finish; }
-    screen | grep -qE "T2 +back in the user's code after [0-9]* instructions +takeover_spawn.c:[0-9]* worker" ||
-        fail "T2 is not back in worker: $(step_lines | tail -n 1)"
+    keys "$tn" u
+    wait_screen_re "T$tn +back in the user's code after" 5 || { tui_close; finish; }
+    screen | grep -qE "T$tn +back in the user's code after [0-9]* instructions +takeover_spawn.c:[0-9]* worker" ||
+        fail "T$tn is not back in worker: $(step_lines | tail -n 1)"
     keys c
-    wait_screen_re "T2 +enters write\(0x" || { tui_close; finish; }
+    wait_screen_re "T$tn +enters write\(0x" || { tui_close; finish; }
     wait_screen "takeover_spawn.c:$worker worker"
     keys q
     wait_exit 0
