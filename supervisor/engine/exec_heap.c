@@ -11,6 +11,7 @@
  * they hand out is unknown here. */
 #include "supervisor/engine/exec_engine.h"
 #include "supervisor/engine/exec_pages.h"
+#include "supervisor/sharing/page_owners.h"
 
 static bool ends_block(enum model_fn fn)
 {
@@ -24,8 +25,6 @@ static bool hands_out(enum model_fn fn)
     return fn == MF_MALLOC || fn == MF_CALLOC || fn == MF_REALLOC || fn == MF_NEW || fn == MF_NEW_ARRAY ||
            fn == MF_NEW_ALIGNED || fn == MF_NEW_ARRAY_ALIGNED || (fn >= MF_POSIX_MEMALIGN && fn <= MF_PVALLOC);
 }
-
-enum { PAGE_BYTES = 4096 };
 
 /* The bytes asked for, from the arguments at the call's entry. */
 static uint64_t size_asked(enum model_fn fn, const struct user_regs_struct *r)

@@ -9,6 +9,7 @@
  * page is a new generation, and writing back visits only the slots
  * written: a resume costs what was used, not the size of the cache. */
 #include "supervisor/process/page_cache.h"
+#include "supervisor/process/proc_maps.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -201,25 +202,15 @@ void page_cache_maps_changed(void)
  * they cannot be known: then no page is copied. */
 bool page_cache_ranges_read(pid_t pid, struct page_cache_ranges *out)
 {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
-    FILE *f = fopen(path, "re");
-    if (!f)
+    struct proc_maps maps;
+    if (!proc_maps_read(pid, &maps))
         return false;
     out->n = 0;
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        uint64_t lo, hi;
-        char perms[8] = "";
-        if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s", &lo, &hi, perms) != 3 || perms[3] != 's')
-            continue;
-        if (!add_range(out, lo, hi)) {
-            fclose(f);
-            return false;
-        }
-    }
-    bool ok = !ferror(f);
-    fclose(f);
+    bool ok = true;
+    for (size_t i = 0; i < maps.n && ok; i++)
+        if (maps.m[i].shared)
+            ok = add_range(out, maps.m[i].start, maps.m[i].end);
+    proc_maps_free(&maps);
     return ok;
 }
 

@@ -37,14 +37,22 @@ bool proc_maps_read(pid_t pid, struct proc_maps *out)
         if (out->n == cap) {
             cap = cap ? cap * 2 : 64;
             struct proc_mapping *grown = realloc(out->m, cap * sizeof *grown);
-            if (!grown)
-                break;
+            if (!grown) {
+                fclose(f);
+                proc_maps_free(out);
+                return false;
+            }
             out->m = grown;
         }
         out->m[out->n++] = pm;
     }
+    /* A map read in part is not the map: a mapping missed could be one a
+     * caller must not take for private memory (page_cache.c). */
+    bool whole = !ferror(f);
     fclose(f);
-    return out->n > 0;
+    if (!whole)
+        proc_maps_free(out);
+    return whole && out->n > 0;
 }
 
 void proc_maps_free(struct proc_maps *maps)
